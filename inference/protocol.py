@@ -1,0 +1,252 @@
+"""The one semantic interface every model-backed step goes through.
+
+Two real implementations sit behind it: ``inference.embedded.EmbeddedExperts`` (deterministic
+clinical knowledge, the default) and ``inference.triton.TritonExperts`` (LLMs on Triton). A
+scripted fake for unit tests implements it too. The pipeline calls these methods; it never knows
+which backend answers. Inputs and outputs are frozen dataclasses, no FHIR types.
+
+A backend may raise only errors from ``service.errors``: ``StepFailed`` when one call's answer is
+unusable (the pipeline records that contribution as missing), ``BackendTimeout`` when a call
+passes its deadline, ``BackendUnavailable`` when the backend cannot be reached at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, runtime_checkable
+
+from service.core.profile import PatientProfile
+
+__all__ = [
+    "ArgumentDraft",
+    "Arbitration",
+    "Assessment",
+    "CallContext",
+    "CandidateOption",
+    "CandidateProblem",
+    "ClashVerdict",
+    "EvidenceDoc",
+    "Experts",
+    "ModelCall",
+    "PanelMember",
+    "ProblemVote",
+    "Relation",
+    "StepKind",
+    "UsageRecorder",
+]
+
+Complexity = Literal["low", "moderate", "high", "very high"]
+Judgement = Literal["accept", "reject"]
+VoteValue = Literal["KEEP", "REFUSE", "NEUTRAL"]
+Stance = Literal["support", "attack"]
+StepKind = Literal[
+    "assess", "panel", "vote", "argue", "relate", "adjudicate", "arbitrate", "synthesize"
+]
+
+# Plan categories in the order the CarePlan lists them (CANOE 4.5).
+CATEGORIES: tuple[str, ...] = (
+    "immediate-safety",
+    "medication",
+    "monitoring",
+    "mental-health",
+    "rehabilitation",
+    "caregiver-support",
+    "referral",
+    "follow-up",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceDoc:
+    """One guideline statement of the local evidence base (our own words)."""
+
+    id: str
+    topic: str
+    statement: str
+    grade: str  # e.g. "A", "B", "C", "expert consensus"
+    source: str  # title of the guideline it paraphrases
+    year: int
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateProblem:
+    id: str  # stable within a plan, e.g. "prob-<condition id>" or "prob-fall-risk"
+    display: str
+    refs: tuple[str, ...]  # FHIR references of the facts behind it (Condition/..., ...)
+    initial: Judgement  # the attending's y0
+    rationale: str
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateOption:
+    id: str  # stable, e.g. "opt-taper-diazepam"
+    title: str
+    category: str  # one of CATEGORIES
+    description: str
+    refs: tuple[str, ...] = ()  # facts it is about (e.g. the MedicationRequest to stop)
+    problem_ids: tuple[str, ...] = ()  # the candidate problems it addresses
+    code: tuple[str, str, str] | None = None  # (system, code, display) where a standard one exists
+    medication_ref: str | None = None  # MedicationRequest/<id> when the activity is about one
+
+
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    """Attending assessment (CAMP stage 1 + CANOE module 1)."""
+
+    complexity: Complexity
+    dimensions: tuple[str, ...]  # key clinical dimensions of the case
+    problems: tuple[CandidateProblem, ...]
+    options: tuple[CandidateOption, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PanelMember:
+    role: str  # e.g. "pharmacist", "nurse", "gp", "psychiatrist", "physiotherapist", ...
+    focus: str  # case-specific focus directive
+    expertise: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemVote:
+    problem_id: str
+    role: str
+    vote: VoteValue
+    confidence: float  # [0, 1]
+    quote: str  # evidence quoted from the record
+    rationale: str
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentDraft:
+    """One argument as a role agent writes it, already scored (tau) in the same call."""
+
+    id: str  # unique within the plan, e.g. "arg-pharmacist-opt-taper-diazepam-1"
+    option_id: str
+    role: str
+    stance: Stance
+    text: str
+    evidence: tuple[str, ...]  # EvidenceDoc ids
+    facts: tuple[str, ...]  # FHIR references of the patient facts it cites
+    tau: float  # intrinsic strength in [0, 1]
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """An argument-to-argument edge inside one option's graph."""
+
+    source: str
+    target: str
+    relation: Stance
+
+
+@dataclass(frozen=True, slots=True)
+class ClashVerdict:
+    support_id: str
+    attack_id: str
+    winner: Literal["support", "attack"] | None  # None: adjudication failed, counts for nobody
+    rationale: str
+
+
+@dataclass(frozen=True, slots=True)
+class Arbitration:
+    problem_id: str
+    decision: Judgement
+    rationale: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCall:
+    """Accounting for one backend call (embedded calls report zero tokens)."""
+
+    step: StepKind
+    model: str
+    input_tokens: int
+    output_tokens: int
+    latency_ms: float
+    ok: bool
+    error: str = ""
+
+
+class UsageRecorder(Protocol):
+    def record(self, call: ModelCall) -> None: ...
+
+
+@dataclass(slots=True)
+class CallContext:
+    """Per-plan context passed to every call: where to record usage and how long a call may take."""
+
+    recorder: UsageRecorder | None = None
+    deadline_s: float = 30.0
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Experts(Protocol):
+    """Every model-backed step of the pipeline. Each method is one model call."""
+
+    name: str  # e.g. "embedded-experts/1.0" or "triton:medgemma-4b"
+
+    async def is_ready(self) -> bool: ...
+
+    async def assess(
+        self, profile: PatientProfile, evidence: Sequence[EvidenceDoc], ctx: CallContext
+    ) -> Assessment: ...
+
+    async def assemble_panel(
+        self, profile: PatientProfile, assessment: Assessment, ctx: CallContext
+    ) -> tuple[PanelMember, ...]: ...
+
+    async def vote(
+        self,
+        profile: PatientProfile,
+        member: PanelMember,
+        problems: Sequence[CandidateProblem],
+        ctx: CallContext,
+    ) -> tuple[ProblemVote, ...]: ...
+
+    async def argue(
+        self,
+        profile: PatientProfile,
+        member: PanelMember,
+        options: Sequence[CandidateOption],
+        evidence: Sequence[EvidenceDoc],
+        ctx: CallContext,
+    ) -> tuple[ArgumentDraft, ...]: ...
+
+    async def relate(
+        self,
+        profile: PatientProfile,
+        option: CandidateOption,
+        arguments: Sequence[ArgumentDraft],
+        ctx: CallContext,
+    ) -> tuple[Relation, ...]: ...
+
+    async def adjudicate(
+        self,
+        profile: PatientProfile,
+        option: CandidateOption,
+        support: ArgumentDraft,
+        attack: ArgumentDraft,
+        evidence: Sequence[EvidenceDoc],
+        ctx: CallContext,
+    ) -> ClashVerdict: ...
+
+    async def arbitrate(
+        self,
+        profile: PatientProfile,
+        problem: CandidateProblem,
+        votes: Sequence[ProblemVote],
+        ctx: CallContext,
+    ) -> Arbitration: ...
+
+    async def synthesize(
+        self,
+        profile: PatientProfile,
+        included: Sequence[tuple[CandidateOption, float]],
+        excluded: Sequence[tuple[CandidateOption, float]],
+        ctx: CallContext,
+    ) -> str: ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,154 @@
+"""The deliberation as data: what the panel said, what the humans changed. Frozen, FHIR-free.
+
+A ``Deliberation`` holds only *inputs* of the reasoning (votes, arguments with their intrinsic
+strength ``tau``, edges, clash outcomes, contestations). Everything derived (``tau~``, ``sigma``,
+option scores, router paths, decisions by score) is computed by ``service.core.evaluate`` and
+never stored here, so a stored deliberation can always be recomputed and audited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+__all__ = [
+    "Argument",
+    "Clash",
+    "Contestation",
+    "Deliberation",
+    "Edge",
+    "Meta",
+    "Option",
+    "Parameters",
+    "Problem",
+    "Vote",
+]
+
+Stance = Literal["support", "attack"]
+VoteValue = Literal["KEEP", "REFUSE", "NEUTRAL"]
+Judgement = Literal["accept", "reject"]
+OptionDecision = Literal["include", "exclude"]
+ArgumentStatus = Literal["active", "accepted", "rejected"]
+Action = Literal["accept", "reject", "edit", "add", "decide"]
+
+
+@dataclass(frozen=True, slots=True)
+class Parameters:
+    """Documented defaults: ``delta``/``beta`` as in CANOE's arena code; ``threshold`` the
+    inclusion cut (F > threshold); ``band``: |F - 0.5| <= band is flagged borderline."""
+
+    delta: float = 0.2
+    beta: float = 0.15
+    threshold: float = 0.5
+    band: float = 0.05
+    tolerance: float = 1e-12
+    max_iterations: int = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class Argument:
+    id: str
+    role: str  # professional role, or "human" for a planner's added argument
+    stance: Stance  # towards the option
+    text: str
+    evidence: tuple[str, ...]  # evidence-base document ids
+    facts: tuple[str, ...]  # FHIR references (Condition/..., MedicationRequest/...) it cites
+    tau: float  # intrinsic strength in [0, 1]
+    origin: Literal["agent", "human"] = "agent"
+    status: ArgumentStatus = "active"  # rejected arguments stay on record, out of the graph
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """``source`` supports/attacks ``target``; target is the option id or another argument id."""
+
+    source: str
+    target: str
+    relation: Stance
+
+
+@dataclass(frozen=True, slots=True)
+class Clash:
+    """A near-tied opposing pair sent to the adjudicator. ``winner`` None = no usable verdict."""
+
+    support: str
+    attack: str
+    winner: Stance | None
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    id: str
+    title: str
+    category: str
+    description: str
+    arguments: tuple[Argument, ...] = ()
+    edges: tuple[Edge, ...] = ()  # includes every argument -> option edge
+    clashes: tuple[Clash, ...] = ()
+    refs: tuple[str, ...] = ()
+    problem_ids: tuple[str, ...] = ()
+    code: tuple[str, str, str] | None = None  # (system, code, display)
+    medication_ref: str | None = None
+    human_decision: OptionDecision | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Vote:
+    role: str
+    vote: VoteValue
+    confidence: float
+    quote: str
+    rationale: str
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    id: str
+    display: str
+    initial: Judgement  # the attending's y0
+    votes: tuple[Vote, ...] = ()
+    refs: tuple[str, ...] = ()
+    arbitration: Judgement | None = None  # only on the conflict path; a model's verdict
+    arbitration_rationale: str = ""
+    human_decision: Judgement | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Contestation:
+    """One applied human action. ``at`` is supplied by the caller (the core has no clock)."""
+
+    id: str  # the Task id: applying the same id twice is a no-op
+    action: Action
+    target: str  # argument, option or problem id
+    actor: str  # e.g. "Practitioner/123"
+    at: str  # ISO 8601 timestamp
+    reason: str = ""
+    payload: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Meta:
+    """Non-derived context kept with the deliberation for the trail and the narrative."""
+
+    backend: str = ""
+    evidence_version: str = ""
+    complexity: str = ""
+    dimensions: tuple[str, ...] = ()
+    panel: tuple[tuple[str, str], ...] = ()  # (role, focus)
+    missing: tuple[str, ...] = ()  # contributions that failed and are absent, in words
+    unused_facts: tuple[str, ...] = ()  # facts the profile could not use, in words
+    synthesis: str = ""
+    created: str = ""  # ISO timestamp of version 1
+
+
+@dataclass(frozen=True, slots=True)
+class Deliberation:
+    plan_id: str
+    version: int
+    patient_ref: str
+    parameters: Parameters
+    problems: tuple[Problem, ...]
+    options: tuple[Option, ...]
+    contestations: tuple[Contestation, ...] = ()
+    meta: Meta = field(default_factory=Meta)
