@@ -1,18 +1,18 @@
 """The project's one error tree. Transports translate it to gRPC status / HTTP / exit codes.
 
     CanoeError
-    ├── InputError                 bad input from a caller; never retried       -> INVALID_ARGUMENT
+    ├── InputError                 bad input from a caller; never retried   -> INVALID_ARGUMENT
     │   ├── BundleError            FHIR Bundle unusable (entry + field named)
     │   ├── TaskError              a contestation Task that cannot apply
     │   └── DocumentError          a canoe.deliberation document that fails validation
-    ├── NotFoundError              unknown plan / version / argument               -> NOT_FOUND
-    ├── StaleVersionError          contest against a version that is not current   -> FAILED_PRECONDITION
-    ├── AuthError                  missing/invalid credentials                     -> UNAUTHENTICATED
-    │   └── ForbiddenError         valid credentials, wrong tenant                 -> PERMISSION_DENIED
-    ├── LimitError                 a configured limit was hit                      -> RESOURCE_EXHAUSTED
-    └── BackendError               the model backend failed                        -> UNAVAILABLE
+    ├── NotFoundError              unknown plan / version / argument        -> NOT_FOUND
+    ├── StaleVersionError          contest of a version that is not current -> FAILED_PRECONDITION
+    ├── AuthError                  missing/invalid credentials              -> UNAUTHENTICATED
+    │   └── ForbiddenError         valid credentials, wrong tenant          -> PERMISSION_DENIED
+    ├── LimitError                 a configured limit was hit               -> RESOURCE_EXHAUSTED
+    └── BackendError               the model backend failed                 -> UNAVAILABLE
         ├── BackendUnavailable     unreachable / not ready / circuit open
-        ├── BackendTimeout         a call passed its deadline                      -> DEADLINE_EXCEEDED
+        ├── BackendTimeout         a call passed its deadline               -> DEADLINE_EXCEEDED
         └── StepFailed             one step's answer unusable after repair (recorded as missing)
 
 Every error may carry ``issues``: (severity, code, diagnostics, expression) tuples that become

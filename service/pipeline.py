@@ -1,0 +1,500 @@
+"""The deliberation pipeline: one async orchestration shared by the CLI, gRPC and CDS Hooks.
+
+Profile -> evidence -> attending assessment -> panel -> (votes || arguments) -> routing and
+arbitration -> argument relations -> arena clashes -> A-QBAF -> synthesis (DESIGN section 2).
+Independent model calls of a stage run concurrently under one cap. A role's failed contribution
+(``StepFailed``, a timed-out call) is recorded as missing and the plan goes on; a backend that
+cannot be reached at all (``BackendUnavailable``), or a failed step nothing can go on without,
+fails the plan. This module does orchestration only: the maths is ``service.core``, the
+knowledge is behind ``inference.protocol.Experts``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol, TypeVar
+
+from inference.protocol import (
+    ArgumentDraft,
+    Assessment,
+    CallContext,
+    CandidateOption,
+    CandidateProblem,
+    ClashVerdict,
+    EvidenceDoc,
+    Experts,
+    ModelCall,
+    PanelMember,
+    ProblemVote,
+    Relation,
+)
+from service.core import Evaluation, evaluate, find_clashes, route
+from service.core.model import (
+    Argument,
+    Clash,
+    Deliberation,
+    Edge,
+    Meta,
+    Option,
+    Parameters,
+    Problem,
+    Vote,
+)
+from service.core.profile import PatientProfile
+from service.errors import BackendTimeout, BackendUnavailable, StepFailed
+
+__all__ = ["STAGES", "EvidenceSource", "PlanResult", "Planner", "Progress", "UsageLog"]
+
+T = TypeVar("T")
+
+STAGES: tuple[str, ...] = (
+    "ingest",
+    "evidence",
+    "assessment",
+    "panel",
+    "votes",
+    "arguments",
+    "arena",
+    "propagation",
+    "synthesis",
+)
+
+
+class EvidenceSource(Protocol):
+    """The evidence base as the pipeline needs it (``inference.evidence.EvidenceBase``)."""
+
+    version: str
+
+    def retrieve(self, profile: PatientProfile, k: int = ...) -> Sequence[EvidenceDoc]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """One progress event: a stage started or finished, with model calls done / known so far."""
+
+    stage: str
+    state: str  # "started" | "finished"
+    calls_done: int
+    calls_total: int
+    detail: str = ""
+
+
+@dataclass(slots=True)
+class UsageLog:
+    """Collects the ModelCall records of one plan (the backends report into it)."""
+
+    calls: list[ModelCall] = field(default_factory=list)
+
+    def record(self, call: ModelCall) -> None:
+        self.calls.append(call)
+
+    def totals(self) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
+        for c in self.calls:
+            t = out.setdefault(
+                c.step, {"calls": 0, "input_tokens": 0, "output_tokens": 0, "latency_ms": 0.0}
+            )
+            t["calls"] += 1
+            t["input_tokens"] += c.input_tokens
+            t["output_tokens"] += c.output_tokens
+            t["latency_ms"] += c.latency_ms
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class PlanResult:
+    profile: PatientProfile
+    deliberation: Deliberation
+    evaluation: Evaluation
+    evidence: tuple[EvidenceDoc, ...]
+    calls: tuple[ModelCall, ...]
+    timings: dict[str, float]  # stage -> seconds
+
+
+class _Run:
+    """State of one plan run: usage, progress accounting and the concurrency cap."""
+
+    def __init__(
+        self,
+        cap: int,
+        deadline_s: float,
+        progress: Callable[[Progress], None] | None,
+    ) -> None:
+        self.usage = UsageLog()
+        self.ctx = CallContext(recorder=self.usage, deadline_s=deadline_s)
+        self.sem = asyncio.Semaphore(cap)
+        self.progress = progress
+        self.done = 0
+        self.total = 2  # assess + panel, grown as the plan reveals more calls
+        self.timings: dict[str, float] = {}
+        self.missing: list[str] = []
+
+    def emit(self, stage: str, state: str, detail: str = "") -> None:
+        if self.progress is not None:
+            self.progress(Progress(stage, state, self.done, self.total, detail))
+
+    async def call(self, coro: Awaitable[T]) -> T:
+        async with self.sem:
+            try:
+                return await coro
+            finally:
+                self.done += 1
+
+    async def optional(self, what: str, coro: Awaitable[T]) -> T | None:
+        """A contribution the plan can go on without: failure is recorded, not raised."""
+        try:
+            return await self.call(coro)
+        except BackendUnavailable:
+            raise
+        except (StepFailed, BackendTimeout) as exc:
+            self.missing.append(f"{what}: {exc.message}")
+            return None
+
+    async def stage(self, name: str, work: Awaitable[T]) -> T:
+        self.emit(name, "started")
+        t0 = time.perf_counter()
+        try:
+            return await work
+        finally:
+            self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - t0
+            self.emit(name, "finished")
+
+
+class Planner:
+    """Runs the whole deliberation for one profile. Stateless between plans; safe to share."""
+
+    def __init__(
+        self,
+        experts: Experts,
+        evidence_base: EvidenceSource,
+        *,
+        parameters: Parameters | None = None,
+        concurrency: int = 8,
+        call_deadline_s: float = 30.0,
+        evidence_k: int = 24,
+    ) -> None:
+        self.experts = experts
+        self.evidence_base = evidence_base
+        self.parameters = parameters or Parameters()
+        self.concurrency = concurrency
+        self.call_deadline_s = call_deadline_s
+        self.evidence_k = evidence_k
+
+    async def plan(
+        self,
+        profile: PatientProfile,
+        *,
+        plan_id: str,
+        created: str,
+        progress: Callable[[Progress], None] | None = None,
+    ) -> PlanResult:
+        run = _Run(self.concurrency, self.call_deadline_s, progress)
+        x = self.experts
+        ctx = run.ctx
+
+        evidence = await run.stage("evidence", self._retrieve(profile))
+        assessment: Assessment = await run.stage(
+            "assessment", run.call(x.assess(profile, evidence, ctx))
+        )
+        panel: tuple[PanelMember, ...] = await run.stage(
+            "panel", run.call(x.assemble_panel(profile, assessment, ctx))
+        )
+        if not panel:
+            raise StepFailed("the attending assembled an empty panel")
+        run.total += 2 * len(panel)
+
+        async def votes_then_routing() -> tuple[Problem, ...]:
+            votes_by_role = await _gather(
+                run.optional(f"votes of {m.role}", x.vote(profile, m, assessment.problems, ctx))
+                for m in panel
+            )
+            return await self._reconcile(run, profile, assessment.problems, votes_by_role)
+
+        votes_task = asyncio.ensure_future(run.stage("votes", votes_then_routing()))
+        args_task = asyncio.ensure_future(
+            run.stage(
+                "arguments",
+                _gather(
+                    run.optional(
+                        f"arguments of {m.role}",
+                        x.argue(profile, m, assessment.options, evidence, ctx),
+                    )
+                    for m in panel
+                ),
+            )
+        )
+        await _gather([votes_task, args_task])  # cancels the other stage if one fails
+        problems, drafts_by_role = votes_task.result(), args_task.result()
+        if all(d is None for d in drafts_by_role):
+            raise StepFailed("no panel member contributed arguments: " + "; ".join(run.missing))
+
+        drafts = _unique_ids(d for ds in drafts_by_role if ds for d in ds)
+        options = await run.stage(
+            "arena", self._argue(run, profile, assessment.options, drafts, evidence)
+        )
+
+        deliberation = Deliberation(
+            plan_id=plan_id,
+            version=1,
+            patient_ref=profile.ref,
+            parameters=self.parameters,
+            problems=problems,
+            options=options,
+            meta=Meta(
+                backend=x.name,
+                evidence_version=self.evidence_base.version,
+                complexity=assessment.complexity,
+                dimensions=assessment.dimensions,
+                panel=tuple((m.role, m.focus) for m in panel),
+                missing=tuple(run.missing),
+                unused_facts=tuple(f"{u.ref} {u.field}: {u.reason}" for u in profile.unused),
+                created=created,
+            ),
+        )
+        evaluation = await run.stage("propagation", _now(evaluate, deliberation))
+
+        run.total += 1
+        synthesis = await run.stage(
+            "synthesis",
+            run.optional("synthesis", self._synthesize(profile, deliberation, evaluation, ctx)),
+        )
+        deliberation = replace(
+            deliberation,
+            meta=replace(deliberation.meta, missing=tuple(run.missing), synthesis=synthesis or ""),
+        )
+        return PlanResult(
+            profile=profile,
+            deliberation=deliberation,
+            evaluation=evaluation,
+            evidence=tuple(evidence),
+            calls=tuple(run.usage.calls),
+            timings=dict(run.timings),
+        )
+
+    async def _retrieve(self, profile: PatientProfile) -> tuple[EvidenceDoc, ...]:
+        return tuple(self.evidence_base.retrieve(profile, k=self.evidence_k))
+
+    async def _reconcile(
+        self,
+        run: _Run,
+        profile: PatientProfile,
+        candidates: Sequence[CandidateProblem],
+        votes_by_role: Sequence[tuple[ProblemVote, ...] | None],
+    ) -> tuple[Problem, ...]:
+        """CAMP hybrid routing; the attending arbitrates only the conflicts (one call each)."""
+        by_problem: dict[str, list[ProblemVote]] = {c.id: [] for c in candidates}
+        for votes in votes_by_role:
+            for v in votes or ():
+                if v.problem_id in by_problem:
+                    by_problem[v.problem_id].append(v)
+        conflicts = [
+            c
+            for c in candidates
+            if route([_vote(v) for v in by_problem[c.id]], c.initial).path == "conflict"
+        ]
+        run.total += len(conflicts)
+        verdicts = await _gather(
+            run.optional(
+                f"arbitration of {c.display}",
+                self.experts.arbitrate(profile, c, by_problem[c.id], run.ctx),
+            )
+            for c in conflicts
+        )
+        arbitration = {c.id: v for c, v in zip(conflicts, verdicts, strict=True) if v is not None}
+        return tuple(
+            Problem(
+                id=c.id,
+                display=c.display,
+                initial=c.initial,
+                votes=tuple(_vote(v) for v in by_problem[c.id]),
+                refs=c.refs,
+                arbitration=arbitration[c.id].decision if c.id in arbitration else None,
+                arbitration_rationale=arbitration[c.id].rationale if c.id in arbitration else "",
+            )
+            for c in candidates
+        )
+
+    async def _argue(
+        self,
+        run: _Run,
+        profile: PatientProfile,
+        candidates: Sequence[CandidateOption],
+        drafts: Sequence[ArgumentDraft],
+        evidence: Sequence[EvidenceDoc],
+    ) -> tuple[Option, ...]:
+        """Relations between arguments, then clash adjudication on near-tied pairs only."""
+        per_option: dict[str, list[ArgumentDraft]] = {o.id: [] for o in candidates}
+        for d in drafts:
+            if d.option_id in per_option:
+                per_option[d.option_id].append(d)
+        with_pairs = [o for o in candidates if len(per_option[o.id]) >= 2]
+        run.total += len(with_pairs)
+        relations = await _gather(
+            run.optional(
+                f"relations for {o.title}",
+                self.experts.relate(profile, o, per_option[o.id], run.ctx),
+            )
+            for o in with_pairs
+        )
+        rel_by_option = {
+            o.id: _valid_relations(rel or (), per_option[o.id])
+            for o, rel in zip(with_pairs, relations, strict=True)
+        }
+
+        arguments_by_option = {
+            o.id: tuple(_argument(d) for d in per_option[o.id]) for o in candidates
+        }
+        pairs = [
+            (o, s, a)
+            for o in candidates
+            for s, a in find_clashes(arguments_by_option[o.id], self.parameters.delta)
+        ]
+        run.total += len(pairs)
+        by_id = {d.id: d for d in drafts}
+        verdicts = await _gather(
+            self._adjudicate(run, profile, o, by_id[s], by_id[a], evidence) for o, s, a in pairs
+        )
+        clashes: dict[str, list[Clash]] = {o.id: [] for o in candidates}
+        for (o, s, a), v in zip(pairs, verdicts, strict=True):
+            clashes[o.id].append(Clash(support=s, attack=a, winner=v.winner if v else None))
+
+        options = []
+        for o in candidates:
+            args = arguments_by_option[o.id]
+            edges = tuple(Edge(a.id, o.id, a.stance) for a in args) + tuple(
+                Edge(r.source, r.target, r.relation) for r in rel_by_option.get(o.id, ())
+            )
+            options.append(
+                Option(
+                    id=o.id,
+                    title=o.title,
+                    category=o.category,
+                    description=o.description,
+                    arguments=args,
+                    edges=edges,
+                    clashes=tuple(clashes[o.id]),
+                    refs=o.refs,
+                    problem_ids=o.problem_ids,
+                    code=o.code,
+                    medication_ref=o.medication_ref,
+                )
+            )
+        return tuple(options)
+
+    async def _adjudicate(
+        self,
+        run: _Run,
+        profile: PatientProfile,
+        option: CandidateOption,
+        support: ArgumentDraft,
+        attack: ArgumentDraft,
+        evidence: Sequence[EvidenceDoc],
+    ) -> ClashVerdict | None:
+        verdict = await run.optional(
+            f"adjudication {support.id} vs {attack.id}",
+            self.experts.adjudicate(profile, option, support, attack, evidence, run.ctx),
+        )
+        if verdict is not None and (verdict.support_id, verdict.attack_id) != (
+            support.id,
+            attack.id,
+        ):
+            run.missing.append(f"adjudication {support.id} vs {attack.id}: answered another pair")
+            return None
+        return verdict
+
+    async def _synthesize(
+        self,
+        profile: PatientProfile,
+        d: Deliberation,
+        ev: Evaluation,
+        ctx: CallContext,
+    ) -> str:
+        by_id = {o.id: o for o in d.options}
+        included = []
+        excluded = []
+        for r in ev.options:
+            o = by_id[r.option_id]
+            cand = CandidateOption(
+                id=o.id,
+                title=o.title,
+                category=o.category,
+                description=o.description,
+                refs=o.refs,
+                problem_ids=o.problem_ids,
+                code=o.code,
+                medication_ref=o.medication_ref,
+            )
+            (included if r.decision == "include" else excluded).append((cand, r.score))
+        return await self.experts.synthesize(profile, included, excluded, ctx)
+
+
+async def _gather(aws: Iterable[Awaitable[T]]) -> list[T]:
+    """gather that cancels the siblings when one raises (no orphaned model calls)."""
+    tasks = [asyncio.ensure_future(a) for a in aws]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+async def _now(fn: Callable[..., T], *args: object) -> T:
+    return fn(*args)
+
+
+def _vote(v: ProblemVote) -> Vote:
+    return Vote(
+        role=v.role,
+        vote=v.vote,
+        confidence=min(1.0, max(0.0, float(v.confidence))),
+        quote=v.quote,
+        rationale=v.rationale,
+    )
+
+
+def _argument(d: ArgumentDraft) -> Argument:
+    if not 0.0 <= d.tau <= 1.0:
+        raise StepFailed(f"argument {d.id} has strength {d.tau} outside [0, 1]")
+    return Argument(
+        id=d.id,
+        role=d.role,
+        stance=d.stance,
+        text=d.text,
+        evidence=d.evidence,
+        facts=d.facts,
+        tau=float(d.tau),
+    )
+
+
+def _unique_ids(drafts: Iterable[ArgumentDraft]) -> list[ArgumentDraft]:
+    """Argument ids must be unique across the plan; a backend that repeats one gets a suffix."""
+    seen: set[str] = set()
+    out = []
+    for d in drafts:
+        new_id, n = d.id, 1
+        while new_id in seen:
+            n += 1
+            new_id = f"{d.id}-{n}"
+        seen.add(new_id)
+        out.append(d if new_id == d.id else replace(d, id=new_id))
+    return out
+
+
+def _valid_relations(
+    relations: Iterable[Relation], arguments: Sequence[ArgumentDraft]
+) -> tuple[Relation, ...]:
+    """Keep only argument-to-argument edges between this option's arguments, once each."""
+    ids = {a.id for a in arguments}
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for r in relations:
+        key = (r.source, r.target)
+        if r.source in ids and r.target in ids and r.source != r.target and key not in seen:
+            seen.add(key)
+            out.append(r)
+    return tuple(out)

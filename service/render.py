@@ -1,0 +1,136 @@
+"""Renders a plan as text a care planner can read in a terminal. Presentation only, no reasoning.
+
+Every activity shows the roles for and against, the surviving arguments with their strengths
+(tau, calibrated tau~, propagated sigma), the evidence and the patient facts cited, and the score
+with why it cleared or missed the threshold (CANOE 4.5 (i)-(iv)). No patient identifiers are
+printed: the patient appears as their FHIR reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from inference.protocol import CATEGORIES, EvidenceDoc
+from service.core import Evaluation
+from service.core.model import Deliberation, Option
+
+__all__ = ["render_plan"]
+
+_CATEGORY_TITLES = {c: c.replace("-", " ").capitalize() for c in CATEGORIES}
+
+
+def render_plan(
+    d: Deliberation, ev: Evaluation, evidence: Mapping[str, EvidenceDoc] | None = None
+) -> str:
+    evidence = evidence or {}
+    out: list[str] = []
+    p = d.parameters
+    out.append(f"CARE PLAN {d.plan_id} v{d.version} for {d.patient_ref}")
+    out.append(
+        f"complexity {d.meta.complexity or '?'}; panel: "
+        + ", ".join(role for role, _ in d.meta.panel)
+        + f"; backend {d.meta.backend}; evidence base {d.meta.evidence_version}"
+    )
+    out.append(f"parameters: delta={p.delta} beta={p.beta} threshold={p.threshold} band=±{p.band}")
+    out.append("")
+
+    out.append("PROBLEMS")
+    problems = {pr.id: pr for pr in d.problems}
+    for r in ev.problems:
+        pr = problems[r.problem_id]
+        counts = {v: sum(1 for x in pr.votes if x.vote == v) for v in ("KEEP", "REFUSE", "NEUTRAL")}
+        mark = {"accept": "+", "reject": "-", None: "?"}[r.decision]
+        out.append(
+            f"  [{mark}] {pr.display}  ({r.path.replace('_', ' ')}, decided by {r.decided_by}; "
+            f"KEEP {counts['KEEP']} / REFUSE {counts['REFUSE']} / NEUTRAL {counts['NEUTRAL']}; "
+            f"attending initially {pr.initial})"
+        )
+        if pr.arbitration_rationale:
+            out.append(f"        arbitration: {pr.arbitration_rationale}")
+    out.append("")
+
+    options = {o.id: o for o in d.options}
+    out.append("ACTIVITIES (included)")
+    current = None
+    for oid in ev.plan:
+        o = options[oid]
+        if o.category != current:
+            current = o.category
+            out.append(f"  == {_CATEGORY_TITLES.get(o.category, o.category)} ==")
+        out.extend(_option_block(o, ev, evidence, p.threshold))
+    if not ev.plan:
+        out.append("  (none cleared the threshold)")
+    out.append("")
+
+    out.append("NOT INCLUDED")
+    for r in ev.options:
+        if r.decision == "exclude":
+            o = options[r.option_id]
+            why = (
+                "excluded by a human decision"
+                if r.decided_by == "human"
+                else f"score {r.score:.3f} <= threshold {p.threshold}"
+            )
+            flag = "  [BORDERLINE: awaiting human decision]" if r.borderline else ""
+            out.append(f"  - {o.title}: {why}{flag}")
+            against = [a for a in o.arguments if a.stance == "attack" and a.status != "rejected"]
+            if against:
+                top = max(against, key=lambda a: r.nodes[a.id].sigma if a.id in r.nodes else 0.0)
+                out.append(f"      strongest objection ({top.role}): {top.text}")
+    out.append("")
+
+    if d.meta.synthesis:
+        out.append("SUMMARY")
+        out.append("  " + d.meta.synthesis)
+        out.append("")
+    if d.meta.missing:
+        out.append("MISSING CONTRIBUTIONS (the plan was made without them)")
+        out.extend(f"  - {m}" for m in d.meta.missing)
+        out.append("")
+    if d.meta.unused_facts:
+        out.append("FACTS THE PANEL COULD NOT USE")
+        out.extend(f"  - {u}" for u in d.meta.unused_facts)
+        out.append("")
+    if d.contestations:
+        out.append("CONTESTATIONS")
+        for c in d.contestations:
+            out.append(f"  - {c.at} {c.actor} {c.action} {c.target}: {c.reason}")
+        out.append("")
+    return "\n".join(out)
+
+
+def _option_block(
+    o: Option, ev: Evaluation, evidence: Mapping[str, EvidenceDoc], threshold: float
+) -> list[str]:
+    r = ev.option(o.id)
+    lines = []
+    why = (
+        "included by a human decision"
+        if r.decided_by == "human"
+        else f"score {r.score:.3f} > threshold {threshold}"
+    )
+    flag = "  [BORDERLINE: awaiting human decision]" if r.borderline else ""
+    lines.append(f"  * {o.title}  — {why}{flag}")
+    if o.description:
+        lines.append(f"      {o.description}")
+    live = [a for a in o.arguments if a.status != "rejected"]
+    pro = sorted({a.role for a in live if a.stance == "support"})
+    con = sorted({a.role for a in live if a.stance == "attack"})
+    lines.append(f"      for: {', '.join(pro) or '—'}   against: {', '.join(con) or '—'}")
+    for a in sorted(live, key=lambda a: (a.stance != "support", -r.nodes[a.id].sigma, a.id)):
+        n = r.nodes[a.id]
+        sign = "+" if a.stance == "support" else "-"
+        pinned = " (accepted by human)" if a.status == "accepted" else ""
+        lines.append(
+            f"      {sign} [{a.role}] {a.text}  "
+            f"(tau {n.tau:.2f} -> tau~ {n.tau_calibrated:.2f} -> sigma {n.sigma:.2f}){pinned}"
+        )
+        cites = [
+            f"{e} {evidence[e].source} ({evidence[e].year})" if e in evidence else e
+            for e in a.evidence
+        ]
+        if cites:
+            lines.append(f"          evidence: {'; '.join(cites)}")
+        if a.facts:
+            lines.append(f"          facts: {', '.join(a.facts)}")
+    return lines

@@ -1,0 +1,124 @@
+"""One settings object for the whole service, read from the environment and an optional file.
+
+Environment variables are ``CANOE_<NAME>``; the optional YAML file named by ``CANOE_CONFIG_FILE``
+holds the same keys in lower case without the prefix. The environment wins over the file, the file
+over the defaults. The Helm chart's ConfigMap and Secrets set exactly these names.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from service.core.model import Parameters
+from service.errors import InputError
+
+__all__ = ["Settings", "load_settings"]
+
+# CANOE_* variables that are not settings: the config file pointer and tool/test switches.
+_NOT_SETTINGS = frozenset({"CONFIG_FILE", "SHARED_DIR", "DEBUG"})
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # Transport
+    grpc_host: str = "0.0.0.0"
+    grpc_port: int = 50051
+    http_port: int = 8080
+    metrics_port: int = 9464
+    grace_period_s: float = 20.0
+
+    # Inference
+    backend: Literal["embedded", "triton"] = "embedded"
+    triton_url: str = ""
+    triton_protocol: Literal["stream", "infer"] = "stream"
+    triton_guided_key: Literal["structured_outputs", "guided_decoding"] = "structured_outputs"
+    triton_model_agent: str = "medgemma-4b-it"
+    triton_model_adjudicator: str = "medgemma-27b-text-it"
+    triton_chat_template: str = "gemma"
+    triton_concurrency: int = Field(default=8, ge=1)
+    call_deadline_s: float = Field(default=30.0, gt=0)
+
+    # Reasoning (CANOE defaults from the authors' arena code)
+    delta: float = Field(default=0.2, ge=0, le=1)
+    beta: float = Field(default=0.15, ge=0, le=1)
+    threshold: float = Field(default=0.5, ge=0, le=1)
+    band: float = Field(default=0.05, ge=0, le=0.5)
+
+    # State
+    store_dsn: str = "sqlite:///canoe.sqlite3"
+
+    # Auth and TLS
+    auth_mode: Literal["none", "tokens", "jwt"] = "none"
+    auth_tokens_file: str = ""
+    auth_jwks_file: str = ""
+    auth_issuer: str = ""
+    auth_audience: str = ""
+    tls_cert_file: str = ""
+    tls_key_file: str = ""
+    tls_client_ca_file: str = ""
+
+    # Operations
+    otlp_endpoint: str = ""
+    log_level: str = "info"
+
+    # Limits
+    max_message_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
+    max_bundle_resources: int = Field(default=5000, ge=1)
+    max_concurrent_plans: int = Field(default=8, ge=1)
+    request_deadline_s: float = Field(default=120.0, gt=0)
+
+    # CDS Hooks
+    cds_base_url: str = "http://localhost:8080"
+    cds_jwks_file: str = ""
+    cds_review_url: str = ""
+
+    @model_validator(mode="after")
+    def _coherent(self) -> Settings:
+        if self.backend == "triton" and not self.triton_url:
+            raise ValueError("backend 'triton' needs triton_url (CANOE_TRITON_URL)")
+        if bool(self.tls_cert_file) != bool(self.tls_key_file):
+            raise ValueError("TLS needs both tls_cert_file and tls_key_file")
+        if self.tls_client_ca_file and not self.tls_cert_file:
+            raise ValueError("mutual TLS (tls_client_ca_file) needs tls_cert_file/tls_key_file")
+        if self.auth_mode == "tokens" and not self.auth_tokens_file:
+            raise ValueError("auth_mode 'tokens' needs auth_tokens_file")
+        if self.auth_mode == "jwt" and not self.auth_jwks_file:
+            raise ValueError("auth_mode 'jwt' needs auth_jwks_file")
+        return self
+
+    @property
+    def parameters(self) -> Parameters:
+        return Parameters(
+            delta=self.delta, beta=self.beta, threshold=self.threshold, band=self.band
+        )
+
+
+def load_settings(environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+    """Defaults < config file < environment < explicit overrides. Bad settings -> InputError."""
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    path = env.get("CANOE_CONFIG_FILE", "")
+    if path:
+        try:
+            loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise InputError(f"cannot read config file {path}: {exc}") from exc
+        if not isinstance(loaded, dict):
+            raise InputError(f"config file {path} must hold a mapping of settings")
+        values.update(loaded)
+    prefix = "CANOE_"
+    for key, value in env.items():
+        if key.startswith(prefix) and key[len(prefix) :] not in _NOT_SETTINGS:
+            values[key[len(prefix) :].lower()] = value
+    values.update(overrides)
+    try:
+        return Settings.model_validate(values)
+    except ValidationError as exc:
+        raise InputError(f"invalid settings: {exc}") from exc
