@@ -57,6 +57,9 @@ class Argument:
     tau: float  # intrinsic strength in [0, 1]
     origin: Literal["agent", "human"] = "agent"
     status: ArgumentStatus = "active"  # rejected arguments stay on record, out of the graph
+    # "human" once a planner set the strength (an added argument or an edited tau): such an
+    # argument takes part in no arena clash, since the human, not the adjudicator, weighed it.
+    tau_source: Literal["model", "human"] = "model"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,79 @@
+"""Arena clash resolution (CANOE 4.3.1): which opposing pairs clash, and the calibrated tau~.
+
+A supporter and an attacker of the same option clash when ``|tau_s - tau_a| < delta``. Pairs are
+judged on the *original* tau, all at once, so the order in which clashes are listed or resolved
+cannot matter. Given each clash's winner, ``w`` is an argument's win rate over the clashes it took
+part in that have a winner, and ``tau~ = clip(tau + beta (2w - 1), 0, 1)``. A clash whose winner
+is None (adjudication failed) counts for nobody; an argument with no decided clash keeps tau.
+
+Pure: the adjudicator (a model call) is the pipeline's business; this module only sees verdicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+
+from service.core.model import Argument, Clash
+
+__all__ = ["calibrate", "find_clashes", "is_near_tie"]
+
+
+def is_near_tie(tau_s: float, tau_a: float, delta: float) -> bool:
+    """Eq. 7: ``|tau_s - tau_a| < delta`` (strict)."""
+    return abs(tau_s - tau_a) < delta
+
+
+def find_clashes(
+    arguments: Sequence[Argument], delta: float, *, exclude: Collection[str] = ()
+) -> tuple[tuple[str, str], ...]:
+    """(support id, attack id) pairs that need adjudication, supporters in input order, and for
+    each supporter its attackers in input order. Arguments whose id is in ``exclude`` or whose
+    status is "rejected" take part in none.
+
+    >>> s = Argument("s", "nurse", "support", "", (), (), 0.6)
+    >>> a = Argument("a", "pharmacist", "attack", "", (), (), 0.7)
+    >>> find_clashes([s, a], 0.2)
+    (('s', 'a'),)
+    """
+    live = [a for a in arguments if a.status != "rejected" and a.id not in exclude]
+    supporters = [a for a in live if a.stance == "support"]
+    attackers = [a for a in live if a.stance == "attack"]
+    return tuple(
+        (s.id, a.id) for s in supporters for a in attackers if is_near_tie(s.tau, a.tau, delta)
+    )
+
+
+def calibrate(
+    arguments: Sequence[Argument], clashes: Sequence[Clash], beta: float
+) -> Mapping[str, float]:
+    """tau~ per argument id (every argument in ``arguments``, in their order).
+
+    Only clashes whose both ends are among ``arguments`` count; callers filter out arguments that
+    must not be calibrated (rejected ones, human-set strengths) before calling.
+
+    >>> s = Argument("s", "nurse", "support", "", (), (), 0.6)
+    >>> a = Argument("a", "pharmacist", "attack", "", (), (), 0.7)
+    >>> tau = calibrate([s, a], [Clash("s", "a", "support")], 0.15)
+    >>> tau["s"], round(tau["a"], 10)  # 0.6 + 0.15 (2*1 - 1); 0.7 + 0.15 (2*0 - 1)
+    (0.75, 0.55)
+    """
+    ids = {a.id for a in arguments}
+    wins: dict[str, int] = {}
+    total: dict[str, int] = {}
+    for c in clashes:
+        if c.winner is None or c.support not in ids or c.attack not in ids:
+            continue
+        winner = c.support if c.winner == "support" else c.attack
+        for arg_id in (c.support, c.attack):
+            total[arg_id] = total.get(arg_id, 0) + 1
+        wins[winner] = wins.get(winner, 0) + 1
+    out: dict[str, float] = {}
+    for a in arguments:
+        n = total.get(a.id, 0)
+        if n == 0:
+            out[a.id] = a.tau
+            continue
+        w = wins.get(a.id, 0) / n
+        t = a.tau + beta * (2.0 * w - 1.0)
+        out[a.id] = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
+    return out

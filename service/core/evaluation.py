@@ -1,0 +1,221 @@
+"""Every derived value of a deliberation, computed from its inputs: ``evaluate(d) -> Evaluation``.
+
+Per option: arena calibration over the stored clashes, the A-QBAF (option node at 0.5, live
+arguments at tau~, their edges), quadratic-energy propagation, the score F, the decision by score
+or by a human, and the borderline flag. Per problem: the CAMP route and the decision (consensus,
+fallback to y0, arbitration, human, or pending). Then the plan: included options ordered by
+category, score, id.
+
+Rules the papers leave open, fixed here:
+- rejected arguments are out of the graph: their edges and their clashes are ignored;
+- arguments whose strength a human set (``origin == "human"`` or ``tau_source == "human"``) take
+  part in no clash: clashes involving them count for nobody, so they keep their tau;
+- a non-converged option (cyclic graph, step limit hit) is never included by score: it is
+  excluded and flagged borderline so a human adjudicates it.
+
+Pure and deterministic: same deliberation in, bit-identical evaluation out; no model calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+from service.core.arena import calibrate
+from service.core.model import Deliberation, Judgement, Option, OptionDecision, Parameters
+from service.core.qbaf import propagate_indexed
+from service.core.router import Path, count_votes, route_counts
+
+__all__ = [
+    "CATEGORY_ORDER",
+    "OPTION_PRIOR",
+    "Evaluation",
+    "NodeScore",
+    "OptionResult",
+    "ProblemResult",
+    "evaluate",
+    "evaluate_option",
+    "plan_order",
+]
+
+OPTION_PRIOR = 0.5  # tau~(o_i), CANOE 4.3.2: the option's score must come from the arguments
+CATEGORY_ORDER: tuple[str, ...] = (
+    "immediate-safety",
+    "medication",
+    "monitoring",
+    "mental-health",
+    "rehabilitation",
+    "caregiver-support",
+    "referral",
+    "follow-up",
+)
+_CATEGORY_RANK = {c: i for i, c in enumerate(CATEGORY_ORDER)}
+
+
+@dataclass(frozen=True, slots=True)
+class NodeScore:
+    """``sigma`` None for a rejected argument (out of the graph)."""
+
+    id: str
+    tau: float
+    tau_calibrated: float
+    sigma: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class OptionResult:
+    option_id: str
+    score: float  # F(o) = sigma(o); the last iterate when not converged
+    decision: OptionDecision
+    decided_by: Literal["score", "human"]
+    borderline: bool
+    nodes: Mapping[str, NodeScore]  # option node first, then arguments in option order
+    converged: bool
+    iterations: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemResult:
+    problem_id: str
+    path: Path
+    decision: Judgement | None
+    decided_by: Literal["consensus", "fallback", "arbitration", "human", "pending"]
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    options: tuple[OptionResult, ...]
+    problems: tuple[ProblemResult, ...]
+    plan: tuple[str, ...]  # included option ids in care-plan order
+    # What this was computed from, so a later evaluate(..., previous=self) can reuse the results
+    # of options that are the very same objects. Not part of the value.
+    inputs: tuple[Parameters, tuple[Option, ...]] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    def option(self, option_id: str) -> OptionResult:
+        for o in self.options:
+            if o.option_id == option_id:
+                return o
+        raise KeyError(option_id)
+
+    def problem(self, problem_id: str) -> ProblemResult:
+        for p in self.problems:
+            if p.problem_id == problem_id:
+                return p
+        raise KeyError(problem_id)
+
+
+def evaluate_option(option: Option, parameters: Parameters) -> OptionResult:
+    """Calibrate, build the A-QBAF and propagate for one option."""
+    live = [a for a in option.arguments if a.status != "rejected"]
+    arena = [a for a in live if a.origin == "agent" and a.tau_source == "model"]
+    tau_cal = calibrate(arena, option.clashes, parameters.beta) if option.clashes else {}
+
+    index = {option.id: 0}
+    base = [OPTION_PRIOR]
+    for a in live:
+        index[a.id] = len(base)
+        base.append(tau_cal.get(a.id, a.tau))
+    sup: list[list[int]] = [[] for _ in base]
+    att: list[list[int]] = [[] for _ in base]
+    seen: set[tuple[str, str, str]] = set()
+    for e in option.edges:
+        s, t = index.get(e.source), index.get(e.target)
+        if s is None or t is None:  # an end is rejected (or unknown: documents refuse those)
+            continue
+        key = (e.source, e.target, e.relation)
+        if key in seen:
+            continue
+        seen.add(key)
+        (sup if e.relation == "support" else att)[t].append(s)
+
+    sigma, converged, iterations, _ = propagate_indexed(
+        base,
+        sup,
+        att,
+        tolerance=parameters.tolerance,
+        max_iterations=parameters.max_iterations,
+    )
+    score = sigma[0]
+    nodes: dict[str, NodeScore] = {
+        option.id: NodeScore(option.id, OPTION_PRIOR, OPTION_PRIOR, score)
+    }
+    for a in option.arguments:
+        i = index.get(a.id)
+        if i is None:
+            nodes[a.id] = NodeScore(a.id, a.tau, a.tau, None)
+        else:
+            nodes[a.id] = NodeScore(a.id, a.tau, base[i], sigma[i])
+
+    borderline = abs(score - OPTION_PRIOR) <= parameters.band or not converged
+    decision: OptionDecision
+    if option.human_decision is not None:
+        decision, decided_by = option.human_decision, "human"
+    else:
+        decision = "include" if converged and score > parameters.threshold else "exclude"
+        decided_by = "score"
+    return OptionResult(
+        option.id,
+        score,
+        decision,
+        decided_by,  # type: ignore[arg-type]
+        borderline,
+        MappingProxyType(nodes),
+        converged,
+        iterations,
+    )
+
+
+def plan_order(options: tuple[Option, ...], results: tuple[OptionResult, ...]) -> tuple[str, ...]:
+    """Included option ids: category (CATEGORY_ORDER, unknown last), then score down, then id."""
+    rows = [
+        (_CATEGORY_RANK.get(o.category, len(CATEGORY_ORDER)), -r.score, o.id)
+        for o, r in zip(options, results, strict=True)
+        if r.decision == "include"
+    ]
+    return tuple(row[2] for row in sorted(rows))
+
+
+def evaluate(d: Deliberation, *, previous: Evaluation | None = None) -> Evaluation:
+    """All derived values of ``d``.
+
+    ``previous``: the evaluation of an earlier version. Results of options that are the very same
+    objects (``apply`` shares every option it did not touch) under equal parameters are reused,
+    so a recompute after one contestation propagates only the option it changed. Since an
+    option's result depends on nothing but the option and the parameters, the outcome is
+    identical with or without ``previous``.
+    """
+    reuse: dict[int, tuple[Option, OptionResult]] = {}
+    if previous is not None and previous.inputs is not None:
+        params, options = previous.inputs
+        if params == d.parameters:
+            reuse = {id(o): (o, r) for o, r in zip(options, previous.options, strict=True)}
+    results: list[OptionResult] = []
+    for o in d.options:
+        hit = reuse.get(id(o))
+        results.append(
+            hit[1] if hit is not None and hit[0] is o else evaluate_option(o, d.parameters)
+        )
+
+    problems: list[ProblemResult] = []
+    for p in d.problems:
+        r = route_counts(*count_votes(p.votes), p.initial)
+        decided_by: Literal["consensus", "fallback", "arbitration", "human", "pending"]
+        decision: Judgement | None
+        if p.human_decision is not None:
+            decision, decided_by = p.human_decision, "human"
+        elif r.path == "strong_consensus":
+            decision, decided_by = r.decision, "consensus"
+        elif r.path == "weak_consensus":
+            decision, decided_by = r.decision, "fallback"
+        elif p.arbitration is not None:
+            decision, decided_by = p.arbitration, "arbitration"
+        else:
+            decision, decided_by = None, "pending"
+        problems.append(ProblemResult(p.id, r.path, decision, decided_by))
+
+    done = tuple(results)
+    return Evaluation(done, tuple(problems), plan_order(d.options, done), (d.parameters, d.options))
