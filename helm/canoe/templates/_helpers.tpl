@@ -1,0 +1,187 @@
+{{/*
+Names, labels and the value checks shared by every template. Names are cut to 63 characters
+because Kubernetes rejects longer DNS labels; every helper is prefixed with the chart name so a
+parent chart's helpers never collide with these.
+*/}}
+
+{{- define "canoe.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "canoe.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The in-cluster Triton's name: the full name cut short enough to keep the suffix. */}}
+{{- define "canoe.triton.fullname" -}}
+{{- printf "%s-triton" (include "canoe.fullname" . | trunc 56 | trimSuffix "-") }}
+{{- end }}
+
+{{- define "canoe.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "canoe.labels" -}}
+helm.sh/chart: {{ include "canoe.chart" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: {{ include "canoe.name" . }}
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{- define "canoe.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "canoe.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: service
+{{- end }}
+
+{{- define "canoe.triton.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "canoe.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: triton
+{{- end }}
+
+{{- define "canoe.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "canoe.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "canoe.image" -}}
+{{- $tag := default .Chart.AppVersion .Values.image.tag }}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository $tag }}
+{{- end }}
+{{- end }}
+
+{{/* gRPC address of Triton as the service dials it: the in-cluster Service or the external URL. */}}
+{{- define "canoe.tritonUrl" -}}
+{{- if .Values.triton.deploy.enabled }}
+{{- printf "%s:%d" (include "canoe.triton.fullname" .) (int .Values.triton.deploy.ports.grpc) }}
+{{- else }}
+{{- .Values.triton.url }}
+{{- end }}
+{{- end }}
+
+{{/* Port of the external Triton URL (host:port), for the egress rule; 8001 when none is given. */}}
+{{- define "canoe.tritonExternalPort" -}}
+{{- $m := regexFind ":[0-9]+$" .Values.triton.url }}
+{{- if $m }}{{ trimPrefix ":" $m }}{{ else }}8001{{ end }}
+{{- end }}
+
+{{/* Port of the OTLP endpoint (scheme://host:port), for the egress rule; 4317 when none is given. */}}
+{{- define "canoe.otlpPort" -}}
+{{- $m := regexFind ":[0-9]+/?$" .Values.otel.endpoint }}
+{{- if $m }}{{ trimPrefix ":" (trimSuffix "/" $m) }}{{ else }}4317{{ end }}
+{{- end }}
+
+{{- define "canoe.sqlitePvcName" -}}
+{{- default (printf "%s-data" (include "canoe.fullname" . | trunc 58 | trimSuffix "-")) .Values.store.sqlite.persistence.existingClaim }}
+{{- end }}
+
+{{/*
+Refuses value combinations that would install but never work. Each message names the values to
+change, because the person reading it is a platform engineer at install time, not a developer.
+*/}}
+{{- define "canoe.validateValues" -}}
+{{- $v := .Values }}
+{{- $sqlite := eq $v.store.type "sqlite" }}
+{{- if and $sqlite (gt (int $v.replicaCount) 1) }}
+{{- fail (printf "canoe: replicaCount=%d with store.type=sqlite is impossible: SQLite is one file on one volume and serves a single replica. Set store.type=postgresql with store.postgresql.existingSecret, or replicaCount=1." (int $v.replicaCount)) }}
+{{- end }}
+{{- if and $sqlite $v.autoscaling.enabled (gt (int $v.autoscaling.maxReplicas) 1) }}
+{{- fail "canoe: autoscaling.enabled=true with store.type=sqlite is impossible: the autoscaler would add replicas that cannot share the SQLite file. Set store.type=postgresql with store.postgresql.existingSecret, or autoscaling.enabled=false." }}
+{{- end }}
+{{- if and (eq $v.store.type "postgresql") (not $v.store.postgresql.existingSecret) }}
+{{- fail "canoe: store.type=postgresql needs store.postgresql.existingSecret, the name of a Secret holding the DSN under store.postgresql.dsnKey; the chart never takes the DSN inline." }}
+{{- end }}
+{{- if and $v.autoscaling.enabled (gt (int $v.autoscaling.minReplicas) (int $v.autoscaling.maxReplicas)) }}
+{{- fail "canoe: autoscaling.minReplicas is larger than autoscaling.maxReplicas." }}
+{{- end }}
+{{- if eq $v.config.backend "triton" }}
+{{- if and (not $v.triton.deploy.enabled) (not $v.triton.url) }}
+{{- fail "canoe: config.backend=triton needs a Triton: set triton.url to an external Triton (host:port, gRPC) or triton.deploy.enabled=true to run one on GPU nodes." }}
+{{- end }}
+{{- if or (not $v.triton.models.agent) (not $v.triton.models.adjudicator) }}
+{{- fail "canoe: config.backend=triton needs triton.models.agent and triton.models.adjudicator, the Triton model names the service calls." }}
+{{- end }}
+{{- end }}
+{{- if and $v.triton.deploy.enabled $v.triton.url }}
+{{- fail "canoe: triton.url and triton.deploy.enabled=true are both set; use the in-cluster Triton (empty triton.url) or the external one (triton.deploy.enabled=false), not both." }}
+{{- end }}
+{{- if and $v.triton.deploy.enabled (ne $v.config.backend "triton") }}
+{{- fail "canoe: triton.deploy.enabled=true with config.backend=embedded would hold GPUs that nothing calls; set config.backend=triton or triton.deploy.enabled=false." }}
+{{- end }}
+{{- if and $v.triton.deploy.enabled (not $v.triton.deploy.modelRepository.existingClaim) }}
+{{- fail "canoe: triton.deploy.enabled=true needs triton.deploy.modelRepository.existingClaim, the PersistentVolumeClaim holding the Triton model repository." }}
+{{- end }}
+{{- if and $v.tls.enabled (not $v.tls.existingSecret) }}
+{{- fail "canoe: tls.enabled=true needs tls.existingSecret, the name of a kubernetes.io/tls Secret with tls.crt and tls.key; the chart never takes key material inline." }}
+{{- end }}
+{{- if and $v.tls.clientCA.existingSecret (not $v.tls.enabled) }}
+{{- fail "canoe: tls.clientCA.existingSecret (mTLS) is set but tls.enabled=false; client certificates need TLS. Set tls.enabled=true with tls.existingSecret." }}
+{{- end }}
+{{- if and (eq $v.auth.mode "tokens") (not $v.auth.tokens.existingSecret) }}
+{{- fail "canoe: auth.mode=tokens needs auth.tokens.existingSecret, the Secret holding the bearer tokens file." }}
+{{- end }}
+{{- if and (eq $v.auth.mode "jwt") (not $v.auth.jwt.existingSecret) }}
+{{- fail "canoe: auth.mode=jwt needs auth.jwt.existingSecret, the Secret holding the JWKS the tokens are checked against." }}
+{{- end }}
+{{- if and $v.metrics.serviceMonitor.enabled (not $v.metrics.enabled) }}
+{{- fail "canoe: metrics.serviceMonitor.enabled=true needs metrics.enabled=true, or the ServiceMonitor has no port to scrape." }}
+{{- end }}
+{{- $pdb := $v.podDisruptionBudget }}
+{{- if and $pdb.enabled (not (kindIs "invalid" $pdb.maxUnavailable)) (not (kindIs "invalid" $pdb.minAvailable)) }}
+{{- fail "canoe: podDisruptionBudget takes maxUnavailable or minAvailable, not both; set the other to null." }}
+{{- end }}
+{{- if and $pdb.enabled (kindIs "invalid" $pdb.maxUnavailable) (kindIs "invalid" $pdb.minAvailable) }}
+{{- fail "canoe: podDisruptionBudget.enabled=true needs maxUnavailable or minAvailable." }}
+{{- end }}
+{{- end }}
+
+{{/* A NetworkPolicy egress rule to some peers on one TCP port; no peers means any destination. */}}
+{{- define "canoe.egressRule" -}}
+- ports:
+    - protocol: TCP
+      port: {{ .port }}
+  {{- with .peers }}
+  to:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end }}
+
+{{/* Egress to the cluster DNS, which every pod that resolves a Service name needs. */}}
+{{- define "canoe.dnsEgressRule" -}}
+- to:
+    - namespaceSelector:
+        matchLabels:
+          kubernetes.io/metadata.name: {{ .Values.networkPolicy.dns.namespace }}
+      podSelector:
+        matchLabels:
+          {{- toYaml .Values.networkPolicy.dns.podLabels | nindent 10 }}
+  ports:
+    - protocol: UDP
+      port: 53
+    - protocol: TCP
+      port: 53
+{{- end }}
+
+{{/* A number as the service parses it: whole numbers without the 1e+06 notation YAML floats get. */}}
+{{- define "canoe.num" -}}
+{{- if and (kindIs "float64" .) (eq (float64 .) (floor .)) }}{{ int64 . }}{{ else }}{{ . }}{{ end }}
+{{- end }}

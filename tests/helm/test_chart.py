@@ -1,0 +1,518 @@
+"""The Helm chart rendered by a real helm under every scenario, checked against Kubernetes' schemas.
+
+Scenarios are the value files in tests/helm/values; each manifest is validated offline with
+kubernetes-validate (strict: unknown fields fail), and the wiring between objects (selectors, port
+names, mounted secret files, the Triton address) is checked across manifests, because a chart can
+be schema-valid and still point a Service at nothing.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from tests.helm.conftest import CHART, NAMESPACE, RELEASE, SCENARIOS, VALUES_DIR, Helm, Rendered
+
+pytestmark = pytest.mark.helm
+
+# A Kubernetes minor the installed kubernetes-validate ships schemas for; the chart's kubeVersion
+# floor is 1.27, and 1.30 is the oldest release still widely supported by managed clusters.
+K8S_VERSION = "1.30.0"
+FULLNAME = f"{RELEASE}"  # release name equals the chart name, so the helper does not repeat it
+# CRDs are not in the upstream Kubernetes schemas kubernetes-validate ships; they get a shape check.
+CRD_KINDS = {"ServiceMonitor"}
+
+
+def values(name: str) -> list[Path]:
+    return [VALUES_DIR / f"{name}.yaml"]
+
+
+def configmap_data(r: Rendered) -> dict[str, str]:
+    return r.one("ConfigMap")["data"]
+
+
+def container(deploy: dict, name: str) -> dict:
+    (c,) = [c for c in deploy["spec"]["template"]["spec"]["containers"] if c["name"] == name]
+    return c
+
+
+def service_deployment(r: Rendered) -> dict:
+    return r.one("Deployment", FULLNAME)
+
+
+def check_service_monitor_shape(doc: dict) -> None:
+    assert doc["apiVersion"] == "monitoring.coreos.com/v1"
+    assert set(doc) == {"apiVersion", "kind", "metadata", "spec"}
+    spec = doc["spec"]
+    assert set(spec) <= {"namespaceSelector", "selector", "endpoints", "jobLabel"}
+    assert spec["selector"]["matchLabels"]
+    for ep in spec["endpoints"]:
+        assert set(ep) <= {"port", "path", "interval", "scrapeTimeout", "scheme"}
+        assert isinstance(ep["port"], str)
+
+
+def test_kubernetes_validate_is_strict() -> None:
+    """The validator must reject what the API server rejects, or the checks below prove nothing."""
+    bad = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "x"},
+        "spec": {"ports": [{"port": 80, "grpcPort": 1}]},
+    }
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(bad, K8S_VERSION, strict=True)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_every_manifest_matches_the_kubernetes_schemas(
+    rendered: dict[str, Rendered], scenario: str
+) -> None:
+    docs = rendered[scenario].docs
+    assert docs
+    for doc in docs:
+        assert doc["metadata"]["namespace"] == NAMESPACE
+        assert len(doc["metadata"]["name"]) <= 63
+        if doc["kind"] in CRD_KINDS:
+            check_service_monitor_shape(doc)
+            continue
+        kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
+
+
+@pytest.mark.parametrize("scenario", ["defaults", *SCENARIOS])
+def test_helm_lint_strict(helm: Helm, scenario: str) -> None:
+    args = ["lint", "--strict", str(CHART), "--namespace", NAMESPACE]
+    if scenario != "defaults":
+        args += ["-f", str(VALUES_DIR / f"{scenario}.yaml")]
+    proc = helm.run(*args)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[WARNING]" not in proc.stdout and "[ERROR]" not in proc.stdout
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_no_secret_is_ever_rendered(rendered: dict[str, Rendered], scenario: str) -> None:
+    r = rendered[scenario]
+    assert r.of_kind("Secret") == []
+    data = configmap_data(r)
+    assert not any("postgresql://" in v or "BEGIN " in v for v in data.values())
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_selectors_and_ports_point_at_the_right_pods(
+    rendered: dict[str, Rendered], scenario: str
+) -> None:
+    r = rendered[scenario]
+    deployments = r.of_kind("Deployment")
+    for svc in r.of_kind("Service"):
+        selector = svc["spec"]["selector"]
+        targets = [
+            d
+            for d in deployments
+            if selector.items() <= d["spec"]["template"]["metadata"]["labels"].items()
+        ]
+        assert len(targets) == 1, f"{svc['metadata']['name']} selects {len(targets)} deployments"
+        port_names = {
+            p["name"]
+            for c in targets[0]["spec"]["template"]["spec"]["containers"]
+            for p in c["ports"]
+        }
+        assert {p["targetPort"] for p in svc["spec"]["ports"]} <= port_names
+    for deploy in deployments:
+        assert deploy["spec"]["selector"]["matchLabels"].items() <= (
+            deploy["spec"]["template"]["metadata"]["labels"].items()
+        )
+    pod_labels = service_deployment(r)["spec"]["template"]["metadata"]["labels"]
+    for kind in ("PodDisruptionBudget", "NetworkPolicy"):
+        for obj in r.of_kind(kind):
+            sel = obj["spec"].get("selector") or obj["spec"]["podSelector"]
+            if obj["metadata"]["name"].endswith("-triton"):
+                continue
+            assert sel["matchLabels"].items() <= pod_labels.items()
+    for hpa in r.of_kind("HorizontalPodAutoscaler"):
+        assert hpa["spec"]["scaleTargetRef"]["name"] == service_deployment(r)["metadata"]["name"]
+    for sm in r.of_kind("ServiceMonitor"):
+        svc = r.one("Service", FULLNAME)
+        assert sm["spec"]["selector"]["matchLabels"].items() <= svc["metadata"]["labels"].items()
+        assert {e["port"] for e in sm["spec"]["endpoints"]} <= {
+            p["name"] for p in svc["spec"]["ports"]
+        }
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_every_configured_file_is_a_mounted_secret_key(
+    rendered: dict[str, Rendered], scenario: str
+) -> None:
+    r = rendered[scenario]
+    deploy = service_deployment(r)
+    pod = deploy["spec"]["template"]["spec"]
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    files: dict[str, str] = {}
+    for m in container(deploy, "canoe")["volumeMounts"]:
+        secret = volumes[m["name"]].get("secret")
+        if secret:
+            assert m.get("readOnly") is True
+            for item in secret["items"]:
+                files[f"{m['mountPath']}/{item['path']}"] = secret["secretName"]
+    wanted = {k: v for k, v in configmap_data(r).items() if k.endswith("_FILE")}
+    for key, path in wanted.items():
+        assert path in files, f"{key}={path} is not a mounted secret file"
+    assert len(files) >= len(set(wanted.values()))
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_service_pod_is_locked_down(rendered: dict[str, Rendered], scenario: str) -> None:
+    deploy = service_deployment(rendered[scenario])
+    pod = deploy["spec"]["template"]["spec"]
+    c = container(deploy, "canoe")
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["securityContext"]["runAsUser"] == 10001
+    assert pod["automountServiceAccountToken"] is False
+    assert c["securityContext"]["readOnlyRootFilesystem"] is True
+    assert c["securityContext"]["allowPrivilegeEscalation"] is False
+    assert c["securityContext"]["capabilities"]["drop"] == ["ALL"]
+    assert {"cpu", "memory"} <= c["resources"]["requests"].keys()
+    assert {"cpu", "memory"} <= c["resources"]["limits"].keys()
+    assert any(m["mountPath"] == "/tmp" for m in c["volumeMounts"])
+
+
+def test_defaults_single_replica_on_sqlite_with_grpc_probes(
+    rendered: dict[str, Rendered],
+) -> None:
+    r = rendered["defaults"]
+    deploy = service_deployment(r)
+    assert deploy["spec"]["replicas"] == 1
+    assert deploy["spec"]["strategy"]["type"] == "Recreate"
+    data = configmap_data(r)
+    assert data["CANOE_STORE_DSN"] == "sqlite:////data/canoe.sqlite3"
+    assert data["CANOE_BACKEND"] == "embedded"
+    assert data["CANOE_GRPC_PORT"] == "50051"
+    assert "CANOE_TRITON_URL" not in data
+    pvc = r.one("PersistentVolumeClaim")
+    volumes = {v["name"]: v for v in deploy["spec"]["template"]["spec"]["volumes"]}
+    assert volumes["data"]["persistentVolumeClaim"]["claimName"] == pvc["metadata"]["name"]
+    c = container(deploy, "canoe")
+    for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+        assert c[probe]["grpc"] == {"port": 50051, "service": ""}
+    assert r.of_kind("HorizontalPodAutoscaler") == []
+    assert r.of_kind("ServiceMonitor") == []
+    assert [d["metadata"]["name"] for d in r.of_kind("Deployment")] == [FULLNAME]
+    svc = r.one("Service")
+    assert {p["name"]: p["port"] for p in svc["spec"]["ports"]} == {
+        "grpc": 50051,
+        "http": 8080,
+        "metrics": 9464,
+    }
+    assert r.one("PodDisruptionBudget")["spec"]["maxUnavailable"] == 1
+    assert r.one("ServiceAccount")["automountServiceAccountToken"] is False
+
+
+def egress_ports(policy: dict) -> set[int]:
+    return {p["port"] for rule in policy["spec"]["egress"] for p in rule["ports"]}
+
+
+def test_ha_postgres_with_external_triton(rendered: dict[str, Rendered]) -> None:
+    r = rendered["ha-postgres-external-triton"]
+    deploy = service_deployment(r)
+    assert "replicas" not in deploy["spec"]  # the autoscaler owns the count
+    assert deploy["spec"]["strategy"]["type"] == "RollingUpdate"
+    hpa = r.one("HorizontalPodAutoscaler")
+    assert (hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (3, 10)
+    assert r.one("PodDisruptionBudget")["spec"] == {
+        "minAvailable": 2,
+        "selector": r.one("PodDisruptionBudget")["spec"]["selector"],
+    }
+    assert r.of_kind("PersistentVolumeClaim") == []
+    c = container(deploy, "canoe")
+    (dsn,) = [e for e in c["env"] if e["name"] == "CANOE_STORE_DSN"]
+    assert dsn["valueFrom"]["secretKeyRef"] == {"name": "canoe-store", "key": "dsn"}
+    data = configmap_data(r)
+    assert "CANOE_STORE_DSN" not in data
+    assert data["CANOE_TRITON_URL"] == "triton.inference.svc.cluster.local:8001"
+    assert data["CANOE_TRITON_MODEL_AGENT"] == "medgemma-4b-it"
+    assert data["CANOE_TRITON_GUIDED_KEY"] == "structured_outputs"
+    assert data["CANOE_MAX_MESSAGE_BYTES"] == "16777216"  # not 1.6777216e+07
+    assert (data["CANOE_DELTA"], data["CANOE_BETA"]) == ("0.1", "0.25")
+    assert data["CANOE_AUTH_MODE"] == "jwt"
+    assert data["CANOE_OTLP_ENDPOINT"].endswith(":4317")
+    assert "CANOE_THRESHOLD" not in data  # null keeps the service's documented default
+    affinity = deploy["spec"]["template"]["spec"]["affinity"]["podAntiAffinity"]
+    assert "requiredDuringSchedulingIgnoredDuringExecution" in affinity
+    policy = r.one("NetworkPolicy")
+    assert egress_ports(policy) == {53, 8001, 5432, 4317}
+    (clients, scrapers) = policy["spec"]["ingress"]
+    assert {p["port"] for p in clients["ports"]} == {50051, 8080}
+    assert clients["from"][0]["podSelector"]["matchLabels"] == {"app": "interface-engine"}
+    assert {p["port"] for p in scrapers["ports"]} == {9464}
+    sm = r.one("ServiceMonitor")
+    assert sm["metadata"]["labels"]["release"] == "kube-prometheus-stack"
+
+
+def test_in_cluster_triton_on_gpu_nodes(rendered: dict[str, Rendered]) -> None:
+    r = rendered["triton-gpu"]
+    triton = r.one("Deployment", "-triton")
+    pod = triton["spec"]["template"]["spec"]
+    c = container(triton, "triton")
+    assert c["image"] == "nvcr.io/nvidia/tritonserver:25.01-vllm-python-py3"
+    assert c["args"][:2] == ["tritonserver", "--model-repository=/models"]
+    assert c["resources"]["limits"]["nvidia.com/gpu"] == 2
+    assert c["resources"]["requests"]["nvidia.com/gpu"] == 2
+    # helm merges maps with the defaults: the scenario's GPU model adds to "any GPU node".
+    assert pod["nodeSelector"] == {
+        "nvidia.com/gpu.present": "true",
+        "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
+    }
+    assert {t["key"] for t in pod["tolerations"]} == {"nvidia.com/gpu", "dedicated"}
+    assert pod["runtimeClassName"] == "nvidia"
+    assert c["readinessProbe"]["httpGet"] == {"path": "/v2/health/ready", "port": "http"}
+    ports = {p["name"]: p["containerPort"] for p in c["ports"]}
+    assert ports == {"http": 8000, "grpc": 8001, "metrics": 8002}
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    assert volumes["models"]["persistentVolumeClaim"] == {
+        "claimName": "triton-models",
+        "readOnly": True,
+    }
+    (models,) = [m for m in c["volumeMounts"] if m["name"] == "models"]
+    assert (models["mountPath"], models["subPath"]) == ("/models", "repository")
+    assert volumes["dshm"]["emptyDir"]["medium"] == "Memory"
+    svc = r.one("Service", "-triton")
+    assert {p["port"] for p in svc["spec"]["ports"]} == {8000, 8001, 8002}
+    data = configmap_data(r)
+    assert data["CANOE_TRITON_URL"] == f"{svc['metadata']['name']}:8001"
+    assert data["CANOE_TRITON_MODEL_AGENT"] == "medgemma-27b-text-it"
+    assert data["CANOE_TRITON_MODEL_ADJUDICATOR"] == "qwen2.5-72b-instruct"
+    assert data["CANOE_STORE_DSN"].startswith("sqlite:")
+    service_pod_labels = service_deployment(r)["spec"]["template"]["metadata"]["labels"]
+    triton_policy = r.one("NetworkPolicy", "-triton")
+    (callers, _scrapers) = triton_policy["spec"]["ingress"]
+    assert callers["from"][0]["podSelector"]["matchLabels"].items() <= service_pod_labels.items()
+    assert egress_ports(triton_policy) == {53}
+    service_policy = r.one("NetworkPolicy", FULLNAME)
+    assert egress_ports(service_policy) == {53, 8001}
+
+
+def test_tls_mounts_secrets_and_probes_over_https(rendered: dict[str, Rendered]) -> None:
+    r = rendered["tls"]
+    data = configmap_data(r)
+    assert data["CANOE_TLS_CERT_FILE"] == "/etc/canoe/tls/tls.crt"
+    assert data["CANOE_TLS_KEY_FILE"] == "/etc/canoe/tls/tls.key"
+    assert data["CANOE_TLS_CLIENT_CA_FILE"] == "/etc/canoe/tls-client-ca/ca.crt"
+    assert data["CANOE_AUTH_TOKENS_FILE"] == "/etc/canoe/auth/tokens/tokens"
+    deploy = service_deployment(r)
+    secrets = {
+        v["secret"]["secretName"]
+        for v in deploy["spec"]["template"]["spec"]["volumes"]
+        if "secret" in v
+    }
+    assert secrets == {"canoe-tls", "canoe-client-ca", "canoe-tokens"}
+    c = container(deploy, "canoe")
+    for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+        assert c[probe]["httpGet"] == {"path": "/healthz", "port": "http", "scheme": "HTTPS"}
+
+
+IMPOSSIBLE = {
+    "sqlite-with-replicas": (["replicaCount=3"], "store.type=sqlite is impossible"),
+    "sqlite-with-autoscaler": (
+        ["autoscaling.enabled=true"],
+        "autoscaling.enabled=true with store.type=sqlite",
+    ),
+    "postgres-without-secret": (["store.type=postgresql"], "needs store.postgresql.existingSecret"),
+    "triton-without-url": (
+        ["config.backend=triton", "triton.models.agent=a", "triton.models.adjudicator=b"],
+        "config.backend=triton needs a Triton",
+    ),
+    "triton-without-models": (
+        ["config.backend=triton", "triton.url=t:8001"],
+        "triton.models.agent",
+    ),
+    "triton-url-and-deploy": (
+        [
+            "config.backend=triton",
+            "triton.url=t:8001",
+            "triton.deploy.enabled=true",
+            "triton.models.agent=a",
+            "triton.models.adjudicator=b",
+            "triton.deploy.modelRepository.existingClaim=m",
+        ],
+        "not both",
+    ),
+    "gpu-triton-unused": (
+        ["triton.deploy.enabled=true", "triton.deploy.modelRepository.existingClaim=m"],
+        "would hold GPUs that nothing calls",
+    ),
+    "triton-without-model-repository": (
+        [
+            "config.backend=triton",
+            "triton.deploy.enabled=true",
+            "triton.models.agent=a",
+            "triton.models.adjudicator=b",
+        ],
+        "needs triton.deploy.modelRepository.existingClaim",
+    ),
+    "tls-without-secret": (["tls.enabled=true"], "tls.enabled=true needs tls.existingSecret"),
+    "mtls-without-tls": (["tls.clientCA.existingSecret=ca"], "client certificates need TLS"),
+    "tokens-without-secret": (["auth.mode=tokens"], "auth.mode=tokens needs"),
+    "jwt-without-jwks": (["auth.mode=jwt"], "auth.mode=jwt needs"),
+    "pdb-both-bounds": (["podDisruptionBudget.minAvailable=1"], "not both"),
+    "servicemonitor-without-metrics": (
+        ["metrics.enabled=false", "metrics.serviceMonitor.enabled=true"],
+        "needs metrics.enabled",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(IMPOSSIBLE))
+def test_impossible_combinations_fail_with_their_message(helm: Helm, case: str) -> None:
+    sets, message = IMPOSSIBLE[case]
+    proc = helm.template(sets=sets)
+    assert proc.returncode != 0
+    assert message in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize(
+    "sets",
+    [
+        ["unknownKey=1"],
+        ["image.unknown=1"],
+        ["triton.deploy.resources.limits.gpu=1"],
+        ["config.backend=onnx"],
+        ["store.type=mysql"],
+        ["replicaCount=0"],
+        ["ports.grpc=70000"],
+    ],
+)
+def test_schema_rejects_what_the_chart_does_not_know(helm: Helm, sets: list[str]) -> None:
+    proc = helm.template(sets=sets)
+    assert proc.returncode != 0
+    assert "values don't meet the specifications of the schema" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [[], ["--set", "fullnameOverride=" + "f" * 40 + "-" + "g" * 22]],
+    ids=["longest-release-name", "longest-fullname-override"],
+)
+def test_long_names_are_cut_to_63(helm: Helm, extra: list[str]) -> None:
+    longest_release = "a-release-name-as-long-as-helm-allows-fifty-three-ch"  # helm caps at 53
+    proc = helm.run(
+        "template",
+        longest_release,
+        str(CHART),
+        "--namespace",
+        NAMESPACE,
+        "-f",
+        str(VALUES_DIR / "triton-gpu.yaml"),
+        *extra,
+    )
+    assert proc.returncode == 0, proc.stderr
+    names = [d["metadata"]["name"] for d in yaml.safe_load_all(proc.stdout) if d]
+    assert names and all(len(n) <= 63 and not n.endswith("-") for n in names), names
+    # Truncation must not make the service's and Triton's objects collide.
+    assert any(n.endswith("-triton") for n in names) and any(
+        not n.endswith("-triton") for n in names
+    )
+
+
+def render_notes(helm: Helm, tmp_path: Path, sets: list[str]) -> str:
+    """NOTES.txt through helm's own engine: `helm template` skips it and install needs a cluster,
+    so a copy of the chart wraps it in a named template and renders that into a ConfigMap."""
+    chart = tmp_path / "canoe"
+    shutil.copytree(CHART, chart)
+    notes = (chart / "templates" / "NOTES.txt").read_text(encoding="utf-8")
+    (chart / "templates" / "_notes_under_test.tpl").write_text(
+        '{{- define "canoe.notesUnderTest" -}}\n' + notes + "\n{{- end }}\n", encoding="utf-8"
+    )
+    (chart / "templates" / "notes-under-test.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n"
+        '  notes: {{ include "canoe.notesUnderTest" . | toJson }}\n',
+        encoding="utf-8",
+    )
+    args = [
+        "template",
+        RELEASE,
+        str(chart),
+        "--namespace",
+        NAMESPACE,
+        "--show-only",
+        "templates/notes-under-test.yaml",
+    ]
+    for s in sets:
+        args += ["--set", s]
+    proc = helm.run(*args)
+    assert proc.returncode == 0, proc.stderr
+    return str(yaml.safe_load(proc.stdout)["data"]["notes"])
+
+
+def test_notes_tell_how_to_call_the_service(helm: Helm, tmp_path: Path) -> None:
+    plain = render_notes(helm, tmp_path / "plain", [])
+    assert f"{FULLNAME}.{NAMESPACE}.svc:50051" in plain
+    assert "grpcurl -plaintext localhost:50051 grpc.health.v1.Health/Check" in plain
+    assert "/cds-services" in plain
+    secured = render_notes(
+        helm,
+        tmp_path / "tls",
+        [
+            "tls.enabled=true",
+            "tls.existingSecret=s",
+            "tls.clientCA.existingSecret=ca",
+            "auth.mode=tokens",
+            "auth.tokens.existingSecret=t",
+        ],
+    )
+    assert "-cert client.crt -key client.key" in secured
+    assert "authorization: Bearer" in secured
+    assert "-plaintext" not in secured
+
+
+def _schema_objects(node: Any, path: str = "$") -> list[tuple[str, dict]]:
+    found: list[tuple[str, dict]] = []
+    if isinstance(node, dict):
+        t = node.get("type")
+        if t == "object" or (isinstance(t, list) and "object" in t):
+            found.append((path, node))
+        for key, child in node.items():
+            found += _schema_objects(child, f"{path}.{key}")
+    elif isinstance(node, list):
+        for i, child in enumerate(node):
+            found += _schema_objects(child, f"{path}[{i}]")
+    return found
+
+
+def test_schema_closes_every_object() -> None:
+    import json
+
+    schema = json.loads((CHART / "values.schema.json").read_text(encoding="utf-8"))
+    objects = _schema_objects(schema)
+    assert len(objects) > 40
+    open_ = [p for p, o in objects if o.get("additionalProperties") is not False]
+    assert open_ == []
+
+
+def test_values_yaml_matches_its_schema() -> None:
+    import json
+
+    import jsonschema
+
+    schema = json.loads((CHART / "values.schema.json").read_text(encoding="utf-8"))
+    for path in [CHART / "values.yaml", *sorted(VALUES_DIR.glob("*.yaml"))]:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        jsonschema.validate(doc, schema)
+
+
+def test_every_value_has_a_comment() -> None:
+    lines = (CHART / "values.yaml").read_text(encoding="utf-8").splitlines()
+    uncommented = []
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        key_line = stripped.removeprefix("- ").lstrip()
+        if ":" not in key_line or key_line.startswith("#"):
+            continue  # a scalar list item, described by its list's comment
+        prev = lines[i - 1].strip() if i else ""
+        if not (prev.startswith("#") or prev.startswith("- #")):
+            uncommented.append(f"{i + 1}: {line}")
+    assert uncommented == []
