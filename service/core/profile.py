@@ -8,11 +8,14 @@ Nothing here may import FHIR, gRPC or any I/O library.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
+from types import MappingProxyType
 from typing import Literal
 
 __all__ = [
+    "LOINC_GROUPS",
     "Allergy",
     "Code",
     "Encounter",
@@ -28,6 +31,23 @@ SNOMED = "http://snomed.info/sct"
 ICD10 = "http://hl7.org/fhir/sid/icd-10-cm"
 RXNORM = "http://www.nlm.nih.gov/research/umls/rxnorm"
 LOINC = "http://loinc.org"
+
+# LOINC codes that report the same quantity, most common first (Synthea uses the first ones).
+LOINC_GROUPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "egfr": ("33914-3", "62238-1", "48642-3", "48643-1", "98979-8"),
+        "creatinine": ("2160-0", "38483-4"),
+        "potassium": ("6298-4", "2823-3"),
+        "hba1c": ("4548-4",),
+        "inr": ("6301-6", "34714-6"),
+        "bp_panel": ("85354-9", "55284-4"),
+        "systolic_bp": ("8480-6",),
+        "diastolic_bp": ("8462-4",),
+        "weight": ("29463-7",),
+        "bmi": ("39156-5",),
+        "uacr": ("14959-1", "9318-7"),
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +112,7 @@ class Observation:
     unit: str
     effective: date | None
     value_text: str = ""
+    recognised: bool = True  # False: the LOINC code is malformed or there is no LOINC coding
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +121,9 @@ class Allergy:
     substance: str
     codes: tuple[Code, ...]
     criticality: str = ""
+    clinical_status: str = ""  # active / inactive / resolved ("" when absent)
+    verification: str = ""  # confirmed / unconfirmed / refuted / entered-in-error ("" when absent)
+    recognised: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +189,18 @@ class PatientProfile:
             if o.loinc == loinc:
                 return o
         return None
+
+    def latest_of(self, loincs: tuple[str, ...]) -> Observation | None:
+        """The most recent observation among several LOINC codes for one quantity (e.g.
+        ``LOINC_GROUPS["egfr"]``); ties go to the code listed first."""
+        best: Observation | None = None
+        for code in loincs:
+            o = self.latest(code)
+            if o is not None and (
+                best is None or (o.effective or date.min) > (best.effective or date.min)
+            ):
+                best = o
+        return best
 
 
 Sex = Literal["male", "female", "other", "unknown"]

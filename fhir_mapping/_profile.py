@@ -1,0 +1,506 @@
+"""Validated R4B resources -> ``PatientProfile`` facts. Private to ``fhir_mapping``.
+
+Reads only what ``parse_bundle`` has validated and linked to the Patient. Unusable codes are
+kept (``recognised=False``) and explained as ``UnusedFact``; nothing is guessed (a coding with no
+system is not assumed to be SNOMED CT). ``as_of`` is the latest date among the patient's facts,
+never the wall clock, so the same bundle always gives the same profile; with no dated fact it
+falls back to ``Bundle.timestamp`` and otherwise refuses the bundle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Final
+
+from fhir_mapping import r4
+from fhir_mapping._social import social_kind
+from fhir_mapping.codes import (
+    ICD10,
+    ICD10_WHO,
+    LOINC,
+    NDC,
+    RXNORM,
+    SNOMED,
+    canonical_system,
+    code_problem,
+)
+from service.core.profile import (
+    Allergy,
+    Code,
+    Encounter,
+    Medication,
+    Observation,
+    PatientProfile,
+    Problem,
+    SocialFact,
+    UnusedFact,
+)
+from service.errors import BundleError, Issue
+
+if TYPE_CHECKING:
+    from fhir_mapping.ingest import ParsedBundle, ParsedEntry
+
+__all__ = ["build", "to_date"]
+
+_PROBLEM_SYSTEMS: Final = frozenset({SNOMED, ICD10, ICD10_WHO})
+_MEDICATION_SYSTEMS: Final = frozenset({RXNORM})
+_ALLERGY_SYSTEMS: Final = frozenset({SNOMED, RXNORM})
+_SKIPPED_STATUS: Final = frozenset({"entered-in-error", "cancelled"})
+_ACTIVE_CLINICAL: Final = frozenset({"active", "recurrence", "relapse"})
+
+
+def to_date(value: object) -> date | None:
+    """A FHIR date/dateTime/instant as a calendar date. Partial dates ("2019", "2019-03") take
+    their first day; the time zone as written is kept (no conversion to UTC)."""
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str) and value[:4].isdigit():
+        try:
+            year = int(value[:4])
+            month = int(value[5:7]) if len(value) >= 7 else 1
+            day = int(value[8:10]) if len(value) >= 10 else 1
+            return date(year, month, day)
+        except ValueError:
+            return None
+    return None
+
+
+def _first_code(cc: r4.CodeableConcept | None) -> str:
+    if cc is None:
+        return ""
+    for c in cc.coding or ():
+        if c.code:
+            return str(c.code)
+    return ""
+
+
+def _cc_text(cc: r4.CodeableConcept | None) -> str:
+    if cc is None:
+        return ""
+    if cc.text:
+        return str(cc.text)
+    for c in cc.coding or ():
+        if c.display:
+            return str(c.display)
+    return ""
+
+
+def _codes(cc: r4.CodeableConcept | None) -> tuple[Code, ...]:
+    if cc is None:
+        return ()
+    return tuple(
+        Code(canonical_system(c.system), str(c.code), str(c.display or ""))
+        for c in cc.coding or ()
+        if c.code
+    )
+
+
+def _recognise(
+    ref: str,
+    path: str,
+    cc: r4.CodeableConcept | None,
+    usable: frozenset[str],
+    unused: list[UnusedFact],
+) -> bool:
+    """Whether ``cc`` has a well-formed code in one of the ``usable`` systems; explains why not.
+
+    Malformed codes in known systems are always reported (they are data errors); local or
+    system-less codings only when nothing usable is left, since local codes beside a standard
+    one are normal."""
+    if cc is None:
+        unused.append(UnusedFact(ref, path, "no code"))
+        return False
+    codings = list(cc.coding or ())
+    if not codings:
+        reason = "free text only, no coding" if cc.text else "no code"
+        unused.append(UnusedFact(ref, path, reason))
+        return False
+    ok = False
+    soft: list[UnusedFact] = []
+    for i, c in enumerate(codings):
+        system = canonical_system(c.system)
+        where = f"{path}.coding[{i}]"
+        problem = code_problem(system, str(c.code or ""))
+        if problem is None and system in usable:
+            ok = True
+        elif problem is None and system == NDC:
+            soft.append(UnusedFact(ref, where, "NDC is not mapped to RxNorm by this service"))
+        elif problem is None:
+            soft.append(UnusedFact(ref, where, f"code system {system} is not used for this fact"))
+        elif system in _CHECKED:
+            unused.append(UnusedFact(ref, where, problem))
+        else:
+            soft.append(UnusedFact(ref, where, problem))
+    if not ok:
+        unused.extend(soft)
+    return ok
+
+
+_CHECKED: Final = frozenset({SNOMED, LOINC, RXNORM, NDC, ICD10, ICD10_WHO})
+
+
+def _status(cc: r4.CodeableConcept | None) -> str:
+    return _first_code(cc)
+
+
+def _num(value: Decimal | float | int | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _fmt(value: Decimal | float | int | None) -> str:
+    return "" if value is None else f"{float(value):g}"
+
+
+def _quantity_text(q: r4.Quantity | None) -> str:
+    if q is None or q.value is None:
+        return ""
+    unit = q.unit or q.code or ""
+    return f"{_fmt(q.value)} {unit}".strip()
+
+
+class _Builder:
+    """Accumulates facts for one bundle; single use."""
+
+    def __init__(self, parsed: ParsedBundle) -> None:
+        self.parsed = parsed
+        self.patient_ref = parsed.patient.ref
+        self.problems: list[Problem] = []
+        self.medications: list[Medication] = []
+        self.observations: dict[str, tuple[tuple[date, int], Observation]] = {}
+        self.allergies: list[Allergy] = []
+        self.encounters: list[Encounter] = []
+        self.social: list[SocialFact] = []
+        self.unused: list[UnusedFact] = []
+        self.dates: list[date] = []
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _note(self, *values: object) -> list[date | None]:
+        out = [to_date(v) for v in values]
+        self.dates.extend(d for d in out if d is not None)
+        return out
+
+    def _is_patients(self, entry: ParsedEntry, element: str) -> bool:
+        reference = getattr(entry.resource, element, None)
+        if reference is None:
+            self.unused.append(
+                UnusedFact(
+                    entry.ref,
+                    f"{entry.resource_type}.{element}",
+                    "no subject; not known to be this patient's",
+                )
+            )
+            return False
+        target = self.parsed.resolve(reference.reference)
+        return target is not None and target.ref == self.patient_ref
+
+    # -- resources -------------------------------------------------------------------------------
+    def condition(self, e: ParsedEntry) -> None:
+        r: Any = e.resource
+        verification = _status(r.verificationStatus)
+        if verification == "entered-in-error":
+            return
+        text = _cc_text(r.code)
+        codes = _codes(r.code)
+        clinical = _status(r.clinicalStatus)
+        onset_v = r.onsetDateTime or (r.onsetPeriod.start if r.onsetPeriod else None)
+        abate_v = r.abatementDateTime or (
+            (r.abatementPeriod.end or r.abatementPeriod.start) if r.abatementPeriod else None
+        )
+        onset, abatement, _ = self._note(onset_v, abate_v, r.recordedDate)
+        kind = social_kind(codes, text)
+        if kind is not None:
+            current = (clinical in _ACTIVE_CLINICAL or (not clinical and abatement is None)) and (
+                verification != "refuted"
+            )
+            if current:  # a resolved finding (past unemployment) is no longer the person's life
+                self.social.append(SocialFact(e.ref, kind, text))
+            return
+        recognised = _recognise(e.ref, "Condition.code", r.code, _PROBLEM_SYSTEMS, self.unused)
+        self.problems.append(
+            Problem(
+                ref=e.ref,
+                text=text,
+                codes=codes,
+                clinical_status=clinical,
+                verification=verification,
+                onset=onset,
+                abatement=abatement,
+                recognised=recognised,
+            )
+        )
+
+    def _medication_concept(self, e: ParsedEntry) -> tuple[r4.CodeableConcept | None, str, str]:
+        """(concept, display fallback, FHIRPath of the concept) for a MedicationRequest."""
+        r: Any = e.resource
+        if r.medicationCodeableConcept is not None:
+            return r.medicationCodeableConcept, "", "MedicationRequest.medicationCodeableConcept"
+        ref = r.medicationReference
+        display = str(ref.display or "") if ref is not None else ""
+        target_ref = str(ref.reference or "") if ref is not None else ""
+        med: Any = None
+        if target_ref.startswith("#"):
+            for c in r.contained or ():
+                if isinstance(c, r4.Medication) and c.id == target_ref[1:]:
+                    med = c
+        elif target_ref:
+            hit = self.parsed.resolve(target_ref)
+            if hit is not None and isinstance(hit.resource, r4.Medication):
+                med = hit.resource
+        if med is None:
+            return None, display, "MedicationRequest.medicationReference"
+        return med.code, display, "MedicationRequest.medicationReference.resolve().code"
+
+    def medication_request(self, e: ParsedEntry) -> None:
+        r: Any = e.resource
+        if r.status in _SKIPPED_STATUS:
+            return
+        concept, display, path = self._medication_concept(e)
+        if concept is None:
+            self.unused.append(
+                UnusedFact(e.ref, path, "medication reference does not resolve to a Medication")
+            )
+            recognised = False
+        else:
+            recognised = _recognise(e.ref, path, concept, _MEDICATION_SYSTEMS, self.unused)
+        (authored,) = self._note(r.authoredOn)
+        dose = frequency = route = ""
+        dosage: Any = (r.dosageInstruction or [None])[0]
+        if dosage is not None:
+            dose, frequency, route = _dosage(dosage)
+        self.medications.append(
+            Medication(
+                ref=e.ref,
+                text=_cc_text(concept) or display,
+                codes=_codes(concept),
+                status=str(r.status or ""),
+                intent=str(r.intent or ""),
+                authored=authored,
+                dose=dose,
+                frequency=frequency,
+                route=route,
+                recognised=recognised,
+            )
+        )
+
+    def observation(self, e: ParsedEntry, order: int) -> None:
+        r: Any = e.resource
+        if r.status in _SKIPPED_STATUS or r.status == "cancelled":
+            return
+        eff_v = (
+            r.effectiveDateTime
+            or r.effectiveInstant
+            or (r.effectivePeriod.end or r.effectivePeriod.start if r.effectivePeriod else None)
+            or r.issued
+        )
+        (effective,) = self._note(eff_v)
+        loinc, recognised = self._loinc(e.ref, "Observation.code", r.code)
+        value, unit, text = _value(r)
+        if value is not None or text:
+            self._keep_obs(
+                Observation(
+                    e.ref,
+                    loinc,
+                    _cc_text(r.code),
+                    value,
+                    unit,
+                    effective,
+                    text,
+                    recognised,
+                ),
+                order,
+            )
+        # Components become observations of their own (systolic and diastolic of a BP panel).
+        for k, comp in enumerate(r.component or ()):
+            c_loinc, c_ok = self._loinc(e.ref, f"Observation.component[{k}].code", comp.code)
+            c_value, c_unit, c_text = _value(comp)
+            if c_value is None and not c_text:
+                continue
+            self._keep_obs(
+                Observation(
+                    e.ref,
+                    c_loinc,
+                    _cc_text(comp.code),
+                    c_value,
+                    c_unit,
+                    effective,
+                    c_text,
+                    c_ok and recognised,
+                ),
+                order,
+            )
+
+    def _loinc(self, ref: str, path: str, cc: r4.CodeableConcept | None) -> tuple[str, bool]:
+        """The LOINC code of ``cc`` ("" if none) and whether it is usable."""
+        candidates = [
+            str(c.code)
+            for c in (cc.coding or () if cc else ())
+            if c.code and canonical_system(c.system) == LOINC
+        ]
+        ok = _recognise(ref, path, cc, frozenset({LOINC}), self.unused)
+        good = [c for c in candidates if code_problem(LOINC, c) is None]
+        if good:
+            return good[0], True
+        return (candidates[0] if candidates else ""), ok and bool(candidates)
+
+    def _keep_obs(self, obs: Observation, order: int) -> None:
+        # Latest per LOINC code; ties (Synthea repeats results on one date) go to the later entry.
+        # Observations without a LOINC code are kept one per resource.
+        key = obs.loinc if obs.loinc and obs.recognised else f"{obs.ref}#{obs.loinc}#{obs.display}"
+        rank = (obs.effective or date.min, order)
+        prev = self.observations.get(key)
+        if prev is None or rank > prev[0]:
+            self.observations[key] = (rank, obs)
+
+    def allergy(self, e: ParsedEntry) -> None:
+        r: Any = e.resource
+        verification = _status(r.verificationStatus)
+        if verification == "entered-in-error":
+            return
+        self._note(r.recordedDate, r.onsetDateTime, r.lastOccurrence)
+        recognised = _recognise(
+            e.ref, "AllergyIntolerance.code", r.code, _ALLERGY_SYSTEMS, self.unused
+        )
+        self.allergies.append(
+            Allergy(
+                ref=e.ref,
+                substance=_cc_text(r.code),
+                codes=_codes(r.code),
+                criticality=str(r.criticality or ""),
+                clinical_status=_status(r.clinicalStatus),
+                verification=verification,
+                recognised=recognised,
+            )
+        )
+
+    def encounter(self, e: ParsedEntry) -> None:
+        r: Any = e.resource
+        if r.status in _SKIPPED_STATUS:
+            return
+        start_v = r.period.start if r.period else None
+        end_v = r.period.end if r.period else None
+        start, end = self._note(start_v, end_v)
+        kind = ""
+        for t in r.type or ():
+            kind = _cc_text(t)
+            if kind:
+                break
+        if not kind and r.class_fhir is not None:
+            kind = str(r.class_fhir.display or r.class_fhir.code or "")
+        self.encounters.append(Encounter(e.ref, kind, start, end))
+
+
+def _dosage(dosage: Any) -> tuple[str, str, str]:
+    dose = ""
+    for dr in dosage.doseAndRate or ():
+        if dr.doseQuantity is not None:
+            dose = _quantity_text(dr.doseQuantity)
+        elif dr.doseRange is not None:
+            low, high = _quantity_text(dr.doseRange.low), _quantity_text(dr.doseRange.high)
+            dose = f"{low} to {high}".strip(" to")
+        if dose:
+            break
+    frequency = ""
+    timing = dosage.timing
+    rep = timing.repeat if timing is not None else None
+    if rep is not None and rep.frequency is not None and rep.period is not None:
+        frequency = f"{rep.frequency} per {_fmt(rep.period)} {rep.periodUnit or ''}".strip()
+    elif timing is not None and timing.code is not None:
+        frequency = _cc_text(timing.code)
+    if dosage.asNeededBoolean or dosage.asNeededCodeableConcept is not None:
+        frequency = f"{frequency}, as needed" if frequency else "as needed"
+    if not dose and not frequency and dosage.text:
+        dose = str(dosage.text)
+    route = _cc_text(dosage.route)
+    return dose, frequency, route
+
+
+def _value(r: Any) -> tuple[float | None, str, str]:
+    """(numeric value, unit, text value) of an Observation or component."""
+    q = r.valueQuantity
+    if q is not None:
+        return _num(q.value), str(q.unit or q.code or ""), ""
+    if r.valueCodeableConcept is not None:
+        return None, "", _cc_text(r.valueCodeableConcept)
+    if r.valueInteger is not None:
+        return float(r.valueInteger), "", ""
+    if r.valueString:
+        return None, "", str(r.valueString)
+    if r.valueBoolean is not None:
+        return None, "", "true" if r.valueBoolean else "false"
+    return None, "", ""
+
+
+def _patient(entry: ParsedEntry) -> tuple[str, date | None]:
+    p: Any = entry.resource
+    return str(p.gender or "unknown"), to_date(p.birthDate)
+
+
+def _sorted_obs(items: Iterable[tuple[tuple[date, int], Observation]]) -> tuple[Observation, ...]:
+    return tuple(o for _, o in sorted(items, key=lambda t: (t[1].loinc, t[1].ref, t[0])))
+
+
+def build(parsed: ParsedBundle) -> PatientProfile:
+    b = _Builder(parsed)
+    for order, e in enumerate(parsed.entries):
+        rt = e.resource_type
+        if rt == "Condition":
+            if b._is_patients(e, "subject"):
+                b.condition(e)
+        elif rt == "MedicationRequest":
+            if b._is_patients(e, "subject"):
+                b.medication_request(e)
+        elif rt == "Observation":
+            if b._is_patients(e, "subject"):
+                b.observation(e, order)
+        elif rt == "AllergyIntolerance":
+            if b._is_patients(e, "patient"):
+                b.allergy(e)
+        elif rt == "Encounter" and b._is_patients(e, "subject"):
+            b.encounter(e)
+    sex, birth = _patient(parsed.patient)
+    as_of = _as_of(parsed, b.dates)
+    return PatientProfile(
+        ref=parsed.patient.ref,
+        sex=sex,
+        birth_date=birth,
+        as_of=as_of,
+        problems=tuple(b.problems),
+        medications=tuple(b.medications),
+        observations=_sorted_obs(b.observations.values()),
+        allergies=tuple(b.allergies),
+        encounters=tuple(b.encounters),
+        social=tuple(b.social),
+        unused=tuple(b.unused),
+        source_refs=_source_refs(parsed.entries),
+    )
+
+
+def _as_of(parsed: ParsedBundle, dates: Sequence[date]) -> date:
+    if dates:
+        return max(dates)
+    stamp = to_date(parsed.shell.timestamp) if parsed.shell is not None else None
+    if stamp is not None:
+        return stamp
+    raise BundleError(
+        "the record holds no dated fact to fix the profile's reference date",
+        issues=(
+            Issue(
+                "error",
+                "required",
+                "no dated clinical fact and no Bundle.timestamp: cannot tell how old the record is",
+                ("Bundle.timestamp",),
+            ),
+        ),
+    )
+
+
+def _source_refs(entries: Iterable[ParsedEntry]) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for e in entries:
+        if e.ref:
+            seen.setdefault(e.ref, None)
+    return tuple(seen)

@@ -1,0 +1,372 @@
+"""FHIR R4 Bundle in -> validated ``ParsedBundle`` -> frozen ``PatientProfile``.
+
+The service's only way in for patient data. ``parse_bundle`` checks the JSON, validates every
+entry's resource against the R4 (R4B) model of its ``resourceType`` one entry at a time, so each
+problem names its entry (``Bundle.entry[3].resource.status``), resolves references and checks
+that the clinical resources belong to the one Patient. All problems of a bundle are gathered into
+one ``BundleError`` (``issues`` tuple, capped). ``build_profile`` maps the validated resources to
+the FHIR-free profile. Nothing here logs, reads the clock or touches the network; bad input never
+escapes as anything but ``BundleError`` or ``LimitError``.
+
+Decisions (see also the report in the repository history):
+
+* Bundle types accepted: ``collection``, ``transaction``, ``batch``, ``searchset`` and
+  ``document``: all carry resources as they are. ``history`` (several versions of one resource,
+  deletions), ``message`` and the ``*-response`` types are refused (``not-supported``).
+* Exactly one Patient (``required`` when none). Several distinct Patients: ``business-rule``:
+  the bundle is valid FHIR, but this service plans for one person per bundle.
+* An unknown ``resourceType`` (``MedicationOrder``, misspellings, datatypes): ``not-supported``.
+* A Condition, MedicationRequest, Observation, AllergyIntolerance or Encounter whose subject
+  does not resolve in the bundle is refused (``not-found`` at ``...resource.subject``); one that
+  resolves to something other than the Patient: ``invalid``. The whole bundle is refused rather
+  than the facts dropped: a bundle that mixes patients' records is not safe to plan from.
+  Observation and Encounter may lack a subject in R4; such facts are not attached and are
+  reported as ``UnusedFact``.
+* Entries without a resource are skipped when ``request.method`` is GET, HEAD or DELETE
+  (nothing to plan from); otherwise they are a ``required`` issue.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from pydantic import ValidationError
+
+from fhir_mapping import _profile, r4
+from fhir_mapping._issues import IssueList, validation_issues
+from fhir_mapping._refs import RefIndex, entry_ref
+from service.core.profile import PatientProfile
+from service.errors import BundleError, Issue, LimitError
+
+__all__ = [
+    "ACCEPTED_BUNDLE_TYPES",
+    "PATIENT_LINKED",
+    "ParsedBundle",
+    "ParsedEntry",
+    "build_profile",
+    "ingest",
+    "parse_bundle",
+]
+
+ACCEPTED_BUNDLE_TYPES: Final = frozenset(
+    {"collection", "transaction", "batch", "searchset", "document"}
+)
+_BUNDLE_TYPES: Final = ACCEPTED_BUNDLE_TYPES | {
+    "history",
+    "message",
+    "transaction-response",
+    "batch-response",
+}
+_NO_RESOURCE_METHODS: Final = frozenset({"GET", "HEAD", "DELETE"})
+
+# Resource types the profile maps, and the element that names their patient. For the first
+# three R4 requires it (the models enforce that); for the last two it is optional.
+PATIENT_LINKED: Final[Mapping[str, str]] = {
+    "Condition": "subject",
+    "MedicationRequest": "subject",
+    "AllergyIntolerance": "patient",
+    "Observation": "subject",
+    "Encounter": "subject",
+}
+# Types whose entries must be citable (Type/id), because facts come from them.
+_NEEDS_REF: Final = frozenset({"Patient", "Medication", *PATIENT_LINKED})
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedEntry:
+    """One validated entry. ``ref`` is ``Type/id`` ("" when the resource has no usable id and is
+    of a type the profile does not cite)."""
+
+    index: int
+    full_url: str
+    ref: str
+    resource: r4.Resource
+
+    @property
+    def resource_type(self) -> str:
+        return type(self.resource).__name__
+
+    @property
+    def expression(self) -> str:
+        return f"Bundle.entry[{self.index}].resource"
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedBundle:
+    """A validated Bundle: its type, the one Patient, every entry, and reference resolution."""
+
+    type: str
+    patient: ParsedEntry
+    entries: tuple[ParsedEntry, ...]
+    shell: r4.Bundle | None = field(default=None, repr=False)  # Bundle.* without its entries
+    refs: RefIndex = field(default_factory=RefIndex, repr=False, compare=False)
+
+    def resolve(self, reference: str | None) -> ParsedEntry | None:
+        """The entry a reference (``urn:uuid:...``, ``Type/id``, absolute URL) points to."""
+        i = self.refs.resolve(reference)
+        return None if i is None else self.entries[i]
+
+    def of_type(self, resource_type: str) -> tuple[ParsedEntry, ...]:
+        return tuple(e for e in self.entries if e.resource_type == resource_type)
+
+
+def _load(raw: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> object:
+    if isinstance(raw, Mapping):
+        return raw
+    try:
+        if isinstance(raw, bytes | bytearray | memoryview):
+            raw = bytes(raw).decode("utf-8-sig")
+        if not isinstance(raw, str):
+            raise TypeError(type(raw).__name__)
+        return json.loads(raw, parse_constant=_reject_constant)
+    except (ValueError, TypeError, RecursionError) as exc:
+        # UnicodeDecodeError and JSONDecodeError are ValueErrors; RecursionError: absurd nesting.
+        raise BundleError(
+            "request body is not a JSON document",
+            issues=(Issue("error", "structure", "body is not valid UTF-8 JSON", ("Bundle",)),),
+        ) from exc
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _fail(issues: IssueList) -> BundleError:
+    frozen = issues.freeze()
+    first = frozen[0]
+    where = first.expression[0] if first.expression else "Bundle"
+    return BundleError(
+        f"Bundle rejected with {len(issues)} issue(s); first at {where}: {first.diagnostics}",
+        issues=frozen,
+    )
+
+
+def _check_shell(
+    doc: Mapping[str, Any], issues: IssueList
+) -> tuple[str, list[Any], r4.Bundle | None] | None:
+    """Top-level checks: (type, raw entries, Bundle without entries), or None when nothing more
+    can be checked."""
+    rt = doc.get("resourceType")
+    if rt != "Bundle":
+        if rt is None:
+            issues.add("required", "resourceType is missing; expected 'Bundle'", "Bundle")
+        else:
+            issues.add(
+                "invalid", "expected a FHIR Bundle (resourceType 'Bundle')", "Bundle.resourceType"
+            )
+        return None
+    btype = doc.get("type")
+    if btype is None:
+        issues.add("required", "Bundle.type is missing", "Bundle.type")
+    elif btype not in _BUNDLE_TYPES:
+        issues.add("value", "Bundle.type is not a Bundle type code", "Bundle.type")
+    elif btype not in ACCEPTED_BUNDLE_TYPES:
+        issues.add(
+            "not-supported",
+            f"Bundle type {btype!r} is not supported; send a collection, transaction, batch, "
+            "searchset or document Bundle",
+            "Bundle.type",
+        )
+    entries = doc.get("entry")
+    if entries is None or entries == []:
+        issues.add("required", "Bundle has no entries; it must hold a Patient", "Bundle.entry")
+        return None
+    if not isinstance(entries, list):
+        issues.add("structure", "Bundle.entry must be an array", "Bundle.entry")
+        return None
+    shell = None
+    try:
+        shell = r4.Bundle.model_validate({k: v for k, v in doc.items() if k != "entry"})
+    except ValidationError as exc:
+        issues.extend(validation_issues(exc, "Bundle"))
+    except Exception:  # fhir.resources raises more than ValidationError on odd input
+        issues.add("structure", "Bundle could not be read", "Bundle")
+    return (str(btype), entries, shell)
+
+
+def _validate_entry(i: int, raw_entry: object, issues: IssueList) -> ParsedEntry | None:
+    where = f"Bundle.entry[{i}]"
+    if not isinstance(raw_entry, Mapping):
+        issues.add("structure", "entry must be an object", where)
+        return None
+    resource = raw_entry.get("resource")
+    shell = {k: v for k, v in raw_entry.items() if k != "resource"}
+    try:
+        entry_model = r4.BundleEntry.model_validate(shell)
+    except ValidationError as exc:
+        issues.extend(validation_issues(exc, where))
+        entry_model = None
+    except Exception:
+        issues.add("structure", "entry could not be read", where)
+        entry_model = None
+    if resource is None:
+        method = entry_model.request.method if entry_model and entry_model.request else None
+        if method not in _NO_RESOURCE_METHODS:
+            issues.add("required", "entry has no resource", f"{where}.resource")
+        return None
+    if not isinstance(resource, Mapping):
+        issues.add("structure", "resource must be an object", f"{where}.resource")
+        return None
+    rt = resource.get("resourceType")
+    rt_where = f"{where}.resource.resourceType"
+    if rt is None:
+        issues.add("required", "resource has no resourceType", rt_where)
+        return None
+    if not isinstance(rt, str):
+        issues.add("value", "resourceType must be a string", rt_where)
+        return None
+    try:
+        model = r4.get_model(rt)
+    except KeyError:
+        issues.add(
+            "not-supported",
+            f"{rt[:64]!r} is not a FHIR R4 resource type"
+            + (" (it is the DSTU2 name of MedicationRequest)" if rt == "MedicationOrder" else ""),
+            rt_where,
+        )
+        return None
+    try:
+        parsed = model.model_validate(resource)
+    except ValidationError as exc:
+        issues.extend(validation_issues(exc, f"{where}.resource"))
+        return None
+    except Exception:  # e.g. RecursionError, or a KeyError from a nested unknown resourceType
+        issues.add("structure", f"{rt} could not be read", f"{where}.resource")
+        return None
+    full_url = str(raw_entry.get("fullUrl") or "")
+    ref = entry_ref(rt, parsed.id, full_url)
+    if not ref and rt in _NEEDS_REF:
+        issues.add(
+            "required",
+            f"{rt} has neither an id nor a fullUrl that names it; its facts could not be cited",
+            f"{where}.resource.id",
+        )
+        return None
+    return ParsedEntry(i, full_url, ref, parsed)
+
+
+def _subject_reference(entry: ParsedEntry) -> tuple[str, r4.Reference | None]:
+    element = PATIENT_LINKED[entry.resource_type]
+    value = getattr(entry.resource, element, None)
+    return element, value
+
+
+def _check_links(
+    entries: tuple[ParsedEntry, ...], refs: RefIndex, patient: ParsedEntry, issues: IssueList
+) -> None:
+    for e in entries:
+        if e.resource_type not in PATIENT_LINKED:
+            continue
+        element, subject = _subject_reference(e)
+        where = f"{e.expression}.{element}"
+        if subject is None:
+            continue  # only optional subjects can be absent here (the models enforce the rest)
+        target = refs.resolve(subject.reference)
+        if target is None:
+            issues.add(
+                "not-found",
+                f"{e.resource_type} refers to a patient that is not in the Bundle",
+                where,
+            )
+        elif entries[target].ref != patient.ref:
+            issues.add(
+                "invalid",
+                f"{e.resource_type} {element} must be the Bundle's Patient",
+                where,
+            )
+
+
+def parse_bundle(
+    raw: bytes | bytearray | memoryview | str | Mapping[str, Any],
+    *,
+    max_resources: int | None = None,
+) -> ParsedBundle:
+    """Validate a FHIR R4 Bundle (JSON bytes/str or an already decoded mapping).
+
+    Raises ``BundleError`` with every issue found (entry and field named) and ``LimitError`` when
+    the bundle holds more than ``max_resources`` entries (checked before any model validation).
+    """
+    doc = _load(raw)
+    issues = IssueList()
+    if not isinstance(doc, Mapping):
+        issues.add("structure", "body must be a JSON object (a FHIR Bundle)", "Bundle")
+        raise _fail(issues)
+    top = _check_shell(doc, issues)
+    if top is None:
+        raise _fail(issues)
+    btype, raw_entries, shell = top
+    if max_resources is not None and len(raw_entries) > max_resources:
+        raise LimitError(
+            f"Bundle holds {len(raw_entries)} entries; the limit is {max_resources}",
+            issues=(
+                Issue(
+                    "error",
+                    "too-costly",
+                    f"Bundle holds {len(raw_entries)} entries; the limit is {max_resources}",
+                    ("Bundle.entry",),
+                ),
+            ),
+        )
+
+    parsed: list[ParsedEntry] = []
+    for i, raw_entry in enumerate(raw_entries):
+        entry = _validate_entry(i, raw_entry, issues)
+        if entry is not None:
+            parsed.append(entry)
+    # Re-number positions so ParsedBundle.entries[k] is addressable, keeping the Bundle index.
+    entries = tuple(parsed)
+    refs = RefIndex()
+    for pos, e in enumerate(entries):
+        clash = refs.add(pos, e.ref, e.full_url)
+        if clash is not None:
+            issues.add(
+                "duplicate",
+                f"{e.resource_type} appears twice (same id or fullUrl as entry "
+                f"{entries[clash].index})",
+                e.expression,
+            )
+
+    patients = [e for e in entries if e.resource_type == "Patient"]
+    if not patients:
+        # A structurally broken Patient entry was already reported; do not pile on.
+        if not any(_raw_type(x) == "Patient" for x in raw_entries):
+            issues.add("required", "Bundle has no Patient to plan for", "Bundle.entry")
+    elif len({p.ref for p in patients}) > 1:
+        for p in patients[1:]:
+            issues.add(
+                "business-rule",
+                f"Bundle holds {len(patients)} Patients; a plan is for exactly one patient",
+                p.expression,
+            )
+    if patients and len({p.ref for p in patients}) == 1:
+        _check_links(entries, refs, patients[0], issues)
+    if issues:
+        raise _fail(issues)
+    return ParsedBundle(btype, patients[0], entries, shell, refs)
+
+
+def _raw_type(raw_entry: object) -> object:
+    if isinstance(raw_entry, Mapping):
+        res = raw_entry.get("resource")
+        if isinstance(res, Mapping):
+            return res.get("resourceType")
+    return None
+
+
+def build_profile(parsed: ParsedBundle) -> PatientProfile:
+    """Map a validated bundle to the frozen, FHIR-free ``PatientProfile``.
+
+    Raises ``BundleError`` only when the record holds no date at all to fix ``as_of``."""
+    return _profile.build(parsed)
+
+
+def ingest(
+    raw: bytes | bytearray | memoryview | str | Mapping[str, Any],
+    *,
+    max_resources: int | None = None,
+) -> PatientProfile:
+    """``parse_bundle`` then ``build_profile``."""
+    return build_profile(parse_bundle(raw, max_resources=max_resources))
