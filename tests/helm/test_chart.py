@@ -516,3 +516,22 @@ def test_every_value_has_a_comment() -> None:
         if not (prev.startswith("#") or prev.startswith("- #")):
             uncommented.append(f"{i + 1}: {line}")
     assert uncommented == []
+
+
+def test_without_dns_egress_the_policies_deny_all_but_triton(helm: Helm) -> None:
+    r = helm.render(values("triton-gpu"), sets=["networkPolicy.dns.enabled=false"])
+    for policy in r.of_kind("NetworkPolicy"):
+        kubernetes_validate.validate(policy, K8S_VERSION, strict=True)
+    assert egress_ports(r.one("NetworkPolicy", FULLNAME)) == {8001}
+    assert r.one("NetworkPolicy", "-triton")["spec"]["egress"] == []
+    r = helm.render(sets=["networkPolicy.dns.enabled=false"])
+    assert r.one("NetworkPolicy")["spec"]["egress"] == []
+
+
+def test_config_change_rolls_the_pods(helm: Helm) -> None:
+    def checksum(r: Rendered) -> str:
+        return service_deployment(r)["spec"]["template"]["metadata"]["annotations"][
+            "checksum/config"
+        ]
+
+    assert checksum(helm.render()) != checksum(helm.render(sets=["config.logLevel=debug"]))

@@ -185,3 +185,31 @@ change, because the person reading it is a platform engineer at install time, no
 {{- define "canoe.num" -}}
 {{- if and (kindIs "float64" .) (eq (float64 .) (floor .)) }}{{ int64 . }}{{ else }}{{ . }}{{ end }}
 {{- end }}
+
+{{/* Egress of the service pods: DNS, then Triton, the store and the collector when configured. */}}
+{{- define "canoe.serviceEgressRules" -}}
+{{- $v := .Values }}
+{{- $np := $v.networkPolicy }}
+{{- if $np.dns.enabled }}
+{{- include "canoe.dnsEgressRule" . | nindent 0 }}
+{{- end }}
+{{- if eq $v.config.backend "triton" }}
+{{- if $v.triton.deploy.enabled }}
+- ports:
+    - protocol: TCP
+      port: {{ $v.triton.deploy.ports.grpc }}
+  to:
+    - podSelector:
+        matchLabels:
+          {{- include "canoe.triton.selectorLabels" . | nindent 10 }}
+{{- else }}
+{{- include "canoe.egressRule" (dict "port" (include "canoe.tritonExternalPort" . | int) "peers" $v.triton.networkPeers) | nindent 0 }}
+{{- end }}
+{{- end }}
+{{- if eq $v.store.type "postgresql" }}
+{{- include "canoe.egressRule" (dict "port" $v.store.postgresql.port "peers" $v.store.postgresql.networkPeers) | nindent 0 }}
+{{- end }}
+{{- if $v.otel.endpoint }}
+{{- include "canoe.egressRule" (dict "port" (include "canoe.otlpPort" . | int) "peers" $v.otel.networkPeers) | nindent 0 }}
+{{- end }}
+{{- end }}
