@@ -1,0 +1,417 @@
+"""The project's FHIR conformance resources: one base URL, its CodeSystems and extensions.
+
+Every project-owned URL is built from ``CANOE_BASE`` here and nowhere else. The extensions and
+CodeSystems are *specified* once in this module (``EXTENSIONS``, ``CODE_SYSTEMS``); the JSON
+files beside it are those specifications rendered as R4 StructureDefinition / CodeSystem
+resources, committed so an EHR or a reviewer can load them without running our code. A test
+re-renders them and fails if the committed files drift from the specification. This module
+only describes; it builds no CarePlan and reads no Task.
+
+``CANOE_BASE`` sits under ``example.org``, a domain reserved for documentation (RFC 2606), so the
+canonical URLs can never collide with someone else's; a deployment that publishes its own
+definitions changes this one constant.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Final, Literal
+
+__all__ = [
+    "AIAST",
+    "AI_CONFIDENCE",
+    "CANOE_BASE",
+    "CODE_SYSTEMS",
+    "CS_ACTION",
+    "CS_INPUT",
+    "DELIBERATION_CONTENT_TYPE",
+    "EXTENSIONS",
+    "CodeSystemSpec",
+    "ExtensionSpec",
+    "Part",
+    "definition_files",
+    "ext_url",
+    "load_definition",
+    "render_code_system",
+    "render_structure_definition",
+]
+
+CANOE_BASE: Final = "https://canoe.example.org/fhir"
+CS_ACTION: Final = f"{CANOE_BASE}/CodeSystem/contestation-action"
+CS_INPUT: Final = f"{CANOE_BASE}/CodeSystem/contestation-input"
+DELIBERATION_CONTENT_TYPE: Final = "application/vnd.canoe.deliberation+json"
+
+# HL7 AI Transparency IG: the security label for AI-asserted data, and its confidence extension.
+AIAST: Final = {
+    "system": "http://terminology.hl7.org/CodeSystem/v3-ObservationValue",
+    "code": "AIAST",
+    "display": "Artificial Intelligence asserted",
+}
+AI_CONFIDENCE: Final = "http://hl7.org/fhir/uv/aitransparency/StructureDefinition/AIconfidence"
+
+FHIR_VERSION: Final = "4.0.1"
+ValueType = Literal[
+    "string", "code", "decimal", "boolean", "integer", "dateTime", "Reference", "Coding"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One sub-extension of a complex extension: ``url`` is its short name."""
+
+    url: str
+    type: ValueType
+    min: int = 0
+    max: str = "1"
+    short: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ExtensionSpec:
+    """A simple extension has ``value``; a complex one has ``parts`` (never both)."""
+
+    id: str
+    title: str
+    description: str
+    contexts: tuple[str, ...]
+    value: ValueType | None = None
+    parts: tuple[Part, ...] = ()
+    targets: tuple[str, ...] = ()  # allowed Reference targets of a simple Reference extension
+
+
+def ext_url(ext_id: str) -> str:
+    return f"{CANOE_BASE}/StructureDefinition/{ext_id}"
+
+
+_GRAPH_CONTEXTS = ("CarePlan", "CarePlan.activity")
+
+EXTENSIONS: Final[dict[str, ExtensionSpec]] = {
+    s.id: s
+    for s in (
+        ExtensionSpec(
+            "deliberation",
+            "Deliberation document",
+            "The Binary holding the complete canoe.deliberation/1 document this resource was "
+            "computed from: every argument, edge, clash, vote and contestation, so the reasoning "
+            "can be recomputed and audited from the FHIR alone.",
+            ("CarePlan",),
+            value="Reference",
+            targets=("Binary",),
+        ),
+        ExtensionSpec(
+            "option-evaluation",
+            "Option evaluation",
+            "How one candidate intervention was decided: its A-QBAF score F (the option node's "
+            "final strength), the decision and who made it, and why. On a CarePlan.activity it "
+            "describes that activity's option; on the CarePlan it describes an option that was "
+            "NOT selected.",
+            _GRAPH_CONTEXTS,
+            parts=(
+                Part("optionId", "string", 1, short="Option id in the deliberation"),
+                Part("title", "string", 1),
+                Part("category", "string", 1),
+                Part("description", "string"),
+                Part("code", "Coding", short="Standard code of the intervention, if any"),
+                Part("medication", "Reference", short="Medication resource it is about"),
+                Part("problem", "string", max="*", short="Problem ids the option addresses"),
+                Part("score", "decimal", 1, short="F(o) = sigma of the option node, in [0,1]"),
+                Part("threshold", "decimal", 1, short="Inclusion cut: included when F > it"),
+                Part("decision", "code", 1, short="include | exclude"),
+                Part("decidedBy", "code", 1, short="score | human"),
+                Part("borderline", "boolean", 1, short="|F - 0.5| within the band: adjudicate"),
+                Part("converged", "boolean", 1),
+                Part("iterations", "integer", 1),
+                Part("explanation", "string", 1, short="Why it cleared or missed the threshold"),
+            ),
+        ),
+        ExtensionSpec(
+            "argument",
+            "Argument",
+            "One argument of the panel (or a human) for or against an option, with its "
+            "intrinsic strength tau, its arena-calibrated strength tau~ and its final strength "
+            "sigma after propagation.",
+            _GRAPH_CONTEXTS,
+            parts=(
+                Part("id", "string", 1),
+                Part("option", "string", 1, short="Option id the argument is about"),
+                Part("role", "string", 1, short="Professional role, or 'human'"),
+                Part("stance", "code", 1, short="support | attack (towards the option)"),
+                Part("text", "string", 1),
+                Part("origin", "code", 1, short="agent | human"),
+                Part("status", "code", 1, short="active | accepted | rejected"),
+                Part("tauSource", "code", 1, short="model | human: who set tau"),
+                Part("evidence", "string", max="*", short="Evidence-base document id"),
+                Part("fact", "Reference", max="*", short="Patient resource the argument cites"),
+                Part("tau", "decimal", 1, short="Intrinsic strength in [0,1]"),
+                Part("tauCalibrated", "decimal", 1, short="tau~ after the arena, in [0,1]"),
+                Part("sigma", "decimal", short="Final strength; absent when rejected"),
+            ),
+        ),
+        ExtensionSpec(
+            "argument-relation",
+            "Argument relation",
+            "An edge of an option's argument graph: source supports or attacks target (the "
+            "option or another argument).",
+            _GRAPH_CONTEXTS,
+            parts=(
+                Part("option", "string", 1),
+                Part("source", "string", 1),
+                Part("target", "string", 1),
+                Part("relation", "code", 1, short="support | attack"),
+            ),
+        ),
+        ExtensionSpec(
+            "clash",
+            "Arena clash",
+            "A near-tied supporter/attacker pair the adjudicator judged, and the winning side.",
+            _GRAPH_CONTEXTS,
+            parts=(
+                Part("option", "string", 1),
+                Part("support", "string", 1),
+                Part("attack", "string", 1),
+                Part("winner", "code", short="support | attack; absent: no usable verdict"),
+            ),
+        ),
+        ExtensionSpec(
+            "problem-reconciliation",
+            "Problem reconciliation",
+            "How a candidate problem was kept or refused by the panel: the router path and the "
+            "decision, and who made it (consensus, fallback to the attending, arbitration, a "
+            "human, or pending).",
+            ("CarePlan",),
+            parts=(
+                Part("problemId", "string", 1),
+                Part("display", "string", 1),
+                Part("condition", "Reference", max="*", short="The patient's resources for it"),
+                Part("initial", "code", 1, short="The attending's judgement: accept | reject"),
+                Part("keep", "integer", 1, short="KEEP votes"),
+                Part("refuse", "integer", 1, short="REFUSE votes"),
+                Part("neutral", "integer", 1, short="NEUTRAL votes"),
+                Part("path", "code", 1, short="strong_consensus | weak_consensus | conflict"),
+                Part("decision", "code", short="accept | reject; absent while pending"),
+                Part("decidedBy", "code", 1),
+            ),
+        ),
+        ExtensionSpec(
+            "contestation",
+            "Contestation",
+            "One human action applied to the deliberation (a completed contestation Task).",
+            ("CarePlan",),
+            parts=(
+                Part("task", "string", 1, short="The Task id"),
+                Part("action", "code", 1, short="accept | reject | edit | add | decide"),
+                Part("target", "string", 1, short="Argument, option or problem id"),
+                Part("actor", "Reference", 1),
+                Part("at", "dateTime", 1),
+                Part("reason", "string"),
+            ),
+        ),
+        ExtensionSpec(
+            "activity-medication",
+            "Medication the activity is about",
+            "The patient's MedicationRequest (or Medication) this activity reviews, changes or "
+            "stops. CarePlan.activity.detail.productReference only admits Medication/Substance, "
+            "so a MedicationRequest is named here.",
+            ("CarePlan.activity.detail",),
+            value="Reference",
+            targets=("MedicationRequest", "Medication"),
+        ),
+    )
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CodeSystemSpec:
+    id: str
+    url: str
+    title: str
+    description: str
+    concepts: tuple[tuple[str, str, str], ...]  # (code, display, definition)
+
+
+CODE_SYSTEMS: Final[dict[str, CodeSystemSpec]] = {
+    s.id: s
+    for s in (
+        CodeSystemSpec(
+            "contestation-action",
+            CS_ACTION,
+            "Contestation actions",
+            "What a care planner asks of a deliberation in a contestation Task (Task.code).",
+            (
+                ("accept", "Accept argument", "Pin an argument: it stays in the graph as is."),
+                ("reject", "Reject argument", "Remove an argument and its edges from the graph."),
+                (
+                    "edit",
+                    "Edit argument",
+                    "Change an argument's text, evidence, relations or strength.",
+                ),
+                ("add", "Add argument", "Add a human's argument, with a strength, to an option."),
+                (
+                    "decide",
+                    "Decide",
+                    "A human's final include/exclude on an option or accept/reject on a problem.",
+                ),
+            ),
+        ),
+        CodeSystemSpec(
+            "contestation-input",
+            CS_INPUT,
+            "Contestation Task inputs",
+            "The kinds of Task.input a contestation Task carries (Task.input.type).",
+            (
+                ("target", "Target", "valueString: the argument, option or problem id acted on."),
+                ("text", "Text", "valueString: the argument's (new) text."),
+                ("stance", "Stance", "valueCode: support | attack, towards the option."),
+                ("strength", "Strength", "valueDecimal in [0,1]: the argument's (new) tau."),
+                ("role", "Role", "valueString: the role an added argument speaks for."),
+                (
+                    "evidence",
+                    "Evidence",
+                    "valueString: an evidence-base document id; repeat for several. On edit, "
+                    "the given list replaces the argument's evidence.",
+                ),
+                (
+                    "fact",
+                    "Patient fact",
+                    "valueReference: a patient resource (Type/id) an added argument cites.",
+                ),
+                (
+                    "relation-add",
+                    "Add relation",
+                    "valueString '<source> <support|attack> <target>', or '<support|attack> "
+                    "<target>' with the Task's argument as source.",
+                ),
+                (
+                    "relation-remove",
+                    "Remove relation",
+                    "valueString, same form as relation-add: the edge to remove.",
+                ),
+                (
+                    "decision",
+                    "Decision",
+                    "valueCode: include | exclude (option) or accept | reject (problem).",
+                ),
+            ),
+        ),
+    )
+}
+
+
+def render_structure_definition(spec: ExtensionSpec) -> dict[str, object]:
+    """The R4 StructureDefinition (differential only) for an extension specification."""
+    url = ext_url(spec.id)
+    root = "Extension"
+    elements: list[dict[str, object]] = [
+        {"id": root, "path": root, "short": spec.title, "definition": spec.description}
+    ]
+    if spec.parts:
+        elements.append({"id": f"{root}.extension", "path": f"{root}.extension", "min": 1})
+        for p in spec.parts:
+            sid = f"{root}.extension:{p.url}"
+            elements += [
+                {
+                    "id": sid,
+                    "path": f"{root}.extension",
+                    "sliceName": p.url,
+                    "short": p.short or p.url,
+                    "definition": p.short or p.url,
+                    "min": p.min,
+                    "max": p.max,
+                },
+                {"id": f"{sid}.extension", "path": f"{root}.extension.extension", "max": "0"},
+                {"id": f"{sid}.url", "path": f"{root}.extension.url", "fixedUri": p.url},
+                {
+                    "id": f"{sid}.value[x]",
+                    "path": f"{root}.extension.value[x]",
+                    "min": 1,
+                    "type": [_type(p.type, ())],
+                },
+            ]
+        elements.append({"id": f"{root}.url", "path": f"{root}.url", "fixedUri": url})
+        elements.append({"id": f"{root}.value[x]", "path": f"{root}.value[x]", "max": "0"})
+    else:
+        assert spec.value is not None
+        elements.append({"id": f"{root}.extension", "path": f"{root}.extension", "max": "0"})
+        elements.append({"id": f"{root}.url", "path": f"{root}.url", "fixedUri": url})
+        elements.append(
+            {
+                "id": f"{root}.value[x]",
+                "path": f"{root}.value[x]",
+                "min": 1,
+                "type": [_type(spec.value, spec.targets)],
+            }
+        )
+    return {
+        "resourceType": "StructureDefinition",
+        "id": spec.id,
+        "url": url,
+        "version": "1.0.0",
+        "name": "".join(w.capitalize() for w in spec.id.split("-")),
+        "title": spec.title,
+        "status": "draft",
+        "description": spec.description,
+        "fhirVersion": FHIR_VERSION,
+        "kind": "complex-type",
+        "abstract": False,
+        "context": [{"type": "element", "expression": c} for c in spec.contexts],
+        "type": "Extension",
+        "baseDefinition": "http://hl7.org/fhir/StructureDefinition/Extension",
+        "derivation": "constraint",
+        "differential": {"element": elements},
+    }
+
+
+def _type(code: str, targets: tuple[str, ...]) -> dict[str, object]:
+    t: dict[str, object] = {"code": code}
+    if targets:
+        t["targetProfile"] = [f"http://hl7.org/fhir/StructureDefinition/{x}" for x in targets]
+    return t
+
+
+def render_code_system(spec: CodeSystemSpec) -> dict[str, object]:
+    return {
+        "resourceType": "CodeSystem",
+        "id": spec.id,
+        "url": spec.url,
+        "version": "1.0.0",
+        "name": "".join(w.capitalize() for w in spec.id.split("-")),
+        "title": spec.title,
+        "status": "draft",
+        "description": spec.description,
+        "caseSensitive": True,
+        "content": "complete",
+        "count": len(spec.concepts),
+        "concept": [{"code": c, "display": d, "definition": x} for c, d, x in spec.concepts],
+    }
+
+
+def definition_files() -> dict[str, dict[str, object]]:
+    """File name -> resource, for every definition this module specifies."""
+    out: dict[str, dict[str, object]] = {}
+    for cs in CODE_SYSTEMS.values():
+        out[f"CodeSystem-{cs.id}.json"] = render_code_system(cs)
+    for ext in EXTENSIONS.values():
+        out[f"StructureDefinition-{ext.id}.json"] = render_structure_definition(ext)
+    return out
+
+
+@cache
+def _definition_text(file_name: str) -> str:
+    return resources.files(__name__).joinpath(file_name).read_text(encoding="utf-8")
+
+
+def load_definition(file_name: str) -> dict[str, object]:
+    """A committed definition resource, read from the package data (a fresh copy each call)."""
+    loaded: dict[str, object] = json.loads(_definition_text(file_name))
+    return loaded
+
+
+def _write_all() -> None:  # pragma: no cover - run by hand after changing a specification
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    for name, res in definition_files().items():
+        (here / name).write_text(json.dumps(res, indent=2, ensure_ascii=False) + "\n", "utf-8")

@@ -1,0 +1,646 @@
+"""Contestation as FHIR Task: read Tasks into core actions, and apply them to a plan Bundle.
+
+``parse_tasks`` accepts one Task or a Bundle of Tasks (``transaction`` or ``collection``; a
+``batch`` is refused because its entries would be independent, while contestations apply in
+order, all or none). Every refusal is a ``TaskError`` whose issues name the offending element
+as FHIRPath (``Bundle.entry[1].resource.input[0].valueDecimal``) with a code from the FHIR
+IssueType value set; a Task on an older CarePlan version raises ``StaleVersionError``.
+``contest_bundle`` is the whole round: recover the deliberation from a plan Bundle, parse,
+apply atomically (``service.core.apply_all``), re-evaluate, and write the new version's Bundle
+with a contestation Provenance and the Tasks marked ``completed``.
+
+Task shape (codes from ``definitions.CS_ACTION`` / ``CS_INPUT``): status ``requested``, intent
+``order``, ``code`` the action, ``focus`` ``CarePlan/<plan>-v<N>``, ``for`` the Patient,
+``requester`` a Practitioner(Role), ``authoredOn``, optional ``reasonCode``/``note``, and typed
+``input``s. No clock and no store here: times come from the Tasks and the caller.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from pydantic import ValidationError
+
+from fhir_mapping.careplan import careplan_id, careplan_of, deliberation_from_bundle, plan_bundle
+from fhir_mapping.definitions import CANOE_BASE, CS_ACTION, CS_INPUT
+from fhir_mapping.r4 import Task
+from service.core import (
+    AcceptArgument,
+    AddArgument,
+    ContestAction,
+    DecideOption,
+    DecideProblem,
+    EditArgument,
+    RejectArgument,
+    apply_all,
+    evaluate,
+)
+from service.core.model import Argument, Deliberation, Edge
+from service.errors import Issue, StaleVersionError, TaskError
+
+__all__ = [
+    "ParsedTask",
+    "contest_bundle",
+    "parse_tasks",
+    "rejected_tasks",
+    "task_outcomes",
+]
+
+ACTIONS: Final = ("accept", "reject", "edit", "add", "decide")
+_FOCUS = re.compile(r"^CarePlan/(?P<plan>[A-Za-z0-9\-.]+)-v(?P<version>\d+)(/_history/\d+)?$")
+
+# Per action: inputs it requires, inputs it also admits. Everything else is refused, so a
+# planner never believes a field took effect when it did not.
+_REQUIRED: Final[dict[str, frozenset[str]]] = {
+    "accept": frozenset({"target"}),
+    "reject": frozenset({"target"}),
+    "edit": frozenset({"target"}),
+    "add": frozenset({"target", "text", "stance", "strength"}),
+    "decide": frozenset({"target", "decision"}),
+}
+_ALLOWED: Final[dict[str, frozenset[str]]] = {
+    "accept": frozenset(),
+    "reject": frozenset(),
+    "edit": frozenset({"text", "strength", "evidence", "relation-add", "relation-remove"}),
+    "add": frozenset({"role", "evidence", "fact", "relation-add"}),
+    "decide": frozenset(),
+}
+_REPEATING: Final = frozenset({"evidence", "fact", "relation-add", "relation-remove"})
+_VALUE_TYPES: Final[dict[str, tuple[str, ...]]] = {
+    "target": ("valueString", "valueId"),
+    "text": ("valueString", "valueMarkdown"),
+    "stance": ("valueCode",),
+    "strength": ("valueDecimal",),
+    "role": ("valueString",),
+    "evidence": ("valueString",),
+    "fact": ("valueReference",),
+    "relation-add": ("valueString",),
+    "relation-remove": ("valueString",),
+    "decision": ("valueCode",),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedTask:
+    """One Task read into a core action. ``path`` is the Task's FHIRPath in the request
+    (``Task`` or ``Bundle.entry[i].resource``); ``fields`` maps the core action's field names
+    (``argument_id``, ``tau``, ``add_relations[0]``...) to the Task element that gave them, so a
+    refusal by the core still names the Task element."""
+
+    task_id: str
+    action: ContestAction
+    actor: str
+    at: str
+    reason: str
+    resource: Mapping[str, Any]
+    path: str = "Task"
+    fields: Mapping[str, str] = field(default_factory=dict)
+
+
+class _Issues:
+    def __init__(self) -> None:
+        self.items: list[Issue] = []
+
+    def add(self, code: str, where: str, message: str) -> None:
+        self.items.append(Issue("error", code, message, (where,)))
+
+
+def _load(raw: bytes | str | Mapping[str, Any]) -> Mapping[str, Any]:
+    if isinstance(raw, Mapping):
+        return raw
+    try:
+        obj = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        msg = "the contestation is not valid JSON"
+        raise TaskError(msg, issues=(Issue("error", "structure", msg),)) from exc
+    if not isinstance(obj, Mapping):
+        msg = "the contestation must be a Task or a Bundle of Tasks (a JSON object)"
+        raise TaskError(msg, issues=(Issue("error", "structure", msg),))
+    return obj
+
+
+def _task_entries(obj: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """(FHIRPath, resource) per Task; refuses anything that is not a Task or Bundle of Tasks."""
+    kind = obj.get("resourceType")
+    if kind == "Task":
+        return [("Task", obj)]
+    if kind != "Bundle":
+        msg = f"expected a Task or a Bundle of Tasks, got resourceType {kind!r}"
+        raise TaskError(msg, issues=(Issue("error", "structure", msg, ("resourceType",)),))
+    if obj.get("type") not in ("transaction", "collection"):
+        msg = (
+            f"Bundle.type {obj.get('type')!r} is not supported: contestation Tasks apply in "
+            "order, all or none (use 'transaction' or 'collection')"
+        )
+        raise TaskError(msg, issues=(Issue("error", "not-supported", msg, ("Bundle.type",)),))
+    entries = obj.get("entry")
+    if not isinstance(entries, list) or not entries:
+        msg = "the Bundle holds no Task"
+        raise TaskError(msg, issues=(Issue("error", "required", msg, ("Bundle.entry",)),))
+    issues = _Issues()
+    out: list[tuple[str, Any]] = []
+    for i, e in enumerate(entries):
+        where = f"Bundle.entry[{i}].resource"
+        res = e.get("resource") if isinstance(e, Mapping) else None
+        if not isinstance(res, Mapping):
+            issues.add("required", where, f"{where} is missing")
+        elif res.get("resourceType") != "Task":
+            issues.add("structure", where, f"{where} is a {res.get('resourceType')!r}, not a Task")
+        else:
+            out.append((where, res))
+    if issues.items:
+        raise TaskError(issues.items[0].diagnostics, issues=tuple(issues.items))
+    return out
+
+
+def _fhirpath(base: str, loc: Sequence[object]) -> str:
+    path = base
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return path
+
+
+def _model_issues(res: Mapping[str, Any], where: str, issues: _Issues) -> bool:
+    """Structural validation against the R4 Task model; False if it failed."""
+    try:
+        Task.model_validate(dict(res))
+    except ValidationError as exc:
+        for err in exc.errors():
+            kind = str(err.get("type", ""))
+            code = (
+                "required"
+                if "missing" in kind
+                else "value"
+                if kind.startswith("value")
+                else "structure"
+            )
+            path = _fhirpath(where, [p for p in err.get("loc", ()) if p != "resourceType"])
+            issues.add(code, path, f"{path}: {err.get('msg', 'invalid')}")
+        return False
+    return True
+
+
+def _reference(res: Mapping[str, Any], name: str) -> str | None:
+    value = res.get(name)
+    if isinstance(value, Mapping) and isinstance(value.get("reference"), str):
+        ref: str = value["reference"]
+        return ref.removeprefix(f"{CANOE_BASE}/")
+    return None
+
+
+def _code(concept: object, system: str) -> str | None:
+    if not isinstance(concept, Mapping):
+        return None
+    for c in concept.get("coding") or ():
+        if isinstance(c, Mapping) and c.get("system") == system and isinstance(c.get("code"), str):
+            code: str = c["code"]
+            return code
+    return None
+
+
+def _parse_relation(text: str, self_id: str) -> Edge | None:
+    words = text.split()
+    rel = {"support": "support", "supports": "support", "attack": "attack", "attacks": "attack"}
+    if len(words) == 2 and words[0] in rel:
+        return Edge(self_id, words[1], rel[words[0]])  # type: ignore[arg-type]
+    if len(words) == 3 and words[1] in rel:
+        return Edge(words[0], words[2], rel[words[1]])  # type: ignore[arg-type]
+    return None
+
+
+class _Plan:
+    """What a Task may name: the plan's ids, plus arguments added by earlier Tasks."""
+
+    def __init__(self, d: Deliberation) -> None:
+        self.options = {o.id for o in d.options}
+        self.problems = {p.id for p in d.problems}
+        self.argument_option = {a.id: o.id for o in d.options for a in o.arguments}
+
+    def add(self, argument_id: str, option_id: str) -> None:
+        self.argument_option[argument_id] = option_id
+
+
+def _one_task(
+    res: Mapping[str, Any],
+    where: str,
+    *,
+    plan: Deliberation,
+    careplan_id_now: str,
+    known: _Plan,
+    issues: _Issues,
+) -> ParsedTask | None:
+    before = len(issues.items)
+    if not _model_issues(res, where, issues):
+        return None
+    task_id = res.get("id")
+    if not isinstance(task_id, str) or not task_id:
+        issues.add(
+            "required", f"{where}.id", "a contestation Task needs an id (it makes it idempotent)"
+        )
+    if res.get("status") != "requested":
+        issues.add(
+            "value",
+            f"{where}.status",
+            f"Task.status must be 'requested', got {res.get('status')!r}",
+        )
+    if res.get("intent") != "order":
+        issues.add(
+            "value", f"{where}.intent", f"Task.intent must be 'order', got {res.get('intent')!r}"
+        )
+
+    action = _code(res.get("code"), CS_ACTION)
+    if res.get("code") is None:
+        issues.add("required", f"{where}.code", f"Task.code is required (a code from {CS_ACTION})")
+    elif action not in ACTIONS:
+        issues.add(
+            "code-invalid",
+            f"{where}.code",
+            f"Task.code needs one of {', '.join(ACTIONS)} from {CS_ACTION}",
+        )
+        action = None
+
+    focus = _reference(res, "focus")
+    if focus is None:
+        issues.add("required", f"{where}.focus", "Task.focus must reference the CarePlan contested")
+    elif focus.removesuffix(f"/_history/{plan.version}") != f"CarePlan/{careplan_id_now}":
+        m = _FOCUS.match(focus)
+        if m and m.group("plan") == plan.plan_id:
+            msg = (
+                f"{where}.focus names version {m.group('version')} of the plan; the current "
+                f"version is {plan.version}: fetch it and contest that"
+            )
+            raise StaleVersionError(
+                msg,
+                current_version=plan.version,
+                issues=(Issue("error", "conflict", msg, (f"{where}.focus",)),),
+            )
+        issues.add(
+            "not-found",
+            f"{where}.focus",
+            f"Task.focus {focus!r} is not the CarePlan being contested",
+        )
+
+    subject = _reference(res, "for")
+    if subject is None:
+        issues.add("required", f"{where}.for", "Task.for must reference the Patient")
+    elif subject != plan.patient_ref:
+        issues.add("business-rule", f"{where}.for", "Task.for is not the patient of this CarePlan")
+
+    actor = _reference(res, "requester")
+    if actor is None:
+        issues.add(
+            "required", f"{where}.requester", "Task.requester must reference the Practitioner"
+        )
+    elif not actor.startswith(("Practitioner/", "PractitionerRole/")):
+        issues.add(
+            "invalid",
+            f"{where}.requester",
+            "Task.requester must be a Practitioner or PractitionerRole",
+        )
+
+    at = res.get("authoredOn")
+    if not isinstance(at, str) or not at:
+        issues.add(
+            "required",
+            f"{where}.authoredOn",
+            "Task.authoredOn is required (when the planner acted)",
+        )
+
+    reasons: list[str] = []
+    rc = res.get("reasonCode")
+    if isinstance(rc, Mapping):
+        text = rc.get("text") or next(
+            (
+                c.get("display")
+                for c in rc.get("coding") or ()
+                if isinstance(c, Mapping) and c.get("display")
+            ),
+            None,
+        )
+        if text:
+            reasons.append(str(text))
+    reasons += [
+        str(n["text"]) for n in res.get("note") or () if isinstance(n, Mapping) and n.get("text")
+    ]
+
+    # inputs: (kind, value, FHIRPath of the value)
+    inputs: list[tuple[str, Any, str]] = []
+    for j, inp in enumerate(res.get("input") or ()):
+        at_in = f"{where}.input[{j}]"
+        kind = _code(inp.get("type"), CS_INPUT)
+        if kind not in _VALUE_TYPES:
+            issues.add(
+                "code-invalid", f"{at_in}.type", f"{at_in}.type needs a code from {CS_INPUT}"
+            )
+            continue
+        keys = [k for k in inp if k.startswith("value")]
+        key = keys[0] if keys else ""
+        if key not in _VALUE_TYPES[kind]:
+            want = " or ".join(_VALUE_TYPES[kind])
+            issues.add(
+                "value", f"{at_in}.{key}" if key else at_in, f"a '{kind}' input carries {want}"
+            )
+            continue
+        value = inp[key]
+        if key == "valueReference":
+            value = value.get("reference") if isinstance(value, Mapping) else None
+            if not isinstance(value, str):
+                issues.add("value", f"{at_in}.{key}", f"a '{kind}' input needs a literal reference")
+                continue
+        inputs.append((kind, value, f"{at_in}.{key}"))
+
+    if action is None or len(issues.items) > before:
+        return None
+
+    by_kind: dict[str, list[tuple[Any, str]]] = {}
+    for kind, value, path in inputs:
+        if kind not in _REQUIRED[action] | _ALLOWED[action]:
+            issues.add(
+                "not-supported",
+                path.rsplit(".", 1)[0],
+                f"a '{action}' Task takes no '{kind}' input",
+            )
+            continue
+        if kind in by_kind and kind not in _REPEATING:
+            issues.add("structure", path.rsplit(".", 1)[0], f"more than one '{kind}' input")
+            continue
+        by_kind.setdefault(kind, []).append((value, path))
+    for kind in sorted(_REQUIRED[action] - by_kind.keys()):
+        issues.add("required", f"{where}.input", f"a '{action}' Task needs a '{kind}' input")
+    if len(issues.items) > before:
+        return None
+
+    def one(kind: str) -> tuple[Any, str] | None:
+        got = by_kind.get(kind)
+        return got[0] if got else None
+
+    target, target_at = by_kind["target"][0]
+    fields: dict[str, str] = {
+        "task_id": f"{where}.id",
+        "actor": f"{where}.requester",
+        "at": f"{where}.authoredOn",
+    }
+    strength = one("strength")
+    tau: float | None = None
+    if strength is not None:
+        v, p = strength
+        if isinstance(v, bool) or not isinstance(v, int | float) or not 0.0 <= v <= 1.0:
+            issues.add("value", p, f"strength must be a number in [0, 1], got {v!r}")
+        else:
+            tau = float(v)
+        fields["tau"] = fields["argument.tau"] = p
+
+    def relations(
+        kind: str, self_id: str, option_id: str | None, core_field: str
+    ) -> tuple[Edge, ...]:
+        out: list[Edge] = []
+        for m, (v, p) in enumerate(by_kind.get(kind, ())):
+            edge = _parse_relation(str(v), self_id)
+            if edge is None:
+                issues.add("value", p, f"'{v}' is not '<source> <support|attack> <target>'")
+                continue
+            for end in (edge.source, edge.target):
+                if end != self_id and known.argument_option.get(end) != option_id:
+                    issues.add(
+                        "not-found", p, f"{end!r} is not an argument of option {option_id!r}"
+                    )
+            fields[f"{core_field}[{m}]"] = p
+            out.append(edge)
+        return tuple(out)
+
+    built: ContestAction | None = None
+    if action in ("accept", "reject", "edit"):
+        fields["argument_id"] = target_at
+        option_id = known.argument_option.get(target)
+        if option_id is None:
+            issues.add("not-found", target_at, f"no argument {target!r} in this plan")
+        elif action == "accept":
+            built = AcceptArgument(target)
+        elif action == "reject":
+            built = RejectArgument(target)
+        else:
+            text = one("text")
+            if text:
+                fields["text"] = text[1]
+            ev = by_kind.get("evidence")
+            if ev:
+                fields["evidence"] = ev[0][1]
+            built = EditArgument(
+                target,
+                text=str(text[0]) if text else None,
+                evidence=tuple(str(v) for v, _ in ev) if ev else None,
+                tau=tau,
+                add_relations=relations("relation-add", target, option_id, "add_relations"),
+                remove_relations=relations(
+                    "relation-remove", target, option_id, "remove_relations"
+                ),
+            )
+    elif action == "add":
+        fields["option_id"] = target_at
+        stance_v, stance_at = by_kind["stance"][0]
+        fields["argument.stance"] = stance_at
+        fields["argument.id"] = f"{where}.id"
+        if target not in known.options:
+            issues.add("not-found", target_at, f"no option {target!r} in this plan")
+        if stance_v not in ("support", "attack"):
+            issues.add(
+                "code-invalid", stance_at, f"stance must be support or attack, got {stance_v!r}"
+            )
+        new_id = f"human-{task_id}"
+        role = one("role")
+        argument = Argument(
+            id=new_id,
+            role=str(role[0]) if role else "human",
+            stance=stance_v,
+            text=str(by_kind["text"][0][0]),
+            evidence=tuple(str(v) for v, _ in by_kind.get("evidence", ())),
+            facts=tuple(str(v) for v, _ in by_kind.get("fact", ())),
+            tau=tau if tau is not None else 0.0,
+            origin="human",
+            tau_source="human",
+        )
+        if target in known.options:
+            known.add(new_id, target)
+        rels = relations("relation-add", new_id, target, "relations")
+        built = AddArgument(target, argument, rels)
+    else:  # decide
+        fields["option_id"] = fields["problem_id"] = target_at
+        decision, decision_at = by_kind["decision"][0]
+        fields["decision"] = decision_at
+        if target in known.options:
+            if decision not in ("include", "exclude"):
+                issues.add(
+                    "value",
+                    decision_at,
+                    f"an option's decision is include or exclude, got {decision!r}",
+                )
+            built = DecideOption(target, decision)
+        elif target in known.problems:
+            if decision not in ("accept", "reject"):
+                issues.add(
+                    "value",
+                    decision_at,
+                    f"a problem's decision is accept or reject, got {decision!r}",
+                )
+            built = DecideProblem(target, decision)
+        else:
+            issues.add("not-found", target_at, f"no option or problem {target!r} in this plan")
+
+    if built is None or len(issues.items) > before:
+        return None
+    return ParsedTask(
+        task_id=str(task_id),
+        action=built,
+        actor=str(actor),
+        at=str(at),
+        reason="; ".join(reasons),
+        resource=res,
+        path=where,
+        fields=fields,
+    )
+
+
+def parse_tasks(
+    raw: bytes | str | Mapping[str, Any], *, plan: Deliberation, careplan_id: str
+) -> tuple[ParsedTask, ...]:
+    """The contestation Tasks in ``raw``, in order, checked against ``plan``.
+
+    Raises ``TaskError`` listing every problem found (one Issue each), or ``StaleVersionError``
+    when a Task's focus is another version of this plan.
+    """
+    entries = _task_entries(_load(raw))
+    issues = _Issues()
+    known = _Plan(plan)
+    seen: set[str] = set()
+    out: list[ParsedTask] = []
+    for where, res in entries:
+        tid = res.get("id")
+        if isinstance(tid, str) and tid in seen:
+            issues.add("duplicate", f"{where}.id", f"Task id {tid!r} appears twice in the Bundle")
+            continue
+        if isinstance(tid, str):
+            seen.add(tid)
+        parsed = _one_task(
+            res, where, plan=plan, careplan_id_now=careplan_id, known=known, issues=issues
+        )
+        if parsed is not None:
+            out.append(parsed)
+    if issues.items:
+        first = issues.items[0]
+        more = f" (and {len(issues.items) - 1} more)" if len(issues.items) > 1 else ""
+        raise TaskError(f"{first.diagnostics}{more}", issues=tuple(issues.items))
+    return tuple(out)
+
+
+def _core_path(task: ParsedTask, expression: str) -> str:
+    """The Task element behind a core field path such as ``add_relations[0].source``."""
+    best = ""
+    for key in task.fields:
+        if (expression == key or expression.startswith((key + ".", key + "["))) and len(key) > len(
+            best
+        ):
+            best = key
+    return task.fields[best] if best else task.path
+
+
+def _remap(err: TaskError, tasks: Sequence[ParsedTask]) -> TaskError:
+    issues: list[Issue] = []
+    for issue in err.issues:
+        paths: list[str] = []
+        for x in issue.expression:
+            m = re.match(r"^actions\[(\d+)\]\.?(.*)$", x)
+            paths.append(_core_path(tasks[int(m.group(1))], m.group(2)) if m else x)
+        issues.append(Issue(issue.severity, issue.code, issue.diagnostics, tuple(paths)))
+    return TaskError(err.message, issues=tuple(issues))
+
+
+def task_outcomes(
+    tasks: Sequence[ParsedTask] | Sequence[Mapping[str, Any]],
+    *,
+    status: Literal["completed", "rejected"],
+    reason: str = "",
+    careplan_ref: str | None = None,
+    at: str | None = None,
+) -> list[dict[str, Any]]:
+    """The Tasks as they stand after the attempt: ``status`` set, ``statusReason`` when
+    rejected, an ``output`` naming the new CarePlan version when completed, ``lastModified``
+    when ``at`` is given."""
+    out: list[dict[str, Any]] = []
+    for t in tasks:
+        res = dict(t.resource if isinstance(t, ParsedTask) else t)
+        res["status"] = status
+        if at:
+            res["lastModified"] = at
+        if status == "rejected" and reason:
+            res["statusReason"] = {"text": reason}
+        if status == "completed" and careplan_ref:
+            res["output"] = [
+                {
+                    "type": {"text": "resulting CarePlan version"},
+                    "valueReference": {"reference": careplan_ref},
+                }
+            ]
+        out.append(res)
+    return out
+
+
+def rejected_tasks(
+    raw: bytes | str | Mapping[str, Any], reason: str, *, at: str | None = None
+) -> list[dict[str, Any]]:
+    """Whatever Task resources ``raw`` holds, marked ``rejected`` with ``reason`` (for a
+    transport answering a refused contestation); [] when nothing Task-like can be read."""
+    try:
+        obj = _load(raw)
+    except TaskError:
+        return []
+    if obj.get("resourceType") == "Task":
+        found: list[Mapping[str, Any]] = [obj]
+    else:
+        found = [
+            e["resource"]
+            for e in obj.get("entry") or ()
+            if isinstance(e, Mapping)
+            and isinstance(e.get("resource"), Mapping)
+            and e["resource"].get("resourceType") == "Task"
+        ]
+    return task_outcomes(found, status="rejected", reason=reason, at=at)
+
+
+def contest_bundle(
+    plan_bundle_json: Mapping[str, Any],
+    tasks_raw: bytes | str | Mapping[str, Any],
+    *,
+    recorded: str,
+    service_version: str | None = None,
+) -> dict[str, Any]:
+    """Apply contestation Tasks to a plan Bundle: the new version's Bundle (CarePlan that
+    ``replaces`` the old one, a Provenance naming the Practitioner(s), the Tasks and the previous
+    version, and the Tasks ``completed``). All or none: any refusal raises and nothing applies."""
+    d = deliberation_from_bundle(plan_bundle_json)
+    _, cp = careplan_of(plan_bundle_json)
+    parsed = parse_tasks(tasks_raw, plan=d, careplan_id=str(cp["id"]))
+    try:
+        new = apply_all(d, [(p.action, p.task_id, p.actor, p.at, p.reason) for p in parsed])
+    except TaskError as exc:
+        raise _remap(exc, parsed) from exc
+    ev = evaluate(new)
+    changed = new.version != d.version
+    cid = careplan_id(new.plan_id, new.version)
+    done = task_outcomes(
+        parsed,
+        status="completed",
+        careplan_ref=f"CarePlan/{cid}/_history/{new.version}",
+        at=recorded,
+    )
+    return plan_bundle(
+        new,
+        ev,
+        recorded=recorded,
+        service_version=service_version,
+        tasks=done,
+        previous_version=d.version if changed else None,
+    )
