@@ -1,0 +1,417 @@
+"""The service's use cases, shared by the gRPC API and the CDS Hooks bridge.
+
+``CarePlanService`` turns requests into pipeline runs, contestations and store reads: it ingests
+the Bundle, runs the planner under the concurrency cap and the request deadline, writes the FHIR
+answer, and persists every version (with its deliberation and Tasks) *before* returning it. It
+raises only the project's error tree; the transports translate. It knows nothing of gRPC or HTTP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.trace import Span
+
+from service.core import evaluate, from_document, to_document
+from service.core.contest import apply_all
+from service.core.profile import PatientProfile
+from service.errors import BackendTimeout, Issue, LimitError, StaleVersionError, TaskError
+from service.pipeline import Planner, PlanResult, Progress
+from service.settings import Settings
+from service.store import (
+    FeedbackRecord,
+    PlanStore,
+    TaskRecord,
+    VersionInfo,
+    VersionRecord,
+    open_store,
+)
+from service.telemetry import Telemetry, TracedExperts
+
+__all__ = ["CarePlanService", "ContestOutcome", "PlanOutcome", "utc_now"]
+
+ProgressFn = Callable[[Progress], None]
+
+
+def utc_now() -> str:
+    """The service's clock: UTC, ISO 8601 with milliseconds (a valid FHIR instant)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True, slots=True)
+class PlanOutcome:
+    plan_id: str
+    version: int
+    bundle: dict[str, Any]  # CarePlan + Provenance Bundle
+    deliberation: dict[str, Any]  # canoe.deliberation/1 document
+    summary: dict[str, Any]  # counts, borderline option ids, tokens, timings, missing
+
+
+@dataclass(frozen=True, slots=True)
+class ContestOutcome:
+    plan_id: str
+    version: int
+    bundle: dict[str, Any]
+    tasks: list[dict[str, Any]]  # the Tasks as applied, each with its status/outcome
+    replayed: bool = False  # True: every Task had been applied before; nothing changed
+
+
+class CarePlanService:
+    """One per process; safe for concurrent requests."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        planner: Planner,
+        store: PlanStore,
+        *,
+        telemetry: Telemetry | None = None,
+        clock: Callable[[], str] = utc_now,
+    ) -> None:
+        self.settings = settings
+        self.planner = planner
+        self.store = store
+        self.telemetry = telemetry or Telemetry()
+        self.clock = clock
+        self._running = 0  # plans in flight (for max_concurrent_plans)
+
+    @classmethod
+    async def create(
+        cls, settings: Settings, *, telemetry: Telemetry | None = None, experts: Any = None
+    ) -> CarePlanService:
+        """Build the planner the settings ask for, open and migrate the store."""
+        from service.backends import build_experts, build_planner
+
+        tel = telemetry or Telemetry()
+        inner = experts if experts is not None else build_experts(settings)
+        planner = build_planner(settings, TracedExperts(inner, tel))
+        store = await open_store(settings.store_dsn)
+        return cls(settings, planner, store, telemetry=tel)
+
+    async def ready(self) -> bool:
+        """True when the model backend answers ready and the store is migrated and reachable."""
+        try:
+            backend = await asyncio.wait_for(self.planner.experts.is_ready(), timeout=5.0)
+        except Exception:
+            backend = False
+        return bool(backend) and await self.store.ready()
+
+    # ------------------------------------------------------------------ plans
+
+    async def generate(
+        self,
+        bundle: bytes,
+        *,
+        tenant: str,
+        progress: ProgressFn | None = None,
+        deadline_s: float | None = None,
+    ) -> PlanOutcome:
+        """Ingest a FHIR R4 Bundle (JSON bytes) and plan it. See ``generate_from_profile``."""
+        from fhir_mapping.ingest import ingest
+
+        if len(bundle) > self.settings.max_message_bytes:
+            raise LimitError(
+                f"the Bundle is {len(bundle)} bytes; the limit is "
+                f"{self.settings.max_message_bytes} (CANOE_MAX_MESSAGE_BYTES)"
+            )
+        async with self._slot(), self._deadline(deadline_s):
+            t0 = time.perf_counter()
+            _emit(progress, Progress("ingest", "started", 0, 0))
+            with self.telemetry.tracer.start_as_current_span("stage.ingest"):
+                profile = await asyncio.to_thread(
+                    ingest, bundle, max_resources=self.settings.max_bundle_resources
+                )
+            _emit(progress, Progress("ingest", "finished", 0, 0))
+            return await self._plan(profile, tenant, progress, time.perf_counter() - t0)
+
+    async def generate_from_profile(
+        self,
+        profile: PatientProfile,
+        *,
+        tenant: str,
+        progress: ProgressFn | None = None,
+        deadline_s: float | None = None,
+    ) -> PlanOutcome:
+        """Plan a profile (the CDS bridge assembles one from prefetch) and persist version 1."""
+        async with self._slot(), self._deadline(deadline_s):
+            return await self._plan(profile, tenant, progress, None)
+
+    async def _plan(
+        self,
+        profile: PatientProfile,
+        tenant: str,
+        progress: ProgressFn | None,
+        ingest_s: float | None,
+    ) -> PlanOutcome:
+        from fhir_mapping.careplan import careplan_id, plan_bundle
+
+        plan_id = uuid.uuid4().hex
+        created = self.clock()
+        t0 = time.perf_counter()
+        stages = _StageSpans(self.telemetry, progress)
+        result = await self.planner.plan(
+            profile, plan_id=plan_id, created=created, progress=stages.on_progress
+        )
+        stages.close()
+        d, ev = result.deliberation, result.evaluation
+        bundle = plan_bundle(d, ev, recorded=created)
+        document = to_document(d, ev)
+        summary = _summary(result, ingest_s, time.perf_counter() - t0, self.planner.experts.name)
+        await self.store.create_plan(
+            VersionRecord(
+                tenant=tenant,
+                plan_id=plan_id,
+                version=d.version,
+                patient_ref=d.patient_ref,
+                careplan_id=careplan_id(plan_id, d.version),
+                kind="generated",
+                created=created,
+                deliberation=document,
+                bundle=bundle,
+                summary=summary,
+            )
+        )
+        self.telemetry.plans.add(1, {"backend": self.planner.experts.name})
+        self.telemetry.plan_duration.record(time.perf_counter() - t0)
+        return PlanOutcome(plan_id, d.version, bundle, document, summary)
+
+    # ------------------------------------------------------------------ contestation
+
+    async def contest(
+        self,
+        tasks: bytes | Mapping[str, Any],
+        *,
+        tenant: str,
+        plan_id: str,
+        version: int,
+    ) -> ContestOutcome:
+        """Apply a Task (or a Bundle of Tasks) to plan version ``version`` -> the next version.
+
+        Idempotent per Task id: Tasks applied before return their stored result unchanged.
+        A ``version`` that is no longer current raises StaleVersionError naming the current one;
+        of two concurrent contestations of one version exactly one wins.
+        """
+        from fhir_mapping.careplan import careplan_id, plan_bundle
+
+        # _remap: core field paths of a refused action -> the FHIRPath of the Task element.
+        from fhir_mapping.tasks import _remap, parse_tasks, task_outcomes
+
+        async with self._deadline(None):
+            rec = await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
+            d = from_document(rec.deliberation)
+            parsed = parse_tasks(tasks, plan=d, careplan_id=rec.careplan_id)
+            ids = [t.task_id for t in parsed]
+            known = await self.store.get_tasks(tenant=tenant, task_ids=ids)
+            foreign = [k for k, r in known.items() if r.plan_id != plan_id]
+            if foreign:
+                msg = f"Task {foreign[0]} was applied to another plan"
+                raise TaskError(msg, issues=(Issue("error", "duplicate", msg, ("Task.id",)),))
+            if known and len(known) == len(set(ids)):
+                return await self._replay(tenant, plan_id, ids, known)
+
+            current = await self.store.current_version(tenant=tenant, plan_id=plan_id)
+            if current != version:
+                raise _stale(plan_id, current)
+            fresh = [t for t in parsed if t.task_id not in known]
+            now = self.clock()
+            actions = [(t.action, t.task_id, t.actor, t.at or now, t.reason) for t in fresh]
+            try:
+                new_d = apply_all(d, actions)
+            except TaskError as exc:
+                raise _remap(exc, fresh) from exc
+            ev = evaluate(new_d)
+            new_cid = careplan_id(plan_id, new_d.version)
+            outcomes = task_outcomes(
+                fresh,
+                status="completed",
+                careplan_ref=f"CarePlan/{new_cid}/_history/{new_d.version}",
+                at=now,
+            )
+            bundle = plan_bundle(new_d, ev, recorded=now, tasks=outcomes, previous_version=version)
+            document = to_document(new_d, ev)
+            new_version = new_d.version
+            await self.store.append_version(
+                VersionRecord(
+                    tenant=tenant,
+                    plan_id=plan_id,
+                    version=new_version,
+                    patient_ref=rec.patient_ref,
+                    careplan_id=new_cid,
+                    kind="contested",
+                    created=now,
+                    deliberation=document,
+                    bundle=bundle,
+                    summary={"tasks": len(fresh), "replaces": version},
+                    task_ids=tuple(t.task_id for t in fresh),
+                ),
+                expected_current=version,
+                tasks=[
+                    TaskRecord(tenant, t.task_id, plan_id, new_version, o, now)
+                    for t, o in zip(fresh, outcomes, strict=True)
+                ],
+            )
+            for t in fresh:
+                self.telemetry.contestations.add(1, {"action": type(t.action).__name__})
+            by_id = {t.task_id: o for t, o in zip(fresh, outcomes, strict=True)}
+            by_id.update({k: dict(r.outcome) for k, r in known.items()})
+            return ContestOutcome(plan_id, new_version, bundle, [by_id[i] for i in _unique(ids)])
+
+    async def _replay(
+        self, tenant: str, plan_id: str, ids: Sequence[str], known: Mapping[str, TaskRecord]
+    ) -> ContestOutcome:
+        version = max(r.version for r in known.values())
+        rec = await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
+        return ContestOutcome(
+            plan_id,
+            version,
+            dict(rec.bundle),
+            [dict(known[i].outcome) for i in _unique(ids)],
+            replayed=True,
+        )
+
+    # ------------------------------------------------------------------ reads
+
+    async def deliberation(
+        self, *, tenant: str, plan_id: str, version: int | None = None
+    ) -> dict[str, Any]:
+        rec = await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
+        return dict(rec.deliberation)
+
+    async def plan_version(
+        self, *, tenant: str, plan_id: str, version: int | None = None
+    ) -> VersionRecord:
+        """The whole stored version (bundle, deliberation, summary)."""
+        return await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
+
+    async def versions(
+        self, *, tenant: str, plan_id: str | None = None, patient_ref: str | None = None
+    ) -> list[VersionInfo]:
+        return await self.store.list_versions(
+            tenant=tenant, plan_id=plan_id or None, patient_ref=patient_ref or None
+        )
+
+    async def record_feedback(
+        self, *, tenant: str, plan_id: str, card_id: str, outcome: str, payload: dict[str, Any]
+    ) -> None:
+        await self.store.add_feedback(
+            FeedbackRecord(tenant, plan_id, card_id, outcome, payload, self.clock())
+        )
+
+    async def aclose(self) -> None:
+        try:
+            await self.planner.experts.aclose()
+        finally:
+            await self.store.aclose()
+
+    # ------------------------------------------------------------------ limits
+
+    @asynccontextmanager
+    async def _slot(self) -> AsyncIterator[None]:
+        # Refuse at once rather than queue: a client waiting behind a full house would only
+        # spend its deadline; RESOURCE_EXHAUSTED tells it to back off now.
+        if self._running >= self.settings.max_concurrent_plans:
+            raise LimitError(
+                f"{self._running} plans are in progress; the limit is "
+                f"{self.settings.max_concurrent_plans} (CANOE_MAX_CONCURRENT_PLANS)"
+            )
+        self._running += 1
+        self.telemetry.in_flight.add(1)
+        try:
+            yield
+        finally:
+            self._running -= 1
+            self.telemetry.in_flight.add(-1)
+
+    @asynccontextmanager
+    async def _deadline(self, deadline_s: float | None) -> AsyncIterator[None]:
+        limit = self.settings.request_deadline_s
+        if deadline_s is not None:
+            limit = min(limit, deadline_s)
+        try:
+            async with asyncio.timeout(limit):
+                yield
+        except TimeoutError as exc:
+            raise BackendTimeout(f"the request passed its deadline of {limit:g} s") from exc
+
+
+class _StageSpans:
+    """Turns the planner's progress events into one span per stage, and forwards them."""
+
+    def __init__(self, telemetry: Telemetry, progress: ProgressFn | None) -> None:
+        self._tel = telemetry
+        self._progress = progress
+        self._open: dict[str, Span] = {}
+        self._parent = trace.set_span_in_context(trace.get_current_span())
+
+    def on_progress(self, p: Progress) -> None:
+        if p.state == "started" and p.stage not in self._open:
+            self._open[p.stage] = self._tel.tracer.start_span(
+                f"stage.{p.stage}", context=self._parent
+            )
+        elif p.state == "finished" and p.stage in self._open:
+            span = self._open.pop(p.stage)
+            span.set_attributes(
+                {"canoe.calls_done": p.calls_done, "canoe.calls_total": p.calls_total}
+            )
+            span.end()
+        _emit(self._progress, p)
+
+    def close(self) -> None:
+        for span in self._open.values():
+            span.end()
+        self._open.clear()
+
+
+def _emit(progress: ProgressFn | None, p: Progress) -> None:
+    if progress is not None:
+        progress(p)
+
+
+def _unique(ids: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(ids))
+
+
+def _stale(plan_id: str, current: int) -> StaleVersionError:
+    msg = f"version is stale: the current version of plan {plan_id} is {current}"
+    return StaleVersionError(
+        msg,
+        current_version=current,
+        issues=(Issue("error", "conflict", msg, ("Task.focus",)),),
+    )
+
+
+def _summary(
+    result: PlanResult, ingest_s: float | None, total_s: float, backend: str
+) -> dict[str, Any]:
+    d, ev = result.deliberation, result.evaluation
+    timings = {k: round(v * 1000.0, 3) for k, v in result.timings.items()}
+    if ingest_s is not None:
+        timings = {"ingest": round(ingest_s * 1000.0, 3), **timings}
+    return {
+        "counts": {
+            "problems": len(d.problems),
+            "problems_accepted": sum(1 for p in ev.problems if p.decision == "accept"),
+            "options": len(d.options),
+            "options_included": sum(1 for o in ev.options if o.decision == "include"),
+            "arguments": sum(len(o.arguments) for o in d.options),
+            "clashes": sum(len(o.clashes) for o in d.options),
+            "panel": len(d.meta.panel),
+            "model_calls": len(result.calls),
+        },
+        "borderline": [o.option_id for o in ev.options if o.borderline],
+        "tokens": {
+            "input": sum(c.input_tokens for c in result.calls),
+            "output": sum(c.output_tokens for c in result.calls),
+        },
+        "timings_ms": {**timings, "total": round(total_s * 1000.0, 3)},
+        "missing": list(d.meta.missing),
+        "backend": backend,
+    }

@@ -1,0 +1,70 @@
+"""Durable, append-only plan history: every version, its deliberation and every applied Task.
+
+``open_store(dsn)`` picks the engine from the DSN: ``sqlite:///relative.db``,
+``sqlite:////abs/path.db`` (the default, one file) or ``postgresql://...`` for several replicas.
+Both run the same schema and migrations (``_schema``) and the same SQL (``_sql``). A version is
+written in one transaction with the Tasks that produced it, and becomes current by a
+compare-and-set on the plan row: two contestations of one version cannot both win, and a crash
+leaves the old version or the new one, never a part. Tenancy is enforced here too: a plan is
+read or extended only by its own tenant. This package knows nothing of FHIR or gRPC.
+"""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import unquote, urlsplit
+
+from service.errors import InputError
+from service.store._drivers import PostgresDriver, SqliteDriver
+from service.store._sql import (
+    PAUSE_ENV,
+    FeedbackRecord,
+    PlanStore,
+    SqlPlanStore,
+    TaskRecord,
+    VersionInfo,
+    VersionRecord,
+)
+
+__all__ = [
+    "PAUSE_ENV",
+    "FeedbackRecord",
+    "PlanStore",
+    "SqlPlanStore",
+    "TaskRecord",
+    "VersionInfo",
+    "VersionRecord",
+    "open_store",
+    "sqlite_path",
+]
+
+
+def sqlite_path(dsn: str) -> str:
+    """``sqlite:///rel.db`` -> ``rel.db``; ``sqlite:////abs.db`` -> ``/abs.db``; ``:memory:``."""
+    rest = dsn[len("sqlite://") :]
+    if not rest.startswith("/") or len(rest) < 2:
+        raise InputError(f"a SQLite DSN is sqlite:///relative.db or sqlite:////abs.db, not {dsn!r}")
+    return unquote(rest[1:])
+
+
+async def open_store(dsn: str, *, migrate: bool = True) -> SqlPlanStore:
+    """Open (and by default migrate) the store a DSN names. Unknown schemes are an InputError.
+
+    ``CANOETEST_PAUSE_IN_TXN_S`` (tests only) makes every write sleep inside its transaction,
+    so a test can kill the process there and check that nothing half-written survives.
+    """
+    scheme = urlsplit(dsn).scheme.lower()
+    if scheme == "sqlite":
+        driver: SqliteDriver | PostgresDriver = SqliteDriver(sqlite_path(dsn))
+    elif scheme in ("postgresql", "postgres"):
+        driver = PostgresDriver(dsn)
+    else:
+        raise InputError(f"unknown store DSN scheme {scheme!r}: use sqlite:/// or postgresql://")
+    store = SqlPlanStore(driver, pause_s=float(os.environ.get(PAUSE_ENV, "0") or 0))
+    if migrate:
+        try:
+            await store.migrate()
+        except BaseException:
+            await store.aclose()
+            raise
+    return store

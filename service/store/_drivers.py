@@ -1,0 +1,200 @@
+"""Database drivers behind the plan store: SQLite (default, one file) and PostgreSQL (replicas).
+
+Both offer the same tiny surface: ``transaction()`` yields a ``Tx`` with ``execute`` and
+``fetchall`` taking ``?`` placeholders; the driver rewrites them for its engine. Blocking SQLite
+calls run on one dedicated thread so the event loop never waits on the disk. This module knows
+nothing about plans; the SQL lives in ``_sql``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from service.errors import BackendUnavailable
+
+__all__ = ["Driver", "PostgresDriver", "SqliteDriver", "Tx", "UniqueViolation"]
+
+T = TypeVar("T")
+Row = tuple[Any, ...]
+
+
+class UniqueViolation(Exception):
+    """A primary-key or unique constraint refused a row (engine-neutral)."""
+
+
+class Tx(Protocol):
+    async def execute(self, sql: str, params: Sequence[object] = ()) -> int: ...
+
+    async def fetchall(self, sql: str, params: Sequence[object] = ()) -> list[Row]: ...
+
+
+class Driver(Protocol):
+    dialect: str
+
+    def transaction(self) -> Any: ...  # async context manager yielding a Tx
+
+    async def aclose(self) -> None: ...
+
+
+# --------------------------------------------------------------------------- SQLite
+
+
+class _SqliteTx:
+    def __init__(self, driver: SqliteDriver) -> None:
+        self._d = driver
+
+    async def execute(self, sql: str, params: Sequence[object] = ()) -> int:
+        def run(c: sqlite3.Connection) -> int:
+            try:
+                return c.execute(sql, tuple(params)).rowcount
+            except sqlite3.IntegrityError as exc:
+                if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):
+                    raise UniqueViolation(str(exc)) from exc
+                raise
+
+        return await self._d.run(run)
+
+    async def fetchall(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
+        return await self._d.run(lambda c: c.execute(sql, tuple(params)).fetchall())
+
+
+class SqliteDriver:
+    """One connection, one thread, one transaction at a time (SQLite has one writer anyway)."""
+
+    dialect = "sqlite"
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="canoe-sqlite")
+        self._lock = asyncio.Lock()
+        self._conn: sqlite3.Connection | None = None
+
+    def _connect(self) -> sqlite3.Connection:
+        # isolation_level=None: we issue BEGIN IMMEDIATE ourselves, so a transaction takes the
+        # write lock up front and a compare-and-set cannot race another process either.
+        c = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
+        c.execute("PRAGMA journal_mode=WAL")
+        c.execute("PRAGMA synchronous=FULL")  # acknowledged means on disk
+        c.execute("PRAGMA foreign_keys=ON")
+        return c
+
+    async def run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        loop = asyncio.get_running_loop()
+
+        def call() -> T:
+            if self._conn is None:
+                self._conn = self._connect()
+            return fn(self._conn)
+
+        try:
+            return await loop.run_in_executor(self._pool, call)
+        except sqlite3.OperationalError as exc:
+            raise BackendUnavailable(f"the plan store failed: {exc}") from exc
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Tx]:
+        async with self._lock:
+            await self.run(lambda c: c.execute("BEGIN IMMEDIATE"))
+            try:
+                yield _SqliteTx(self)
+            except BaseException:
+                await asyncio.shield(self.run(lambda c: c.execute("ROLLBACK")))
+                raise
+            await asyncio.shield(self.run(lambda c: c.execute("COMMIT")))
+
+    async def aclose(self) -> None:
+        def close() -> None:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+        await asyncio.get_running_loop().run_in_executor(self._pool, close)
+        self._pool.shutdown(wait=True)
+
+
+# --------------------------------------------------------------------------- PostgreSQL
+
+
+class _PgTx:
+    def __init__(self, conn: Any) -> None:
+        self._c = conn
+
+    async def execute(self, sql: str, params: Sequence[object] = ()) -> int:
+        import psycopg
+
+        try:
+            # No parameters: send the SQL untouched (a plpgsql body may hold a literal '%').
+            cur = (
+                await self._c.execute(_pg(sql), tuple(params))
+                if params
+                else await self._c.execute(sql)
+            )
+        except psycopg.errors.UniqueViolation as exc:
+            raise UniqueViolation(str(exc)) from exc
+        return int(cur.rowcount)
+
+    async def fetchall(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
+        cur = await self._c.execute(_pg(sql), tuple(params))
+        return list(await cur.fetchall())
+
+
+def _pg(sql: str) -> str:
+    # Parameterised SQL here never holds a literal '?' or '%', so the swap is exact.
+    return sql.replace("?", "%s")
+
+
+class PostgresDriver:
+    """A small pool of psycopg async connections; a broken connection is replaced, not reused."""
+
+    dialect = "postgres"
+
+    def __init__(self, dsn: str, size: int = 4) -> None:
+        self.dsn = dsn
+        self.size = size
+        self._idle: asyncio.Queue[Any] = asyncio.Queue()
+        self._slots = asyncio.Semaphore(size)
+
+    async def _get(self) -> Any:
+        import psycopg
+
+        try:
+            return self._idle.get_nowait()
+        except asyncio.QueueEmpty:
+            pass
+        try:
+            return await psycopg.AsyncConnection.connect(
+                self.dsn, connect_timeout=10, autocommit=True
+            )
+        except psycopg.OperationalError as exc:
+            raise BackendUnavailable(f"the plan store is unreachable: {exc}") from exc
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Tx]:
+        import psycopg
+
+        async with self._slots:
+            conn = await self._get()
+            ok = False
+            try:
+                async with conn.transaction():
+                    yield _PgTx(conn)
+                ok = True
+            except psycopg.OperationalError as exc:
+                raise BackendUnavailable(f"the plan store failed: {exc}") from exc
+            finally:
+                if ok or (not conn.closed and conn.info.transaction_status == 0):
+                    self._idle.put_nowait(conn)
+                else:
+                    await asyncio.shield(conn.close())
+
+    async def aclose(self) -> None:
+        while not self._idle.empty():
+            await self._idle.get_nowait().close()

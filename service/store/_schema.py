@@ -1,0 +1,95 @@
+"""The store's schema as numbered migrations, one list for SQLite and PostgreSQL alike.
+
+Only portable SQL (TEXT, INTEGER, primary keys, indexes); JSON travels as TEXT so both engines
+store the same bytes. A migration is applied once and recorded in ``schema_migrations``; later
+schema changes are new entries at the end, never edits of old ones. The append-only guard
+(migration 2) is the one place where the dialects differ, in syntax only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["MIGRATIONS", "Migration"]
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    name: str
+    sqlite: tuple[str, ...]
+    postgres: tuple[str, ...]
+
+
+_TABLES = (
+    # One row per plan: who owns it and which version is current. ``current_version`` is the
+    # only column the store ever updates, and only with a compare-and-set.
+    """CREATE TABLE plans (
+        plan_id TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        patient_ref TEXT NOT NULL,
+        current_version INTEGER NOT NULL,
+        created TEXT NOT NULL
+    )""",
+    "CREATE INDEX plans_by_patient ON plans (tenant, patient_ref)",
+    # Every version ever produced, with its deliberation document and the FHIR Bundle returned.
+    """CREATE TABLE plan_versions (
+        plan_id TEXT NOT NULL REFERENCES plans (plan_id),
+        version INTEGER NOT NULL,
+        tenant TEXT NOT NULL,
+        patient_ref TEXT NOT NULL,
+        careplan_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        created TEXT NOT NULL,
+        task_ids TEXT NOT NULL,
+        deliberation TEXT NOT NULL,
+        bundle TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        PRIMARY KEY (plan_id, version)
+    )""",
+    # Every applied Task, keyed for idempotency: the same id is applied once per tenant.
+    """CREATE TABLE tasks (
+        tenant TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        plan_id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        applied TEXT NOT NULL,
+        PRIMARY KEY (tenant, task_id)
+    )""",
+    # CDS Hooks card feedback, kept as received (the bridge maps it to contestation separately).
+    """CREATE TABLE feedback (
+        id TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        plan_id TEXT NOT NULL,
+        card_id TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        recorded TEXT NOT NULL
+    )""",
+)
+
+_PG_APPEND_ONLY = (
+    """CREATE FUNCTION canoe_append_only() RETURNS trigger AS $$
+    BEGIN
+        RAISE EXCEPTION 'canoe: % is append-only', TG_TABLE_NAME;
+    END
+    $$ LANGUAGE plpgsql""",
+    *(
+        f"CREATE TRIGGER {t}_append_only BEFORE UPDATE OR DELETE ON {t} "
+        "FOR EACH ROW EXECUTE FUNCTION canoe_append_only()"
+        for t in ("plan_versions", "tasks", "feedback")
+    ),
+)
+
+_SQLITE_APPEND_ONLY = tuple(
+    f"CREATE TRIGGER {t}_no_{op.lower()} BEFORE {op} ON {t} "
+    f"BEGIN SELECT RAISE(ABORT, 'canoe: {t} is append-only'); END"
+    for t in ("plan_versions", "tasks", "feedback")
+    for op in ("UPDATE", "DELETE")
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "plans, versions, tasks, feedback", _TABLES, _TABLES),
+    Migration(2, "history is append-only", _SQLITE_APPEND_ONLY, _PG_APPEND_ONLY),
+)

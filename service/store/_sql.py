@@ -1,0 +1,406 @@
+"""The plan store's operations in portable SQL, over either driver.
+
+Writes: ``create_plan`` (version 1) and ``append_version`` (a contestation result, with its
+Tasks). Both insert the version row first and move the plan's ``current_version`` last, by a
+compare-and-set, in one transaction. Reads check the tenant before they return anything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from service.errors import (
+    ForbiddenError,
+    InputError,
+    Issue,
+    NotFoundError,
+    StaleVersionError,
+    TaskError,
+)
+from service.store._drivers import Driver, Tx, UniqueViolation
+from service.store._schema import MIGRATIONS
+
+__all__ = [
+    "PAUSE_ENV",
+    "FeedbackRecord",
+    "PlanStore",
+    "SqlPlanStore",
+    "TaskRecord",
+    "VersionInfo",
+    "VersionRecord",
+]
+
+PAUSE_ENV = "CANOETEST_PAUSE_IN_TXN_S"
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRecord:
+    """One stored plan version. ``kind``: "generated" (version 1) or "contested"."""
+
+    tenant: str
+    plan_id: str
+    version: int
+    patient_ref: str
+    careplan_id: str
+    kind: str
+    created: str
+    deliberation: Mapping[str, Any]  # the canoe.deliberation/1 document
+    bundle: Mapping[str, Any]  # the CarePlan + Provenance Bundle returned for this version
+    summary: Mapping[str, Any] = field(default_factory=dict)
+    task_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRecord:
+    """An applied Task: the version it produced and the Task as returned (with its outcome)."""
+
+    tenant: str
+    task_id: str
+    plan_id: str
+    version: int
+    outcome: Mapping[str, Any]
+    applied: str
+
+
+@dataclass(frozen=True, slots=True)
+class VersionInfo:
+    """A line of a plan's history (no documents: cheap to list)."""
+
+    plan_id: str
+    version: int
+    patient_ref: str
+    careplan_id: str
+    kind: str
+    created: str
+    task_ids: tuple[str, ...]
+    current: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackRecord:
+    tenant: str
+    plan_id: str
+    card_id: str
+    outcome: str
+    payload: Mapping[str, Any]
+    recorded: str
+
+
+class PlanStore(Protocol):
+    async def migrate(self) -> int: ...
+
+    async def ready(self) -> bool: ...
+
+    async def create_plan(self, rec: VersionRecord) -> None: ...
+
+    async def append_version(
+        self, rec: VersionRecord, *, expected_current: int, tasks: Sequence[TaskRecord]
+    ) -> None: ...
+
+    async def get_version(
+        self, *, tenant: str, plan_id: str, version: int | None = None
+    ) -> VersionRecord: ...
+
+    async def list_versions(
+        self, *, tenant: str, plan_id: str | None = None, patient_ref: str | None = None
+    ) -> list[VersionInfo]: ...
+
+    async def get_tasks(self, *, tenant: str, task_ids: Sequence[str]) -> dict[str, TaskRecord]: ...
+
+    async def add_feedback(self, rec: FeedbackRecord) -> str: ...
+
+    async def aclose(self) -> None: ...
+
+
+def _dump(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+_VERSION_COLUMNS = (
+    "tenant, plan_id, version, patient_ref, careplan_id, kind, created, task_ids, "
+    "deliberation, bundle, summary"
+)
+
+
+class SqlPlanStore:
+    """``PlanStore`` on a ``Driver``. Safe to share between concurrent requests."""
+
+    def __init__(self, driver: Driver, *, pause_s: float = 0.0) -> None:
+        self.driver = driver
+        self.dialect = driver.dialect
+        self._pause_s = pause_s
+
+    # ------------------------------------------------------------------ schema
+
+    async def migrate(self) -> int:
+        """Apply the migrations not yet recorded; returns the schema version now in place."""
+        async with self.driver.transaction() as tx:
+            if self.dialect == "postgres":
+                # Replicas starting together: one migrates, the others wait, then see it done.
+                await tx.execute("SELECT pg_advisory_xact_lock(4242001)")
+            await tx.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                "version INTEGER PRIMARY KEY, name TEXT NOT NULL)"
+            )
+            done = {r[0] for r in await tx.fetchall("SELECT version FROM schema_migrations")}
+            for m in MIGRATIONS:
+                if m.version in done:
+                    continue
+                for stmt in m.sqlite if self.dialect == "sqlite" else m.postgres:
+                    await tx.execute(stmt)
+                await tx.execute(
+                    "INSERT INTO schema_migrations (version, name) VALUES (?, ?)",
+                    (m.version, m.name),
+                )
+        return MIGRATIONS[-1].version
+
+    async def schema_version(self) -> int:
+        async with self.driver.transaction() as tx:
+            rows = await tx.fetchall("SELECT MAX(version) FROM schema_migrations")
+        return int(rows[0][0] or 0)
+
+    async def ready(self) -> bool:
+        try:
+            return await self.schema_version() == MIGRATIONS[-1].version
+        except Exception:
+            return False
+
+    # ------------------------------------------------------------------ writes
+
+    async def create_plan(self, rec: VersionRecord) -> None:
+        if rec.version != 1:
+            raise InputError("a new plan starts at version 1")
+        async with self.driver.transaction() as tx:
+            try:
+                await tx.execute(
+                    "INSERT INTO plans (plan_id, tenant, patient_ref, current_version, created) "
+                    "VALUES (?, ?, ?, 0, ?)",
+                    (rec.plan_id, rec.tenant, rec.patient_ref, rec.created),
+                )
+            except UniqueViolation as exc:
+                raise InputError(f"plan {rec.plan_id} already exists") from exc
+            await self._insert_version(tx, rec)
+            await self._pause()
+            await tx.execute(
+                "UPDATE plans SET current_version = 1 WHERE plan_id = ? AND current_version = 0",
+                (rec.plan_id,),
+            )
+
+    async def append_version(
+        self, rec: VersionRecord, *, expected_current: int, tasks: Sequence[TaskRecord]
+    ) -> None:
+        """Store ``rec`` as the version after ``expected_current``. Raises StaleVersionError
+        (with the current version) when another write got there first."""
+        if rec.version != expected_current + 1:
+            raise InputError("a new version follows the current one")
+        async with self.driver.transaction() as tx:
+            await self._owned(tx, rec.tenant, rec.plan_id)
+            await self._check_current(tx, rec.plan_id, expected_current)
+            try:
+                await self._insert_version(tx, rec)
+            except UniqueViolation:
+                await self._check_current(tx, rec.plan_id, -1)
+                raise
+            for t in tasks:
+                try:
+                    await tx.execute(
+                        "INSERT INTO tasks (tenant, task_id, plan_id, version, outcome, applied) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        (t.tenant, t.task_id, t.plan_id, t.version, _dump(t.outcome), t.applied),
+                    )
+                except UniqueViolation as exc:
+                    msg = f"Task {t.task_id} was already applied"
+                    issue = Issue("error", "duplicate", msg, ("Task.id",))
+                    raise TaskError(msg, issues=(issue,)) from exc
+            await self._pause()
+            n = await tx.execute(
+                "UPDATE plans SET current_version = ? WHERE plan_id = ? AND current_version = ?",
+                (rec.version, rec.plan_id, expected_current),
+            )
+            if n != 1:
+                await self._check_current(tx, rec.plan_id, expected_current)
+                raise StaleVersionError(
+                    f"plan {rec.plan_id} moved on while this version was written",
+                    current_version=expected_current + 1,
+                )
+
+    async def add_feedback(self, rec: FeedbackRecord) -> str:
+        fid = uuid.uuid4().hex
+        async with self.driver.transaction() as tx:
+            await self._owned(tx, rec.tenant, rec.plan_id)
+            await tx.execute(
+                "INSERT INTO feedback (id, tenant, plan_id, card_id, outcome, payload, recorded) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    fid,
+                    rec.tenant,
+                    rec.plan_id,
+                    rec.card_id,
+                    rec.outcome,
+                    _dump(rec.payload),
+                    rec.recorded,
+                ),
+            )
+        return fid
+
+    async def list_feedback(self, *, tenant: str, plan_id: str) -> list[FeedbackRecord]:
+        async with self.driver.transaction() as tx:
+            await self._owned(tx, tenant, plan_id)
+            rows = await tx.fetchall(
+                "SELECT tenant, plan_id, card_id, outcome, payload, recorded FROM feedback "
+                "WHERE plan_id = ? ORDER BY recorded, id",
+                (plan_id,),
+            )
+        return [FeedbackRecord(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
+
+    # ------------------------------------------------------------------ reads
+
+    async def get_version(
+        self, *, tenant: str, plan_id: str, version: int | None = None
+    ) -> VersionRecord:
+        """A version of a plan (the current one when ``version`` is None)."""
+        async with self.driver.transaction() as tx:
+            current = await self._owned(tx, tenant, plan_id)
+            want = current if version is None else version
+            rows = await tx.fetchall(
+                f"SELECT {_VERSION_COLUMNS} FROM plan_versions WHERE plan_id = ? AND version = ? "
+                "AND version <= ?",
+                (plan_id, want, current),
+            )
+        if not rows:
+            raise NotFoundError(f"plan {plan_id} has no version {want} (versions 1 to {current})")
+        r = rows[0]
+        return VersionRecord(
+            tenant=r[0],
+            plan_id=r[1],
+            version=int(r[2]),
+            patient_ref=r[3],
+            careplan_id=r[4],
+            kind=r[5],
+            created=r[6],
+            task_ids=tuple(json.loads(r[7])),
+            deliberation=json.loads(r[8]),
+            bundle=json.loads(r[9]),
+            summary=json.loads(r[10]),
+        )
+
+    async def current_version(self, *, tenant: str, plan_id: str) -> int:
+        async with self.driver.transaction() as tx:
+            return await self._owned(tx, tenant, plan_id)
+
+    async def list_versions(
+        self, *, tenant: str, plan_id: str | None = None, patient_ref: str | None = None
+    ) -> list[VersionInfo]:
+        """History of one plan, or of every plan of a patient (oldest plan first)."""
+        if bool(plan_id) == bool(patient_ref):
+            raise InputError("name exactly one of plan_id or patient_ref")
+        cols = (
+            "v.plan_id, v.version, v.patient_ref, v.careplan_id, v.kind, v.created, v.task_ids, "
+            "p.current_version"
+        )
+        async with self.driver.transaction() as tx:
+            if plan_id:
+                await self._owned(tx, tenant, plan_id)
+                rows = await tx.fetchall(
+                    f"SELECT {cols} FROM plan_versions v JOIN plans p ON p.plan_id = v.plan_id "
+                    "WHERE v.plan_id = ? AND v.version <= p.current_version ORDER BY v.version",
+                    (plan_id,),
+                )
+            else:
+                rows = await tx.fetchall(
+                    f"SELECT {cols} FROM plan_versions v JOIN plans p ON p.plan_id = v.plan_id "
+                    "WHERE p.tenant = ? AND p.patient_ref = ? AND v.version <= p.current_version "
+                    "ORDER BY p.created, v.plan_id, v.version",
+                    (tenant, patient_ref),
+                )
+        return [
+            VersionInfo(
+                plan_id=r[0],
+                version=int(r[1]),
+                patient_ref=r[2],
+                careplan_id=r[3],
+                kind=r[4],
+                created=r[5],
+                task_ids=tuple(json.loads(r[6])),
+                current=int(r[1]) == int(r[7]),
+            )
+            for r in rows
+        ]
+
+    async def get_tasks(self, *, tenant: str, task_ids: Sequence[str]) -> dict[str, TaskRecord]:
+        if not task_ids:
+            return {}
+        marks = ", ".join("?" for _ in task_ids)
+        async with self.driver.transaction() as tx:
+            rows = await tx.fetchall(
+                "SELECT t.tenant, t.task_id, t.plan_id, t.version, t.outcome, t.applied "
+                "FROM tasks t JOIN plans p ON p.plan_id = t.plan_id "
+                f"WHERE t.tenant = ? AND t.task_id IN ({marks}) AND t.version <= p.current_version",
+                (tenant, *task_ids),
+            )
+        return {r[1]: TaskRecord(r[0], r[1], r[2], int(r[3]), json.loads(r[4]), r[5]) for r in rows}
+
+    async def aclose(self) -> None:
+        await self.driver.aclose()
+
+    # ------------------------------------------------------------------ helpers
+
+    async def _owned(self, tx: Tx, tenant: str, plan_id: str) -> int:
+        """The plan's current version, after checking it exists and belongs to ``tenant``."""
+        rows = await tx.fetchall(
+            "SELECT tenant, current_version FROM plans WHERE plan_id = ?", (plan_id,)
+        )
+        if not rows or int(rows[0][1]) == 0:
+            raise NotFoundError(f"no plan {plan_id}")
+        if rows[0][0] != tenant:
+            raise ForbiddenError(f"plan {plan_id} belongs to another tenant")
+        return int(rows[0][1])
+
+    async def _check_current(self, tx: Tx, plan_id: str, expected: int) -> None:
+        rows = await tx.fetchall("SELECT current_version FROM plans WHERE plan_id = ?", (plan_id,))
+        current = int(rows[0][0])
+        if current != expected:
+            raise StaleVersionError(
+                f"plan {plan_id} is at version {current}; contest that version",
+                current_version=current,
+                issues=(
+                    Issue(
+                        "error",
+                        "conflict",
+                        f"version is stale: the current version of plan {plan_id} is {current}",
+                        ("Task.focus",),
+                    ),
+                ),
+            )
+
+    async def _insert_version(self, tx: Tx, rec: VersionRecord) -> None:
+        await tx.execute(
+            f"INSERT INTO plan_versions ({_VERSION_COLUMNS}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                rec.tenant,
+                rec.plan_id,
+                rec.version,
+                rec.patient_ref,
+                rec.careplan_id,
+                rec.kind,
+                rec.created,
+                _dump(list(rec.task_ids)),
+                _dump(rec.deliberation),
+                _dump(rec.bundle),
+                _dump(rec.summary),
+            ),
+        )
+
+    async def _pause(self) -> None:
+        if self._pause_s > 0:
+            import sys
+
+            # Tests wait for this line, then kill the process inside the transaction.
+            print("canoe-test: paused inside a store transaction", file=sys.stderr, flush=True)
+            await asyncio.sleep(self._pause_s)

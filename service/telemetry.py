@@ -1,0 +1,262 @@
+"""OpenTelemetry for the service: one ``Telemetry`` object built at start-up and passed down.
+
+It owns the tracer and meter (OTLP export when ``otlp_endpoint`` is set; in-memory readers and
+exporters can be handed in by tests) and the service's instruments. ``TracedExperts`` wraps any
+``Experts`` backend so that every model call gets a span and is counted. Span attributes and
+metric labels carry only operational values (method, stage, step, role, model, counts, status
+codes, plan ids): never patient data, never free text from the bundle or the model.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from opentelemetry import metrics, trace
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import MetricReader, PeriodicExportingMetricReader
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor, SpanExporter
+from opentelemetry.trace import Span, Status, StatusCode
+
+from inference.protocol import (
+    Arbitration,
+    ArgumentDraft,
+    Assessment,
+    CallContext,
+    CandidateOption,
+    CandidateProblem,
+    ClashVerdict,
+    EvidenceDoc,
+    Experts,
+    ModelCall,
+    PanelMember,
+    ProblemVote,
+    Relation,
+    UsageRecorder,
+)
+from service.core.profile import PatientProfile
+from service.settings import Settings
+
+__all__ = ["SERVICE_NAME", "Telemetry", "TracedExperts"]
+
+SERVICE_NAME = "canoe-careplan"
+
+
+class Telemetry:
+    """Tracer, meter and instruments. ``Telemetry()`` alone is a no-op (CLI, unit tests)."""
+
+    def __init__(
+        self,
+        tracer_provider: trace.TracerProvider | None = None,
+        meter_provider: metrics.MeterProvider | None = None,
+    ) -> None:
+        self.tracer_provider = tracer_provider or trace.NoOpTracerProvider()
+        self.meter_provider = meter_provider or metrics.NoOpMeterProvider()
+        self.tracer = self.tracer_provider.get_tracer("canoe.service")
+        m = self.meter = self.meter_provider.get_meter("canoe.service")
+        self.requests = m.create_counter("canoe.rpc.requests", unit="{request}")
+        self.errors = m.create_counter("canoe.rpc.errors", unit="{request}")
+        self.latency = m.create_histogram("canoe.rpc.duration", unit="s")
+        self.plans = m.create_counter("canoe.plans", unit="{plan}")
+        self.plan_duration = m.create_histogram("canoe.plan.duration", unit="s")
+        self.model_calls = m.create_counter("canoe.model.calls", unit="{call}")
+        self.model_latency = m.create_histogram("canoe.model.duration", unit="s")
+        self.tokens = m.create_counter("canoe.model.tokens", unit="{token}")
+        self.contestations = m.create_counter("canoe.contestations", unit="{task}")
+        self.in_flight = m.create_up_down_counter("canoe.plans.in_flight", unit="{plan}")
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        *,
+        span_exporters: Sequence[SpanExporter] = (),
+        metric_readers: Sequence[MetricReader] = (),
+    ) -> Telemetry:
+        """SDK providers with the OTLP exporters when configured, plus any given in-process."""
+        resource = Resource.create({"service.name": SERVICE_NAME})
+        tp = TracerProvider(resource=resource)
+        readers = list(metric_readers)
+        for exp in span_exporters:
+            tp.add_span_processor(SimpleSpanProcessor(exp))
+        if settings.otlp_endpoint:
+            from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter
+            from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+
+            insecure = settings.otlp_endpoint.startswith("http://")
+            tp.add_span_processor(
+                BatchSpanProcessor(
+                    OTLPSpanExporter(endpoint=settings.otlp_endpoint, insecure=insecure)
+                )
+            )
+            readers.append(
+                PeriodicExportingMetricReader(
+                    OTLPMetricExporter(endpoint=settings.otlp_endpoint, insecure=insecure)
+                )
+            )
+        mp = MeterProvider(resource=resource, metric_readers=readers)
+        return cls(tp, mp)
+
+    def shutdown(self) -> None:
+        for provider in (self.tracer_provider, self.meter_provider):
+            stop = getattr(provider, "shutdown", None)
+            if stop is not None:
+                stop()
+
+    def record_call(self, call: ModelCall, backend: str) -> None:
+        labels = {"step": call.step, "backend": backend, "ok": call.ok}
+        self.model_calls.add(1, labels)
+        self.model_latency.record(call.latency_ms / 1000.0, labels)
+        if call.input_tokens:
+            self.tokens.add(call.input_tokens, {**labels, "direction": "input"})
+        if call.output_tokens:
+            self.tokens.add(call.output_tokens, {**labels, "direction": "output"})
+
+
+class _SpanRecorder:
+    """Passes usage on to the plan's recorder and writes its numbers onto the call's span."""
+
+    def __init__(self, inner: UsageRecorder | None, span: Span, tel: Telemetry, backend: str):
+        self._inner, self._span, self._tel, self._backend = inner, span, tel, backend
+
+    def record(self, call: ModelCall) -> None:
+        self._span.set_attributes(
+            {
+                "canoe.model": call.model,
+                "canoe.tokens.input": call.input_tokens,
+                "canoe.tokens.output": call.output_tokens,
+                "canoe.call.ok": call.ok,
+            }
+        )
+        self._tel.record_call(call, self._backend)
+        if self._inner is not None:
+            self._inner.record(call)
+
+
+class TracedExperts:
+    """An ``Experts`` that wraps another with one span per model call."""
+
+    def __init__(self, inner: Experts, telemetry: Telemetry) -> None:
+        self.inner = inner
+        self.telemetry = telemetry
+        self.name = inner.name
+
+    async def is_ready(self) -> bool:
+        return await self.inner.is_ready()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def _call(self, step: str, role: str, ctx: CallContext, fn: Any, *args: Any) -> Any:
+        attrs: dict[str, Any] = {"canoe.step": step, "canoe.backend": self.name}
+        if role:
+            attrs["canoe.role"] = role
+        with self.telemetry.tracer.start_as_current_span(
+            f"model.{step}", attributes=attrs, record_exception=False, set_status_on_exception=False
+        ) as span:
+            traced = CallContext(
+                recorder=_SpanRecorder(ctx.recorder, span, self.telemetry, self.name),
+                deadline_s=ctx.deadline_s,
+                labels=ctx.labels,
+            )
+            t0 = time.perf_counter()
+            try:
+                return await fn(*args, traced)
+            except BaseException as exc:
+                # The exception type only: messages may quote the record.
+                span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
+                raise
+            finally:
+                span.set_attribute("canoe.call.seconds", time.perf_counter() - t0)
+
+    async def assess(
+        self, profile: PatientProfile, evidence: Sequence[EvidenceDoc], ctx: CallContext
+    ) -> Assessment:
+        r: Assessment = await self._call("assess", "", ctx, self.inner.assess, profile, evidence)
+        return r
+
+    async def assemble_panel(
+        self, profile: PatientProfile, assessment: Assessment, ctx: CallContext
+    ) -> tuple[PanelMember, ...]:
+        r: tuple[PanelMember, ...] = await self._call(
+            "panel", "", ctx, self.inner.assemble_panel, profile, assessment
+        )
+        return r
+
+    async def vote(
+        self,
+        profile: PatientProfile,
+        member: PanelMember,
+        problems: Sequence[CandidateProblem],
+        ctx: CallContext,
+    ) -> tuple[ProblemVote, ...]:
+        r: tuple[ProblemVote, ...] = await self._call(
+            "vote", member.role, ctx, self.inner.vote, profile, member, problems
+        )
+        return r
+
+    async def argue(
+        self,
+        profile: PatientProfile,
+        member: PanelMember,
+        options: Sequence[CandidateOption],
+        evidence: Sequence[EvidenceDoc],
+        ctx: CallContext,
+    ) -> tuple[ArgumentDraft, ...]:
+        r: tuple[ArgumentDraft, ...] = await self._call(
+            "argue", member.role, ctx, self.inner.argue, profile, member, options, evidence
+        )
+        return r
+
+    async def relate(
+        self,
+        profile: PatientProfile,
+        option: CandidateOption,
+        arguments: Sequence[ArgumentDraft],
+        ctx: CallContext,
+    ) -> tuple[Relation, ...]:
+        r: tuple[Relation, ...] = await self._call(
+            "relate", "", ctx, self.inner.relate, profile, option, arguments
+        )
+        return r
+
+    async def adjudicate(
+        self,
+        profile: PatientProfile,
+        option: CandidateOption,
+        support: ArgumentDraft,
+        attack: ArgumentDraft,
+        evidence: Sequence[EvidenceDoc],
+        ctx: CallContext,
+    ) -> ClashVerdict:
+        r: ClashVerdict = await self._call(
+            "adjudicate", "", ctx, self.inner.adjudicate, profile, option, support, attack, evidence
+        )
+        return r
+
+    async def arbitrate(
+        self,
+        profile: PatientProfile,
+        problem: CandidateProblem,
+        votes: Sequence[ProblemVote],
+        ctx: CallContext,
+    ) -> Arbitration:
+        r: Arbitration = await self._call(
+            "arbitrate", "", ctx, self.inner.arbitrate, profile, problem, votes
+        )
+        return r
+
+    async def synthesize(
+        self,
+        profile: PatientProfile,
+        included: Sequence[tuple[CandidateOption, float]],
+        excluded: Sequence[tuple[CandidateOption, float]],
+        ctx: CallContext,
+    ) -> str:
+        r: str = await self._call(
+            "synthesize", "", ctx, self.inner.synthesize, profile, included, excluded
+        )
+        return r
