@@ -1,0 +1,480 @@
+"""What each model-backed step sends to an LLM and how its answer becomes protocol dataclasses.
+
+For every step: the JSON-ready inputs (the ``<canoe-input>`` block), the template fields, the
+answer schema narrowed to the ids this call may cite (options, evidence, facts, arguments become
+``enum``s, so guided decoding cannot invent them), and a decoder that validates the answer and
+builds the typed result, or raises ``AnswerError`` naming what is wrong. ``encode_answer`` is the
+inverse, used by the test server to turn an expert's typed answer into the JSON an LLM would give.
+No transport here: this module must stay usable without tritonclient.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import jsonschema
+from jsonschema.exceptions import best_match
+
+from inference import schemas
+from inference._triton_codec import encode
+from inference.protocol import (
+    Arbitration,
+    ArgumentDraft,
+    Assessment,
+    CandidateOption,
+    CandidateProblem,
+    ClashVerdict,
+    EvidenceDoc,
+    PanelMember,
+    ProblemVote,
+    Relation,
+    StepKind,
+)
+from service.core.profile import PatientProfile
+
+__all__ = [
+    "AnswerError",
+    "StepRequest",
+    "adjudicate_request",
+    "arbitrate_request",
+    "argue_request",
+    "assemble_panel_request",
+    "assess_request",
+    "encode_answer",
+    "fact_refs",
+    "parse_json_answer",
+    "relate_request",
+    "synthesize_request",
+    "vote_request",
+]
+
+R = TypeVar("R")
+
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```\s*$")
+
+
+class AnswerError(ValueError):
+    """An answer that cannot be used: not JSON, truncated, off-schema or citing unknown ids.
+
+    ``str()`` is safe to log (a location and a rule, never the answer's content); ``detail``
+    adds what the model needs to correct itself and goes only into the repair prompt.
+    """
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail or message
+
+
+@dataclass(frozen=True, slots=True)
+class StepRequest(Generic[R]):
+    step: StepKind
+    inputs: dict[str, Any]
+    schema: dict[str, Any]
+    decode: Callable[[dict[str, Any]], R]
+    fields: dict[str, str] = field(default_factory=dict)
+
+    def check(self, text: str) -> R:
+        """Parse, validate against the narrowed schema, decode; ``AnswerError`` otherwise."""
+        answer = parse_json_answer(text)
+        err = best_match(jsonschema.Draft202012Validator(self.schema).iter_errors(answer))
+        if err is not None:
+            where = "/".join(str(p) for p in err.absolute_path) or "(root)"
+            raise AnswerError(
+                f"answer breaks the schema rule {err.validator!r} at {where}",
+                f"at {where}: {err.message[:400]}",
+            )
+        return self.decode(answer)
+
+
+def parse_json_answer(text: str) -> dict[str, Any]:
+    """The first JSON object in ``text`` (code fences and trailing chatter ignored)."""
+    body = _FENCE.sub("", text.strip())
+    start = body.find("{")
+    if start < 0:
+        raise AnswerError("answer holds no JSON object")
+    try:
+        value, _ = json.JSONDecoder().raw_decode(body, start)
+    except json.JSONDecodeError as exc:
+        hint = " (truncated?)" if exc.pos >= len(body) - 1 else ""
+        raise AnswerError(f"answer is not valid JSON{hint}: {exc.msg} at char {exc.pos}") from exc
+    if not isinstance(value, dict):
+        raise AnswerError("answer is not a JSON object")
+    return value
+
+
+def fact_refs(profile: PatientProfile) -> tuple[str, ...]:
+    """Every FHIR reference an answer may cite as a patient fact, sorted."""
+    refs = {profile.ref, *profile.source_refs}
+    for group in (
+        profile.problems,
+        profile.medications,
+        profile.observations,
+        profile.allergies,
+        profile.encounters,
+        profile.social,
+    ):
+        refs.update(f.ref for f in group)
+    return tuple(sorted(refs))
+
+
+def _restrict(array_schema: dict[str, Any], values: Sequence[str]) -> None:
+    """Narrow an array-of-strings schema to ``values`` (no values: the array must be empty)."""
+    if values:
+        array_schema["items"] = {"enum": sorted(set(values))}
+    else:
+        array_schema["maxItems"] = 0
+
+
+def _items(schema: dict[str, Any], key: str) -> dict[str, Any]:
+    item: dict[str, Any] = schema["properties"][key]["items"]
+    return item
+
+
+def _doc_inputs(evidence: Sequence[EvidenceDoc]) -> list[Any]:
+    return [encode(d) for d in evidence]
+
+
+# -- assess ---------------------------------------------------------------------------------
+
+
+def assess_request(
+    profile: PatientProfile, evidence: Sequence[EvidenceDoc]
+) -> StepRequest[Assessment]:
+    refs = fact_refs(profile)
+    meds = sorted(m.ref for m in profile.medications)
+    schema = schemas.load("assess")
+    _restrict(_items(schema, "problems")["properties"]["refs"], refs)
+    opt = _items(schema, "options")["properties"]
+    _restrict(opt["refs"], refs)
+    opt["medication_ref"] = (
+        {"anyOf": [{"type": "null"}, {"enum": meds}]} if meds else {"type": "null"}
+    )
+
+    def decode(a: dict[str, Any]) -> Assessment:
+        problems = tuple(
+            CandidateProblem(
+                id=p["id"],
+                display=p["display"],
+                refs=tuple(p["refs"]),
+                initial=p["initial"],
+                rationale=p["rationale"],
+            )
+            for p in a["problems"]
+        )
+        pids = [p.id for p in problems]
+        if len(set(pids)) != len(pids):
+            raise AnswerError("problem ids are not unique")
+        options = []
+        for o in a["options"]:
+            unknown = set(o["problem_ids"]) - set(pids)
+            if unknown:
+                raise AnswerError(f"option {o['id']} addresses unknown problems {sorted(unknown)}")
+            code = o["code"]
+            options.append(
+                CandidateOption(
+                    id=o["id"],
+                    title=o["title"],
+                    category=o["category"],
+                    description=o["description"],
+                    refs=tuple(o["refs"]),
+                    problem_ids=tuple(o["problem_ids"]),
+                    code=(code[0], code[1], code[2]) if code is not None else None,
+                    medication_ref=o["medication_ref"],
+                )
+            )
+        oids = [o.id for o in options]
+        if len(set(oids)) != len(oids):
+            raise AnswerError("option ids are not unique")
+        return Assessment(
+            complexity=a["complexity"],
+            dimensions=tuple(a["dimensions"]),
+            problems=problems,
+            options=tuple(options),
+        )
+
+    inputs = {"profile": encode(profile), "evidence": _doc_inputs(evidence)}
+    return StepRequest("assess", inputs, schema, decode)
+
+
+# -- panel ----------------------------------------------------------------------------------
+
+
+def assemble_panel_request(
+    profile: PatientProfile, assessment: Assessment
+) -> StepRequest[tuple[PanelMember, ...]]:
+    schema = schemas.load("panel")
+
+    def decode(a: dict[str, Any]) -> tuple[PanelMember, ...]:
+        members = tuple(
+            PanelMember(role=m["role"], focus=m["focus"], expertise=tuple(m["expertise"]))
+            for m in a["members"]
+        )
+        roles = [m.role for m in members]
+        if len(set(roles)) != len(roles):
+            raise AnswerError("panel roles are not unique")
+        return members
+
+    inputs = {"profile": encode(profile), "assessment": encode(assessment)}
+    return StepRequest("panel", inputs, schema, decode)
+
+
+# -- vote -----------------------------------------------------------------------------------
+
+
+def vote_request(
+    profile: PatientProfile, member: PanelMember, problems: Sequence[CandidateProblem]
+) -> StepRequest[tuple[ProblemVote, ...]]:
+    schema = schemas.load("vote")
+    votes = schema["properties"]["votes"]
+    votes["minItems"] = votes["maxItems"] = len(problems)
+    ids = [p.id for p in problems]
+    if ids:
+        votes["items"]["properties"]["problem_id"] = {"enum": sorted(set(ids))}
+
+    def decode(a: dict[str, Any]) -> tuple[ProblemVote, ...]:
+        got = [v["problem_id"] for v in a["votes"]]
+        if sorted(got) != sorted(ids):
+            raise AnswerError("votes must cover every candidate problem exactly once")
+        return tuple(
+            ProblemVote(
+                problem_id=v["problem_id"],
+                role=member.role,
+                vote=v["vote"],
+                confidence=float(v["confidence"]),
+                quote=v["quote"],
+                rationale=v["rationale"],
+            )
+            for v in a["votes"]
+        )
+
+    inputs = {
+        "profile": encode(profile),
+        "member": encode(member),
+        "problems": [encode(p) for p in problems],
+    }
+    return StepRequest("vote", inputs, schema, decode, {"role": member.role, "focus": member.focus})
+
+
+# -- argue ----------------------------------------------------------------------------------
+
+
+def argue_request(
+    profile: PatientProfile,
+    member: PanelMember,
+    options: Sequence[CandidateOption],
+    evidence: Sequence[EvidenceDoc],
+) -> StepRequest[tuple[ArgumentDraft, ...]]:
+    schema = schemas.load("argue")
+    item = _items(schema, "arguments")["properties"]
+    oids = [o.id for o in options]
+    if oids:
+        item["option_id"] = {"enum": sorted(set(oids))}
+    else:
+        schema["properties"]["arguments"]["maxItems"] = 0
+    _restrict(item["evidence"], [d.id for d in evidence])
+    _restrict(item["facts"], fact_refs(profile))
+
+    def decode(a: dict[str, Any]) -> tuple[ArgumentDraft, ...]:
+        counts: dict[str, int] = {}
+        out = []
+        for g in a["arguments"]:
+            n = counts[g["option_id"]] = counts.get(g["option_id"], 0) + 1
+            out.append(
+                ArgumentDraft(
+                    # Ids are ours, not the model's: unique within the plan by construction.
+                    id=f"arg-{member.role}-{g['option_id']}-{n}",
+                    option_id=g["option_id"],
+                    role=member.role,
+                    stance=g["stance"],
+                    text=g["text"],
+                    evidence=tuple(dict.fromkeys(g["evidence"])),
+                    facts=tuple(dict.fromkeys(g["facts"])),
+                    tau=float(g["tau"]),
+                )
+            )
+        return tuple(out)
+
+    inputs = {
+        "profile": encode(profile),
+        "member": encode(member),
+        "options": [encode(o) for o in options],
+        "evidence": _doc_inputs(evidence),
+    }
+    return StepRequest(
+        "argue", inputs, schema, decode, {"role": member.role, "focus": member.focus}
+    )
+
+
+# -- relate ---------------------------------------------------------------------------------
+
+
+def relate_request(
+    profile: PatientProfile, option: CandidateOption, arguments: Sequence[ArgumentDraft]
+) -> StepRequest[tuple[Relation, ...]]:
+    schema = schemas.load("relate")
+    ids = sorted({g.id for g in arguments})
+    item = _items(schema, "relations")["properties"]
+    if len(ids) >= 2:
+        item["source"] = item["target"] = {"enum": ids}
+    else:
+        schema["properties"]["relations"]["maxItems"] = 0
+
+    def decode(a: dict[str, Any]) -> tuple[Relation, ...]:
+        seen: dict[tuple[str, str], Relation] = {}
+        for r in a["relations"]:
+            if r["source"] == r["target"]:
+                raise AnswerError(f"argument {r['source']} relates to itself")
+            seen.setdefault((r["source"], r["target"]), Relation(**r))
+        return tuple(seen.values())
+
+    inputs = {
+        "profile": encode(profile),
+        "option": encode(option),
+        "arguments": [encode(g) for g in arguments],
+    }
+    return StepRequest("relate", inputs, schema, decode)
+
+
+# -- adjudicate, arbitrate, synthesize ------------------------------------------------------
+
+
+def adjudicate_request(
+    profile: PatientProfile,
+    option: CandidateOption,
+    support: ArgumentDraft,
+    attack: ArgumentDraft,
+    evidence: Sequence[EvidenceDoc],
+) -> StepRequest[ClashVerdict]:
+    cited = set(support.evidence) | set(attack.evidence)
+
+    def decode(a: dict[str, Any]) -> ClashVerdict:
+        return ClashVerdict(support.id, attack.id, a["winner"], a["rationale"])
+
+    inputs = {
+        "profile": encode(profile),
+        "option": encode(option),
+        "support": encode(support),
+        "attack": encode(attack),
+        # Only the statements the two arguments cite: the rest cannot decide the clash.
+        "evidence": _doc_inputs([d for d in evidence if d.id in cited]),
+    }
+    return StepRequest("adjudicate", inputs, schemas.load("adjudicate"), decode)
+
+
+def arbitrate_request(
+    profile: PatientProfile, problem: CandidateProblem, votes: Sequence[ProblemVote]
+) -> StepRequest[Arbitration]:
+    def decode(a: dict[str, Any]) -> Arbitration:
+        return Arbitration(problem.id, a["decision"], a["rationale"])
+
+    inputs = {
+        "profile": encode(profile),
+        "problem": encode(problem),
+        "votes": [encode(v) for v in votes],
+    }
+    return StepRequest("arbitrate", inputs, schemas.load("arbitrate"), decode)
+
+
+def synthesize_request(
+    profile: PatientProfile,
+    included: Sequence[tuple[CandidateOption, float]],
+    excluded: Sequence[tuple[CandidateOption, float]],
+) -> StepRequest[str]:
+    def decode(a: dict[str, Any]) -> str:
+        text: str = a["narrative"]
+        return text
+
+    inputs = {
+        "profile": encode(profile),
+        "included": [{"option": encode(o), "score": s} for o, s in included],
+        "excluded": [{"option": encode(o), "score": s} for o, s in excluded],
+    }
+    return StepRequest("synthesize", inputs, schemas.load("synthesize"), decode)
+
+
+# -- the inverse: typed answers -> the JSON an LLM would write ------------------------------
+
+
+def encode_answer(step: str, result: Any) -> dict[str, Any]:
+    """The answer JSON for a typed step result (every schema field present)."""
+    if step == "assess":
+        a: Assessment = result
+        return {
+            "complexity": a.complexity,
+            "dimensions": list(a.dimensions),
+            "problems": [
+                {
+                    "id": p.id,
+                    "display": p.display,
+                    "refs": list(p.refs),
+                    "initial": p.initial,
+                    "rationale": p.rationale,
+                }
+                for p in a.problems
+            ],
+            "options": [
+                {
+                    "id": o.id,
+                    "title": o.title,
+                    "category": o.category,
+                    "description": o.description,
+                    "refs": list(o.refs),
+                    "problem_ids": list(o.problem_ids),
+                    "code": list(o.code) if o.code is not None else None,
+                    "medication_ref": o.medication_ref,
+                }
+                for o in a.options
+            ],
+        }
+    if step == "panel":
+        return {
+            "members": [
+                {"role": m.role, "focus": m.focus, "expertise": list(m.expertise)} for m in result
+            ]
+        }
+    if step == "vote":
+        return {
+            "votes": [
+                {
+                    "problem_id": v.problem_id,
+                    "vote": v.vote,
+                    "confidence": v.confidence,
+                    "quote": v.quote,
+                    "rationale": v.rationale,
+                }
+                for v in result
+            ]
+        }
+    if step == "argue":
+        return {
+            "arguments": [
+                {
+                    "option_id": g.option_id,
+                    "stance": g.stance,
+                    "text": g.text,
+                    "evidence": list(g.evidence),
+                    "facts": list(g.facts),
+                    "tau": g.tau,
+                }
+                for g in result
+            ]
+        }
+    if step == "relate":
+        return {
+            "relations": [
+                {"source": r.source, "target": r.target, "relation": r.relation} for r in result
+            ]
+        }
+    if step == "adjudicate":
+        if result.winner is None:
+            raise ValueError("an undecided verdict has no answer form")
+        return {"winner": result.winner, "rationale": result.rationale}
+    if step == "arbitrate":
+        return {"decision": result.decision, "rationale": result.rationale}
+    if step == "synthesize":
+        return {"narrative": result}
+    raise KeyError(f"unknown step {step!r}")

@@ -1,0 +1,311 @@
+"""The Triton backend's parts that need no server: settings, prompts, schemas, parsing, codec,
+breaker, error mapping. The real server is exercised in tests/integration/test_triton*.py."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date
+
+import pytest
+
+from fhir_mapping.ingest import ingest
+from inference import prompts, schemas
+from inference._triton_codec import CodecError, decode, encode
+from inference._triton_steps import (
+    AnswerError,
+    adjudicate_request,
+    argue_request,
+    assess_request,
+    encode_answer,
+    fact_refs,
+    parse_json_answer,
+    relate_request,
+    vote_request,
+)
+from inference.protocol import (
+    ArgumentDraft,
+    CandidateOption,
+    CandidateProblem,
+    EvidenceDoc,
+    PanelMember,
+)
+from inference.triton import TritonExperts, TritonSettings, _Breaker, _classify, _Retryable
+from service.core.profile import PatientProfile
+from service.errors import BackendUnavailable, StepFailed
+from tests.conftest import fixture_bundle
+
+PROFILE = ingest(fixture_bundle("adalberto").read_bytes())
+DOCS = (
+    EvidenceDoc("ev-falls-1", "falls", "Review fall-risk drugs.", "A", "Falls guideline", 2022),
+    EvidenceDoc("ev-renal-1", "renal", "Adjust doses to eGFR.", "B", "Renal guideline", 2021),
+)
+OPTIONS = (
+    CandidateOption("opt-taper", "Taper the sedative", "medication", "Slowly."),
+    CandidateOption("opt-pt", "Physiotherapy", "rehabilitation", "Strength and balance."),
+)
+MEMBER = PanelMember("pharmacist", "medication safety", ("deprescribing",))
+
+
+def _arg(aid: str, stance: str, tau: float) -> ArgumentDraft:
+    return ArgumentDraft(aid, "opt-taper", "nurse", stance, "t", ("ev-falls-1",), (), tau)  # type: ignore[arg-type]
+
+
+# -- settings -----------------------------------------------------------------------------------
+
+
+def test_settings_from_env_reads_every_variable() -> None:
+    s = TritonSettings.from_env(
+        {
+            "CANOE_TRITON_URL": "triton:8001",
+            "CANOE_TRITON_PROTOCOL": "infer",
+            "CANOE_TRITON_GUIDED_KEY": "guided_decoding",
+            "CANOE_TRITON_MODEL_AGENT": "medgemma-4b",
+            "CANOE_TRITON_MODEL_ADJUDICATOR": "medgemma-27b",
+            "CANOE_TRITON_MODEL_SYNTHESIZE": "writer",
+            "CANOE_TRITON_CONCURRENCY": "3",
+            "CANOE_CALL_DEADLINE_S": "12.5",
+            "CANOE_TRITON_CHAT_TEMPLATE": "llama3",
+        }
+    )
+    assert (s.url, s.protocol, s.guided_key, s.concurrency, s.deadline_s, s.chat_template) == (
+        "triton:8001",
+        "infer",
+        "guided_decoding",
+        3,
+        12.5,
+        "llama3",
+    )
+    assert s.model_for("argue") == "medgemma-4b"
+    assert s.model_for("adjudicate") == s.model_for("arbitrate") == "medgemma-27b"
+    assert s.model_for("synthesize") == "writer"
+    assert s.model_names == ("medgemma-27b", "medgemma-4b", "writer")
+    assert TritonSettings.from_env({}) == TritonSettings()
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"CANOE_TRITON_PROTOCOL": "http"},
+        {"CANOE_TRITON_GUIDED_KEY": "grammar"},
+        {"CANOE_TRITON_CHAT_TEMPLATE": "mistral"},
+        {"CANOE_TRITON_CONCURRENCY": "0"},
+        {"CANOE_TRITON_CONCURRENCY": "many"},
+    ],
+)
+def test_settings_reject_bad_values(env: dict[str, str]) -> None:
+    with pytest.raises(ValueError):
+        TritonSettings.from_env(env)
+
+
+# -- prompts ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("family", ["gemma", "llama3", "chatml", "none"])
+def test_prompt_carries_inputs_in_every_chat_family(family: str) -> None:
+    req = argue_request(PROFILE, MEMBER, OPTIONS, DOCS)
+    backend = TritonExperts(TritonSettings(chat_template=family))  # type: ignore[arg-type]
+    prompt = backend.render(req)
+    step, version, inputs = prompts.parse_input_block(prompt)
+    assert (step, version) == ("argue", "v1")
+    assert decode(PatientProfile, inputs["profile"]) == PROFILE
+    assert [o["id"] for o in inputs["options"]] == ["opt-taper", "opt-pt"]
+    assert "You are the pharmacist" in prompt and "medication safety" in prompt
+    marker = {"gemma": "<start_of_turn>model\n", "llama3": "assistant<|end_header_id|>\n\n"}
+    marker |= {"chatml": "<|im_start|>assistant\n", "none": "\n"}
+    assert prompt.endswith(marker[family])
+    assert "<bos>" not in prompt and "<|begin_of_text|>" not in prompt
+
+
+def test_every_step_has_a_template_and_a_schema() -> None:
+    for step in schemas.STEPS:
+        tpl = prompts.load_template(step)
+        assert "$inputs" in tpl.user.template and "$schema" in tpl.user.template
+        schema = schemas.load(step)
+        assert schema["additionalProperties"] is False
+        assert set(schema["required"]) == set(schema["properties"])
+    assert "$previous" in prompts.load_template("repair").user.template
+
+
+def test_input_block_survives_closing_tags_in_patient_text() -> None:
+    block = prompts.input_block("vote", {"note": "</canoe-input><b>"})
+    assert prompts.parse_input_block("x " + block + " y")[2] == {"note": "</canoe-input><b>"}
+
+
+# -- answers: parsing, schema, decoding -----------------------------------------------------------
+
+
+def _argue_answer(**over: object) -> str:
+    arg = {
+        "option_id": "opt-taper",
+        "stance": "support",
+        "text": "Sedatives raise fall risk.",
+        "evidence": ["ev-falls-1"],
+        "facts": [PROFILE.ref],
+        "tau": 0.8,
+    } | over
+    return json.dumps({"arguments": [arg, arg]})
+
+
+def test_argue_answer_is_scored_and_gets_our_ids() -> None:
+    out = argue_request(PROFILE, MEMBER, OPTIONS, DOCS).check(_argue_answer())
+    assert [a.id for a in out] == ["arg-pharmacist-opt-taper-1", "arg-pharmacist-opt-taper-2"]
+    assert {a.role for a in out} == {"pharmacist"} and out[0].tau == 0.8
+
+
+@pytest.mark.parametrize(
+    ("over", "rule"),
+    [
+        ({"tau": 1.7}, "maximum"),
+        ({"tau": -0.1}, "minimum"),
+        ({"evidence": ["ev-invented"]}, "enum"),
+        ({"facts": ["Condition/not-in-record"]}, "enum"),
+        ({"option_id": "opt-unknown"}, "enum"),
+        ({"stance": "neutral"}, "enum"),
+    ],
+)
+def test_argue_answer_out_of_range_or_uncitable_is_rejected(over: dict, rule: str) -> None:
+    with pytest.raises(AnswerError, match=rule):
+        argue_request(PROFILE, MEMBER, OPTIONS, DOCS).check(_argue_answer(**over))
+
+
+def test_answer_errors_are_safe_to_log() -> None:
+    secret = "Condition/not-in-record"
+    with pytest.raises(AnswerError) as info:
+        argue_request(PROFILE, MEMBER, OPTIONS, DOCS).check(_argue_answer(facts=[secret]))
+    assert secret not in str(info.value) and secret in info.value.detail
+
+
+def test_parse_json_answer_tolerates_fences_and_chatter_but_not_truncation() -> None:
+    assert parse_json_answer('```json\n{"a": 1}\n```') == {"a": 1}
+    assert parse_json_answer('Sure! {"a": 1} Hope this helps.') == {"a": 1}
+    with pytest.raises(AnswerError, match="truncated"):
+        parse_json_answer('{"a": [1, 2')
+    with pytest.raises(AnswerError, match="no JSON object"):
+        parse_json_answer("I cannot answer that.")
+
+
+def test_votes_must_cover_each_problem_once() -> None:
+    problems = (
+        CandidateProblem("prob-a", "A", (), "accept", ""),
+        CandidateProblem("prob-b", "B", (), "reject", ""),
+    )
+    req = vote_request(PROFILE, MEMBER, problems)
+    vote = {"vote": "KEEP", "confidence": 0.7, "quote": "q", "rationale": "r"}
+    ok = {"votes": [vote | {"problem_id": "prob-a"}, vote | {"problem_id": "prob-b"}]}
+    assert [v.problem_id for v in req.check(json.dumps(ok))] == ["prob-a", "prob-b"]
+    twice = {"votes": [vote | {"problem_id": "prob-a"}, vote | {"problem_id": "prob-a"}]}
+    with pytest.raises(AnswerError, match="exactly once"):
+        req.check(json.dumps(twice))
+
+
+def test_relations_only_between_given_arguments_never_to_self() -> None:
+    args = (_arg("a1", "support", 0.5), _arg("a2", "attack", 0.5))
+    req = relate_request(PROFILE, OPTIONS[0], args)
+    edge = {"source": "a1", "target": "a2", "relation": "attack"}
+    assert len(req.check(json.dumps({"relations": [edge, edge]}))) == 1
+    with pytest.raises(AnswerError, match="itself"):
+        req.check(json.dumps({"relations": [edge | {"target": "a1"}]}))
+    with pytest.raises(AnswerError, match="enum"):
+        req.check(json.dumps({"relations": [edge | {"target": "a9"}]}))
+
+
+def test_adjudication_never_defaults_to_a_side() -> None:
+    req = adjudicate_request(
+        PROFILE, OPTIONS[0], _arg("s", "support", 0.5), _arg("a", "attack", 0.5), DOCS
+    )
+    assert req.check('{"winner": "attack", "rationale": "r"}').winner == "attack"
+    for bad in ('{"winner": "both", "rationale": "r"}', '{"winner": "support"', "{}"):
+        with pytest.raises(AnswerError):
+            req.check(bad)
+    # only the statements the two arguments cite travel to the adjudicator
+    assert [d["id"] for d in req.inputs["evidence"]] == ["ev-falls-1"]
+
+
+def test_assess_schema_narrows_refs_to_the_record() -> None:
+    req = assess_request(PROFILE, DOCS)
+    refs = req.schema["properties"]["problems"]["items"]["properties"]["refs"]["items"]["enum"]
+    assert set(refs) == set(fact_refs(PROFILE)) and PROFILE.ref in refs
+
+
+def test_encode_answer_round_trips_through_the_schema() -> None:
+    args = argue_request(PROFILE, MEMBER, OPTIONS, DOCS).check(_argue_answer(tau=0.3))
+    again = argue_request(PROFILE, MEMBER, OPTIONS, DOCS).check(
+        json.dumps(encode_answer("argue", args))
+    )
+    assert again == args
+
+
+# -- codec --------------------------------------------------------------------------------------
+
+
+def test_codec_round_trips_an_ingested_profile() -> None:
+    data = json.loads(json.dumps(encode(PROFILE)))
+    assert decode(PatientProfile, data) == PROFILE
+    with pytest.raises(CodecError, match="unknown fields"):
+        decode(PatientProfile, data | {"extra": 1})
+    with pytest.raises(CodecError, match="birth_date"):
+        decode(PatientProfile, data | {"birth_date": "yesterday"})
+    assert decode(date, "2020-02-29") == date(2020, 2, 29)
+
+
+# -- breaker, errors, optional dependency --------------------------------------------------------
+
+
+def test_breaker_opens_after_threshold_then_half_opens() -> None:
+    now = [0.0]
+    b = _Breaker(threshold=3, cooldown_s=10.0, clock=lambda: now[0])
+    for _ in range(2):
+        b.failure()
+        b.check()
+    b.failure()
+    with pytest.raises(BackendUnavailable, match="circuit open"):
+        b.check()
+    now[0] = 10.5
+    b.check()  # cool-down over: one trial call goes through
+    b.success()
+    assert b.failures == 0
+
+
+def test_classify_retries_only_unavailable_and_exhausted() -> None:
+    class Rpc(Exception):
+        def __init__(self, code: str) -> None:
+            self._code = code
+
+        def code(self) -> str:
+            return self._code
+
+        def details(self) -> str:
+            return "d"
+
+    assert isinstance(_classify(Rpc("StatusCode.UNAVAILABLE")), _Retryable)
+    assert isinstance(_classify(Rpc("StatusCode.RESOURCE_EXHAUSTED")), _Retryable)
+    assert not isinstance(_classify(Rpc("StatusCode.INVALID_ARGUMENT")), _Retryable)
+    assert not isinstance(_classify(Rpc("StatusCode.DEADLINE_EXCEEDED")), _Retryable)
+
+
+def test_missing_tritonclient_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "tritonclient.grpc.aio", None)
+    with pytest.raises(BackendUnavailable, match=r"tritonclient\[grpc\]"):
+        TritonExperts(TritonSettings())
+
+
+async def test_unusable_answer_without_repair_fails_the_step() -> None:
+    class OneShot(TritonExperts):
+        async def _call(self, *a: object, **k: object) -> str:
+            self.calls = getattr(self, "calls", 0) + 1
+            return '{"winner": "both", "rationale": "r"}'
+
+    from inference.protocol import CallContext
+
+    backend = OneShot(TritonSettings(repair_attempts=0))
+    with pytest.raises(StepFailed, match="adjudicate"):
+        await backend.adjudicate(
+            PROFILE,
+            OPTIONS[0],
+            _arg("s", "support", 0.5),
+            _arg("a", "attack", 0.5),
+            DOCS,
+            CallContext(),
+        )
+    assert backend.calls == 1
