@@ -28,7 +28,7 @@ def option(
     category: str = "medication",
     **kw: object,
 ) -> Option:
-    """Every argument gets its stance edge to the option; ``extra_edges`` are argument-to-argument."""
+    """Each argument gets its stance edge to the option; ``extra_edges`` join arguments."""
     edges = [Edge(a.id, id, a.stance) for a in args]
     edges += [Edge(s, t, r) for s, t, r in extra_edges]  # type: ignore[arg-type]
     return Option(

@@ -20,7 +20,8 @@ def test_option_score_is_the_propagated_option_node() -> None:
 
 def test_calibrated_strengths_feed_the_graph() -> None:
     # clash s (0.6) vs a (0.7), s wins: tau~(s) = 0.75, tau~(a) = 0.55
-    # E(o) = 0.75 - 0.55 = 0.2; h = 0.04 / 1.04; F = 0.5 + 0.5 * 0.038461538461538464 = 0.5192307692307693
+    # E(o) = 0.75 - 0.55 = 0.2; h = 0.04 / 1.04 = 0.038461538461538464
+    # F = 0.5 + 0.5 * h = 0.5192307692307693
     o = option(
         "o", [arg("s", "support", 0.6), arg("a", "attack", 0.7)], clashes=[("s", "a", "support")]
     )

@@ -47,7 +47,8 @@ def test_single_supporter() -> None:
 
 
 def test_single_weaker_supporter() -> None:
-    # E(o) = 0.6; h = 0.36 / 1.36 = 0.264705882352941...; sigma = 0.5 + 0.5 * h = 0.632352941176470...
+    # E(o) = 0.6; h = 0.36 / 1.36 = 0.264705882352941...
+    # sigma = 0.5 + 0.5 * h = 0.632352941176470...
     got = f({"o": 0.5, "s": 0.6}, [("s", "o", "support")])["o"]
     assert got == pytest.approx(0.6323529411764706, rel=REL)
 
@@ -74,7 +75,8 @@ def test_chain_of_supports() -> None:
 
 def test_argument_to_argument_attack_weakens_a_supporter() -> None:
     # sigma(a) = 1.0; E(b) = -1; sigma(b) = 0.8 - 0.8 * h(1) = 0.8 - 0.4 = 0.4
-    # E(o) = 0.4; h = 0.16 / 1.16 = 0.13793103448275862; sigma(o) = 0.5 + 0.5 * h = 0.5689655172413793
+    # E(o) = 0.4; h = 0.16 / 1.16 = 0.13793103448275862
+    # sigma(o) = 0.5 + 0.5 * h = 0.5689655172413793
     got = f({"o": 0.5, "b": 0.8, "a": 1.0}, [("b", "o", "support"), ("a", "b", "attack")])
     assert got["b"] == pytest.approx(0.4, rel=REL)
     assert got["o"] == pytest.approx(0.5689655172413793, rel=REL)
