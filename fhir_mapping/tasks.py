@@ -17,6 +17,7 @@ Task shape (codes from ``definitions.CS_ACTION`` / ``CS_INPUT``): status ``reque
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -627,8 +628,6 @@ def contest_bundle(
         new = apply_all(d, [(p.action, p.task_id, p.actor, p.at, p.reason) for p in parsed])
     except TaskError as exc:
         raise _remap(exc, parsed) from exc
-    ev = evaluate(new)
-    changed = new.version != d.version
     cid = careplan_id(new.plan_id, new.version)
     done = task_outcomes(
         parsed,
@@ -636,11 +635,26 @@ def contest_bundle(
         careplan_ref=f"CarePlan/{cid}/_history/{new.version}",
         at=recorded,
     )
+    if new is d:
+        # Every Task was applied before (same ids): this plan IS their result. Hand it back as
+        # it is, with the replayed Tasks completed, rather than write a misleading new trail.
+        same = copy.deepcopy(dict(plan_bundle_json))
+        have = {
+            e["resource"].get("id")
+            for e in same.get("entry", ())
+            if e.get("resource", {}).get("resourceType") == "Task"
+        }
+        same["entry"] = list(same.get("entry", ())) + [
+            {"fullUrl": f"{CANOE_BASE}/Task/{t['id']}", "resource": t}
+            for t in done
+            if t["id"] not in have
+        ]
+        return same
     return plan_bundle(
         new,
-        ev,
+        evaluate(new),
         recorded=recorded,
         service_version=service_version,
         tasks=done,
-        previous_version=d.version if changed else None,
+        previous_version=d.version,
     )

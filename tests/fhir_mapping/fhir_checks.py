@@ -27,7 +27,9 @@ def _validator() -> Draft6Validator:
 
 
 def schema_errors(resource: Mapping[str, Any]) -> list[str]:
-    return [f"{list(e.absolute_path)}: {e.message[:300]}" for e in _validator().iter_errors(resource)]
+    return [
+        f"{list(e.absolute_path)}: {e.message[:300]}" for e in _validator().iter_errors(resource)
+    ]
 
 
 def assert_valid(resource: Mapping[str, Any]) -> None:
@@ -63,4 +65,4 @@ def assert_references_resolve(bundle: Mapping[str, Any], inputs: Mapping[str, ob
         if base in present:
             assert not version or present[base] == version, f"{where}: {ref} version mismatch"
         else:
-            assert ref in inputs, f"{where}: {ref} resolves to nothing"
+            assert base in inputs, f"{where}: {ref} resolves to nothing"
