@@ -21,7 +21,9 @@ MAX_ISSUES: Final = 100  # one error carries at most this many issues, plus a "m
 _NAME: Final = re.compile(r"_?[A-Za-z][A-Za-z0-9_]*")
 
 # pydantic error type -> FHIR IssueType. Anything not listed is "invalid".
-_REQUIRED: Final = frozenset({"missing"})
+_REQUIRED: Final = frozenset(
+    {"missing", "model_field_validation.missing", "fhir-validation-missing-resource-type"}
+)
 _STRUCTURE: Final = frozenset(
     {"extra_forbidden", "json_invalid", "model_type", "model_attributes_type", "dict_type"}
 )

@@ -183,11 +183,15 @@ def rxnorm_ok(code: str) -> bool:
 
 
 def ndc_ok(code: str) -> bool:
-    """A product NDC in one of the formats FHIR allows, not all zeros in any segment."""
+    """A product NDC in one of the formats FHIR allows, with a labeler code that is not zero.
+
+    >>> ndc_ok("0777-3105-02"), ndc_ok("99999-9999-99"), ndc_ok("00000-0000-00")
+    (True, True, False)
+    """
     if _NDC.fullmatch(code) is None:
         return False
-    segments = code.split("-") if "-" in code else [code]
-    return all(s.strip("0") for s in segments)
+    labeler = code.split("-")[0] if "-" in code else code[:5]
+    return labeler.strip("0") != ""
 
 
 def icd10_ok(code: str) -> bool:

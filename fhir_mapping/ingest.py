@@ -39,7 +39,7 @@ from fhir_mapping import _profile, r4
 from fhir_mapping._issues import IssueList, validation_issues
 from fhir_mapping._refs import RefIndex, entry_ref
 from service.core.profile import PatientProfile
-from service.errors import BundleError, Issue, LimitError
+from service.errors import BundleError, CanoeError, Issue, LimitError
 
 __all__ = [
     "ACCEPTED_BUNDLE_TYPES",
@@ -161,7 +161,7 @@ def _check_shell(
     btype = doc.get("type")
     if btype is None:
         issues.add("required", "Bundle.type is missing", "Bundle.type")
-    elif btype not in _BUNDLE_TYPES:
+    elif not isinstance(btype, str) or btype not in _BUNDLE_TYPES:
         issues.add("value", "Bundle.type is not a Bundle type code", "Bundle.type")
     elif btype not in ACCEPTED_BUNDLE_TYPES:
         issues.add(
@@ -279,6 +279,15 @@ def _check_links(
             )
 
 
+def _unexpected(exc: Exception, stage: str) -> BundleError:
+    # Last line of defence: a shape the checks above did not foresee must still reach the caller
+    # as a BundleError, not a traceback. Code "exception" marks it as our gap, not theirs.
+    return BundleError(
+        f"Bundle could not be {stage}",
+        issues=(Issue("error", "exception", f"{stage} failed: {type(exc).__name__}", ("Bundle",)),),
+    )
+
+
 def parse_bundle(
     raw: bytes | bytearray | memoryview | str | Mapping[str, Any],
     *,
@@ -289,6 +298,17 @@ def parse_bundle(
     Raises ``BundleError`` with every issue found (entry and field named) and ``LimitError`` when
     the bundle holds more than ``max_resources`` entries (checked before any model validation).
     """
+    try:
+        return _parse(raw, max_resources)
+    except CanoeError:
+        raise
+    except Exception as exc:
+        raise _unexpected(exc, "parsed") from exc
+
+
+def _parse(
+    raw: bytes | bytearray | memoryview | str | Mapping[str, Any], max_resources: int | None
+) -> ParsedBundle:
     doc = _load(raw)
     issues = IssueList()
     if not isinstance(doc, Mapping):
@@ -360,7 +380,12 @@ def build_profile(parsed: ParsedBundle) -> PatientProfile:
     """Map a validated bundle to the frozen, FHIR-free ``PatientProfile``.
 
     Raises ``BundleError`` only when the record holds no date at all to fix ``as_of``."""
-    return _profile.build(parsed)
+    try:
+        return _profile.build(parsed)
+    except CanoeError:
+        raise
+    except Exception as exc:
+        raise _unexpected(exc, "mapped") from exc
 
 
 def ingest(
