@@ -24,11 +24,13 @@ from service.core.model import (
     Problem,
     Vote,
 )
+from service.core.profile import PatientProfile
 
 __all__ = [
     "PATIENT",
     "PLAN_ID",
     "PRACTITIONER",
+    "deliberation_from_profile",
     "input_resources",
     "small_deliberation",
 ]
@@ -251,3 +253,88 @@ def small_deliberation(**changes: object) -> Deliberation:
         ),
     )
     return replace(d, **changes)  # type: ignore[arg-type]
+
+
+def deliberation_from_profile(
+    profile: PatientProfile, *, plan_id: str = "plan-real"
+) -> Deliberation:
+    """A deliberation over a real ingested profile: its active problems, one review option per
+    active medication (citing the MedicationRequest, a problem and the latest observation) and a
+    follow-up option, with deterministic strengths so some options clear the threshold and some
+    do not. The reasoning is hand-made; every reference is the profile's own."""
+    problems = tuple(
+        Problem(
+            id=f"prob-{k}",
+            display=p.text or p.ref,
+            initial="accept" if k % 3 else "reject",
+            votes=(
+                Vote("pharmacist", ("KEEP", "REFUSE", "NEUTRAL")[k % 3], 0.7, "", "r"),
+                Vote("nurse", "KEEP", 0.6, "", "r"),
+            ),
+            refs=(p.ref,),
+            arbitration="accept" if k % 3 == 1 else None,
+        )
+        for k, p in enumerate(profile.active_problems[:6])
+    )
+    obs = tuple(o.ref for o in profile.observations[:1])
+    cond = tuple(p.ref for p in profile.active_problems[:1])
+    options: list[Option] = []
+    for k, m in enumerate(profile.active_medications[:4]):
+        oid = f"opt-med-{k}"
+        sup, att = f"arg-{k}-s", f"arg-{k}-a"
+        options.append(
+            Option(
+                id=oid,
+                title=f"Review {m.text or m.ref}",
+                category="medication",
+                description="Check indication, dose and interactions.",
+                arguments=(
+                    _arg(
+                        sup,
+                        "pharmacist",
+                        "support",
+                        "Interaction risk.",
+                        0.55 + 0.1 * k,
+                        evidence=("ev-1",),
+                        facts=(m.ref, *cond),
+                    ),
+                    _arg(
+                        att,
+                        "general practitioner",
+                        "attack",
+                        "Stable for years.",
+                        0.6,
+                        facts=(m.ref, *obs),
+                    ),
+                ),
+                edges=(Edge(sup, oid, "support"), Edge(att, oid, "attack")),
+                clashes=(Clash(sup, att, "support"),) if k % 2 == 0 else (),
+                refs=(m.ref,),
+                problem_ids=tuple(p.id for p in problems[:1]),
+                medication_ref=m.ref,
+            )
+        )
+    options.append(
+        Option(
+            id="opt-follow-up",
+            title="Follow-up visit in 4 weeks",
+            category="follow-up",
+            description="Review the changes.",
+            arguments=(_arg("arg-fu", "nurse", "support", "Changes need review.", 0.8, facts=obs),),
+            edges=(Edge("arg-fu", "opt-follow-up", "support"),),
+        )
+    )
+    return Deliberation(
+        plan_id=plan_id,
+        version=1,
+        patient_ref=profile.ref,
+        parameters=Parameters(),
+        problems=problems,
+        options=tuple(options),
+        meta=Meta(
+            backend="hand-built",
+            evidence_version="kb-test",
+            panel=(("pharmacist", "meds"), ("nurse", "falls"), ("general practitioner", "all")),
+            created="2026-11-30T09:00:00Z",
+        ),
+    )
