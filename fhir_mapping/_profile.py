@@ -10,6 +10,7 @@ falls back to ``Bundle.timestamp`` and otherwise refuses the bundle.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Final
@@ -462,13 +463,14 @@ def build(parsed: ParsedBundle) -> PatientProfile:
         elif rt == "Encounter" and b._is_patients(e, "subject"):
             b.encounter(e)
     sex, birth = _patient(parsed.patient)
+    problems = _fold_duplicates(b.problems)
     as_of = _as_of(parsed, b.dates)
     return PatientProfile(
         ref=parsed.patient.ref,
         sex=sex,
         birth_date=birth,
         as_of=as_of,
-        problems=tuple(b.problems),
+        problems=problems,
         medications=tuple(b.medications),
         observations=_sorted_obs(b.observations.values()),
         allergies=tuple(b.allergies),
@@ -477,6 +479,35 @@ def build(parsed: ParsedBundle) -> PatientProfile:
         unused=tuple(b.unused),
         source_refs=_source_refs(parsed.entries),
     )
+
+
+def _fold_duplicates(problems: Sequence[Problem]) -> tuple[Problem, ...]:
+    """Fold repeated records of one active coded problem into the first, earliest onset kept.
+
+    EHR extracts repeat an ongoing diagnosis at every encounter; the panel should see it once.
+    Resolved episodes stay separate (each is a dated event), and so do unrecognised ones (their
+    codes say nothing reliable about sameness)."""
+    keep: list[Problem] = []
+    first: dict[tuple[str, str, str, str], int] = {}
+    for p in problems:
+        usable = [c for c in p.codes if code_problem(c.system, c.code) is None]
+        if not (p.active and p.recognised and usable):
+            keep.append(p)
+            continue
+        key = (usable[0].system, usable[0].code, p.clinical_status, p.verification)
+        at = first.get(key)
+        if at is None:
+            first[key] = len(keep)
+            keep.append(p)
+            continue
+        prev = keep[at]
+        onsets = [d for d in (prev.onset, p.onset) if d is not None]
+        keep[at] = replace(
+            prev,
+            onset=min(onsets) if onsets else None,
+            duplicates=(*prev.duplicates, p.ref),
+        )
+    return tuple(keep)
 
 
 def _as_of(parsed: ParsedBundle, dates: Sequence[date]) -> date:

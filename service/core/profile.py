@@ -72,6 +72,9 @@ class Problem:
     onset: date | None
     abatement: date | None = None
     recognised: bool = True  # False: no code from a known system matched our knowledge
+    # Other Conditions recording the same active coded problem (same code, same statuses), folded
+    # into this one; ``onset`` is the earliest of them.
+    duplicates: tuple[str, ...] = ()
 
     @property
     def active(self) -> bool:

@@ -257,6 +257,18 @@ def test_as_of_falls_back_to_bundle_timestamp_then_refuses() -> None:
     assert ingest(b).as_of == date(2024, 2, 3)
 
 
+def test_repeated_active_problem_is_folded_keeping_earliest_onset() -> None:
+    again = condition(cid="c2", onsetDateTime="1999-01-01")
+    resolved = condition(
+        cid="c3", clinicalStatus={"coding": [{"code": "resolved"}]}, onsetDateTime="1980-01-01"
+    )
+    p = ingest(bundle(patient(), condition(), again, resolved))
+    assert [(x.ref, x.duplicates, x.onset) for x in p.problems] == [
+        ("Condition/c1", ("Condition/c2",), date(1999, 1, 1)),
+        ("Condition/c3", (), date(1980, 1, 1)),
+    ]
+
+
 def test_social_findings_are_split_from_problems() -> None:
     lives_alone = condition(
         cid="c2",

@@ -235,6 +235,15 @@ def test_huge_bundle_ingests_fast() -> None:
     assert len(p.problems) + len(p.social) <= 1766
     assert len(p.source_refs) == 1774
     assert len(p.medications) == 7
+    # Repeated records of one ongoing problem are folded: each active code appears once, and
+    # every folded record is still cited.
+    active = p.active_problems
+    keys = [(x.codes[0].system, x.codes[0].code) for x in active]
+    assert len(keys) == len(set(keys)) and len(active) < 100
+    folded = [r for x in active for r in x.duplicates]
+    assert len(folded) > 500 and set(folded) <= set(p.source_refs)
+    for x in active:
+        assert x.onset is not None and x.onset <= p.as_of
     # Target < 2 s on one core; the bound leaves room for a loaded CI machine.
     assert t2 - t0 < 5.0, (t1 - t0, t2 - t1)
 
