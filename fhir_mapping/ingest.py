@@ -8,7 +8,7 @@ one ``BundleError`` (``issues`` tuple, capped). ``build_profile`` maps the valid
 the FHIR-free profile. Nothing here logs, reads the clock or touches the network; bad input never
 escapes as anything but ``BundleError`` or ``LimitError``.
 
-Decisions (see also the report in the repository history):
+Decisions:
 
 * Bundle types accepted: ``collection``, ``transaction``, ``batch``, ``searchset`` and
   ``document``: all carry resources as they are. ``history`` (several versions of one resource,
@@ -22,6 +22,10 @@ Decisions (see also the report in the repository history):
   than the facts dropped: a bundle that mixes patients' records is not safe to plan from.
   Observation and Encounter may lack a subject in R4; such facts are not attached and are
   reported as ``UnusedFact``.
+* ``as_of`` is the latest date among the patient's facts (never the wall clock), else
+  ``Bundle.timestamp``; with neither, ``build_profile`` refuses the bundle (``required``).
+* Repeated records of one active coded problem are folded into one ``Problem`` (``duplicates``).
+* ``max_resources`` counts entries and is checked before any model is validated (``LimitError``).
 * Entries without a resource are skipped when ``request.method`` is GET, HEAD or DELETE
   (nothing to plan from); otherwise they are a ``required`` issue.
 """
