@@ -1,0 +1,353 @@
+"""The gRPC face of the service: ``canoe.v1.CarePlanService`` over ``service.app``.
+
+Each RPC authenticates the caller (tenant and scope), runs one use case, and answers in the
+proto's terms. Errors are translated in exactly one place, ``rich_status``: the project's error
+tree -> a gRPC status code, with the FHIR OperationOutcome packed in the google.rpc.Status
+details. Each call gets a request id (the caller's ``x-request-id`` or a new one, echoed in the
+initial metadata), a server span, request/latency/error metrics and one log line, none of which
+carries patient data.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Final, TypeVar
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import status_pb2
+from grpc_status import rpc_status
+from opentelemetry import propagate
+from opentelemetry.trace import SpanKind, Status, StatusCode
+
+from fhir_mapping.outcome import operation_outcome
+from proto.canoe.v1 import careplan_pb2 as pb
+from proto.canoe.v1 import careplan_pb2_grpc as pb_grpc
+from service.app import CarePlanService, PlanOutcome
+from service.auth import SCOPE_CONTEST, SCOPE_PLAN, SCOPE_READ, Authenticator, Principal, require
+from service.errors import (
+    AuthError,
+    BackendError,
+    BackendTimeout,
+    CanoeError,
+    ForbiddenError,
+    InputError,
+    LimitError,
+    NotFoundError,
+    StaleVersionError,
+)
+from service.logs import get_logger, new_request_id, request_context
+from service.pipeline import Progress
+from service.telemetry import Telemetry
+
+__all__ = ["SERVICE_NAME", "CarePlanServicer", "rich_status", "status_code"]
+
+SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["CarePlanService"].full_name
+T = TypeVar("T")
+_log = get_logger("canoe.grpc")
+
+# Most specific first: ForbiddenError is an AuthError, BackendTimeout a BackendError.
+_CODES: Final[tuple[tuple[type[BaseException], grpc.StatusCode], ...]] = (
+    (ForbiddenError, grpc.StatusCode.PERMISSION_DENIED),
+    (AuthError, grpc.StatusCode.UNAUTHENTICATED),
+    (InputError, grpc.StatusCode.INVALID_ARGUMENT),
+    (NotFoundError, grpc.StatusCode.NOT_FOUND),
+    (StaleVersionError, grpc.StatusCode.FAILED_PRECONDITION),
+    (LimitError, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (BackendTimeout, grpc.StatusCode.DEADLINE_EXCEEDED),
+    (BackendError, grpc.StatusCode.UNAVAILABLE),
+)
+
+
+def status_code(exc: BaseException) -> grpc.StatusCode:
+    for kind, code in _CODES:
+        if isinstance(exc, kind):
+            return code
+    return grpc.StatusCode.INTERNAL
+
+
+def rich_status(exc: BaseException) -> grpc.Status:
+    """The gRPC status for ``exc``, with its OperationOutcome in the rich details."""
+    code = status_code(exc)
+    message = exc.message if isinstance(exc, CanoeError) else "internal error"
+    if isinstance(exc, StaleVersionError):
+        message = f"{message} (current version: {exc.current_version})"
+    detail = any_pb2.Any()
+    detail.Pack(
+        pb.OperationOutcomeDetail(fhir_json=json.dumps(operation_outcome(exc)).encode("utf-8"))
+    )
+    return rpc_status.to_status(
+        status_pb2.Status(code=code.value[0], message=message, details=[detail])
+    )
+
+
+def _plan_response(p: PlanOutcome) -> pb.GeneratePlanResponse:
+    s = p.summary
+    return pb.GeneratePlanResponse(
+        plan_id=p.plan_id,
+        version=p.version,
+        careplan_bundle_json=_json(p.bundle),
+        summary=pb.PlanSummary(
+            counts={k: int(v) for k, v in s.get("counts", {}).items()},
+            borderline_option_ids=list(s.get("borderline", [])),
+            input_tokens=int(s.get("tokens", {}).get("input", 0)),
+            output_tokens=int(s.get("tokens", {}).get("output", 0)),
+            timings_ms={k: float(v) for k, v in s.get("timings_ms", {}).items()},
+            missing=list(s.get("missing", [])),
+            backend=str(s.get("backend", "")),
+        ),
+    )
+
+
+def _progress_event(p: Progress) -> pb.PlanEvent:
+    state = (
+        pb.ProgressEvent.STATE_STARTED if p.state == "started" else pb.ProgressEvent.STATE_FINISHED
+    )
+    return pb.PlanEvent(
+        progress=pb.ProgressEvent(
+            stage=p.stage,
+            state=state,
+            model_calls_done=p.calls_done,
+            model_calls_total=p.calls_total,
+        )
+    )
+
+
+def _json(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _need(value: object, what: str) -> None:
+    if not value:
+        raise InputError(f"{what} is required")
+
+
+class _Call:
+    """Per-RPC bookkeeping: request id, span, principal, outcome, metrics and the log line."""
+
+    def __init__(self, servicer: CarePlanServicer, context: Any, method: str) -> None:
+        self.s, self.context, self.method = servicer, context, method
+        md = {k.lower(): v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
+        self.metadata = md
+        self.request_id = new_request_id(md.get("x-request-id"))
+        self.attrs: dict[str, Any] = {}
+
+    def principal(self, scope: str) -> Principal:
+        p = self.s.auth.authenticate(self.metadata.get("authorization"))
+        require(p, scope)
+        self.attrs["tenant"] = p.tenant
+        return p
+
+    def deadline_s(self) -> float | None:
+        left = self.context.time_remaining()
+        return None if left is None else max(0.0, float(left))
+
+
+class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
+    def __init__(self, app: CarePlanService, auth: Authenticator, telemetry: Telemetry) -> None:
+        self.app = app
+        self.auth = auth
+        self.tel = telemetry
+
+    async def _run(self, context: Any, method: str, body: Callable[[_Call], Awaitable[T]]) -> T:
+        call = _Call(self, context, method)
+        t0 = time.perf_counter()
+        code = grpc.StatusCode.OK
+        parent = propagate.extract(call.metadata)
+        with (
+            request_context(call.request_id, rpc=method),
+            self.tel.tracer.start_as_current_span(
+                f"{SERVICE_NAME}/{method}",
+                context=parent,
+                kind=SpanKind.SERVER,
+                attributes={
+                    "rpc.system": "grpc",
+                    "rpc.service": SERVICE_NAME,
+                    "rpc.method": method,
+                },
+                record_exception=False,
+                set_status_on_exception=False,
+            ) as span,
+        ):
+            await context.send_initial_metadata((("x-request-id", call.request_id),))
+            try:
+                return await body(call)
+            except asyncio.CancelledError:
+                code = grpc.StatusCode.CANCELLED
+                raise
+            except Exception as exc:
+                code = status_code(exc)
+                if code is grpc.StatusCode.INTERNAL:
+                    # Type only: an internal message may quote the record.
+                    _log.error("rpc.internal_error", error=type(exc).__name__)
+                await context.abort_with_status(rich_status(exc))
+                raise AssertionError("unreachable") from exc  # abort always raises
+            finally:
+                seconds = time.perf_counter() - t0
+                labels = {"rpc.method": method, "rpc.grpc.status_code": code.name}
+                span.set_attributes(
+                    {"rpc.grpc.status_code": code.value[0], **_span_attrs(call.attrs)}
+                )
+                if code is not grpc.StatusCode.OK:
+                    span.set_status(Status(StatusCode.ERROR, code.name))
+                    self.tel.errors.add(1, labels)
+                self.tel.requests.add(1, labels)
+                self.tel.latency.record(seconds, {"rpc.method": method})
+                _log.info(
+                    "rpc.finished",
+                    code=code.name,
+                    duration_ms=round(seconds * 1000.0, 3),
+                    **call.attrs,
+                )
+
+    # ------------------------------------------------------------------ RPCs
+
+    async def GeneratePlan(
+        self, request: pb.GeneratePlanRequest, context: Any
+    ) -> pb.GeneratePlanResponse:
+        async def body(call: _Call) -> pb.GeneratePlanResponse:
+            p = call.principal(SCOPE_PLAN)
+            _need(request.bundle_json, "bundle_json")
+            out = await self.app.generate(
+                request.bundle_json, tenant=p.tenant, deadline_s=call.deadline_s()
+            )
+            call.attrs.update(plan_id=out.plan_id, version=out.version)
+            return _plan_response(out)
+
+        return await self._run(context, "GeneratePlan", body)
+
+    async def StreamPlan(
+        self, request: pb.GeneratePlanRequest, context: Any
+    ) -> AsyncIterator[pb.PlanEvent]:
+        queue: asyncio.Queue[pb.PlanEvent | None] = asyncio.Queue()
+
+        async def body(call: _Call) -> None:
+            p = call.principal(SCOPE_PLAN)
+            _need(request.bundle_json, "bundle_json")
+            work = asyncio.ensure_future(
+                self.app.generate(
+                    request.bundle_json,
+                    tenant=p.tenant,
+                    progress=lambda ev: queue.put_nowait(_progress_event(ev)),
+                    deadline_s=call.deadline_s(),
+                )
+            )
+            getter: asyncio.Future[pb.PlanEvent | None] | None = None
+            try:
+                while True:
+                    getter = asyncio.ensure_future(queue.get())
+                    await asyncio.wait({getter, work}, return_when=asyncio.FIRST_COMPLETED)
+                    if getter.done():
+                        await context.write(getter.result())
+                        continue
+                    getter.cancel()
+                    while not queue.empty():
+                        event = queue.get_nowait()
+                        if event is not None:
+                            await context.write(event)
+                    out = work.result()  # raises the plan's error, if any
+                    call.attrs.update(plan_id=out.plan_id, version=out.version)
+                    await context.write(pb.PlanEvent(plan=_plan_response(out)))
+                    return
+            finally:
+                if getter is not None and not getter.done():
+                    getter.cancel()
+                if not work.done():
+                    # The client went away (or the deadline passed): stop the model work.
+                    work.cancel()
+                    await asyncio.gather(work, return_exceptions=True)
+
+        await self._run(context, "StreamPlan", body)
+        # Written with context.write above; an async generator is not needed.
+        return
+
+    async def Contest(self, request: pb.ContestRequest, context: Any) -> pb.ContestResponse:
+        async def body(call: _Call) -> pb.ContestResponse:
+            p = call.principal(SCOPE_CONTEST)
+            _need(request.plan_id, "plan_id")
+            _need(request.tasks_json, "tasks_json")
+            if request.version < 1:
+                raise InputError("version must be 1 or more")
+            call.attrs.update(plan_id=request.plan_id, contested=request.version)
+            out = await self.app.contest(
+                request.tasks_json,
+                tenant=p.tenant,
+                plan_id=request.plan_id,
+                version=request.version,
+            )
+            call.attrs.update(version=out.version, tasks=len(out.tasks), replayed=out.replayed)
+            tasks_bundle = {
+                "resourceType": "Bundle",
+                "type": "collection",
+                "entry": [{"resource": t} for t in out.tasks],
+            }
+            return pb.ContestResponse(
+                plan_id=out.plan_id,
+                version=out.version,
+                careplan_bundle_json=_json(out.bundle),
+                tasks_bundle_json=_json(tasks_bundle),
+                tasks=[
+                    pb.TaskResult(task_id=str(t.get("id", "")), status=str(t.get("status", "")))
+                    for t in out.tasks
+                ],
+                replayed=out.replayed,
+            )
+
+        return await self._run(context, "Contest", body)
+
+    async def GetDeliberation(
+        self, request: pb.GetDeliberationRequest, context: Any
+    ) -> pb.GetDeliberationResponse:
+        async def body(call: _Call) -> pb.GetDeliberationResponse:
+            p = call.principal(SCOPE_READ)
+            _need(request.plan_id, "plan_id")
+            version = request.version if request.HasField("version") else None
+            call.attrs.update(plan_id=request.plan_id)
+            rec = await self.app.plan_version(
+                tenant=p.tenant, plan_id=request.plan_id, version=version
+            )
+            call.attrs.update(version=rec.version)
+            return pb.GetDeliberationResponse(
+                plan_id=rec.plan_id, version=rec.version, deliberation_json=_json(rec.deliberation)
+            )
+
+        return await self._run(context, "GetDeliberation", body)
+
+    async def ListPlanVersions(
+        self, request: pb.ListPlanVersionsRequest, context: Any
+    ) -> pb.ListPlanVersionsResponse:
+        async def body(call: _Call) -> pb.ListPlanVersionsResponse:
+            p = call.principal(SCOPE_READ)
+            which = request.WhichOneof("selector")
+            if which is None or not getattr(request, which):
+                raise InputError("name a plan_id or a patient_ref")
+            infos = await self.app.versions(
+                tenant=p.tenant,
+                plan_id=request.plan_id if which == "plan_id" else None,
+                patient_ref=request.patient_ref if which == "patient_ref" else None,
+            )
+            call.attrs.update(versions=len(infos))
+            return pb.ListPlanVersionsResponse(
+                versions=[
+                    pb.PlanVersion(
+                        plan_id=i.plan_id,
+                        version=i.version,
+                        patient_ref=i.patient_ref,
+                        careplan_id=i.careplan_id,
+                        kind=i.kind,
+                        created=i.created,
+                        task_ids=list(i.task_ids),
+                        current=i.current,
+                    )
+                    for i in infos
+                ]
+            )
+
+        return await self._run(context, "ListPlanVersions", body)
+
+
+def _span_attrs(attrs: dict[str, Any]) -> dict[str, Any]:
+    return {f"canoe.{k}": v for k, v in attrs.items() if isinstance(v, str | int | bool | float)}

@@ -1,0 +1,186 @@
+"""Server lifecycle: build the grpc.aio server, serve it, stop it gracefully.
+
+``build_server`` wires the API, standard health checking and reflection onto a server and binds
+it (port 0 in tests) without starting it. ``start_server`` starts it and keeps the health status
+honest: NOT_SERVING until the model backend and the store answer ready, and again whenever they
+stop answering. ``serve_forever`` is ``canoe serve``: configure logging and telemetry once, serve
+until SIGTERM/SIGINT, then refuse new work (health NOT_SERVING) and give in-flight plans
+``grace_period_s`` to finish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from proto.canoe.v1 import careplan_pb2_grpc as pb_grpc
+from service.app import CarePlanService
+from service.auth import Authenticator, build_authenticator
+from service.errors import InputError
+from service.grpc_api import SERVICE_NAME, CarePlanServicer
+from service.logs import configure_logging, get_logger
+from service.settings import Settings
+from service.telemetry import Telemetry
+
+__all__ = ["RunningServer", "build_server", "serve_forever", "start_server"]
+
+_log = get_logger("canoe.server")
+_SERVING = health_pb2.HealthCheckResponse.SERVING
+_NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+
+
+def _read(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from exc
+
+
+def _credentials(settings: Settings) -> grpc.ServerCredentials | None:
+    if not settings.tls_cert_file:
+        return None
+    ca = _read(settings.tls_client_ca_file) if settings.tls_client_ca_file else None
+    return grpc.ssl_server_credentials(
+        [(_read(settings.tls_key_file), _read(settings.tls_cert_file))],
+        root_certificates=ca,
+        require_client_auth=ca is not None,  # mutual TLS exactly when a client CA is configured
+    )
+
+
+def build_server(
+    settings: Settings,
+    app: CarePlanService,
+    *,
+    auth: Authenticator | None = None,
+    telemetry: Telemetry | None = None,
+    health_servicer: health.aio.HealthServicer | None = None,
+) -> tuple[grpc.aio.Server, int]:
+    """The server with API, health (NOT_SERVING until told otherwise) and reflection, bound to
+    ``grpc_host:grpc_port`` (TLS / mTLS by settings). Returns it unstarted, with the bound port."""
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", settings.max_message_bytes),
+            ("grpc.max_send_message_length", max(settings.max_message_bytes, 64 * 1024 * 1024)),
+        ],
+    )
+    pb_grpc.add_CarePlanServiceServicer_to_server(
+        CarePlanServicer(app, auth or build_authenticator(settings), telemetry or app.telemetry),
+        server,
+    )
+    hs = health_servicer or health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(hs, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    address = f"{settings.grpc_host}:{settings.grpc_port}"
+    creds = _credentials(settings)
+    try:
+        port = (
+            server.add_secure_port(address, creds)
+            if creds is not None
+            else server.add_insecure_port(address)
+        )
+    except RuntimeError as exc:
+        raise InputError(f"cannot bind {address}: {exc}") from exc
+    return server, port
+
+
+@dataclass(slots=True)
+class RunningServer:
+    server: grpc.aio.Server
+    port: int
+    health: health.aio.HealthServicer
+    app: CarePlanService
+    _watch: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    async def stop(self, grace_s: float) -> None:
+        """Health NOT_SERVING, refuse new RPCs, let in-flight ones finish within ``grace_s``."""
+        if self._watch is not None:
+            self._watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watch
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace_s)
+
+
+async def _set_health(hs: health.aio.HealthServicer, serving: bool) -> None:
+    status = _SERVING if serving else _NOT_SERVING
+    for name in ("", SERVICE_NAME):
+        await hs.set(name, status)
+
+
+async def _watch_readiness(
+    app: CarePlanService, hs: health.aio.HealthServicer, every_s: float
+) -> None:
+    serving: bool | None = None
+    while True:
+        ready = await app.ready()
+        if ready != serving:
+            await _set_health(hs, ready)
+            _log.info("health.changed", serving=ready)
+            serving = ready
+        # Poll fast until first ready (start-up), then at the steady pace.
+        await asyncio.sleep(every_s if ready else min(every_s, 0.2))
+
+
+async def start_server(
+    settings: Settings,
+    app: CarePlanService,
+    *,
+    auth: Authenticator | None = None,
+    readiness_every_s: float = 5.0,
+) -> RunningServer:
+    hs = health.aio.HealthServicer()
+    server, port = build_server(settings, app, auth=auth, health_servicer=hs)
+    await _set_health(hs, False)
+    await server.start()
+    watch = asyncio.ensure_future(_watch_readiness(app, hs, readiness_every_s))
+    return RunningServer(server, port, hs, app, watch)
+
+
+async def _serve(settings: Settings, telemetry: Telemetry) -> int:
+    app = await CarePlanService.create(settings, telemetry=telemetry)
+    try:
+        running = await start_server(settings, app)
+    except BaseException:
+        await app.aclose()
+        raise
+    _log.info(
+        "server.started",
+        port=running.port,
+        tls=bool(settings.tls_cert_file),
+        mtls=bool(settings.tls_client_ca_file),
+        auth=settings.auth_mode,
+        backend=settings.backend,
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+        _log.info("server.stopping", grace_s=settings.grace_period_s)
+        await running.stop(settings.grace_period_s)
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
+        await app.aclose()
+    _log.info("server.stopped")
+    return 0
+
+
+def serve_forever(settings: Settings) -> int:
+    """``canoe serve``: run until SIGTERM/SIGINT; exit status 0 after a graceful stop."""
+    configure_logging(settings.log_level)
+    telemetry = Telemetry.from_settings(settings)
+    try:
+        return asyncio.run(_serve(settings, telemetry))
+    finally:
+        telemetry.shutdown()
