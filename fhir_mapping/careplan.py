@@ -577,13 +577,14 @@ def _provenance(
         for p in people
     ]
     entity: list[dict[str, object]] = [{"role": "source", "what": _ref(r)} for r in _cited(d)]
-    if contested:
+    if previous_version is not None:
         prev = careplan_id(d.plan_id, previous_version)
         entity.append(
             {"role": "revision", "what": _ref(f"CarePlan/{prev}/_history/{previous_version}")}
         )
     entity += [{"role": "source", "what": _ref(f"Task/{t['id']}")} for t in tasks]
-    return {
+    reasons = [r for r in dict.fromkeys(_task_reason(t) for t in tasks) if r]
+    out: dict[str, object] = {
         "resourceType": "Provenance",
         "id": f"{cid}-provenance",
         "target": [_ref(f"CarePlan/{cid}/_history/{d.version}"), _ref(f"Binary/{binary_id}")],
@@ -599,6 +600,16 @@ def _provenance(
         "agent": agent,
         "entity": entity,
     }
+    if reasons:
+        # Why the planners contested: their own words, as the Tasks gave them.
+        out["reason"] = [{"text": r} for r in reasons]
+    return out
+
+
+def _task_reason(task: Mapping[str, Any]) -> str:
+    rc = task.get("reasonCode")
+    text = rc.get("text") if isinstance(rc, Mapping) else None
+    return text if isinstance(text, str) else ""
 
 
 # --------------------------------------------------------------------------- the Bundle

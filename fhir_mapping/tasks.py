@@ -48,6 +48,7 @@ __all__ = [
     "contest_bundle",
     "parse_tasks",
     "rejected_tasks",
+    "remap_core_error",
     "task_outcomes",
 ]
 
@@ -548,7 +549,10 @@ def _core_path(task: ParsedTask, expression: str) -> str:
     return task.fields[best] if best else task.path
 
 
-def _remap(err: TaskError, tasks: Sequence[ParsedTask]) -> TaskError:
+def remap_core_error(err: TaskError, tasks: Sequence[ParsedTask]) -> TaskError:
+    """A core refusal from ``apply_all`` over ``tasks`` (expressions like
+    ``actions[1].add_relations[0].source``) re-addressed to the Task elements that gave them
+    (``Bundle.entry[1].resource.input[2].valueString``)."""
     issues: list[Issue] = []
     for issue in err.issues:
         paths: list[str] = []
@@ -557,6 +561,9 @@ def _remap(err: TaskError, tasks: Sequence[ParsedTask]) -> TaskError:
             paths.append(_core_path(tasks[int(m.group(1))], m.group(2)) if m else x)
         issues.append(Issue(issue.severity, issue.code, issue.diagnostics, tuple(paths)))
     return TaskError(err.message, issues=tuple(issues))
+
+
+_remap = remap_core_error  # the name service/app.py imported first; kept until it moves
 
 
 def task_outcomes(
@@ -627,7 +634,7 @@ def contest_bundle(
     try:
         new = apply_all(d, [(p.action, p.task_id, p.actor, p.at, p.reason) for p in parsed])
     except TaskError as exc:
-        raise _remap(exc, parsed) from exc
+        raise remap_core_error(exc, parsed) from exc
     cid = careplan_id(new.plan_id, new.version)
     done = task_outcomes(
         parsed,

@@ -114,6 +114,7 @@ def test_reject_the_strongest_supporter_round_trip(option_id):
     entities = {(e["role"], e["what"]["reference"]) for e in prov["entity"]}
     assert ("revision", "CarePlan/plan-7f3a9c-v1/_history/1") in entities
     assert ("source", "Task/task-1") in entities
+    assert prov["reason"] == [{"text": "patient prefers to keep sleeping tablet"}]
 
     (done,) = [e["resource"] for e in after["entry"] if e["resource"]["resourceType"] == "Task"]
     assert done["status"] == "completed"
