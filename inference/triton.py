@@ -650,6 +650,10 @@ def _details(exc: Exception) -> str:
 
 
 def _short(text: str, n: int = 200) -> str:
+    # A server-side traceback is long: its last line says what went wrong.
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    if len(lines) > 1 and lines[0].startswith("Traceback"):
+        text = lines[-1]
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
