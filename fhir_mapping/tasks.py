@@ -28,6 +28,7 @@ from pydantic import ValidationError
 
 from fhir_mapping.careplan import careplan_id, careplan_of, deliberation_from_bundle, plan_bundle
 from fhir_mapping.definitions import CANOE_BASE, CS_ACTION, CS_INPUT
+from fhir_mapping.outcome import operation_outcome
 from fhir_mapping.r4 import Task
 from service.core import (
     AcceptArgument,
@@ -47,6 +48,7 @@ __all__ = [
     "ParsedTask",
     "contest_bundle",
     "parse_tasks",
+    "refusal_bundle",
     "rejected_tasks",
     "remap_core_error",
     "task_outcomes",
@@ -616,6 +618,26 @@ def rejected_tasks(
             and e["resource"].get("resourceType") == "Task"
         ]
     return task_outcomes(found, status="rejected", reason=reason, at=at)
+
+
+def refusal_bundle(
+    raw: bytes | str | Mapping[str, Any], err: BaseException, *, at: str | None = None
+) -> dict[str, Any]:
+    """What a refused contestation answers: a ``collection`` Bundle with the OperationOutcome
+    first, then every Task ``raw`` holds, marked ``rejected`` with the reason."""
+    oo = operation_outcome(err)
+    reason = "; ".join(str(i.get("diagnostics", "")) for i in oo["issue"]) or "refused"
+    entries: list[dict[str, Any]] = [{"resource": oo}]
+    entries += [
+        {"fullUrl": f"{CANOE_BASE}/Task/{t['id']}", "resource": t}
+        if t.get("id")
+        else {"resource": t}
+        for t in rejected_tasks(raw, reason, at=at)
+    ]
+    out: dict[str, Any] = {"resourceType": "Bundle", "type": "collection", "entry": entries}
+    if at:
+        out["timestamp"] = at
+    return out
 
 
 def contest_bundle(

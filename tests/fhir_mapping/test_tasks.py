@@ -16,7 +16,13 @@ from fhir_mapping.careplan import (
 )
 from fhir_mapping.definitions import CS_ACTION, CS_INPUT
 from fhir_mapping.outcome import operation_outcome
-from fhir_mapping.tasks import contest_bundle, parse_tasks, rejected_tasks, task_outcomes
+from fhir_mapping.tasks import (
+    contest_bundle,
+    parse_tasks,
+    refusal_bundle,
+    rejected_tasks,
+    task_outcomes,
+)
 from service.core import (
     AcceptArgument,
     AddArgument,
@@ -463,3 +469,17 @@ def test_outputs_of_refusals_validate_against_the_schema():
         for t in rejected_tasks(shape, "refused"):
             if t.get("id"):
                 assert schema_errors(t) == [] or t.get("status") != "rejected"
+
+
+def test_a_refusal_answers_with_the_outcome_and_the_tasks_rejected():
+    raw = json.dumps(_bad(task("reject", tgt("arg-nope"))))
+    with pytest.raises(TaskError) as err:
+        contest_bundle(plan(), raw, recorded=CONTESTED)
+    out = refusal_bundle(raw, err.value, at=CONTESTED)
+    assert_valid(out)
+    oo, *tasks = (e["resource"] for e in out["entry"])
+    assert oo["resourceType"] == "OperationOutcome"
+    assert oo["issue"][0]["expression"] == [f"{I0}.valueString"]
+    assert [t["status"] for t in tasks] == ["rejected", "rejected"]
+    assert "no argument 'arg-nope'" in tasks[1]["statusReason"]["text"]
+    assert tasks[1]["lastModified"] == CONTESTED
