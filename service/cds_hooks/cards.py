@@ -1,0 +1,407 @@
+"""From a deliberation document to CDS Hooks cards: what the panel found, said for a clinician.
+
+``summary_card`` (patient-view): the plan's top activities, the options left for a human to
+decide, a safety warning when the panel included an immediate-safety option, and a link to the
+full, contestable plan. ``order_findings`` + ``order_card`` (order-select / order-sign): a
+draft MedicationRequest "should not go ahead" when an *included* option (F > threshold) of a
+safety or medication category is about that draft (``medication_ref`` or ``refs``) and says to
+stop, avoid or change it; the card names the roles and their arguments, suggests removing the
+draft (and a safer alternative when the panel included one), and offers override reasons.
+
+Cards carry deterministic UUIDs (from plan, version and what they are about), and each comes
+with a ``CardRecord`` so feedback can find the plan and the options behind it. Pure: no I/O,
+no clock; it reads only the ``canoe.deliberation/1`` document (plain JSON).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from fhir_mapping.definitions import CANOE_BASE
+
+__all__ = [
+    "CARD_NAMESPACE",
+    "OVERRIDE_REASONS",
+    "OVERRIDE_SYSTEM",
+    "CardRecord",
+    "Finding",
+    "card_id_for",
+    "order_card",
+    "order_findings",
+    "summary_card",
+]
+
+CARD_NAMESPACE: Final = uuid.UUID("6f1d0d4e-7a43-5b7e-9c1e-3a2f1c0b9e55")
+SOURCE_LABEL: Final = "Canoe care-plan panel"
+OVERRIDE_SYSTEM: Final = f"{CANOE_BASE}/CodeSystem/cds-override-reason"
+OVERRIDE_REASONS: Final = (
+    ("benefit-outweighs-risk", "Benefit outweighs the risk for this patient"),
+    ("risk-mitigated", "Risk mitigated: short course with monitoring arranged"),
+    ("specialist-advised", "Advised or agreed by the treating specialist"),
+    ("record-inaccurate", "The record the panel relied on is wrong or out of date"),
+)
+SAFETY_CATEGORIES: Final = frozenset({"immediate-safety", "medication", "medications"})
+# What an option must say to mean "this order should not go ahead" (title or description).
+_AGAINST: Final = re.compile(
+    r"\b(stop|stopping|avoid|avoiding|discontinu\w*|deprescrib\w*|switch\w*|replace\w*|"
+    r"withhold\w*|withdraw\w*|cease|do not (start|give|prescribe|use)|don't|not (start|"
+    r"prescribe|use)|contraindicat\w*|instead)\b",
+    re.IGNORECASE,
+)
+_CATEGORY_ORDER: Final = (
+    "immediate-safety",
+    "medication",
+    "medications",
+    "monitoring",
+    "mental-health",
+    "rehabilitation",
+    "caregiver-support",
+    "referral",
+    "referrals",
+    "follow-up",
+)
+SUMMARY_MAX: Final = 140  # the specification's limit for card.summary
+TOP_ACTIVITIES: Final = 5
+
+Severity = Literal["critical", "warning"]
+
+
+@dataclass(frozen=True, slots=True)
+class CardRecord:
+    """What feedback on a card needs: the plan version it came from and the options behind it.
+    ``user_ref`` is the hook's context.userId: the person a contestation is attributed to."""
+
+    card_id: str
+    tenant: str
+    service_id: str
+    plan_id: str
+    version: int
+    patient_ref: str
+    user_ref: str
+    kind: Literal["summary", "order"]
+    option_ids: tuple[str, ...] = ()
+    draft_ref: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One included option that argues against a draft order."""
+
+    draft_ref: str
+    option: Mapping[str, Any]
+    severity: Severity
+
+    @property
+    def option_id(self) -> str:
+        return str(self.option["id"])
+
+
+def _card_uuid(*parts: object) -> str:
+    return str(uuid.uuid5(CARD_NAMESPACE, "|".join(str(p) for p in parts)))
+
+
+def _clip(text: str, limit: int = SUMMARY_MAX) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _arguments(option: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [
+        n
+        for n in option.get("nodes") or ()
+        if isinstance(n, Mapping) and n.get("kind") == "argument" and n.get("status") != "rejected"
+    ]
+
+
+def _included(option: Mapping[str, Any]) -> bool:
+    return option.get("decision") == "include"
+
+
+def _about(option: Mapping[str, Any], ref: str) -> bool:
+    return option.get("medication_ref") == ref or ref in (option.get("refs") or ())
+
+
+def _says_against(option: Mapping[str, Any]) -> bool:
+    return bool(_AGAINST.search(f"{option.get('title', '')} {option.get('description', '')}"))
+
+
+def _severity(option: Mapping[str, Any]) -> Severity:
+    if option.get("category") == "immediate-safety":
+        return "critical"
+    strong = any(
+        a.get("stance") == "support" and float(a.get("sigma") or 0.0) >= 0.8
+        for a in _arguments(option)
+    )
+    return "critical" if strong else "warning"
+
+
+def order_findings(document: Mapping[str, Any], draft_refs: Sequence[str]) -> list[Finding]:
+    """Every included safety/medication option that says a draft order should not go ahead."""
+    out: list[Finding] = []
+    for ref in draft_refs:
+        for option in document.get("options") or ():
+            if (
+                _included(option)
+                and option.get("category") in SAFETY_CATEGORIES
+                and _about(option, ref)
+                and _says_against(option)
+            ):
+                out.append(Finding(ref, option, _severity(option)))
+    return out
+
+
+def _fmt(x: object) -> str:
+    try:
+        return f"{float(x):.2f}"  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return "n/a"
+
+
+def _argument_lines(option: Mapping[str, Any], stance: str) -> list[str]:
+    args = sorted(
+        (a for a in _arguments(option) if a.get("stance") == stance),
+        key=lambda a: -float(a.get("sigma") or 0.0),
+    )
+    lines = []
+    for a in args:
+        evidence = ", ".join(str(e) for e in a.get("evidence") or ())
+        cite = f" _[{evidence}]_" if evidence else ""
+        lines.append(
+            f"- **{a.get('role', '?')}** (strength {_fmt(a.get('sigma'))}): "
+            f"{_clip(str(a.get('text', '')), 400)}{cite}"
+        )
+    return lines
+
+
+def _roles(option: Mapping[str, Any], stance: str) -> list[str]:
+    return sorted({str(a.get("role")) for a in _arguments(option) if a.get("stance") == stance})
+
+
+def _threshold(document: Mapping[str, Any]) -> float:
+    params = document.get("parameters") or {}
+    return float(params.get("threshold", 0.5))
+
+
+def _link(review_url: str, plan_id: str, version: int) -> dict[str, Any]:
+    # A SMART link: the review app is launched in the EHR's context (user and patient), so it
+    # can attribute contestations; appContext only names the plan, never patient data.
+    return {
+        "label": "Review and contest the full care plan",
+        "url": review_url,
+        "type": "smart",
+        "appContext": json.dumps({"planId": plan_id, "version": version}, sort_keys=True),
+    }
+
+
+def _source(review_url: str) -> dict[str, Any]:
+    return {"label": SOURCE_LABEL, "url": review_url}
+
+
+def _panel(document: Mapping[str, Any]) -> str:
+    roles = [str(p.get("role")) for p in (document.get("meta") or {}).get("panel") or ()]
+    return ", ".join(roles) if roles else "n/a"
+
+
+def _drug_text(draft: Mapping[str, Any] | None, ref: str) -> str:
+    if draft is None:
+        return ref
+    concept = draft.get("medicationCodeableConcept") or {}
+    text = concept.get("text") or next(
+        (c.get("display") for c in concept.get("coding") or () if c.get("display")), None
+    )
+    return str(text or ref)
+
+
+def order_card(
+    findings: Sequence[Finding],
+    *,
+    document: Mapping[str, Any],
+    draft: Mapping[str, Any] | None,
+    review_url: str,
+    record: CardRecord,
+    notes: Sequence[str] = (),
+) -> dict[str, Any]:
+    """One card for one draft order and every finding against it (strongest first)."""
+    ordered = sorted(findings, key=lambda f: -float(f.option.get("score") or 0.0))
+    top = ordered[0]
+    severity: Severity = "critical" if any(f.severity == "critical" for f in ordered) else "warning"
+    drug = _drug_text(draft, top.draft_ref)
+    thr = _threshold(document)
+    detail: list[str] = [
+        f"The care-plan panel ({_panel(document)}) deliberated about the draft order "
+        f"**{drug}** against the patient's record and found it should not go ahead as written.",
+    ]
+    for f in ordered:
+        o = f.option
+        detail += [
+            "",
+            f"**{o.get('title', '')}** ({o.get('category', '')}; score {_fmt(o.get('score'))}, "
+            f"included because above {thr:.2f})",
+        ]
+        if o.get("description"):
+            detail.append(_clip(str(o["description"]), 600))
+        pro = _argument_lines(o, "support")
+        con = _argument_lines(o, "attack")
+        if pro:
+            detail += ["", f"For ({', '.join(_roles(o, 'support'))}):", *pro]
+        if con:
+            detail += ["", f"Against ({', '.join(_roles(o, 'attack'))}):", *con]
+    if notes:
+        detail += ["", "**Made without**", *(f"- {n}" for n in notes)]
+    detail += [
+        "",
+        "If you go ahead, choose an override reason: it is recorded against the care plan as "
+        "your decision, with your name, and the plan is recomputed.",
+    ]
+    suggestions = [
+        {
+            "label": f"Remove the draft order for {_clip(drug, 80)}",
+            "uuid": _card_uuid(record.card_id, "remove"),
+            "isRecommended": True,
+            "actions": [
+                {
+                    "type": "delete",
+                    "description": f"Remove the draft order for {_clip(drug, 80)}",
+                    "resourceId": top.draft_ref,
+                }
+            ],
+        }
+    ]
+    alt = _alternative(document, top.draft_ref, draft, record)
+    if alt is not None:
+        suggestions.append(alt)
+    summary = _clip(f"{drug}: {top.option.get('title', 'the panel advises against this order')}")
+    return {
+        "uuid": record.card_id,
+        "summary": summary,
+        "indicator": severity,
+        "detail": "\n".join(detail),
+        "source": _source(review_url),
+        "suggestions": suggestions,
+        "selectionBehavior": "at-most-one",
+        "overrideReasons": [
+            {"system": OVERRIDE_SYSTEM, "code": c, "display": d} for c, d in OVERRIDE_REASONS
+        ],
+        "links": [_link(review_url, record.plan_id, record.version)],
+    }
+
+
+def _alternative(
+    document: Mapping[str, Any],
+    draft_ref: str,
+    draft: Mapping[str, Any] | None,
+    record: CardRecord,
+) -> dict[str, Any] | None:
+    """A safer alternative the panel *included*: an option about the same draft that carries a
+    medication code and does not itself say stop (e.g. "use paracetamol instead" with RxNorm)."""
+    for option in document.get("options") or ():
+        code = option.get("code")
+        if not (_included(option) and _about(option, draft_ref) and isinstance(code, Mapping)):
+            continue
+        if code.get("system") != "http://www.nlm.nih.gov/research/umls/rxnorm":
+            continue
+        display = str(code.get("display") or option.get("title") or "")
+        resource: dict[str, Any] = {
+            "resourceType": "MedicationRequest",
+            "status": "draft",
+            "intent": "proposal",
+            "medicationCodeableConcept": {
+                "coding": [
+                    {"system": code["system"], "code": code.get("code"), "display": display}
+                ],
+                "text": display,
+            },
+            "subject": {"reference": record.patient_ref},
+        }
+        if draft is not None and isinstance(draft.get("encounter"), Mapping):
+            resource["encounter"] = dict(draft["encounter"])
+        return {
+            "label": _clip(f"Use {display} instead", 80),
+            "uuid": _card_uuid(record.card_id, "alternative", option.get("id")),
+            "actions": [
+                {
+                    "type": "delete",
+                    "description": "Remove the draft order",
+                    "resourceId": draft_ref,
+                },
+                {
+                    "type": "create",
+                    "description": _clip(f"Propose {display}", 140),
+                    "resource": resource,
+                },
+            ],
+        }
+    return None
+
+
+def _order(option: Mapping[str, Any]) -> tuple[int, float]:
+    cat = str(option.get("category"))
+    rank = _CATEGORY_ORDER.index(cat) if cat in _CATEGORY_ORDER else len(_CATEGORY_ORDER)
+    return rank, -float(option.get("score") or 0.0)
+
+
+def summary_card(
+    document: Mapping[str, Any],
+    *,
+    review_url: str,
+    record: CardRecord,
+    notes: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The patient-view card: top activities, borderline options, safety warning, link."""
+    options = [o for o in document.get("options") or () if isinstance(o, Mapping)]
+    included = sorted((o for o in options if _included(o)), key=_order)
+    borderline = [o for o in options if o.get("borderline")]
+    safety = [o for o in included if o.get("category") == "immediate-safety"]
+    thr = _threshold(document)
+    lines: list[str] = [
+        f"A panel of {_panel(document)} deliberated on this patient's record: "
+        f"{len(included)} of {len(options)} candidate interventions cleared the "
+        f"{thr:.2f} threshold.",
+    ]
+    if safety:
+        lines += ["", "**Safety: the panel found an issue that needs attention now**"]
+        for o in safety:
+            lines.append(
+                f"- **{o.get('title', '')}** (score {_fmt(o.get('score'))}; for: "
+                f"{', '.join(_roles(o, 'support')) or 'none'}; against: "
+                f"{', '.join(_roles(o, 'attack')) or 'none'})"
+            )
+    top = [o for o in included if o not in safety][:TOP_ACTIVITIES]
+    if top:
+        lines += ["", "**Top activities**"]
+        for o in top:
+            lines.append(
+                f"- {o.get('title', '')} ({o.get('category', '')}, score {_fmt(o.get('score'))})"
+            )
+    if borderline:
+        lines += ["", "**Awaiting a human decision** (score too close to call)"]
+        for o in borderline:
+            lines.append(f"- {o.get('title', '')} (score {_fmt(o.get('score'))})")
+    missing = [str(m) for m in (document.get("meta") or {}).get("missing") or ()]
+    if notes or missing:
+        lines += ["", "**Made without**", *(f"- {n}" for n in (*notes, *missing))]
+    if safety:
+        summary = f"Care plan: safety issue: {safety[0].get('title', '')}"
+        indicator = "warning"
+    else:
+        summary = f"Care plan: {len(included)} activities"
+        if borderline:
+            summary += f", {len(borderline)} awaiting your decision"
+        indicator = "info"
+    return {
+        "uuid": record.card_id,
+        "summary": _clip(summary),
+        "indicator": indicator,
+        "detail": "\n".join(lines),
+        "source": _source(review_url),
+        "links": [_link(review_url, record.plan_id, record.version)],
+    }
+
+
+def card_id_for(plan_id: str, version: int, kind: str, about: str = "") -> str:
+    return _card_uuid(plan_id, version, kind, about)

@@ -1,0 +1,508 @@
+"""The CDS Hooks 2.0 HTTP side: a Starlette ASGI app over the same ``CarePlanService``.
+
+Routes under ``Settings.cds_base_url``'s path: ``GET /cds-services`` (discovery),
+``POST /cds-services/{id}`` (a hook call) and ``POST /cds-services/{id}/feedback``. Every call
+is authenticated with the CDS client's JWT (``auth``); the verified ``iss`` picks the tenant.
+CORS answers browsers (preflight included) before authentication, so a browser-based CDS
+client sees proper 401s. Errors leave as FHIR OperationOutcome JSON with the status the error
+tree maps to, in one place (``_status``). Log lines carry method, service id, status, timings
+and counts only: never patient data, prefetch content or tokens.
+
+``build_app`` assembles the app from its parts (tests hand in a clock, ledger, HTTP client);
+``create_app`` builds everything from ``Settings``; ``serve`` runs it with uvicorn.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any, Final, Protocol
+from urllib.parse import urlsplit
+
+import httpx
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from service.cds_hooks.auth import ClientIdentity, JwtVerifier, load_trusted_clients
+from service.cds_hooks.cards import (
+    CardRecord,
+    card_id_for,
+    order_card,
+    order_findings,
+    summary_card,
+)
+from service.cds_hooks.feedback import (
+    CardLedger,
+    Feedback,
+    InMemoryCardLedger,
+    override_tasks,
+    parse_feedback,
+)
+from service.cds_hooks.prefetch import (
+    FhirClient,
+    PrefetchUnavailable,
+    assemble_bundle,
+    resolve_prefetch,
+)
+from service.cds_hooks.request import HookRequest, parse_hook_request
+from service.cds_hooks.services import SERVICES, ServiceDefinition, discovery_document
+from service.errors import (
+    AuthError,
+    BackendError,
+    BackendTimeout,
+    BackendUnavailable,
+    BundleError,
+    CanoeError,
+    DocumentError,
+    ForbiddenError,
+    InputError,
+    Issue,
+    LimitError,
+    NotFoundError,
+    StaleVersionError,
+    TaskError,
+)
+from service.logs import get_logger, new_request_id, request_context
+from service.settings import Settings
+
+__all__ = ["CdsConfig", "PlanService", "build_app", "create_app", "serve"]
+
+log = get_logger("canoe.cds_hooks")
+
+FHIR_FETCH_TIMEOUT_S: Final = 10.0
+_JSON_TYPES: Final = ("application/json", "application/fhir+json")
+
+
+class _Outcome(Protocol):
+    plan_id: str
+    version: int
+    deliberation: dict[str, Any]
+
+
+class PlanService(Protocol):
+    """What the bridge needs of ``service.app.CarePlanService``."""
+
+    async def generate(self, bundle: bytes, *, tenant: str) -> _Outcome: ...
+
+    async def contest(
+        self, tasks: Mapping[str, Any], *, tenant: str, plan_id: str, version: int
+    ) -> _Outcome: ...
+
+    async def record_feedback(
+        self, *, tenant: str, plan_id: str, card_id: str, outcome: str, payload: dict[str, Any]
+    ) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class CdsConfig:
+    base_url: str  # this service's public URL (JWT aud is checked against it), no trailing /
+    review_url: str  # SMART launch URL of the review app
+    max_body_bytes: int = 8 * 1024 * 1024
+    fhir_timeout_s: float = FHIR_FETCH_TIMEOUT_S
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> CdsConfig:
+        base = settings.cds_base_url.rstrip("/")
+        return cls(
+            base_url=base,
+            review_url=settings.cds_review_url or f"{base}/review",
+            max_body_bytes=settings.max_message_bytes,
+        )
+
+    @property
+    def prefix(self) -> str:
+        return urlsplit(self.base_url).path.rstrip("/")
+
+
+# ------------------------------------------------------------------------------ errors
+
+
+def _status(exc: CanoeError) -> int:
+    """The one mapping from the error tree to HTTP status codes."""
+    table: tuple[tuple[type[CanoeError], int], ...] = (
+        (PrefetchUnavailable, 412),
+        (ForbiddenError, 403),
+        (AuthError, 401),
+        (BundleError, 422),
+        (TaskError, 422),
+        (DocumentError, 422),
+        (InputError, 400),
+        (NotFoundError, 404),
+        (StaleVersionError, 409),
+        (LimitError, 413),
+        (BackendTimeout, 504),
+        (BackendUnavailable, 503),
+        (BackendError, 502),
+    )
+    for klass, status in table:
+        if isinstance(exc, klass):
+            return status
+    return 500
+
+
+def _outcome(issues: tuple[Issue, ...]) -> dict[str, Any]:
+    return {
+        "resourceType": "OperationOutcome",
+        "issue": [
+            {
+                "severity": i.severity,
+                "code": i.code,
+                "diagnostics": i.diagnostics,
+                **({"expression": list(i.expression)} if i.expression else {}),
+            }
+            for i in issues
+        ],
+    }
+
+
+def _error(exc: CanoeError) -> JSONResponse:
+    status = _status(exc)
+    body = _outcome(exc.issues)
+    body["text"] = {"status": "generated", "div": _div(exc.message)}
+    headers = {"WWW-Authenticate": 'Bearer error="invalid_token"'} if status == 401 else None
+    if isinstance(exc, LimitError) and "in progress" in exc.message:
+        status = 429  # too many plans at once: back off and retry, not "too large"
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _div(text: str) -> str:
+    safe = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return f'<div xmlns="http://www.w3.org/1999/xhtml">{safe}</div>'
+
+
+# ------------------------------------------------------------------------------ the app
+
+
+class _Bridge:
+    def __init__(
+        self,
+        service: PlanService,
+        config: CdsConfig,
+        verifier: JwtVerifier,
+        ledger: CardLedger,
+        http: httpx.AsyncClient,
+        today: Callable[[], date],
+    ) -> None:
+        self.service = service
+        self.config = config
+        self.verifier = verifier
+        self.ledger = ledger
+        self.http = http
+        self.today = today
+
+    # -- plumbing
+
+    def _audiences(self, service_id: str | None) -> list[str]:
+        base = self.config.base_url
+        out = [base, f"{base}/", f"{base}/cds-services"]
+        if service_id is not None:
+            endpoint = f"{base}/cds-services/{service_id}"
+            out += [endpoint, f"{endpoint}/feedback"]
+        return out
+
+    async def _identity(self, request: Request, service_id: str | None) -> ClientIdentity:
+        return await self.verifier.verify(
+            request.headers.get("authorization"), self._audiences(service_id)
+        )
+
+    async def _body(self, request: Request) -> bytes:
+        ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if ctype and ctype not in _JSON_TYPES:
+            raise InputError(f"Content-Type must be application/json, not {ctype!r}")
+        limit = self.config.max_body_bytes
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise LimitError(f"request body over {limit} bytes (CANOE_MAX_MESSAGE_BYTES)")
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise LimitError(f"request body over {limit} bytes (CANOE_MAX_MESSAGE_BYTES)")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _service(self, request: Request) -> ServiceDefinition:
+        sid = request.path_params["service_id"]
+        found = SERVICES.get(sid)
+        if found is None:
+            raise NotFoundError(f"no CDS service {sid!r} here; see GET {{base}}/cds-services")
+        return found
+
+    async def _guard(
+        self, request: Request, handler: Callable[[], Awaitable[Response]], **fields: Any
+    ) -> Response:
+        rid = new_request_id(request.headers.get("x-request-id"))
+        t0 = time.perf_counter()
+        with request_context(rid, transport="cds-hooks", **fields):
+            try:
+                response = await handler()
+            except CanoeError as exc:
+                response = _error(exc)
+                log.info(
+                    "cds.refused",
+                    status=response.status_code,
+                    error=type(exc).__name__,
+                    ms=round((time.perf_counter() - t0) * 1000, 1),
+                )
+            except Exception:
+                log.exception("cds.failed", ms=round((time.perf_counter() - t0) * 1000, 1))
+                response = _error(CanoeError("internal error"))
+            else:
+                log.info(
+                    "cds.answered",
+                    status=response.status_code,
+                    ms=round((time.perf_counter() - t0) * 1000, 1),
+                )
+            response.headers["x-request-id"] = rid
+            return response
+
+    # -- endpoints
+
+    async def discovery(self, request: Request) -> Response:
+        async def run() -> Response:
+            await self._identity(request, None)
+            return JSONResponse(discovery_document())
+
+        return await self._guard(request, run, endpoint="discovery")
+
+    async def hook(self, request: Request) -> Response:
+        async def run() -> Response:
+            service = self._service(request)
+            who = await self._identity(request, service.id)
+            body = await self._body(request)
+            call = parse_hook_request(body, service)
+            return JSONResponse(await self._answer(service, who, call))
+
+        return await self._guard(
+            request, run, endpoint="hook", service=request.path_params["service_id"]
+        )
+
+    async def feedback(self, request: Request) -> Response:
+        async def run() -> Response:
+            service = self._service(request)
+            who = await self._identity(request, service.id)
+            items = parse_feedback(await self._body(request))
+            applied = await self._feedback(service, who, items)
+            return JSONResponse({"recorded": len(items), "contested": applied})
+
+        return await self._guard(
+            request, run, endpoint="feedback", service=request.path_params["service_id"]
+        )
+
+    # -- the work
+
+    async def _answer(
+        self, service: ServiceDefinition, who: ClientIdentity, call: HookRequest
+    ) -> dict[str, Any]:
+        if service.hook != "patient-view" and not call.focus:
+            # No draft MedicationRequest to argue about (only other order types, or none
+            # selected): nothing for the panel to say, so no card and no plan.
+            log.info("cds.no_medication_drafts", other_drafts=len(call.other_drafts))
+            return {"cards": []}
+        fhir: FhirClient | None = None
+        if call.can_fetch:
+            if not who.client.allows_fhir_server(call.fhir_server):
+                raise ForbiddenError("fhirServer is not one this CDS client is configured for")
+            assert call.fhir_authorization is not None
+            fhir = FhirClient(
+                self.http,
+                call.fhir_server,
+                call.fhir_authorization.access_token,
+                timeout_s=self.config.fhir_timeout_s,
+            )
+        resolved = await resolve_prefetch(call, service, fhir, today=self.today())
+        bundle = assemble_bundle(call, resolved)
+        log.info(
+            "cds.prefetch",
+            resources=len(bundle["entry"]),
+            fetched=list(resolved.fetched),
+            notes=len(resolved.notes),
+        )
+        outcome = await self.service.generate(json.dumps(bundle).encode("utf-8"), tenant=who.tenant)
+        document = outcome.deliberation
+        patient_ref = str(document.get("patient_ref") or f"Patient/{call.patient_id}")
+
+        def record(kind: str, options: tuple[str, ...] = (), draft: str = "") -> CardRecord:
+            return CardRecord(
+                card_id=card_id_for(outcome.plan_id, outcome.version, kind, draft),
+                tenant=who.tenant,
+                service_id=service.id,
+                plan_id=outcome.plan_id,
+                version=outcome.version,
+                patient_ref=patient_ref,
+                user_ref=call.user_id,
+                kind="summary" if kind == "summary" else "order",
+                option_ids=options,
+                draft_ref=draft,
+            )
+
+        notes = (*call.notes, *resolved.notes)
+        cards: list[dict[str, Any]] = []
+        if service.hook == "patient-view":
+            rec = record("summary")
+            cards.append(
+                summary_card(document, review_url=self.config.review_url, record=rec, notes=notes)
+            )
+            self.ledger.remember(rec)
+        else:
+            drafts = {f"MedicationRequest/{d.get('id')}": d for d in call.drafts}
+            findings = order_findings(document, call.focus)
+            for ref in call.focus:
+                mine = [f for f in findings if f.draft_ref == ref]
+                if not mine:
+                    continue
+                rec = record("order", tuple(dict.fromkeys(f.option_id for f in mine)), ref)
+                cards.append(
+                    order_card(
+                        mine,
+                        document=document,
+                        draft=drafts.get(ref),
+                        review_url=self.config.review_url,
+                        record=rec,
+                        notes=notes,
+                    )
+                )
+                self.ledger.remember(rec)
+        log.info("cds.cards", plan_id=outcome.plan_id, cards=len(cards))
+        return {"cards": cards}
+
+    async def _feedback(
+        self, service: ServiceDefinition, who: ClientIdentity, items: tuple[Feedback, ...]
+    ) -> int:
+        records: list[CardRecord] = []
+        for fb in items:
+            rec = self.ledger.lookup(fb.card)
+            # Another tenant's card is reported exactly like an unknown one: no probing.
+            if rec is None or rec.tenant != who.tenant or rec.service_id != service.id:
+                raise NotFoundError(f"card {fb.card} is not one this service returned to you")
+            records.append(rec)
+        contested = 0
+        for fb, rec in zip(items, records, strict=True):
+            payload = fb.payload()
+            tasks_applied: list[str] = []
+            if override_tasks(fb, rec, version=rec.version):
+                version, task_ids = await self._contest(fb, rec, who)
+                payload["contested"] = {"version": version, "tasks": task_ids}
+                tasks_applied = task_ids
+                contested += 1
+            await self.service.record_feedback(
+                tenant=who.tenant,
+                plan_id=rec.plan_id,
+                card_id=fb.card,
+                outcome=fb.outcome,
+                payload=payload,
+            )
+            log.info(
+                "cds.feedback", outcome=fb.outcome, plan_id=rec.plan_id, tasks=len(tasks_applied)
+            )
+        return contested
+
+    async def _contest(
+        self, fb: Feedback, rec: CardRecord, who: ClientIdentity
+    ) -> tuple[int, list[str]]:
+        """Apply the override's Tasks; on a stale version (another feedback or a planner moved
+        the plan on) once more against the current one: option ids are stable across versions."""
+        version = rec.version
+        for attempt in range(2):
+            tasks = override_tasks(fb, rec, version=version)
+            bundle = {
+                "resourceType": "Bundle",
+                "type": "collection",
+                "entry": [{"fullUrl": f"urn:uuid:{t['id']}", "resource": t} for t in tasks],
+            }
+            try:
+                done = await self.service.contest(
+                    bundle, tenant=who.tenant, plan_id=rec.plan_id, version=version
+                )
+            except StaleVersionError as exc:
+                if attempt:
+                    raise
+                version = exc.current_version
+                continue
+            return done.version, [str(t["id"]) for t in tasks]
+        raise AssertionError("unreachable")
+
+
+def build_app(
+    service: PlanService,
+    config: CdsConfig,
+    verifier: JwtVerifier,
+    *,
+    ledger: CardLedger | None = None,
+    http: httpx.AsyncClient | None = None,
+    today: Callable[[], date] | None = None,
+    cors_origins: tuple[str, ...] = ("*",),
+) -> Starlette:
+    """The ASGI app. ``http`` (the FHIR REST client) is closed with the app when built here."""
+    own_http = http is None
+    client = http or httpx.AsyncClient(follow_redirects=False)
+    bridge = _Bridge(
+        service,
+        config,
+        verifier,
+        ledger or InMemoryCardLedger(),
+        client,
+        today or (lambda: datetime.now(UTC).date()),
+    )
+
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> Any:
+        try:
+            yield
+        finally:
+            if own_http:
+                await client.aclose()
+
+    base = f"{config.prefix}/cds-services"
+    return Starlette(
+        routes=[
+            Route(base, bridge.discovery, methods=["GET"]),
+            Route(f"{base}/{{service_id}}", bridge.hook, methods=["POST"]),
+            Route(f"{base}/{{service_id}}/feedback", bridge.feedback, methods=["POST"]),
+        ],
+        middleware=[
+            # Bearer tokens, not cookies: a wildcard origin is safe and what EHR-embedded
+            # browser clients need; preflights are answered here, before authentication.
+            Middleware(
+                CORSMiddleware,
+                allow_origins=list(cors_origins),
+                allow_methods=["GET", "POST", "OPTIONS"],
+                allow_headers=["Authorization", "Content-Type", "X-Request-Id"],
+                expose_headers=["X-Request-Id", "WWW-Authenticate"],
+                max_age=600,
+            )
+        ],
+        lifespan=lifespan,
+    )
+
+
+def create_app(service: PlanService, settings: Settings) -> Starlette:
+    """The app as the settings configure it (trusted clients from ``cds_jwks_file``)."""
+    clients = load_trusted_clients(settings.cds_jwks_file) if settings.cds_jwks_file else {}
+    return build_app(service, CdsConfig.from_settings(settings), JwtVerifier(clients))
+
+
+async def serve(service: PlanService, settings: Settings, *, host: str = "0.0.0.0") -> None:
+    """Run the CDS Hooks app on ``settings.http_port`` until cancelled (uvicorn, no reload)."""
+    import uvicorn
+
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(service, settings),
+            host=host,
+            port=settings.http_port,
+            log_config=None,  # the project's logging set-up owns the handlers
+            access_log=False,  # the app logs each call itself, without query or body
+            lifespan="on",
+        )
+    )
+    await server.serve()

@@ -1,0 +1,292 @@
+"""Getting the patient's record for a hook call: prefetch first, FHIR REST for what is missing.
+
+For each prefetch key of the service: a resource the client sent is used as is (a searchset
+with a ``next`` link is completed over REST when we may); a key that is missing, null or an
+OperationOutcome (the client's failed prefetch) is fetched from ``fhirServer`` with the
+client's bearer token when the request gives both. When it cannot be fetched, a *required* key
+makes the call fail with ``PrefetchUnavailable`` (HTTP 412, as the specification says); a null
+optional key means the client has no such data, a missing optional one is skipped and reported.
+The result is assembled into one FHIR ``collection`` Bundle for ``fhir_mapping.ingest``.
+
+The bearer token is only ever sent to URLs under ``fhirServer``. Nothing here logs resources,
+ids or tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Final
+from urllib.parse import quote
+
+import httpx
+
+from service.cds_hooks.request import HookRequest
+from service.cds_hooks.services import ServiceDefinition
+from service.errors import CanoeError, Issue
+
+__all__ = [
+    "FhirClient",
+    "PrefetchUnavailable",
+    "Resolved",
+    "assemble_bundle",
+    "render_template",
+    "resolve_prefetch",
+]
+
+MAX_PAGES: Final = 20  # per searchset: a bound on what one hook call may pull
+_TOKEN: Final = re.compile(r"\{\{\s*([^}]+?)\s*\}\}")
+
+
+class PrefetchUnavailable(CanoeError):
+    """Required data is neither prefetched nor fetchable: HTTP 412 Precondition Failed."""
+
+    issue_code = "incomplete"
+
+
+def _user_token(context: Mapping[str, Any], rtype: str) -> str | None:
+    user = context.get("userId")
+    if isinstance(user, str) and user.startswith(f"{rtype}/"):
+        return user.partition("/")[2]
+    return None
+
+
+def render_template(template: str, context: Mapping[str, Any], today: date) -> str | None:
+    """Fill a prefetch template's tokens; None when a token has no value in this context.
+
+    Tokens: ``{{context.<field>}}`` (string or number fields), ``{{userPractitionerId}}``,
+    ``{{userPractitionerRoleId}}``, ``{{userPatientId}}``, ``{{userRelatedPersonId}}`` and
+    ``{{today()}}``. Values are URL-encoded.
+    """
+    missing = False
+
+    def fill(m: re.Match[str]) -> str:
+        nonlocal missing
+        token = m.group(1)
+        value: object = None
+        if token.startswith("context."):
+            value = context.get(token[len("context.") :])
+        elif token.startswith("user") and token.endswith("Id"):
+            value = _user_token(context, token[len("user") : -len("Id")])
+        elif token == "today()":
+            value = today.isoformat()
+        if not isinstance(value, str | int) or isinstance(value, bool) or value == "":
+            missing = True
+            return ""
+        return quote(str(value), safe="")
+
+    rendered = _TOKEN.sub(fill, template)
+    return None if missing else rendered
+
+
+class FhirClient:
+    """Reads from the client's FHIR server with its bearer token, under a deadline."""
+
+    def __init__(self, http: httpx.AsyncClient, base: str, token: str, *, timeout_s: float):
+        self._http = http
+        self._base = base.rstrip("/")
+        self._token = token
+        self._timeout = timeout_s
+
+    def owns(self, url: str) -> bool:
+        return url == self._base or url.startswith(self._base + "/")
+
+    async def get(self, path_or_url: str) -> Mapping[str, Any] | None:
+        """The resource at a relative path or an absolute URL under the base; None on 404/410.
+        Failures raise PrefetchUnavailable (the caller decides whether they matter)."""
+        url = path_or_url if "://" in path_or_url else f"{self._base}/{path_or_url.lstrip('/')}"
+        if not self.owns(url):
+            raise PrefetchUnavailable("a link points outside fhirServer; not followed")
+        try:
+            resp = await self._http.get(
+                url,
+                headers={
+                    "Authorization": f"Bearer {self._token}",
+                    "Accept": "application/fhir+json",
+                },
+                timeout=self._timeout,
+            )
+        except httpx.HTTPError as exc:
+            raise PrefetchUnavailable(f"FHIR server unreachable ({type(exc).__name__})") from exc
+        if resp.status_code in (404, 410):
+            return None
+        if resp.status_code != 200:
+            raise PrefetchUnavailable(f"FHIR server answered HTTP {resp.status_code}")
+        try:
+            data = resp.json()
+        except ValueError as exc:
+            raise PrefetchUnavailable("FHIR server answered with something not JSON") from exc
+        if not isinstance(data, Mapping) or not isinstance(data.get("resourceType"), str):
+            raise PrefetchUnavailable("FHIR server answered with something not a resource")
+        return data
+
+    async def complete(self, bundle: Mapping[str, Any]) -> Mapping[str, Any]:
+        """A searchset with every page: follows ``next`` links (bounded) under the base."""
+        entries = list(bundle.get("entry") or [])
+        page = bundle
+        for _ in range(MAX_PAGES):
+            nxt = _next_link(page)
+            if nxt is None:
+                break
+            got = await self.get(nxt)
+            if got is None or got.get("resourceType") != "Bundle":
+                break
+            entries.extend(got.get("entry") or [])
+            page = got
+        else:
+            raise PrefetchUnavailable(f"search result has more than {MAX_PAGES} pages")
+        out = {k: v for k, v in bundle.items() if k not in ("link", "entry")}
+        out["entry"] = entries
+        return out
+
+
+def _next_link(bundle: Mapping[str, Any]) -> str | None:
+    for link in bundle.get("link") or []:
+        if isinstance(link, Mapping) and link.get("relation") == "next":
+            url = link.get("url")
+            if isinstance(url, str) and url:
+                return url
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """The data for one call: per key the resource (None: none exists), and notes in words
+    about what the plan was made without (never patient data)."""
+
+    data: Mapping[str, Mapping[str, Any] | None]
+    notes: tuple[str, ...] = ()
+    fetched: tuple[str, ...] = field(default=())
+
+
+def _is_outcome(value: object) -> bool:
+    return isinstance(value, Mapping) and value.get("resourceType") == "OperationOutcome"
+
+
+def _find_patient(prefetch: Mapping[str, Any], patient_id: str) -> Mapping[str, Any] | None:
+    # The specification's own example prefetches the Patient under another key
+    # ("patientToGreet"); a Patient with the context's id answers "patient" whatever its key.
+    for value in prefetch.values():
+        if (
+            isinstance(value, Mapping)
+            and value.get("resourceType") == "Patient"
+            and value.get("id") == patient_id
+        ):
+            return value
+    return None
+
+
+async def resolve_prefetch(
+    request: HookRequest,
+    service: ServiceDefinition,
+    fhir: FhirClient | None,
+    *,
+    today: date,
+) -> Resolved:
+    """Every prefetch key of ``service`` resolved, or PrefetchUnavailable naming what is not."""
+    given: Mapping[str, Any] = request.prefetch or {}
+    data: dict[str, Mapping[str, Any] | None] = {}
+    notes: list[str] = []
+    fetched: list[str] = []
+    unavailable: list[Issue] = []
+    for key, template in service.prefetch.items():
+        required = key in service.required
+        value = given.get(key, ...)
+        if key == "patient" and (value is ... or value is None or _is_outcome(value)):
+            found = _find_patient(given, request.patient_id)
+            value = found if found is not None else value
+        if isinstance(value, Mapping) and not _is_outcome(value):
+            if value.get("resourceType") == "Bundle" and _next_link(value) is not None:
+                if fhir is not None:
+                    value = await fhir.complete(value)
+                    fetched.append(key)
+                else:
+                    notes.append(f"'{key}' was prefetched incompletely (more pages not readable)")
+            data[key] = value
+            continue
+        if fhir is not None:
+            query = render_template(template, request.context, today)
+            if query is None:
+                why = "its template has a token this context does not fill"
+            else:
+                try:
+                    got = await fhir.get(query)
+                except PrefetchUnavailable as exc:
+                    why = exc.message
+                else:
+                    if got is not None and got.get("resourceType") == "Bundle":
+                        got = await fhir.complete(got)
+                    data[key] = got
+                    fetched.append(key)
+                    continue
+        else:
+            why = "not prefetched, and no fhirServer with fhirAuthorization to read it from"
+        if value is None:
+            # null: the client has no such data (the specification's meaning of null).
+            data[key] = None
+            if required and key == "patient":
+                unavailable.append(_missing(key, "is null: no Patient to plan for"))
+            continue
+        if required:
+            unavailable.append(_missing(key, why))
+        else:
+            notes.append(f"'{key}' was not available, so the plan was made without it")
+    if unavailable:
+        raise PrefetchUnavailable(
+            "required prefetch data is missing: " + "; ".join(i.diagnostics for i in unavailable),
+            issues=tuple(unavailable),
+        )
+    return Resolved(data=data, notes=tuple(notes), fetched=tuple(fetched))
+
+
+def _missing(key: str, why: str) -> Issue:
+    return Issue("error", "incomplete", f"prefetch '{key}': {why}", (f"prefetch.{key}",))
+
+
+def assemble_bundle(
+    request: HookRequest, resolved: Resolved, *, extra: Sequence[Mapping[str, Any]] = ()
+) -> dict[str, Any]:
+    """One R4 ``collection`` Bundle: the Patient, every resource of the resolved searches
+    (search outcomes dropped, duplicates by Type/id once) and the draft orders (a draft wins
+    over a stored resource with the same id)."""
+    by_ref: dict[str, Mapping[str, Any]] = {}
+    unnamed: list[Mapping[str, Any]] = []
+
+    def put(res: Mapping[str, Any]) -> None:
+        rtype = res.get("resourceType")
+        if rtype in ("OperationOutcome", "Bundle") or not isinstance(rtype, str):
+            return
+        rid = res.get("id")
+        if isinstance(rid, str) and rid:
+            by_ref[f"{rtype}/{rid}"] = res
+        else:
+            unnamed.append(res)
+
+    for value in resolved.data.values():
+        if not isinstance(value, Mapping):
+            continue
+        if value.get("resourceType") == "Bundle":
+            for entry in value.get("entry") or []:
+                if not isinstance(entry, Mapping):
+                    continue
+                search = entry.get("search")
+                if isinstance(search, Mapping) and search.get("mode") == "outcome":
+                    continue
+                res = entry.get("resource")
+                if isinstance(res, Mapping):
+                    put(res)
+        else:
+            put(value)
+    for res in (*request.drafts, *extra):
+        put(res)
+    base = request.fhir_server
+    entries: list[dict[str, Any]] = []
+    for ref, res in by_ref.items():
+        entry: dict[str, Any] = {"resource": dict(res)}
+        if base:
+            entry["fullUrl"] = f"{base}/{ref}"
+        entries.append(entry)
+    entries.extend({"resource": dict(r)} for r in unnamed)
+    return {"resourceType": "Bundle", "type": "collection", "entry": entries}
