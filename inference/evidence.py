@@ -1,0 +1,161 @@
+"""The local, versioned evidence base and its BM25 retrieval.
+
+``evidence_base.json`` (next to this module) holds guideline statements in the project's own
+words, each with an id that arguments cite, a topic, a grade, the source it paraphrases and its
+year. ``EvidenceBase.retrieve`` ranks them against a query built from the patient's problems,
+medicines (with their drug classes), labs and social facts using Okapi BM25 (``rank_bm25``),
+with ties broken by document id so the same profile always retrieves the same documents.
+Reads one packaged file; no network, no model download, no logging of patient data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from rank_bm25 import BM25Okapi
+
+from inference.protocol import EvidenceDoc
+from service.core.profile import PatientProfile
+
+__all__ = ["DEFAULT_PATH", "EvidenceBase", "profile_query", "tokenize"]
+
+DEFAULT_PATH = Path(__file__).with_name("evidence_base.json")
+
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "per",
+        "the",
+        "to",
+        "with",
+        "without",
+        "mg",
+        "oral",
+        "tablet",
+        "tablets",
+        "capsule",
+        "ml",
+        "unt",
+        "actuat",
+        "hr",
+        "extended",
+        "release",
+        "injection",
+        "disorder",
+        "finding",
+        "situation",
+    ]
+)
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case word tokens without stop words and bare numbers; a light plural fold."""
+    out = []
+    for w in _WORD.findall(text.lower()):
+        if w in _STOP or w.isdigit() or len(w) < 2:
+            continue
+        if len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        out.append(w)
+    return out
+
+
+def profile_query(profile: PatientProfile) -> tuple[str, ...]:
+    """Query tokens for a profile: its active problems, medicines and their classes, derived
+    concerns (polypharmacy, fall risk, interactions), labs and social facts. Sorted, unique."""
+    from inference.knowledge import analyse  # local: knowledge imports nothing from here
+
+    terms = list(analyse(profile).query_terms)
+    terms += [o.display for o in profile.observations]
+    terms += [s.text for s in profile.social]
+    return tuple(sorted({t for term in terms for t in tokenize(term)}))
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceBase:
+    version: str
+    docs: tuple[EvidenceDoc, ...]
+    _index: dict[str, EvidenceDoc] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> EvidenceBase:
+        return _load(str(path or DEFAULT_PATH))
+
+    def by_id(self, doc_id: str) -> EvidenceDoc | None:
+        return self._index.get(doc_id)
+
+    def retrieve(self, profile: PatientProfile, k: int = 24) -> tuple[EvidenceDoc, ...]:
+        """The ``k`` documents most relevant to the profile, best first; documents with no
+        matching term are never returned. Ties: lower id first."""
+        return self.search(profile_query(profile), k)
+
+    def search(
+        self, query: tuple[str, ...] | list[str] | str, k: int = 24
+    ) -> tuple[EvidenceDoc, ...]:
+        tokens = tokenize(query) if isinstance(query, str) else list(query)
+        if not tokens or k <= 0:
+            return ()
+        scores = _bm25(self).get_scores(tokens)
+        ranked = sorted(
+            ((float(s), d.id, d) for s, d in zip(scores, self.docs, strict=True) if s > 0),
+            key=lambda t: (-round(t[0], 9), t[1]),
+        )
+        return tuple(d for _, _, d in ranked[:k])
+
+
+def _doc_text(d: EvidenceDoc) -> str:
+    return " ".join((d.topic, d.statement, " ".join(d.tags), d.topic))
+
+
+@lru_cache(maxsize=8)
+def _load(path: str) -> EvidenceBase:
+    raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    docs = tuple(
+        EvidenceDoc(
+            id=d["id"],
+            topic=d["topic"],
+            statement=d["statement"],
+            grade=d["grade"],
+            source=d["source"],
+            year=int(d["year"]),
+            tags=tuple(d.get("tags", ())),
+        )
+        for d in raw["documents"]
+    )
+    ids = [d.id for d in docs]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"duplicate evidence ids in {path}")
+    return EvidenceBase(str(raw["version"]), docs, {d.id: d for d in docs})
+
+
+_BM25: dict[int, BM25Okapi] = {}
+
+
+def _bm25(base: EvidenceBase) -> BM25Okapi:
+    # Keyed by identity: loaded bases are cached and immutable, so the index is built once.
+    key = id(base)
+    if key not in _BM25:
+        _BM25[key] = BM25Okapi([tokenize(_doc_text(d)) for d in base.docs])
+    return _BM25[key]

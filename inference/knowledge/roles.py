@@ -1,0 +1,194 @@
+"""The agent pool (CANOE eq. 3): each role's expertise domains, priorities and style.
+
+``order`` is the fixed tie-break when two roles are equally relevant to a case. Tables only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["CATEGORY_RELEVANCE", "POOL", "ROLE_BY_NAME", "AgentProfile"]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentProfile:
+    role: str
+    title: str
+    expertise: tuple[str, ...]  # problem domains this role votes on (others: NEUTRAL)
+    priorities: tuple[str, ...]
+    style: str
+    order: int
+
+
+POOL: tuple[AgentProfile, ...] = (
+    AgentProfile(
+        "gp",
+        "general practitioner",
+        (
+            "general",
+            "cardiovascular",
+            "metabolic",
+            "renal",
+            "respiratory",
+            "musculoskeletal",
+            "endocrine",
+            "mental",
+            "cognition",
+            "neuro",
+            "medication",
+            "oncology",
+            "nutrition",
+            "falls",
+            "function",
+        ),
+        ("whole-person care", "continuity", "treatment burden"),
+        "balances benefits against burden for this person",
+        0,
+    ),
+    AgentProfile(
+        "pharmacist",
+        "clinical pharmacist",
+        ("medication", "renal"),
+        ("medication safety", "interactions", "renal dosing", "deprescribing"),
+        "precise, cites drug and dose",
+        1,
+    ),
+    AgentProfile(
+        "nurse",
+        "community nurse",
+        ("general", "function", "falls", "metabolic", "cardiovascular", "respiratory"),
+        ("monitoring", "self-management", "safety at home"),
+        "practical, thinks about what happens at home",
+        2,
+    ),
+    AgentProfile(
+        "geriatrician",
+        "geriatrician",
+        (
+            "general",
+            "cognition",
+            "falls",
+            "function",
+            "medication",
+            "cardiovascular",
+            "musculoskeletal",
+            "neuro",
+            "renal",
+            "metabolic",
+        ),
+        ("frailty", "function", "goals of care", "time to benefit"),
+        "weighs life expectancy and frailty",
+        3,
+    ),
+    AgentProfile(
+        "cardiologist",
+        "cardiologist",
+        ("cardiovascular",),
+        ("thrombosis and bleeding", "rate and rhythm", "secondary prevention"),
+        "risk-based, quantifies thrombotic against bleeding risk",
+        4,
+    ),
+    AgentProfile(
+        "nephrologist",
+        "nephrologist",
+        ("renal",),
+        ("kidney protection", "renal dosing", "electrolytes"),
+        "guards kidney function and potassium",
+        5,
+    ),
+    AgentProfile(
+        "endocrinologist",
+        "endocrinologist",
+        ("metabolic", "endocrine"),
+        ("glycaemic control", "hypoglycaemia avoidance"),
+        "individualises targets",
+        6,
+    ),
+    AgentProfile(
+        "psychiatrist",
+        "old-age psychiatrist",
+        ("mental", "cognition"),
+        ("mood", "cognition", "psychotropic safety"),
+        "attends to mood, behaviour and psychotropic harm",
+        7,
+    ),
+    AgentProfile(
+        "physiotherapist",
+        "physiotherapist",
+        ("musculoskeletal", "falls", "function", "respiratory"),
+        ("mobility", "strength and balance", "pain self-management"),
+        "activity-focused",
+        8,
+    ),
+    AgentProfile(
+        "occupational-therapist",
+        "occupational therapist",
+        ("function", "falls", "cognition"),
+        ("home safety", "daily activities", "independence"),
+        "environment-focused",
+        9,
+    ),
+    AgentProfile(
+        "social-worker",
+        "social worker",
+        ("social", "caregiver"),
+        ("social needs", "safety", "caregiver capacity"),
+        "advocates for the person's circumstances",
+        10,
+    ),
+    AgentProfile(
+        "dietitian",
+        "dietitian",
+        ("nutrition", "metabolic"),
+        ("nutrition", "weight", "glycaemic diet"),
+        "practical dietary advice",
+        11,
+    ),
+    AgentProfile(
+        "care-coordinator",
+        "care coordinator",
+        ("caregiver", "social"),
+        ("coordination", "appointments", "treatment burden"),
+        "thinks about how the plan is delivered",
+        12,
+    ),
+)
+
+ROLE_BY_NAME: dict[str, AgentProfile] = {a.role: a for a in POOL}
+
+# How relevant each role's view is to each plan category (0-3); used only to break near-ties
+# in clash adjudication, after safety, grade and specificity.
+CATEGORY_RELEVANCE: dict[str, dict[str, int]] = {
+    "gp": {
+        c: 2
+        for c in (
+            "immediate-safety",
+            "medication",
+            "monitoring",
+            "mental-health",
+            "rehabilitation",
+            "caregiver-support",
+            "referral",
+            "follow-up",
+        )
+    },
+    "pharmacist": {"immediate-safety": 3, "medication": 3, "monitoring": 2},
+    "nurse": {"monitoring": 3, "immediate-safety": 2, "rehabilitation": 2, "follow-up": 2},
+    "geriatrician": {
+        "medication": 2,
+        "rehabilitation": 2,
+        "follow-up": 2,
+        "immediate-safety": 2,
+        "mental-health": 2,
+        "referral": 2,
+    },
+    "cardiologist": {"immediate-safety": 3, "medication": 2, "monitoring": 2},
+    "nephrologist": {"medication": 2, "monitoring": 3, "referral": 3},
+    "endocrinologist": {"medication": 2, "monitoring": 3},
+    "psychiatrist": {"mental-health": 3, "medication": 1},
+    "physiotherapist": {"rehabilitation": 3},
+    "occupational-therapist": {"rehabilitation": 3, "caregiver-support": 1},
+    "social-worker": {"caregiver-support": 3, "referral": 2},
+    "dietitian": {"monitoring": 1, "rehabilitation": 1},
+    "care-coordinator": {"caregiver-support": 2, "follow-up": 3, "referral": 2},
+}

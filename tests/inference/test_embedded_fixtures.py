@@ -1,0 +1,192 @@
+"""EmbeddedExperts over the realistic fixture bundles: protocol shape, clinical content,
+determinism, accounting."""
+
+from __future__ import annotations
+
+import pytest
+
+from fhir_mapping.ingest import ingest
+from inference.embedded import EmbeddedExperts
+from inference.evidence import EvidenceBase
+from inference.protocol import CATEGORIES, CallContext, Experts, ModelCall
+from service.core.profile import PatientProfile
+from tests.conftest import REALISTIC_BUNDLES, fixture_bundle
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.calls: list[ModelCall] = []
+
+    def record(self, call: ModelCall) -> None:
+        self.calls.append(call)
+
+
+def load(name: str) -> PatientProfile:
+    return ingest(fixture_bundle(name).read_bytes())
+
+
+async def run(profile: PatientProfile, ctx: CallContext | None = None) -> dict[str, object]:
+    ex = EmbeddedExperts()
+    ctx = ctx or CallContext()
+    ev = EvidenceBase.load().retrieve(profile)
+    a = await ex.assess(profile, ev, ctx)
+    panel = await ex.assemble_panel(profile, a, ctx)
+    votes = []
+    args = []
+    for m in panel:
+        votes += await ex.vote(profile, m, a.problems, ctx)
+        args += await ex.argue(profile, m, a.options, ev, ctx)
+    rels = []
+    for o in a.options:
+        rels += await ex.relate(profile, o, [x for x in args if x.option_id == o.id], ctx)
+    return {
+        "evidence": ev,
+        "assessment": a,
+        "panel": panel,
+        "votes": tuple(votes),
+        "args": tuple(args),
+        "relations": tuple(rels),
+    }
+
+
+def test_satisfies_protocol() -> None:
+    ex = EmbeddedExperts()
+    assert isinstance(ex, Experts)
+    assert ex.name == f"embedded-experts/{EvidenceBase.load().version}"
+
+
+@pytest.mark.parametrize("path", REALISTIC_BUNDLES, ids=lambda p: p.name.split("_")[0])
+async def test_every_fixture_well_formed_and_deterministic(path) -> None:
+    prof = ingest(path.read_bytes())
+    first, second = await run(prof), await run(ingest(path.read_bytes()))
+    assert first == second
+    a = first["assessment"]
+    ev_ids = {d.id for d in first["evidence"]}
+    pids = {p.id for p in a.problems}
+    facts = {x.ref for x in (*prof.problems, *prof.medications, *prof.observations, *prof.social)}
+    assert len({o.id for o in a.options}) == len(a.options)
+    for o in a.options:
+        assert o.category in CATEGORIES
+        assert set(o.problem_ids) <= pids
+    lo_hi = {"low": (2, 2), "moderate": (3, 3), "high": (4, 5), "very high": (6, 7)}
+    lo, hi = lo_hi[a.complexity]
+    assert lo <= len(first["panel"]) <= hi
+    assert len({m.role for m in first["panel"]}) == len(first["panel"])
+    arg_ids = [x.id for x in first["args"]]
+    assert len(set(arg_ids)) == len(arg_ids)
+    for x in first["args"]:
+        assert 0.0 <= x.tau <= 1.0
+        assert set(x.evidence) <= ev_ids  # only cite what was retrieved
+        assert set(x.facts) <= facts  # only cite the patient's own facts
+    by_id = {x.id: x for x in first["args"]}
+    for r in first["relations"]:
+        assert by_id[r.source].option_id == by_id[r.target].option_id
+
+
+async def test_adalberto_diazepam_taper() -> None:
+    prof = load("adalberto")
+    out = await run(prof)
+    diazepam = next(m.ref for m in prof.medications if "Diazepam" in m.text)
+    alz = next(p.ref for p in prof.problems if "Alzheimer" in p.text)
+    opt = next(o for o in out["assessment"].options if o.id == "opt-taper-diazepam")
+    assert opt.medication_ref == diazepam
+    args = [x for x in out["args"] if x.option_id == opt.id]
+    assert any(
+        x.role == "pharmacist" and x.stance == "support" and {diazepam, alz} <= set(x.facts)
+        for x in args
+    )
+    assert any(x.stance == "attack" and "withdrawal" in x.text.lower() for x in args)
+
+
+async def test_trey_interactions_addressed() -> None:
+    out = await run(load("trey"))
+    ids = {o.id for o in out["assessment"].options}
+    assert {"opt-review-clopidogrel", "opt-reduce-digoxin", "opt-monitor-inr"} <= ids
+    probs = {p.display for p in out["assessment"].problems}
+    assert "Potential drug interaction: warfarin + clopidogrel" in probs
+    assert "Potential drug interaction: digoxin + verapamil" in probs
+    clop = [x for x in out["args"] if x.option_id == "opt-review-clopidogrel"]
+    assert {"support", "attack"} <= {x.stance for x in clop}  # bleeding vs thrombosis
+
+
+@pytest.mark.parametrize("name", ["renea", "gayla"])
+async def test_naproxen_options(name: str) -> None:
+    out = await run(load(name))
+    opt = next(o for o in out["assessment"].options if o.id == "opt-stop-naproxen")
+    assert opt.medication_ref and opt.medication_ref.startswith("MedicationRequest/")
+    assert any(x.option_id == opt.id and x.stance == "support" for x in out["args"])
+
+
+@pytest.mark.parametrize("name", ["josue", "renea"])
+async def test_diabetes_ckd_gets_acei_arb(name: str) -> None:
+    out = await run(load(name))
+    ids = {o.id for o in out["assessment"].options}
+    assert "opt-start-acei-arb" in ids
+
+
+async def test_josue_metformin_reduced_for_egfr() -> None:
+    out = await run(load("josue"))
+    assert "opt-reduce-metformin" in {o.id for o in out["assessment"].options}
+
+
+async def test_conflict_path_occurs_and_arbitration_weighs_quality() -> None:
+    ex = EmbeddedExperts()
+    prof = load("adan")
+    out = await run(prof)
+    conflicts = []
+    for p in out["assessment"].problems:
+        vs = [v for v in out["votes"] if v.problem_id == p.id]
+        if any(v.vote == "KEEP" for v in vs) and any(v.vote == "REFUSE" for v in vs):
+            conflicts.append((p, vs))
+    assert conflicts, "no KEEP/REFUSE disagreement on a fixture with a cardiologist"
+    p, vs = conflicts[0]
+    arb = await ex.arbitrate(prof, p, vs, CallContext())
+    assert arb.decision in ("accept", "reject") and arb.problem_id == p.id
+    # a vote quoting a real fact with high confidence beats an unsupported one
+    keep = next(v for v in vs if v.vote == "KEEP")
+    strong = type(keep)(p.id, "gp", "REFUSE", 0.95, vs[0].quote, "stale")
+    weak = type(keep)(p.id, "nurse", "KEEP", 0.95, "", "no quote")
+    assert (await ex.arbitrate(prof, p, [strong, weak], CallContext())).decision == "reject"
+
+
+async def test_adjudication_prefers_patient_specific_safety() -> None:
+    ex = EmbeddedExperts()
+    prof = load("adalberto")
+    out = await run(prof)
+    args = [x for x in out["args"] if x.option_id == "opt-taper-diazepam"]
+    opt = next(o for o in out["assessment"].options if o.id == "opt-taper-diazepam")
+    sup = next(x for x in args if x.role == "pharmacist" and x.stance == "support")
+    att = next(x for x in args if x.stance == "attack")
+    v1 = await ex.adjudicate(prof, opt, sup, att, out["evidence"], CallContext())
+    v2 = await ex.adjudicate(prof, opt, sup, att, out["evidence"], CallContext())
+    assert v1 == v2 and v1.winner in ("support", "attack") and v1.rationale
+    bare = type(sup)("arg-x", opt.id, "nurse", "support", "seems fine", (), (), sup.tau)
+    v3 = await ex.adjudicate(prof, opt, bare, att, out["evidence"], CallContext())
+    assert v3.winner == "attack"
+
+
+async def test_relations_include_a_rebuttal_and_a_corroboration() -> None:
+    out = await run(load("adalberto"))
+    kinds = {r.relation for r in out["relations"]}
+    assert kinds == {"support", "attack"}
+
+
+async def test_recorder_gets_zero_token_calls_and_synthesis_names_activities() -> None:
+    rec = Recorder()
+    ctx = CallContext(recorder=rec)
+    prof = load("trey")
+    out = await run(prof, ctx)
+    ex = EmbeddedExperts()
+    opts = out["assessment"].options
+    text = await ex.synthesize(prof, [(opts[0], 0.8), (opts[1], 0.7)], [(opts[-1], 0.3)], ctx)
+    assert opts[0].title in text and "Trey" not in text and "Berge" not in text
+    assert rec.calls and all(c.input_tokens == 0 == c.output_tokens and c.ok for c in rec.calls)
+    assert {c.step for c in rec.calls} >= {
+        "assess",
+        "panel",
+        "vote",
+        "argue",
+        "relate",
+        "synthesize",
+    }
+    assert all(c.model == ex.name and c.latency_ms >= 0 for c in rec.calls)

@@ -1,0 +1,56 @@
+"""Evidence base: versioned, well-formed, BM25 retrieval deterministic and relevant."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from fhir_mapping.ingest import ingest
+from inference.evidence import EvidenceBase
+from service.core.profile import RXNORM, Code, Medication, PatientProfile
+from tests.conftest import fixture_bundle
+
+
+def test_load_version_and_docs() -> None:
+    eb = EvidenceBase.load()
+    assert eb.version == "2026.11-1"
+    assert 40 <= len(eb.docs) <= 70
+    assert len({d.id for d in eb.docs}) == len(eb.docs)
+    for d in eb.docs:
+        assert d.id.startswith("EB-") and d.statement and d.source and 2000 < d.year < 2030
+        assert d.grade in ("A", "B", "C", "expert consensus")
+    assert eb.by_id("EB-MEDSAFE-001") is not None and eb.by_id("nope") is None
+
+
+def test_retrieval_relevant_and_deterministic() -> None:
+    eb = EvidenceBase.load()
+    prof = PatientProfile(
+        "Patient/x",
+        "male",
+        date(1940, 1, 1),
+        date(2024, 1, 1),
+        (),
+        (
+            Medication(
+                "MedicationRequest/m",
+                "Diazepam [Valium]",
+                (Code(RXNORM, "563026"),),
+                "active",
+                "order",
+                None,
+            ),
+        ),
+    )
+    docs = eb.retrieve(prof, k=5)
+    assert len(docs) == 5
+    assert "EB-MEDSAFE-001" in [d.id for d in docs[:3]]
+    assert docs == eb.retrieve(prof, k=5)
+    empty = PatientProfile("Patient/y", "male", None, date(2024, 1, 1))
+    assert eb.retrieve(empty) == ()
+
+
+def test_fixture_retrieval_hits_the_relevant_guidelines() -> None:
+    eb = EvidenceBase.load()
+    trey = [d.id for d in eb.retrieve(ingest(fixture_bundle("trey").read_bytes()))]
+    assert {"EB-DDI-002", "EB-DDI-005"} <= set(trey)
+    josue = [d.id for d in eb.retrieve(ingest(fixture_bundle("josue").read_bytes()))]
+    assert {"EB-CKD-001", "EB-RENAL-001"} <= set(josue)
