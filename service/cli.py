@@ -176,7 +176,17 @@ def _cmd_contest(args: argparse.Namespace) -> int:
         plan = json.loads(_read(args.plan))
     except json.JSONDecodeError as exc:
         raise InputError(f"{args.plan} is not JSON: {exc}") from exc
-    out = contest_bundle(plan, _read(args.tasks), recorded=args.recorded or _now())
+    tasks = _read(args.tasks)
+    recorded = args.recorded or _now()
+    try:
+        out = contest_bundle(plan, tasks, recorded=recorded)
+    except CanoeError as exc:
+        # The refusal answers with the OperationOutcome and every Task marked rejected.
+        from fhir_mapping.tasks import refusal_bundle
+
+        _fail(exc, fhir=False)
+        sys.stdout.write(json.dumps(refusal_bundle(tasks, exc, at=recorded), indent=2) + "\n")
+        return EXIT_INPUT if isinstance(exc, InputError) else EXIT_INTERNAL
     sys.stdout.write(json.dumps(out, indent=2) + "\n")
     return EXIT_OK
 
