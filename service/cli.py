@@ -23,7 +23,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from service.errors import BackendError, CanoeError, InputError
+from service.errors import (
+    BackendError,
+    CanoeError,
+    InputError,
+    LimitError,
+    NotFoundError,
+    StaleVersionError,
+)
 
 __all__ = ["main"]
 
@@ -186,7 +193,7 @@ def _cmd_contest(args: argparse.Namespace) -> int:
 
         _fail(exc, fhir=False)
         sys.stdout.write(json.dumps(refusal_bundle(tasks, exc, at=recorded), indent=2) + "\n")
-        return EXIT_INPUT if isinstance(exc, InputError) else EXIT_INTERNAL
+        return _exit_code(exc)
     sys.stdout.write(json.dumps(out, indent=2) + "\n")
     return EXIT_OK
 
@@ -210,7 +217,11 @@ def _fail(exc: CanoeError, *, fhir: bool) -> int:
             sys.stdout.write(json.dumps(operation_outcome(exc), indent=2) + "\n")
         except ImportError:
             pass
-    if isinstance(exc, InputError):
+    return _exit_code(exc)
+
+
+def _exit_code(exc: CanoeError) -> int:
+    if isinstance(exc, InputError | StaleVersionError | NotFoundError | LimitError):
         return EXIT_INPUT
     if isinstance(exc, BackendError):
         return EXIT_UNAVAILABLE
