@@ -19,7 +19,7 @@ def build_experts(settings: Settings, evidence: EvidenceBase | None = None) -> E
         )
     from inference.embedded import EmbeddedExperts
 
-    return EmbeddedExperts(evidence or EvidenceBase.load())
+    return EmbeddedExperts((evidence or EvidenceBase.load()).version)
 
 
 def build_planner(settings: Settings, experts: Experts | None = None) -> Planner:

@@ -578,7 +578,8 @@ def _benzodiazepines(c: _Case, o: _Out) -> None:
             _pt(
                 "pharmacist",
                 "attack",
-                f"After{long_term or ' long-term use'} stopping {name} abruptly risks "
+                f"After {f'{yrs} years of use' if long_term else 'long-term use'}, stopping "
+                f"{name} abruptly risks "
                 "withdrawal: rebound anxiety, insomnia and seizures.",
                 (m,),
                 ("EB-MEDSAFE-002",),

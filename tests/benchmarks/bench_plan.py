@@ -1,0 +1,70 @@
+"""Benchmark: wall time and peak memory of planning each fixture bundle on the embedded backend.
+
+Split into FHIR parse, profile, deliberation and output (FHIR CarePlan bundle + text), measured
+after import. Run:
+
+    .venv/bin/python -m tests.benchmarks.bench_plan [--repeat 3]
+
+Prints one row per bundle (median of the repeats) and the peak traced memory of one full plan.
+Not a test: numbers go in the closing note, targets are <1 s typical and <5 s for the 2 MB bundle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import time
+import tracemalloc
+from pathlib import Path
+
+from fhir_mapping.careplan import plan_bundle
+from fhir_mapping.ingest import build_profile, parse_bundle
+from inference.embedded import EmbeddedExperts
+from inference.evidence import EvidenceBase
+from service.pipeline import Planner
+from service.render import render_plan
+from tests.conftest import FHIR_FIXTURES, REALISTIC_BUNDLES
+
+
+def one(path: Path, planner: Planner) -> dict[str, float]:
+    raw = path.read_bytes()
+    t0 = time.perf_counter()
+    parsed = parse_bundle(raw, max_resources=100_000)
+    t1 = time.perf_counter()
+    profile = build_profile(parsed)
+    t2 = time.perf_counter()
+    result = asyncio.run(planner.plan(profile, plan_id="bench", created="2026-01-01T00:00:00Z"))
+    t3 = time.perf_counter()
+    plan_bundle(result.deliberation, result.evaluation, recorded="2026-01-01T00:00:00Z")
+    render_plan(result.deliberation, result.evaluation)
+    t4 = time.perf_counter()
+    return {"parse": t1 - t0, "profile": t2 - t1, "deliberation": t3 - t2, "output": t4 - t3,
+            "total": t4 - t0}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    evidence = EvidenceBase.load()
+    planner = Planner(EmbeddedExperts(evidence.version), evidence)
+    paths = [*REALISTIC_BUNDLES, FHIR_FIXTURES / "bad_huge_many_conditions_2mb.json"]
+    one(paths[0], planner)  # warm-up: imports, caches
+    print(f"{'bundle':40s} {'KiB':>6s} {'parse':>8s} {'profile':>8s} {'deliber.':>8s} "
+          f"{'output':>8s} {'total':>8s} {'peak MiB':>9s}")
+    for path in paths:
+        runs = [one(path, planner) for _ in range(args.repeat)]
+        med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+        tracemalloc.start()
+        one(path, planner)
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+        print(f"{path.name[:40]:40s} {path.stat().st_size // 1024:6d} "
+              + " ".join(f"{med[k] * 1000:7.1f}ms" for k in
+                         ("parse", "profile", "deliberation", "output", "total"))
+              + f" {peak:9.1f}")
+
+
+if __name__ == "__main__":
+    main()
