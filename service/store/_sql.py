@@ -199,13 +199,16 @@ class SqlPlanStore:
         if rec.version != expected_current + 1:
             raise InputError("a new version follows the current one")
         async with self.driver.transaction() as tx:
-            await self._owned(tx, rec.tenant, rec.plan_id)
+            # Lock the plan row first (PostgreSQL; SQLite's BEGIN IMMEDIATE already holds the
+            # one write lock): a concurrent writer waits here, then sees the version it lost to.
+            await self._owned(tx, rec.tenant, rec.plan_id, lock=True)
             await self._check_current(tx, rec.plan_id, expected_current)
             try:
                 await self._insert_version(tx, rec)
-            except UniqueViolation:
-                await self._check_current(tx, rec.plan_id, -1)
-                raise
+            except UniqueViolation as exc:
+                # Only reachable past the lock by a writer that skipped it; the failed statement
+                # has spoiled the transaction, so no further query: report what we know.
+                raise _stale_error(rec.plan_id, rec.version) from exc
             for t in tasks:
                 try:
                     await tx.execute(
@@ -224,10 +227,7 @@ class SqlPlanStore:
             )
             if n != 1:
                 await self._check_current(tx, rec.plan_id, expected_current)
-                raise StaleVersionError(
-                    f"plan {rec.plan_id} moved on while this version was written",
-                    current_version=expected_current + 1,
-                )
+                raise _stale_error(rec.plan_id, rec.version)
 
     async def add_feedback(self, rec: FeedbackRecord) -> str:
         fid = uuid.uuid4().hex
@@ -350,11 +350,12 @@ class SqlPlanStore:
 
     # ------------------------------------------------------------------ helpers
 
-    async def _owned(self, tx: Tx, tenant: str, plan_id: str) -> int:
+    async def _owned(self, tx: Tx, tenant: str, plan_id: str, *, lock: bool = False) -> int:
         """The plan's current version, after checking it exists and belongs to ``tenant``."""
-        rows = await tx.fetchall(
-            "SELECT tenant, current_version FROM plans WHERE plan_id = ?", (plan_id,)
-        )
+        sql = "SELECT tenant, current_version FROM plans WHERE plan_id = ?"
+        if lock and self.dialect == "postgres":
+            sql += " FOR UPDATE"
+        rows = await tx.fetchall(sql, (plan_id,))
         if not rows or int(rows[0][1]) == 0:
             raise NotFoundError(f"no plan {plan_id}")
         if rows[0][0] != tenant:
@@ -365,18 +366,7 @@ class SqlPlanStore:
         rows = await tx.fetchall("SELECT current_version FROM plans WHERE plan_id = ?", (plan_id,))
         current = int(rows[0][0])
         if current != expected:
-            raise StaleVersionError(
-                f"plan {plan_id} is at version {current}; contest that version",
-                current_version=current,
-                issues=(
-                    Issue(
-                        "error",
-                        "conflict",
-                        f"version is stale: the current version of plan {plan_id} is {current}",
-                        ("Task.focus",),
-                    ),
-                ),
-            )
+            raise _stale_error(plan_id, current)
 
     async def _insert_version(self, tx: Tx, rec: VersionRecord) -> None:
         await tx.execute(
@@ -404,3 +394,10 @@ class SqlPlanStore:
             # Tests wait for this line, then kill the process inside the transaction.
             print("canoe-test: paused inside a store transaction", file=sys.stderr, flush=True)
             await asyncio.sleep(self._pause_s)
+
+
+def _stale_error(plan_id: str, current: int) -> StaleVersionError:
+    msg = f"version is stale: the current version of plan {plan_id} is {current}"
+    return StaleVersionError(
+        msg, current_version=current, issues=(Issue("error", "conflict", msg, ("Task.focus",)),)
+    )

@@ -5,8 +5,10 @@ the real expert backend."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import subprocess
+import sys
 import uuid
 import warnings
 from collections.abc import AsyncIterator, Iterator
@@ -138,6 +140,17 @@ def _reachable(dsn: str) -> bool:
         return False
 
 
+def _collect_quietly() -> None:
+    """The failed Docker client leaves its socket to the garbage collector; collect it now,
+    without the ResourceWarning that would otherwise fail whichever test runs next."""
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda _u: None
+    try:
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[str]:
     """A PostgreSQL server DSN: testcontainers where a Docker engine exists, else the local
@@ -159,6 +172,8 @@ def postgres_server() -> Iterator[str]:
                 reasons.append(f"testcontainers: no Docker engine ({type(exc).__name__})")
     except ImportError as exc:
         reasons.append(f"testcontainers not installed ({exc})")
+    if container is None:
+        _collect_quietly()  # outside the except block: the traceback no longer holds the socket
     if container is not None:
         try:
             yield container.get_connection_url()
