@@ -50,7 +50,7 @@ SAFETY_CATEGORIES: Final = frozenset({"immediate-safety", "medication", "medicat
 _AGAINST: Final = re.compile(
     r"\b(stop|stopping|avoid|avoiding|discontinu\w*|deprescrib\w*|switch\w*|replace\w*|"
     r"withhold\w*|withdraw\w*|cease|do not (start|give|prescribe|use)|don't|not (start|"
-    r"prescribe|use)|contraindicat\w*|instead)\b",
+    r"prescribe|use)|contraindicat\w*|instead|reduce|taper)\b",
     re.IGNORECASE,
 )
 _CATEGORY_ORDER: Final = (
@@ -126,8 +126,13 @@ def _about(option: Mapping[str, Any], ref: str) -> bool:
     return option.get("medication_ref") == ref or ref in (option.get("refs") or ())
 
 
-def _says_against(option: Mapping[str, Any]) -> bool:
-    return bool(_AGAINST.search(f"{option.get('title', '')} {option.get('description', '')}"))
+def _says_against(option: Mapping[str, Any], ref: str) -> bool:
+    # An option *about* the draft (medication_ref) may say so in its description; one that only
+    # lists it among its refs (a medication review) must say it in its title.
+    text = str(option.get("title", ""))
+    if option.get("medication_ref") == ref:
+        text += f" {option.get('description', '')}"
+    return bool(_AGAINST.search(text))
 
 
 def _severity(option: Mapping[str, Any]) -> Severity:
@@ -149,7 +154,7 @@ def order_findings(document: Mapping[str, Any], draft_refs: Sequence[str]) -> li
                 _included(option)
                 and option.get("category") in SAFETY_CATEGORIES
                 and _about(option, ref)
-                and _says_against(option)
+                and _says_against(option, ref)
             ):
                 out.append(Finding(ref, option, _severity(option)))
     return out
@@ -303,6 +308,8 @@ def _alternative(
         code = option.get("code")
         if not (_included(option) and _about(option, draft_ref) and isinstance(code, Mapping)):
             continue
+        if _says_against(option, draft_ref):
+            continue  # the finding itself (its code is the drug to stop), not an alternative
         if code.get("system") != "http://www.nlm.nih.gov/research/umls/rxnorm":
             continue
         display = str(code.get("display") or option.get("title") or "")

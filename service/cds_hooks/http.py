@@ -19,7 +19,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from typing import Any, Final, Protocol
 from urllib.parse import urlsplit
 
@@ -189,14 +189,14 @@ class _Bridge:
         verifier: JwtVerifier,
         ledger: CardLedger,
         http: httpx.AsyncClient,
-        today: Callable[[], date],
+        now: Callable[[], datetime],
     ) -> None:
         self.service = service
         self.config = config
         self.verifier = verifier
         self.ledger = ledger
         self.http = http
-        self.today = today
+        self.now = now
 
     # -- plumbing
 
@@ -319,8 +319,9 @@ class _Bridge:
                 call.fhir_authorization.access_token,
                 timeout_s=self.config.fhir_timeout_s,
             )
-        resolved = await resolve_prefetch(call, service, fhir, today=self.today())
-        bundle = assemble_bundle(call, resolved)
+        now = self.now()
+        resolved = await resolve_prefetch(call, service, fhir, today=now.date())
+        bundle = assemble_bundle(call, resolved, timestamp=now.isoformat(timespec="milliseconds"))
         log.info(
             "cds.prefetch",
             resources=len(bundle["entry"]),
@@ -439,7 +440,7 @@ def build_app(
     *,
     ledger: CardLedger | None = None,
     http: httpx.AsyncClient | None = None,
-    today: Callable[[], date] | None = None,
+    now: Callable[[], datetime] | None = None,
     cors_origins: tuple[str, ...] = ("*",),
 ) -> Starlette:
     """The ASGI app. ``http`` (the FHIR REST client) is closed with the app when built here."""
@@ -451,7 +452,7 @@ def build_app(
         verifier,
         ledger or InMemoryCardLedger(),
         client,
-        today or (lambda: datetime.now(UTC).date()),
+        now or (lambda: datetime.now(UTC)),
     )
 
     @asynccontextmanager

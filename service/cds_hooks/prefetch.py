@@ -246,11 +246,16 @@ def _missing(key: str, why: str) -> Issue:
 
 
 def assemble_bundle(
-    request: HookRequest, resolved: Resolved, *, extra: Sequence[Mapping[str, Any]] = ()
+    request: HookRequest,
+    resolved: Resolved,
+    *,
+    timestamp: str,
+    extra: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """One R4 ``collection`` Bundle: the Patient, every resource of the resolved searches
     (search outcomes dropped, duplicates by Type/id once) and the draft orders (a draft wins
-    over a stored resource with the same id)."""
+    over a stored resource with the same id). ``timestamp`` (when the record was gathered) is
+    what dates a record that holds no dated fact of its own."""
     by_ref: dict[str, Mapping[str, Any]] = {}
     unnamed: list[Mapping[str, Any]] = []
 
@@ -289,4 +294,9 @@ def assemble_bundle(
             entry["fullUrl"] = f"{base}/{ref}"
         entries.append(entry)
     entries.extend({"resource": dict(r)} for r in unnamed)
-    return {"resourceType": "Bundle", "type": "collection", "entry": entries}
+    return {
+        "resourceType": "Bundle",
+        "type": "collection",
+        "timestamp": timestamp,
+        "entry": entries,
+    }

@@ -36,6 +36,18 @@ __all__ = [
 FHIR_ID: Final = re.compile(r"^[A-Za-z0-9\-.]{1,64}$")
 _USER_TYPES: Final = frozenset({"Practitioner", "PractitionerRole", "Patient", "RelatedPerson"})
 _ORDER_HOOKS: Final = frozenset({"order-select", "order-sign"})
+_INTENTS: Final = frozenset(
+    {
+        "proposal",
+        "plan",
+        "order",
+        "original-order",
+        "reflex-order",
+        "filler-order",
+        "instance-order",
+        "option",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +243,25 @@ def _check_medication_request(
                 f"{path}.id: {rid!r} is not a FHIR id ([A-Za-z0-9-.]{{1,64}}); the panel cites "
                 "draft orders by id, so the id must be one",
                 (f"{path}.id",),
+            )
+        )
+    if res.get("status") != "draft":
+        issues.append(
+            Issue(
+                "error",
+                "value",
+                f"{path}.status: {res.get('status')!r}; draftOrders hold orders not yet signed, "
+                "status 'draft'",
+                (f"{path}.status",),
+            )
+        )
+    if res.get("intent") not in _INTENTS:
+        issues.append(
+            Issue(
+                "error",
+                "code-invalid",
+                f"{path}.intent: {res.get('intent')!r} is not an R4 MedicationRequest intent",
+                (f"{path}.intent",),
             )
         )
     copy = dict(res)

@@ -107,6 +107,11 @@ class Servers:
         except BaseException as exc:  # surfaced to the test thread
             self._error = exc
             self._ready.set()
+        finally:
+            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+            self.loop.close()
+            for sock in (self._cds_sock, self._fhir_sock):
+                sock.close()
 
     async def _main(self) -> None:
         from service.app import CarePlanService
