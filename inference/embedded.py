@@ -204,7 +204,7 @@ class EmbeddedExperts:
         ctx: CallContext,
     ) -> tuple[ArgumentDraft, ...]:
         return await self._call(
-            "argue", ctx, lambda: _argue(analyse(profile), member, options, evidence)
+            "argue", ctx, lambda: _argue(analyse(profile), member, options, evidence, profile.ref)
         )
 
     async def relate(
@@ -367,6 +367,7 @@ def _argue(
     member: PanelMember,
     options: Sequence[CandidateOption],
     evidence: Sequence[EvidenceDoc],
+    patient_ref: str,
 ) -> tuple[ArgumentDraft, ...]:
     grades = {d.id: d.grade for d in evidence}
     out: list[ArgumentDraft] = []
@@ -396,7 +397,8 @@ def _argue(
                     pt.stance,
                     pt.text,
                     ev,
-                    pt.facts,
+                    # a point about the person as a whole (age, frailty) cites the Patient
+                    pt.facts or (patient_ref,),
                     tau,
                 )
             )
