@@ -11,7 +11,7 @@ import subprocess
 import sys
 import uuid
 import warnings
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -252,7 +252,7 @@ async def serving(
     telemetry: Telemetry | None = None,
     auth: Authenticator | None = None,
     wait: bool = True,
-    channel: grpc.aio.Channel | None = None,
+    channel: Callable[[int], grpc.aio.Channel] | None = None,
     **overrides: Any,
 ) -> AsyncIterator[Harness]:
     settings = load_settings(
@@ -264,9 +264,13 @@ async def serving(
     )
     app = await CarePlanService.create(settings, telemetry=telemetry, experts=experts)
     running = await start_server(settings, app, auth=auth, readiness_every_s=0.1)
-    ch = channel or grpc.aio.insecure_channel(
-        f"127.0.0.1:{running.port}",
-        options=[("grpc.max_receive_message_length", 64 * 1024 * 1024)],
+    ch = (
+        channel(running.port)
+        if channel is not None
+        else grpc.aio.insecure_channel(
+            f"127.0.0.1:{running.port}",
+            options=[("grpc.max_receive_message_length", 64 * 1024 * 1024)],
+        )
     )
     h = Harness(settings, app, running, ch, pb_grpc.CarePlanServiceStub(ch))
     try:
