@@ -273,13 +273,13 @@ def assemble_bundle(
         if not isinstance(value, Mapping):
             continue
         if value.get("resourceType") == "Bundle":
-            for entry in value.get("entry") or []:
-                if not isinstance(entry, Mapping):
+            for found in value.get("entry") or []:
+                if not isinstance(found, Mapping):
                     continue
-                search = entry.get("search")
+                search = found.get("search")
                 if isinstance(search, Mapping) and search.get("mode") == "outcome":
                     continue
-                res = entry.get("resource")
+                res = found.get("resource")
                 if isinstance(res, Mapping):
                     put(res)
         else:
