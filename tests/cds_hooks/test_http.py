@@ -316,7 +316,10 @@ def test_malformed_order_bodies(servers: Servers) -> None:
     assert "entry[0].resource.status" in r.text
     wrong_type = servers.post(OSEL, good, headers={"Content-Type": "text/plain"})
     assert wrong_type.status_code == 400
-    assert servers.post("no-such-service", good).status_code in (401, 404)
+    assert servers.post("no-such-service", good).status_code == 404
+    huge = b'{"pad": "' + b"x" * (8 * 1024 * 1024 + 1) + b'"}'
+    too_big = servers.post(OSEL, huge)
+    assert too_big.status_code == 413 and "CANOE_MAX_MESSAGE_BYTES" in too_big.text
 
 
 # ------------------------------------------------------------------ feedback

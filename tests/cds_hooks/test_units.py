@@ -163,6 +163,9 @@ def test_request_validation_messages() -> None:
     # The NutritionOrder without intent is not validated: it is kept out of the plan.
     assert req.other_drafts == ("NutritionOrder/pureeddiet-simple",)
     assert req.focus == ("MedicationRequest/smart-MedicationRequest-103",)
+    # Its MedicationRequest carries the STU3 dosageInstruction.doseQuantity: left out, said so.
+    assert any(n.startswith("dosageInstruction of draft") for n in req.notes)
+    assert "dosageInstruction" not in req.drafts[0] and req.drafts[0]["intent"] == "order"
 
 
 def _document(decision: str = "include", category: str = "immediate-safety") -> dict[str, Any]:
