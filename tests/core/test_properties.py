@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -83,7 +84,10 @@ def test_exact_pass_and_iteration_agree_on_acyclic_graphs(
     exact = propagate_indexed(base, sup, att)
     it = propagate_indexed(base, sup, att, method="iterate")
     assert exact[3] and it[1]
-    assert exact[0] == it[0]  # bit for bit: same update, same exactly rounded sums
+    # Jacobi sweeps reproduce the exact pass once every level has settled; the solver may stop
+    # a sweep earlier, when no value moves by more than its tolerance (1e-12), so compare at
+    # a few times that tolerance rather than bit for bit.
+    assert exact[0] == pytest.approx(it[0], abs=1e-11, rel=0)
 
 
 @given(dags(), taus, relations)
