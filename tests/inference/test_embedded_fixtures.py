@@ -64,6 +64,7 @@ async def test_every_fixture_well_formed_and_deterministic(path) -> None:
     ev_ids = {d.id for d in first["evidence"]}
     pids = {p.id for p in a.problems}
     facts = {x.ref for x in (*prof.problems, *prof.medications, *prof.observations, *prof.social)}
+    facts.add(prof.ref)  # a point about the person as a whole (age) cites the Patient
     assert len({o.id for o in a.options}) == len(a.options)
     for o in a.options:
         assert o.category in CATEGORIES
