@@ -79,15 +79,16 @@ STEP_KINDS: tuple[StepKind, ...] = (
 )
 # The larger model judges; role agents and the attending's drafting run on the agent model.
 _ADJUDICATOR_STEPS = frozenset({"adjudicate", "arbitrate"})
+# About twice the longest answer the embedded experts give on the shared fixtures.
 _DEFAULT_MAX_TOKENS: tuple[tuple[str, int], ...] = (
-    ("assess", 2048),
-    ("panel", 512),
-    ("vote", 1024),
+    ("assess", 6144),
+    ("panel", 1536),
+    ("vote", 3072),
     ("argue", 2048),
-    ("relate", 512),
+    ("relate", 1024),
     ("adjudicate", 256),
     ("arbitrate", 384),
-    ("synthesize", 640),
+    ("synthesize", 768),
 )
 _PREVIOUS_ANSWER_CHARS = 2000  # the repair prompt quotes at most this much of the bad answer
 _GUARD_S = 1.0  # local watchdog on top of the gRPC deadline, so a stuck stream cannot hang

@@ -341,9 +341,17 @@ async def test_triton_killed_mid_plan_fails_fast(own_triton_server: ServerHandle
         with pytest.raises(BackendUnavailable):
             await asyncio.wait_for(task, 30)
         assert time.perf_counter() - t0 < 15
-        t1 = time.perf_counter()
-        with pytest.raises(BackendUnavailable, match="circuit open"):
-            await tri.assess(PROFILE, (), CallContext())
+        # Calls cancelled with the plan did not all count: the breaker opens within its
+        # threshold of further failures, and then answers at once.
+        for _ in range(3):
+            t1 = time.perf_counter()
+            try:
+                await tri.assess(PROFILE, (), CallContext())
+            except BackendUnavailable as exc:
+                if "circuit open" in exc.message:
+                    break
+        else:
+            pytest.fail("the circuit never opened")
         assert time.perf_counter() - t1 < 0.5
         assert not await tri.is_ready()
     finally:

