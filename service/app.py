@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from opentelemetry.trace import Span
 
 from service.core import evaluate, from_document, to_document
 from service.core.contest import apply_all
+from service.core.model import Deliberation
 from service.core.profile import PatientProfile
 from service.errors import BackendTimeout, Issue, LimitError, StaleVersionError, TaskError
 from service.pipeline import Planner, PlanResult, Progress
@@ -39,6 +41,7 @@ from service.telemetry import Telemetry, TracedExperts
 __all__ = ["CarePlanService", "ContestOutcome", "PlanOutcome", "utc_now"]
 
 ProgressFn = Callable[[Progress], None]
+_PARSED_CACHE = 512
 
 
 def utc_now() -> str:
@@ -82,6 +85,10 @@ class CarePlanService:
         self.telemetry = telemetry or Telemetry()
         self.clock = clock
         self._running = 0  # plans in flight (for max_concurrent_plans)
+        # Parsed deliberations by (plan id, version). Versions are immutable (append-only), so
+        # the cache can never be stale, even with other replicas writing: it only saves
+        # re-validating a stored document when the next contestation arrives.
+        self._parsed: OrderedDict[tuple[str, int], Deliberation] = OrderedDict()
 
     @classmethod
     async def create(
@@ -179,6 +186,7 @@ class CarePlanService:
                 summary=summary,
             )
         )
+        self._remember(d)
         self.telemetry.plans.add(1, {"backend": self.planner.experts.name})
         self.telemetry.plan_duration.record(time.perf_counter() - t0)
         return PlanOutcome(plan_id, d.version, bundle, document, summary)
@@ -206,7 +214,7 @@ class CarePlanService:
 
         async with self._deadline(None):
             rec = await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
-            d = from_document(rec.deliberation)
+            d = self._deliberation_of(rec)
             parsed = parse_tasks(tasks, plan=d, careplan_id=rec.careplan_id)
             ids = [t.task_id for t in parsed]
             known = await self.store.get_tasks(tenant=tenant, task_ids=ids)
@@ -258,6 +266,7 @@ class CarePlanService:
                     for t, o in zip(fresh, outcomes, strict=True)
                 ],
             )
+            self._remember(new_d)
             for t in fresh:
                 self.telemetry.contestations.add(1, {"action": type(t.action).__name__})
             by_id = {t.task_id: o for t, o in zip(fresh, outcomes, strict=True)}
@@ -276,6 +285,21 @@ class CarePlanService:
             [dict(known[i].outcome) for i in _unique(ids)],
             replayed=True,
         )
+
+    def _deliberation_of(self, rec: VersionRecord) -> Deliberation:
+        key = (rec.plan_id, rec.version)
+        d = self._parsed.get(key)
+        if d is None:
+            d = from_document(rec.deliberation)
+            self._remember(d)
+        else:
+            self._parsed.move_to_end(key)
+        return d
+
+    def _remember(self, d: Deliberation) -> None:
+        self._parsed[(d.plan_id, d.version)] = d
+        while len(self._parsed) > _PARSED_CACHE:
+            self._parsed.popitem(last=False)
 
     # ------------------------------------------------------------------ reads
 

@@ -1,0 +1,215 @@
+"""Load test: GeneratePlan and Contest over gRPC on loopback, N concurrent clients.
+
+Starts ``canoe serve`` (embedded backend, a fresh SQLite store in a temp dir) as a separate
+process on a free loopback port, unless ``--target host:port`` names a running server. Each
+client has its own channel (its own HTTP/2 connection). Phase 1 sends GeneratePlan with the
+fixture bundles round-robin; phase 2 has each client contest its own plans, alternately
+rejecting and reinstating an argument, version after version. Both phases are bounded by a
+request count and a time limit. Run:
+
+    .venv/bin/python -m tests.benchmarks.load_grpc [--clients 16] [--requests 320] [--seconds 60]
+
+Prints requests/s and latency percentiles per phase (and ``--json`` for machines). Not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+
+from tests.conftest import REALISTIC_BUNDLES, REPO_ROOT
+from tests.service.conftest import first_argument, pb, pb_grpc, reject_task
+
+
+@contextlib.asynccontextmanager
+async def spawned_server(env: dict[str, str]) -> AsyncIterator[str]:
+    tmp = tempfile.mkdtemp(prefix="canoe-load-")
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("CANOE_")}
+    environ.update(
+        CANOE_GRPC_HOST="127.0.0.1",
+        CANOE_GRPC_PORT="0",
+        CANOE_STORE_DSN=f"sqlite:///{tmp}/canoe.sqlite3",
+        CANOE_LOG_LEVEL="warning",
+        PYTHONPATH=str(REPO_ROOT),
+        **env,
+    )
+    environ["CANOE_LOG_LEVEL"] = "info"  # the start-up line carries the port
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "service.cli", "serve",
+        cwd=REPO_ROOT, env=environ,
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    port = None
+    while port is None:
+        line = await asyncio.wait_for(proc.stderr.readline(), 60)
+        if not line:
+            raise RuntimeError("canoe serve exited before it started")
+        with contextlib.suppress(ValueError):
+            event = json.loads(line)
+            if event.get("event") == "server.started":
+                port = int(event["port"])
+
+    async def drain() -> None:  # keep the pipe from filling up (one log line per request)
+        assert proc.stderr is not None
+        while await proc.stderr.readline():
+            pass
+
+    drainer = asyncio.ensure_future(drain())
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        await proc.wait()
+        await drainer
+
+
+def _stats(latencies: list[float], errors: dict[str, int], wall: float) -> dict[str, Any]:
+    lat = sorted(latencies)
+    if not lat:
+        return {"ok": 0, "errors": errors, "seconds": round(wall, 2)}
+
+    def pct(p: float) -> float:
+        return lat[min(len(lat) - 1, round(p / 100.0 * (len(lat) - 1)))] * 1000.0
+
+    return {
+        "ok": len(lat),
+        "errors": errors,
+        "seconds": round(wall, 2),
+        "rps": round(len(lat) / wall, 2),
+        "p50_ms": round(pct(50), 1),
+        "p90_ms": round(pct(90), 1),
+        "p99_ms": round(pct(99), 1),
+        "mean_ms": round(statistics.fmean(lat) * 1000.0, 1),
+        "max_ms": round(lat[-1] * 1000.0, 1),
+    }
+
+
+async def run_phase(
+    clients: int,
+    requests: int,
+    seconds: float,
+    one: Callable[[int, int], Awaitable[None]],
+) -> dict[str, Any]:
+    """``clients`` workers call ``one(client, k)`` until ``requests`` are done or time is up."""
+    latencies: list[float] = []
+    errors: dict[str, int] = {}
+    issued = 0
+    t0 = time.perf_counter()
+    deadline = t0 + seconds
+
+    async def worker(c: int) -> None:
+        nonlocal issued
+        k = 0
+        while issued < requests and time.perf_counter() < deadline:
+            issued += 1
+            s = time.perf_counter()
+            try:
+                await one(c, k)
+                latencies.append(time.perf_counter() - s)
+            except grpc.aio.AioRpcError as exc:
+                errors[exc.code().name] = errors.get(exc.code().name, 0) + 1
+            k += 1
+
+    await asyncio.gather(*(worker(c) for c in range(clients)))
+    return _stats(latencies, errors, time.perf_counter() - t0)
+
+
+async def main(args: argparse.Namespace) -> dict[str, Any]:
+    bundles = [p.read_bytes() for p in REALISTIC_BUNDLES]
+    env = {"CANOE_MAX_CONCURRENT_PLANS": str(max(8, args.clients))}
+    async with contextlib.AsyncExitStack() as stack:
+        target = args.target or await stack.enter_async_context(spawned_server(env))
+        channels = [
+            grpc.aio.insecure_channel(
+                target, options=[("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+            )
+            for _ in range(args.clients)
+        ]
+        for ch in channels:
+            stack.push_async_callback(ch.close)
+        stubs = [pb_grpc.CarePlanServiceStub(ch) for ch in channels]
+        await asyncio.gather(*(ch.channel_ready() for ch in channels))
+
+        # Warm-up, not measured: imports, caches, first SQLite pages.
+        for b in bundles[:3]:
+            await stubs[0].GeneratePlan(pb.GeneratePlanRequest(bundle_json=b), timeout=60)
+
+        plans: dict[int, list[pb.GeneratePlanResponse]] = {c: [] for c in range(args.clients)}
+
+        async def generate(c: int, k: int) -> None:
+            b = bundles[(c + k * args.clients) % len(bundles)]
+            r = await stubs[c].GeneratePlan(pb.GeneratePlanRequest(bundle_json=b), timeout=120)
+            plans[c].append(r)
+
+        gen = await run_phase(args.clients, args.requests, args.seconds, generate)
+
+        # Contest: each client works through its own plans; one contest per version.
+        state: dict[int, list[tuple[str, int, str, str]]] = {}
+        for c, rs in plans.items():
+            state[c] = []
+            for r in rs[: args.plans_per_client]:
+                got = await stubs[c].GetDeliberation(pb.GetDeliberationRequest(plan_id=r.plan_id))
+                doc = json.loads(got.deliberation_json)
+                state[c].append((r.plan_id, 1, first_argument(doc), doc["patient_ref"]))
+
+        async def contest(c: int, k: int) -> None:
+            mine = state[c]
+            i = k % len(mine)
+            plan_id, version, arg, patient = mine[i]
+            task = reject_task(plan_id, version, arg, tid=f"load-{c}-{k}", patient=patient)
+            if version % 2 == 0:  # reinstate what the previous contest rejected
+                task["code"]["coding"][0]["code"] = "accept"
+            out = await stubs[c].Contest(
+                pb.ContestRequest(
+                    plan_id=plan_id, version=version, tasks_json=json.dumps(task).encode()
+                ),
+                timeout=60,
+            )
+            mine[i] = (plan_id, out.version, arg, patient)
+
+        con = await run_phase(args.clients, args.contest_requests, args.seconds, contest)
+    return {
+        "clients": args.clients,
+        "cpus": os.cpu_count(),
+        "GeneratePlan": gen,
+        "Contest": con,
+    }
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--clients", type=int, default=16)
+    p.add_argument("--requests", type=int, default=320, help="GeneratePlan requests (max)")
+    p.add_argument("--contest-requests", type=int, default=640, help="Contest requests (max)")
+    p.add_argument("--seconds", type=float, default=60.0, help="time limit per phase")
+    p.add_argument("--plans-per-client", type=int, default=2)
+    p.add_argument("--target", help="host:port of a running server (default: spawn one)")
+    p.add_argument("--json", action="store_true")
+    return p
+
+
+if __name__ == "__main__":
+    ns = _parser().parse_args()
+    result = asyncio.run(main(ns))
+    if ns.json:
+        print(json.dumps(result, indent=2))
+    else:
+        for phase in ("GeneratePlan", "Contest"):
+            r = result[phase]
+            print(
+                f"{phase:13s} {r.get('rps', 0):7.2f} req/s  p50 {r.get('p50_ms', 0):7.1f} ms  "
+                f"p99 {r.get('p99_ms', 0):7.1f} ms  ok {r['ok']}  errors {r['errors']}  "
+                f"({result['clients']} clients, {r['seconds']} s, {result['cpus']} CPUs)"
+            )
