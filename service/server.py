@@ -3,8 +3,9 @@
 ``build_server`` wires the API, standard health checking and reflection onto a server and binds
 it (port 0 in tests) without starting it. ``start_server`` starts it and keeps the health status
 honest: NOT_SERVING until the model backend and the store answer ready, and again whenever they
-stop answering. ``serve_forever`` is ``canoe serve``: configure logging and telemetry once, serve
-until SIGTERM/SIGINT, then refuse new work (health NOT_SERVING) and give in-flight plans
+stop answering. ``serve_forever`` is ``canoe serve``: configure logging and telemetry once,
+serve gRPC and the CDS Hooks HTTP side (``http_port``) from one ``CarePlanService`` until
+SIGTERM/SIGINT, then refuse new work (health NOT_SERVING) and give in-flight requests
 ``grace_period_s`` to finish.
 """
 
@@ -13,8 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -164,16 +167,75 @@ async def _serve(settings: Settings, telemetry: Telemetry) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    http = _HttpSide(app, settings, stop)
+    status = 0
     try:
+        await http.start()
         await stop.wait()
         _log.info("server.stopping", grace_s=settings.grace_period_s)
-        await running.stop(settings.grace_period_s)
+        await asyncio.gather(running.stop(settings.grace_period_s), http.stop())
+        status = 1 if http.failed else 0
     finally:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
         await app.aclose()
-    _log.info("server.stopped")
-    return 0
+    _log.info("server.stopped", status=status)
+    return status
+
+
+class _HttpSide:
+    """The CDS Hooks HTTP app on ``http_port``, in this process and on this event loop, over
+    the same CarePlanService. It stops with the gRPC side; if it fails, the process stops."""
+
+    def __init__(self, app: CarePlanService, settings: Settings, stop: asyncio.Event) -> None:
+        self.app, self.settings, self.stop_event = app, settings, stop
+        self.server: Any = None
+        self.task: asyncio.Task[None] | None = None
+        self.failed = False
+
+    async def start(self) -> None:
+        import uvicorn
+
+        from service.cds_hooks.http import create_app
+
+        class _Server(uvicorn.Server):
+            @contextlib.contextmanager
+            def capture_signals(self) -> Iterator[None]:
+                yield  # signals belong to serve_forever, which stops both sides together
+
+        self.server = _Server(
+            uvicorn.Config(
+                create_app(self.app, self.settings),
+                host=self.settings.grpc_host,
+                port=self.settings.http_port,
+                log_config=None,
+                access_log=False,
+                lifespan="on",
+                timeout_graceful_shutdown=max(1, int(self.settings.grace_period_s)),
+            )
+        )
+        self.task = asyncio.ensure_future(self._run())
+        while not self.server.started and not self.task.done():
+            await asyncio.sleep(0.01)
+        if self.server.started:
+            ports = [s.getsockname()[1] for srv in self.server.servers for s in srv.sockets]
+            _log.info("http.started", port=ports[0] if ports else self.settings.http_port)
+
+    async def _run(self) -> None:
+        try:
+            await self.server.serve()
+        except BaseException as exc:  # uvicorn exits via SystemExit when it cannot bind
+            self.failed = True
+            _log.error("http.failed", error=type(exc).__name__)
+        if not self.stop_event.is_set():
+            self.failed = self.failed or not self.server.should_exit
+            self.stop_event.set()
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            self.server.should_exit = True
+        if self.task is not None:
+            await self.task
 
 
 def serve_forever(settings: Settings) -> int:

@@ -39,6 +39,7 @@ async def spawned_server(env: dict[str, str]) -> AsyncIterator[str]:
     environ.update(
         CANOE_GRPC_HOST="127.0.0.1",
         CANOE_GRPC_PORT="0",
+        CANOE_HTTP_PORT="0",
         CANOE_STORE_DSN=f"sqlite:///{tmp}/canoe.sqlite3",
         CANOE_LOG_LEVEL="warning",
         PYTHONPATH=str(REPO_ROOT),

@@ -30,6 +30,7 @@ class ServerProcess:
         self.proc = proc
         self.lines: list[str] = []
         self.port: int | None = None
+        self.http_port: int | None = None
         self._started = asyncio.Event()
         self._paused = asyncio.Event()
         self._reader = asyncio.ensure_future(self._read())
@@ -43,6 +44,8 @@ class ServerProcess:
                 self._paused.set()
             with contextlib.suppress(ValueError):
                 event = json.loads(line)
+                if event.get("event") == "http.started":
+                    self.http_port = int(event["port"])
                 if event.get("event") == "server.started":
                     self.port = int(event["port"])
                     self._started.set()
@@ -67,6 +70,7 @@ async def canoe_serve(db: Path, **env: str) -> AsyncIterator[ServerProcess]:
     environ.update(
         CANOE_GRPC_HOST="127.0.0.1",
         CANOE_GRPC_PORT="0",
+        CANOE_HTTP_PORT="0",
         CANOE_STORE_DSN=f"sqlite:///{db}",
         CANOE_LOG_LEVEL="info",
         PYTHONPATH=str(REPO_ROOT),
@@ -177,6 +181,7 @@ async def test_sigterm_lets_the_plan_in_flight_finish(tmp_path: Path) -> None:
             assert r.version == 1
         assert await srv.wait() == 0
         assert any('"server.stopped"' in line for line in srv.lines)
+
     async with canoe_serve(db) as srv, client(await srv.started()) as stub:
         got = await stub.GetDeliberation(pb.GetDeliberationRequest(plan_id=r.plan_id))
         assert got.version == 1
@@ -201,3 +206,22 @@ async def test_past_the_grace_period_work_is_cut_and_nothing_half_stored(tmp_pat
     async with canoe_serve(db) as srv, client(await srv.started()) as stub:
         listed = await stub.ListPlanVersions(pb.ListPlanVersionsRequest(patient_ref=_patient()))
         assert list(listed.versions) == []
+
+
+async def test_serve_runs_the_cds_hooks_side_too(tmp_path: Path) -> None:
+    import httpx
+
+    async with canoe_serve(tmp_path / "canoe.sqlite3") as srv:
+        await srv.started()
+        for _ in range(100):
+            if srv.http_port:
+                break
+            await asyncio.sleep(0.05)
+        assert srv.http_port
+        async with httpx.AsyncClient() as http:
+            got = await http.get(f"http://127.0.0.1:{srv.http_port}/cds-services")
+        # Discovery wants the CDS client's JWT: an answer from the CDS app, not a dead port.
+        assert got.status_code == 401
+        assert got.json()["resourceType"] == "OperationOutcome"
+        srv.proc.send_signal(signal.SIGTERM)
+        assert await srv.wait() == 0
