@@ -170,3 +170,49 @@ async def test_traces_metrics_and_logs_carry_no_patient_data(
     assert {"Adalberto", "Hartmann", "1949-11-29", "999-30-7608"} <= secrets  # a real scan
     leaked = sorted(v for v in secrets if v in exported)
     assert leaked == [], f"patient data in logs/telemetry: {leaked}"
+
+
+async def test_otlp_export_by_configuration(tmp_path: Path) -> None:
+    """With ``otlp_endpoint`` set, spans and metrics reach an OTLP/gRPC collector (a real gRPC
+    server implementing the collector services, on loopback)."""
+    from concurrent import futures
+
+    from opentelemetry.proto.collector.metrics.v1 import (
+        metrics_service_pb2,
+        metrics_service_pb2_grpc,
+    )
+    from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+
+    got: dict[str, list[object]] = {"spans": [], "metrics": []}
+
+    class Traces(trace_service_pb2_grpc.TraceServiceServicer):
+        def Export(self, request, context):  # type: ignore[no-untyped-def]
+            for rs in request.resource_spans:
+                for ss in rs.scope_spans:
+                    got["spans"].extend(ss.spans)
+            return trace_service_pb2.ExportTraceServiceResponse()
+
+    class Metrics(metrics_service_pb2_grpc.MetricsServiceServicer):
+        def Export(self, request, context):  # type: ignore[no-untyped-def]
+            for rm in request.resource_metrics:
+                for sm in rm.scope_metrics:
+                    got["metrics"].extend(m.name for m in sm.metrics)
+            return metrics_service_pb2.ExportMetricsServiceResponse()
+
+    # A thread-pool server: the exporters' shutdown blocks this event loop while it flushes.
+    collector = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    trace_service_pb2_grpc.add_TraceServiceServicer_to_server(Traces(), collector)
+    metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(Metrics(), collector)
+    port = collector.add_insecure_port("127.0.0.1:0")
+    collector.start()
+    try:
+        settings = load_settings(environ={}, otlp_endpoint=f"http://127.0.0.1:{port}")
+        telemetry = Telemetry.from_settings(settings)
+        async with serving(tmp_path, telemetry=telemetry) as h:
+            await h.stub.GeneratePlan(pb.GeneratePlanRequest(bundle_json=bundle_bytes()))
+        telemetry.shutdown()  # flushes both exporters
+    finally:
+        collector.stop(None)
+    names = {s.name for s in got["spans"]}  # type: ignore[attr-defined]
+    assert f"{METHOD}/GeneratePlan" in names and "stage.arena" in names and "model.argue" in names
+    assert {"canoe.rpc.requests", "canoe.model.calls"} <= set(got["metrics"])  # type: ignore[arg-type]
