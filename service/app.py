@@ -14,7 +14,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -64,6 +64,7 @@ class ContestOutcome:
     version: int
     bundle: dict[str, Any]
     tasks: list[dict[str, Any]]  # the Tasks as applied, each with its status/outcome
+    deliberation: dict[str, Any] = field(default_factory=dict)  # the version's document
     replayed: bool = False  # True: every Task had been applied before; nothing changed
 
 
@@ -271,7 +272,9 @@ class CarePlanService:
                 self.telemetry.contestations.add(1, {"action": type(t.action).__name__})
             by_id = {t.task_id: o for t, o in zip(fresh, outcomes, strict=True)}
             by_id.update({k: dict(r.outcome) for k, r in known.items()})
-            return ContestOutcome(plan_id, new_version, bundle, [by_id[i] for i in _unique(ids)])
+            return ContestOutcome(
+                plan_id, new_version, bundle, [by_id[i] for i in _unique(ids)], document
+            )
 
     async def _replay(
         self, tenant: str, plan_id: str, ids: Sequence[str], known: Mapping[str, TaskRecord]
@@ -283,6 +286,7 @@ class CarePlanService:
             version,
             dict(rec.bundle),
             [dict(known[i].outcome) for i in _unique(ids)],
+            dict(rec.deliberation),
             replayed=True,
         )
 

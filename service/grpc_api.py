@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar
 
 import grpc
@@ -219,9 +219,8 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
 
         return await self._run(context, "GeneratePlan", body)
 
-    async def StreamPlan(
-        self, request: pb.GeneratePlanRequest, context: Any
-    ) -> AsyncIterator[pb.PlanEvent]:
+    async def StreamPlan(self, request: pb.GeneratePlanRequest, context: Any) -> None:
+        """Writes the events with ``context.write`` (grpc.aio's alternative to a generator)."""
         queue: asyncio.Queue[pb.PlanEvent | None] = asyncio.Queue()
 
         async def body(call: _Call) -> None:
@@ -261,8 +260,6 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
                     await asyncio.gather(work, return_exceptions=True)
 
         await self._run(context, "StreamPlan", body)
-        # Written with context.write above; an async generator is not needed.
-        return
 
     async def Contest(self, request: pb.ContestRequest, context: Any) -> pb.ContestResponse:
         async def body(call: _Call) -> pb.ContestResponse:

@@ -107,7 +107,7 @@ class Telemetry:
                 stop()
 
     def record_call(self, call: ModelCall, backend: str) -> None:
-        labels = {"step": call.step, "backend": backend, "ok": call.ok}
+        labels: dict[str, str | bool] = {"step": call.step, "backend": backend, "ok": call.ok}
         self.model_calls.add(1, labels)
         self.model_latency.record(call.latency_ms / 1000.0, labels)
         if call.input_tokens:
