@@ -175,6 +175,23 @@ async def test_the_same_task_twice_changes_nothing(tmp_path: Path, store_dsn: st
         assert [v.version for v in versions.versions] == [1, 2]
 
 
+async def test_a_bundle_of_tasks_is_one_new_version(tmp_path: Path) -> None:
+    async with serving(tmp_path) as h:
+        r = await plan(h)
+        doc = await doc_of(h, r.plan_id)
+        args = [n["id"] for o in doc["options"] for n in o["nodes"] if n["kind"] == "argument"]
+        p = patient_of(r)
+        first = reject_task(r.plan_id, 1, args[0], tid="b-1", patient=p)
+        second = reject_task(r.plan_id, 1, args[1], tid="b-2", patient=p)
+        c = await contest(h, r.plan_id, 1, first, second)
+        assert c.version == 2 and [t.task_id for t in c.tasks] == ["b-1", "b-2"]
+        after = await doc_of(h, r.plan_id)
+        rejected = {
+            n["id"] for o in after["options"] for n in o["nodes"] if n.get("status") == "rejected"
+        }
+        assert rejected == {args[0], args[1]}
+
+
 async def test_a_stale_version_fails_naming_the_current_one(tmp_path: Path) -> None:
     async with serving(tmp_path) as h:
         r = await plan(h)
