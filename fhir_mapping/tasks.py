@@ -565,7 +565,6 @@ def remap_core_error(err: TaskError, tasks: Sequence[ParsedTask]) -> TaskError:
     return TaskError(err.message, issues=tuple(issues))
 
 
-_remap = remap_core_error  # the name service/app.py imported first; kept until it moves
 
 
 def task_outcomes(

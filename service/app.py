@@ -210,8 +210,8 @@ class CarePlanService:
         """
         from fhir_mapping.careplan import careplan_id, plan_bundle
 
-        # _remap: core field paths of a refused action -> the FHIRPath of the Task element.
-        from fhir_mapping.tasks import _remap, parse_tasks, task_outcomes
+        # remap_core_error: core field paths of a refused action -> the FHIRPath of the Task element.
+        from fhir_mapping.tasks import parse_tasks, remap_core_error, task_outcomes
 
         async with self._deadline(None):
             rec = await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
@@ -235,7 +235,7 @@ class CarePlanService:
             try:
                 new_d = apply_all(d, actions)
             except TaskError as exc:
-                raise _remap(exc, fresh) from exc
+                raise remap_core_error(exc, fresh) from exc
             ev = evaluate(new_d)
             new_cid = careplan_id(plan_id, new_d.version)
             outcomes = task_outcomes(

@@ -35,6 +35,10 @@ from service.telemetry import Telemetry
 __all__ = ["RunningServer", "build_server", "serve_forever", "start_server"]
 
 _log = get_logger("canoe.server")
+# A health name that is SERVING for as long as the process can answer: the liveness probe asks
+# it, so a Triton or store outage (overall NOT_SERVING) takes pods out of rotation instead of
+# having Kubernetes restart every one of them.
+LIVENESS = "liveness"
 _SERVING = health_pb2.HealthCheckResponse.SERVING
 _NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
@@ -143,6 +147,7 @@ async def start_server(
     hs = health.aio.HealthServicer()
     server, port = build_server(settings, app, auth=auth, health_servicer=hs)
     await _set_health(hs, False)
+    await hs.set(LIVENESS, _SERVING)
     await server.start()
     watch = asyncio.ensure_future(_watch_readiness(app, hs, readiness_every_s))
     return RunningServer(server, port, hs, app, watch)

@@ -195,8 +195,11 @@ def test_defaults_single_replica_on_sqlite_with_grpc_probes(
     volumes = {v["name"]: v for v in deploy["spec"]["template"]["spec"]["volumes"]}
     assert volumes["data"]["persistentVolumeClaim"]["claimName"] == pvc["metadata"]["name"]
     c = container(deploy, "canoe")
-    for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
-        assert c[probe]["grpc"] == {"port": 50051, "service": ""}
+    # startup/liveness ask the name that stays SERVING while the process answers; readiness asks
+    # the overall status, which drops while the model backend or the store is down
+    for probe in ("startupProbe", "livenessProbe"):
+        assert c[probe]["grpc"] == {"port": 50051, "service": "liveness"}
+    assert c["readinessProbe"]["grpc"] == {"port": 50051, "service": ""}
     assert r.of_kind("HorizontalPodAutoscaler") == []
     assert r.of_kind("ServiceMonitor") == []
     assert [d["metadata"]["name"] for d in r.of_kind("Deployment")] == [FULLNAME]

@@ -332,6 +332,9 @@ async def test_health_is_not_serving_until_the_backend_is_ready(tmp_path: Path) 
                 break
             await asyncio.sleep(0.05)
         assert got.status == health_pb2.HealthCheckResponse.NOT_SERVING
+        # ...while the liveness name stays SERVING: an outage must not restart every pod
+        got = await health.Check(health_pb2.HealthCheckRequest(service="liveness"))
+        assert got.status == health_pb2.HealthCheckResponse.SERVING
 
 
 async def test_request_deadline_is_deadline_exceeded_and_stores_nothing(tmp_path: Path) -> None:
