@@ -35,8 +35,6 @@ def _stamp(extra: str) -> str:
 
 def ensure_env(extra: str) -> None:
     """Install the project (editable) with the given extras unless already up to date."""
-    if sys.version_info[:2] < (3, 11):
-        sys.exit("dev.py needs Python 3.11 or newer")
     if not PY.exists():
         print("creating .venv", file=sys.stderr)
         venv.EnvBuilder(with_pip=True).create(VENV)

@@ -210,7 +210,7 @@ class CarePlanService:
         """
         from fhir_mapping.careplan import careplan_id, plan_bundle
 
-        # remap_core_error: core field paths of a refused action -> the FHIRPath of the Task element.
+        # remap_core_error: core field paths of a refused action -> FHIRPath of the Task element.
         from fhir_mapping.tasks import parse_tasks, remap_core_error, task_outcomes
 
         async with self._deadline(None):
