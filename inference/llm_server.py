@@ -212,12 +212,28 @@ def gemma_gguf_path() -> Path:
     return path
 
 
+def _grammar_friendly(schema: Any) -> Any:
+    """The schema without length bounds: llama.cpp's grammar compiler unrolls ``maxLength``
+    and ``maxItems`` into repetitions and refuses large ones (vLLM's decoders do not). The
+    client still validates the answer against the full schema."""
+    if isinstance(schema, dict):
+        drop = {"maxLength", "maxItems", "minItems"}
+        return {k: _grammar_friendly(v) for k, v in schema.items() if k not in drop}
+    if isinstance(schema, list):
+        return [_grammar_friendly(v) for v in schema]
+    return schema
+
+
 def _llm_generate(prompt: str, sampling: dict[str, Any], guided_key: str) -> Iterator[str]:
     from llama_cpp import LlamaGrammar
 
     llm = _Gemma.get()
     schema = (sampling.get(guided_key) or {}).get("json")
-    grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False) if schema else None
+    grammar = (
+        LlamaGrammar.from_json_schema(json.dumps(_grammar_friendly(schema)), verbose=False)
+        if schema
+        else None
+    )
     for chunk in llm(
         prompt,
         max_tokens=int(sampling.get("max_tokens", 512)),

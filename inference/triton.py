@@ -118,8 +118,11 @@ class TritonSettings:
     stream_tokens: bool = True  # the "stream" input: token deltas vs one final response
     repair_attempts: int = 1  # 0 or 1: re-ask once after an unusable answer
     ready_timeout_s: float = 2.0
-    keepalive_time_ms: int = 30_000
-    keepalive_timeout_ms: int = 10_000
+    # tritonclient's defaults (pings off). Turn pings on only together with the server's
+    # grpc_http2_min_recv_ping_interval_without_data: Triton answers pings more frequent than
+    # that (5 min by default) with GOAWAY "too_many_pings", killing long generations.
+    keepalive_time_ms: int = 2**31 - 1
+    keepalive_timeout_ms: int = 20_000
 
     def __post_init__(self) -> None:
         if self.protocol not in ("stream", "infer"):
