@@ -27,6 +27,7 @@ __all__ = [
     "CODE_SYSTEMS",
     "CS_ACTION",
     "CS_INPUT",
+    "CS_OVERRIDE_REASON",
     "DELIBERATION_CONTENT_TYPE",
     "EXTENSIONS",
     "CodeSystemSpec",
@@ -42,6 +43,7 @@ __all__ = [
 CANOE_BASE: Final = "https://canoe.example.org/fhir"
 CS_ACTION: Final = f"{CANOE_BASE}/CodeSystem/contestation-action"
 CS_INPUT: Final = f"{CANOE_BASE}/CodeSystem/contestation-input"
+CS_OVERRIDE_REASON: Final = f"{CANOE_BASE}/CodeSystem/cds-override-reason"
 DELIBERATION_CONTENT_TYPE: Final = "application/vnd.canoe.deliberation+json"
 
 # HL7 AI Transparency IG: the security label for AI-asserted data, and its confidence extension.
@@ -293,6 +295,37 @@ CODE_SYSTEMS: Final[dict[str, CodeSystemSpec]] = {
                     "decision",
                     "Decision",
                     "valueCode: include | exclude (option) or accept | reject (problem).",
+                ),
+            ),
+        ),
+        CodeSystemSpec(
+            "cds-override-reason",
+            CS_OVERRIDE_REASON,
+            "CDS card override reasons",
+            "Why a clinician goes ahead with an order a CDS Hooks card advised against "
+            "(card.overrideReasons; feedback overrideReason.reason). An override with a reason "
+            "becomes a contestation Task (decide: exclude) on the care plan.",
+            (
+                (
+                    "benefit-outweighs-risk",
+                    "Benefit outweighs the risk for this patient",
+                    "The clinician judges that, for this patient, the benefit of the order "
+                    "outweighs the risk the panel named.",
+                ),
+                (
+                    "risk-mitigated",
+                    "Risk mitigated: short course with monitoring arranged",
+                    "The risk is accepted because the course is short and monitoring is arranged.",
+                ),
+                (
+                    "specialist-advised",
+                    "Advised or agreed by the treating specialist",
+                    "The order was advised or agreed by the specialist treating the patient.",
+                ),
+                (
+                    "record-inaccurate",
+                    "The record the panel relied on is wrong or out of date",
+                    "The patient record the panel argued from is wrong or out of date.",
                 ),
             ),
         ),

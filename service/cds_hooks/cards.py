@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from fhir_mapping.definitions import CANOE_BASE
+from fhir_mapping.definitions import CODE_SYSTEMS, CS_OVERRIDE_REASON
 
 __all__ = [
     "CARD_NAMESPACE",
@@ -38,12 +38,10 @@ __all__ = [
 
 CARD_NAMESPACE: Final = uuid.UUID("6f1d0d4e-7a43-5b7e-9c1e-3a2f1c0b9e55")
 SOURCE_LABEL: Final = "Canoe care-plan panel"
-OVERRIDE_SYSTEM: Final = f"{CANOE_BASE}/CodeSystem/cds-override-reason"
-OVERRIDE_REASONS: Final = (
-    ("benefit-outweighs-risk", "Benefit outweighs the risk for this patient"),
-    ("risk-mitigated", "Risk mitigated: short course with monitoring arranged"),
-    ("specialist-advised", "Advised or agreed by the treating specialist"),
-    ("record-inaccurate", "The record the panel relied on is wrong or out of date"),
+# The reasons a clinician may give, from the committed CodeSystem (one specification).
+OVERRIDE_SYSTEM: Final = CS_OVERRIDE_REASON
+OVERRIDE_REASONS: Final = tuple(
+    (code, display) for code, display, _ in CODE_SYSTEMS["cds-override-reason"].concepts
 )
 SAFETY_CATEGORIES: Final = frozenset({"immediate-safety", "medication", "medications"})
 # What an option must say to mean "this order should not go ahead" (title or description).
