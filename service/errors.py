@@ -4,7 +4,8 @@
     ├── InputError                 bad input from a caller; never retried   -> INVALID_ARGUMENT
     │   ├── BundleError            FHIR Bundle unusable (entry + field named)
     │   ├── TaskError              a contestation Task that cannot apply
-    │   └── DocumentError          a canoe.deliberation document that fails validation
+    │   ├── DocumentError          a canoe.deliberation document that fails validation
+    │   └── PrefetchUnavailable    CDS Hooks data neither prefetched nor fetchable  (HTTP 412)
     ├── NotFoundError              unknown plan / version / argument        -> NOT_FOUND
     ├── StaleVersionError          contest of a version that is not current -> FAILED_PRECONDITION
     ├── AuthError                  missing/invalid credentials              -> UNAUTHENTICATED
@@ -37,6 +38,7 @@ __all__ = [
     "Issue",
     "LimitError",
     "NotFoundError",
+    "PrefetchUnavailable",
     "StaleVersionError",
     "StepFailed",
     "TaskError",
@@ -79,6 +81,13 @@ class TaskError(InputError):
 
 class DocumentError(InputError):
     issue_code = "invalid"
+
+
+class PrefetchUnavailable(InputError):
+    """Data a CDS Hooks service requires is neither prefetched nor fetchable from the client's
+    FHIR server: the caller's request is incomplete (HTTP 412 Precondition Failed)."""
+
+    issue_code = "incomplete"
 
 
 class NotFoundError(CanoeError):

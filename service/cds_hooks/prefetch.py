@@ -25,11 +25,10 @@ import httpx
 
 from service.cds_hooks.request import HookRequest
 from service.cds_hooks.services import ServiceDefinition
-from service.errors import CanoeError, Issue
+from service.errors import Issue, PrefetchUnavailable
 
 __all__ = [
     "FhirClient",
-    "PrefetchUnavailable",
     "Resolved",
     "assemble_bundle",
     "render_template",
@@ -38,12 +37,6 @@ __all__ = [
 
 MAX_PAGES: Final = 20  # per searchset: a bound on what one hook call may pull
 _TOKEN: Final = re.compile(r"\{\{\s*([^}]+?)\s*\}\}")
-
-
-class PrefetchUnavailable(CanoeError):
-    """Required data is neither prefetched nor fetchable: HTTP 412 Precondition Failed."""
-
-    issue_code = "incomplete"
 
 
 def _user_token(context: Mapping[str, Any], rtype: str) -> str | None:
