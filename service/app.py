@@ -9,6 +9,7 @@ raises only the project's error tree; the transports translate. It knows nothing
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 import uuid
 from collections import OrderedDict
@@ -30,6 +31,7 @@ from service.pipeline import Planner, PlanResult, Progress
 from service.settings import Settings
 from service.store import (
     FeedbackRecord,
+    IssuedCard,
     PlanStore,
     TaskRecord,
     VersionInfo,
@@ -42,6 +44,7 @@ __all__ = ["CarePlanService", "ContestOutcome", "PlanOutcome", "utc_now"]
 
 ProgressFn = Callable[[Progress], None]
 _PARSED_CACHE = 512
+_JTI_PURGE_EVERY_S = 300.0  # how often a process sweeps expired JWT ids out of the store
 
 
 def utc_now() -> str:
@@ -90,6 +93,7 @@ class CarePlanService:
         # the cache can never be stale, even with other replicas writing: it only saves
         # re-validating a stored document when the next contestation arrives.
         self._parsed: OrderedDict[tuple[str, int], Deliberation] = OrderedDict()
+        self._jti_purged: float | None = None  # time.monotonic() of the last sweep of JWT ids
 
     @classmethod
     async def create(
@@ -331,6 +335,42 @@ class CarePlanService:
     ) -> None:
         await self.store.add_feedback(
             FeedbackRecord(tenant, plan_id, card_id, outcome, payload, self.clock())
+        )
+
+    # ------------------------------------------------------------------ CDS Hooks bridge
+
+    async def record_cards(
+        self,
+        *,
+        tenant: str,
+        plan_id: str,
+        version: int,
+        service_id: str,
+        cards: Mapping[str, Mapping[str, Any]],
+    ) -> None:
+        """Remember the cards (card id -> what feedback on it needs) issued for one plan
+        version, in the store, so feedback reaching any replica finds them."""
+        now = self.clock()
+        await self.store.add_cards(
+            [
+                IssuedCard(tenant, card_id, plan_id, version, service_id, dict(payload), now)
+                for card_id, payload in cards.items()
+            ]
+        )
+
+    async def card(self, *, tenant: str, card_id: str) -> IssuedCard | None:
+        """A card issued to ``tenant``; None when unknown or issued to another tenant."""
+        return await self.store.get_card(tenant=tenant, card_id=card_id)
+
+    async def claim_token_id(self, *, issuer: str, jti: str, expires_at: float) -> bool:
+        """True on the first use of a client JWT id (store-wide, every replica), False for a
+        replay. Expired ids are swept out now and then, by whichever replica comes first."""
+        now = time.time()
+        if self._jti_purged is None or time.monotonic() - self._jti_purged > _JTI_PURGE_EVERY_S:
+            self._jti_purged = time.monotonic()
+            await self.store.purge_token_ids(now=int(now))
+        return await self.store.claim_token_id(
+            issuer=issuer, jti=jti, expires_at=math.ceil(expires_at), now=int(now)
         )
 
     async def aclose(self) -> None:

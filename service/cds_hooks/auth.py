@@ -6,7 +6,8 @@ or HMAC), the ``iss`` against the trusted clients, the signature against that cl
 (chosen by ``kid``), ``aud`` (one of this service's own URLs), ``exp``/``iat`` (with a small
 leeway and at most five minutes of lifetime, as the specification asks), ``sub`` when the client
 pins one, and last ``jti``: a token id seen before, while it is still valid, is a replay. The
-replay check comes after the signature so that nobody can fill the cache with forged ids.
+replay check comes after the signature so that nobody can fill the cache with forged ids. In a
+deployment the seen ids live in the plan store (``StoreReplayGuard``), shared by all replicas.
 
 The trusted-clients file (``Settings.cds_jwks_file``, JSON) is either
 
@@ -27,7 +28,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import httpx
 import jwt
@@ -42,6 +43,9 @@ __all__ = [
     "ClientIdentity",
     "JwtVerifier",
     "ReplayCache",
+    "ReplayGuard",
+    "StoreReplayGuard",
+    "TokenIdStore",
     "TrustedClient",
     "load_trusted_clients",
 ]
@@ -144,9 +148,35 @@ def _keyset(jwks: object, owner: str) -> PyJWKSet:
         raise InputError(f"trusted client {owner!r}: unusable JWKS: {exc}") from exc
 
 
+class ReplayGuard(Protocol):
+    """Decides a JWT id's first use. ``expires``: the token's ``exp`` (epoch seconds)."""
+
+    async def first_use(self, iss: str, jti: str, expires: float) -> bool: ...
+
+
+class StoreReplayGuard:
+    """The replay check of a deployment: the plan store's ``cds_jtis`` table, shared by every
+    replica (insert-or-fail on ``(iss, jti)``), so a token used at one replica is refused at
+    all of them. Ids are kept until their token, with the leeway, has expired."""
+
+    def __init__(self, service: TokenIdStore) -> None:
+        self._service = service
+
+    async def first_use(self, iss: str, jti: str, expires: float) -> bool:
+        return await self._service.claim_token_id(
+            issuer=iss, jti=jti, expires_at=expires + LEEWAY_S
+        )
+
+
+class TokenIdStore(Protocol):
+    """What ``StoreReplayGuard`` needs of ``service.app.CarePlanService``."""
+
+    async def claim_token_id(self, *, issuer: str, jti: str, expires_at: float) -> bool: ...
+
+
 class ReplayCache:
-    """``(iss, jti)`` pairs seen, kept until their token expires. Per process: with several
-    replicas a replay can only be caught on the replica that saw the first use."""
+    """``(iss, jti)`` pairs seen, kept until their token expires, in this process only: for
+    unit tests and a single process. A deployment uses ``StoreReplayGuard`` (every replica)."""
 
     def __init__(self, *, max_entries: int = 200_000, clock: Callable[[], float] = time.time):
         self._seen: dict[tuple[str, str], float] = {}
@@ -168,6 +198,9 @@ class ReplayCache:
         self._seen[key] = expires + LEEWAY_S
         return True
 
+    async def first_use(self, iss: str, jti: str, expires: float) -> bool:
+        return self.check_and_add(iss, jti, expires)
+
 
 class JwtVerifier:
     """Verifies CDS client JWTs. ``audiences`` is computed per request by the caller (the URLs
@@ -177,13 +210,13 @@ class JwtVerifier:
         self,
         clients: Mapping[str, TrustedClient],
         *,
-        replay: ReplayCache | None = None,
+        replay: ReplayGuard | None = None,
         clock: Callable[[], float] = time.time,
         http: httpx.AsyncClient | None = None,
     ) -> None:
         self._clients = dict(clients)
         self._clock = clock
-        self._replay = replay or ReplayCache(clock=clock)
+        self._replay: ReplayGuard = replay or ReplayCache(clock=clock)
         self._http = http
         self._fetched: dict[str, tuple[float, PyJWKSet]] = {}
 
@@ -232,7 +265,7 @@ class JwtVerifier:
         jti = claims["jti"]
         if not isinstance(jti, str) or not jti:
             raise AuthError("JWT jti must be a non-empty string")
-        if not self._replay.check_and_add(iss, jti, exp):
+        if not await self._replay.first_use(iss, jti, exp):
             raise AuthError("JWT jti was already used (replay)")
         return ClientIdentity(
             iss=iss, sub=str(sub), tenant=client.tenant_for(iss), jti=jti, client=client

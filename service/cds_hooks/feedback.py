@@ -2,21 +2,20 @@
 
 ``parse_feedback`` checks a ``{"feedback": [...]}`` body (card UUID, ``accepted`` or
 ``overridden``, acceptedSuggestions only with accepted, overrideReason only with overridden,
-``outcomeTimestamp``). ``CardLedger`` remembers, per card UUID, the plan version and options a
-card came from (``InMemoryCardLedger``: per process, bounded, with a time to live).
+``outcomeTimestamp``). ``CardLedger`` remembers, per tenant and card UUID, the plan version and
+options a card came from (``StoreCardLedger``: in the plan store, shared by every replica).
 ``override_tasks`` turns an override *with a reason* on an order card into contestation Tasks:
 one ``decide`` / ``exclude`` per option behind the card (the clinician overrules the panel's
 "do not give this" for this patient), requested by the hook's user, with the reason as
 ``reasonCode`` and the user's comment as a note. Task ids are derived from card, option and
-timestamp, so a feedback sent twice is applied once. No I/O; never logs the comment.
+timestamp, so a feedback sent twice is applied once. No I/O of its own (the ledger goes through
+the service to the store); never logs the comment.
 """
 
 from __future__ import annotations
 
-import time
 import uuid
-from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
@@ -25,11 +24,13 @@ from fhir_mapping.definitions import CS_ACTION, CS_INPUT
 from service.cds_hooks.cards import CARD_NAMESPACE, CardRecord
 from service.cds_hooks.request import parse_json_object
 from service.errors import InputError, Issue
+from service.store import IssuedCard
 
 __all__ = [
     "CardLedger",
+    "CardStore",
     "Feedback",
-    "InMemoryCardLedger",
+    "StoreCardLedger",
     "override_tasks",
     "parse_feedback",
 ]
@@ -133,41 +134,70 @@ def parse_feedback(body: bytes) -> tuple[Feedback, ...]:
 
 
 class CardLedger(Protocol):
-    def remember(self, record: CardRecord) -> None: ...
+    """Where the bridge remembers the cards it issued, for feedback to find them."""
 
-    def lookup(self, card_id: str) -> CardRecord | None: ...
+    async def remember(self, records: Sequence[CardRecord]) -> None: ...
+
+    async def lookup(self, tenant: str, card_id: str) -> CardRecord | None: ...
 
 
-class InMemoryCardLedger:
-    """The cards this process returned. Feedback on a card from another replica, or after a
-    restart, is answered 404: a shared ledger (in the plan store) would lift that."""
+class CardStore(Protocol):
+    """What ``StoreCardLedger`` needs of ``service.app.CarePlanService``."""
 
-    def __init__(
+    async def record_cards(
         self,
         *,
-        max_cards: int = 100_000,
-        ttl_s: float = 7 * 24 * 3600.0,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self._cards: OrderedDict[str, tuple[float, CardRecord]] = OrderedDict()
-        self._max = max_cards
-        self._ttl = ttl_s
-        self._clock = clock
+        tenant: str,
+        plan_id: str,
+        version: int,
+        service_id: str,
+        cards: Mapping[str, Mapping[str, Any]],
+    ) -> None: ...
 
-    def remember(self, record: CardRecord) -> None:
-        self._cards[record.card_id] = (self._clock() + self._ttl, record)
-        self._cards.move_to_end(record.card_id)
-        while len(self._cards) > self._max:
-            self._cards.popitem(last=False)
+    async def card(self, *, tenant: str, card_id: str) -> IssuedCard | None: ...
 
-    def lookup(self, card_id: str) -> CardRecord | None:
-        got = self._cards.get(card_id)
+
+class StoreCardLedger:
+    """The card ledger in the plan store (``cds_cards``): feedback reaching any replica, or
+    arriving after a restart, finds the card. Lookups are per tenant, so another tenant's
+    card id is exactly as unknown as a made-up one."""
+
+    def __init__(self, service: CardStore) -> None:
+        self._service = service
+
+    async def remember(self, records: Sequence[CardRecord]) -> None:
+        groups: dict[tuple[str, str, int, str], dict[str, Mapping[str, Any]]] = {}
+        for r in records:
+            key = (r.tenant, r.plan_id, r.version, r.service_id)
+            groups.setdefault(key, {})[r.card_id] = {
+                "patient_ref": r.patient_ref,
+                "user_ref": r.user_ref,
+                "kind": r.kind,
+                "option_ids": list(r.option_ids),
+                "draft_ref": r.draft_ref,
+            }
+        for (tenant, plan_id, version, service_id), cards in groups.items():
+            await self._service.record_cards(
+                tenant=tenant, plan_id=plan_id, version=version, service_id=service_id, cards=cards
+            )
+
+    async def lookup(self, tenant: str, card_id: str) -> CardRecord | None:
+        got = await self._service.card(tenant=tenant, card_id=card_id)
         if got is None:
             return None
-        if got[0] < self._clock():
-            del self._cards[card_id]
-            return None
-        return got[1]
+        p = got.payload
+        return CardRecord(
+            card_id=got.card_id,
+            tenant=got.tenant,
+            service_id=got.service_id,
+            plan_id=got.plan_id,
+            version=got.version,
+            patient_ref=str(p["patient_ref"]),
+            user_ref=str(p["user_ref"]),
+            kind="order" if p["kind"] == "order" else "summary",
+            option_ids=tuple(str(o) for o in p["option_ids"]),
+            draft_ref=str(p["draft_ref"]),
+        )
 
 
 def _input(kind: str, key: str, value: object) -> dict[str, Any]:

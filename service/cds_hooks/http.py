@@ -9,7 +9,8 @@ tree maps to, in one place (``_status``). Log lines carry method, service id, st
 and counts only: never patient data, prefetch content or tokens.
 
 ``build_app`` assembles the app from its parts (tests hand in a clock, ledger, HTTP client);
-``create_app`` builds everything from ``Settings``; ``serve`` runs it with uvicorn.
+``create_app`` builds everything from ``Settings``; ``serve`` runs it with uvicorn. The card
+ledger and the seen JWT ids live in the plan store, so any replica can answer any call.
 """
 
 from __future__ import annotations
@@ -31,7 +32,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from service.cds_hooks.auth import ClientIdentity, JwtVerifier, load_trusted_clients
+from service.cds_hooks.auth import (
+    ClientIdentity,
+    JwtVerifier,
+    StoreReplayGuard,
+    load_trusted_clients,
+)
 from service.cds_hooks.cards import (
     CardRecord,
     card_id_for,
@@ -42,16 +48,11 @@ from service.cds_hooks.cards import (
 from service.cds_hooks.feedback import (
     CardLedger,
     Feedback,
-    InMemoryCardLedger,
+    StoreCardLedger,
     override_tasks,
     parse_feedback,
 )
-from service.cds_hooks.prefetch import (
-    FhirClient,
-    PrefetchUnavailable,
-    assemble_bundle,
-    resolve_prefetch,
-)
+from service.cds_hooks.prefetch import FhirClient, assemble_bundle, resolve_prefetch
 from service.cds_hooks.request import HookRequest, parse_hook_request
 from service.cds_hooks.services import SERVICES, ServiceDefinition, discovery_document
 from service.errors import (
@@ -67,11 +68,13 @@ from service.errors import (
     Issue,
     LimitError,
     NotFoundError,
+    PrefetchUnavailable,
     StaleVersionError,
     TaskError,
 )
 from service.logs import get_logger, new_request_id, request_context
 from service.settings import Settings
+from service.store import IssuedCard
 
 __all__ = ["CdsConfig", "PlanService", "build_app", "create_app", "serve"]
 
@@ -82,9 +85,16 @@ _JSON_TYPES: Final = ("application/json", "application/fhir+json")
 
 
 class _Outcome(Protocol):
-    plan_id: str
-    version: int
-    deliberation: dict[str, Any]
+    # Read-only properties: the service's outcomes are frozen dataclasses, whose fields a
+    # Protocol with plain (settable) attributes would not match.
+    @property
+    def plan_id(self) -> str: ...
+
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def deliberation(self) -> dict[str, Any]: ...
 
 
 class PlanService(Protocol):
@@ -99,6 +109,20 @@ class PlanService(Protocol):
     async def record_feedback(
         self, *, tenant: str, plan_id: str, card_id: str, outcome: str, payload: dict[str, Any]
     ) -> None: ...
+
+    async def record_cards(
+        self,
+        *,
+        tenant: str,
+        plan_id: str,
+        version: int,
+        service_id: str,
+        cards: Mapping[str, Mapping[str, Any]],
+    ) -> None: ...
+
+    async def card(self, *, tenant: str, card_id: str) -> IssuedCard | None: ...
+
+    async def claim_token_id(self, *, issuer: str, jti: str, expires_at: float) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,12 +372,13 @@ class _Bridge:
 
         notes = (*call.notes, *resolved.notes)
         cards: list[dict[str, Any]] = []
+        issued: list[CardRecord] = []
         if service.hook == "patient-view":
             rec = record("summary")
             cards.append(
                 summary_card(document, review_url=self.config.review_url, record=rec, notes=notes)
             )
-            self.ledger.remember(rec)
+            issued.append(rec)
         else:
             drafts = {f"MedicationRequest/{d.get('id')}": d for d in call.drafts}
             findings = order_findings(document, call.focus)
@@ -372,7 +397,9 @@ class _Bridge:
                         notes=notes,
                     )
                 )
-                self.ledger.remember(rec)
+                issued.append(rec)
+        # Stored before the cards leave: feedback may come back at once, to another replica.
+        await self.ledger.remember(issued)
         log.info("cds.cards", plan_id=outcome.plan_id, cards=len(cards))
         return {"cards": cards}
 
@@ -381,7 +408,7 @@ class _Bridge:
     ) -> int:
         records: list[CardRecord] = []
         for fb in items:
-            rec = self.ledger.lookup(fb.card)
+            rec = await self.ledger.lookup(who.tenant, fb.card)
             # Another tenant's card is reported exactly like an unknown one: no probing.
             if rec is None or rec.tenant != who.tenant or rec.service_id != service.id:
                 raise NotFoundError(f"card {fb.card} is not one this service returned to you")
@@ -450,7 +477,7 @@ def build_app(
         service,
         config,
         verifier,
-        ledger or InMemoryCardLedger(),
+        ledger or StoreCardLedger(service),
         client,
         now or (lambda: datetime.now(UTC)),
     )
@@ -487,9 +514,11 @@ def build_app(
 
 
 def create_app(service: PlanService, settings: Settings) -> Starlette:
-    """The app as the settings configure it (trusted clients from ``cds_jwks_file``)."""
+    """The app as the settings configure it (trusted clients from ``cds_jwks_file``). Cards and
+    seen JWT ids are kept in the service's store, so replicas share them."""
     clients = load_trusted_clients(settings.cds_jwks_file) if settings.cds_jwks_file else {}
-    return build_app(service, CdsConfig.from_settings(settings), JwtVerifier(clients))
+    verifier = JwtVerifier(clients, replay=StoreReplayGuard(service))
+    return build_app(service, CdsConfig.from_settings(settings), verifier)
 
 
 async def serve(service: PlanService, settings: Settings, *, host: str = "0.0.0.0") -> None:

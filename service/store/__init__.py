@@ -19,6 +19,7 @@ from service.store._drivers import PostgresDriver, SqliteDriver
 from service.store._sql import (
     PAUSE_ENV,
     FeedbackRecord,
+    IssuedCard,
     PlanStore,
     SqlPlanStore,
     TaskRecord,
@@ -29,6 +30,7 @@ from service.store._sql import (
 __all__ = [
     "PAUSE_ENV",
     "FeedbackRecord",
+    "IssuedCard",
     "PlanStore",
     "SqlPlanStore",
     "TaskRecord",

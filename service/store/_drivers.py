@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -81,7 +82,18 @@ class SqliteDriver:
         # isolation_level=None: we issue BEGIN IMMEDIATE ourselves, so a transaction takes the
         # write lock up front and a compare-and-set cannot race another process either.
         c = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
-        c.execute("PRAGMA journal_mode=WAL")
+        for attempt in range(100):
+            try:
+                c.execute("PRAGMA journal_mode=WAL")
+                break
+            except sqlite3.OperationalError as exc:
+                # Switching a fresh file to WAL needs a moment of exclusive access, and SQLite
+                # answers "locked" at once (no busy wait) while another process starting on
+                # the same file holds it: wait briefly and try again (this is the pool thread).
+                if "locked" not in str(exc) or attempt == 99:
+                    c.close()
+                    raise
+                time.sleep(0.05)
         c.execute("PRAGMA synchronous=FULL")  # acknowledged means on disk
         c.execute("PRAGMA foreign_keys=ON")
         return c

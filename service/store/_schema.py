@@ -2,8 +2,8 @@
 
 Only portable SQL (TEXT, INTEGER, primary keys, indexes); JSON travels as TEXT so both engines
 store the same bytes. A migration is applied once and recorded in ``schema_migrations``; later
-schema changes are new entries at the end, never edits of old ones. The append-only guard
-(migration 2) is the one place where the dialects differ, in syntax only.
+schema changes are new entries at the end, never edits of old ones. The append-only guards
+(migrations 2 and 3) are the one place where the dialects differ, in syntax only.
 """
 
 from __future__ import annotations
@@ -89,7 +89,45 @@ _SQLITE_APPEND_ONLY = tuple(
     for op in ("UPDATE", "DELETE")
 )
 
+_CDS_TABLES = (
+    # The CDS Hooks cards issued: which plan version, service and options each card id stands
+    # for, so feedback can reach any replica. Keyed by tenant first: a card id is only ever
+    # looked up within the caller's tenant. ``payload``: the rest of the bridge's record (JSON).
+    """CREATE TABLE cds_cards (
+        tenant TEXT NOT NULL,
+        card_id TEXT NOT NULL,
+        plan_id TEXT NOT NULL REFERENCES plans (plan_id),
+        version INTEGER NOT NULL,
+        service_id TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        created TEXT NOT NULL,
+        PRIMARY KEY (tenant, card_id)
+    )""",
+    # CDS client JWT ids seen, until their token expires (epoch seconds, leeway included): the
+    # primary key refuses a second use on every replica. Not history: expired rows are purged.
+    """CREATE TABLE cds_jtis (
+        issuer TEXT NOT NULL,
+        jti TEXT NOT NULL,
+        expires_at INTEGER NOT NULL,
+        PRIMARY KEY (issuer, jti)
+    )""",
+    "CREATE INDEX cds_jtis_by_expiry ON cds_jtis (expires_at)",
+)
+
+# What a clinician was shown is part of the plan's record: issued cards are never rewritten.
+_CDS_SQLITE = _CDS_TABLES + tuple(
+    f"CREATE TRIGGER cds_cards_no_{op.lower()} BEFORE {op} ON cds_cards "
+    "BEGIN SELECT RAISE(ABORT, 'canoe: cds_cards is append-only'); END"
+    for op in ("UPDATE", "DELETE")
+)
+_CDS_PG = (
+    *_CDS_TABLES,
+    "CREATE TRIGGER cds_cards_append_only BEFORE UPDATE OR DELETE ON cds_cards "
+    "FOR EACH ROW EXECUTE FUNCTION canoe_append_only()",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "plans, versions, tasks, feedback", _TABLES, _TABLES),
     Migration(2, "history is append-only", _SQLITE_APPEND_ONLY, _PG_APPEND_ONLY),
+    Migration(3, "CDS Hooks card ledger and JWT replay guard", _CDS_SQLITE, _CDS_PG),
 )

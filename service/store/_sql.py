@@ -3,6 +3,8 @@
 Writes: ``create_plan`` (version 1) and ``append_version`` (a contestation result, with its
 Tasks). Both insert the version row first and move the plan's ``current_version`` last, by a
 compare-and-set, in one transaction. Reads check the tenant before they return anything.
+For the CDS Hooks bridge: ``add_cards`` / ``get_card`` (the card ledger, per tenant) and
+``claim_token_id`` (a JWT id's first use; the primary key refuses the second, on any replica).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from service.store._schema import MIGRATIONS
 __all__ = [
     "PAUSE_ENV",
     "FeedbackRecord",
+    "IssuedCard",
     "PlanStore",
     "SqlPlanStore",
     "TaskRecord",
@@ -91,6 +94,20 @@ class FeedbackRecord:
     recorded: str
 
 
+@dataclass(frozen=True, slots=True)
+class IssuedCard:
+    """A CDS Hooks card as issued: the plan version and service it came from; ``payload`` is
+    whatever else the bridge needs to act on feedback (JSON)."""
+
+    tenant: str
+    card_id: str
+    plan_id: str
+    version: int
+    service_id: str
+    payload: Mapping[str, Any]
+    created: str
+
+
 class PlanStore(Protocol):
     async def migrate(self) -> int: ...
 
@@ -115,6 +132,14 @@ class PlanStore(Protocol):
     async def get_tasks(self, *, tenant: str, task_ids: Sequence[str]) -> dict[str, TaskRecord]: ...
 
     async def add_feedback(self, rec: FeedbackRecord) -> str: ...
+
+    async def add_cards(self, cards: Sequence[IssuedCard]) -> None: ...
+
+    async def get_card(self, *, tenant: str, card_id: str) -> IssuedCard | None: ...
+
+    async def claim_token_id(self, *, issuer: str, jti: str, expires_at: int, now: int) -> bool: ...
+
+    async def purge_token_ids(self, *, now: int) -> int: ...
 
     async def aclose(self) -> None: ...
 
@@ -249,6 +274,62 @@ class SqlPlanStore:
                 ),
             )
         return fid
+
+    async def add_cards(self, cards: Sequence[IssuedCard]) -> None:
+        """Remember issued cards, in one transaction. Each card's plan must belong to the card's
+        tenant. Card ids are deterministic, so the same card issued again is kept once."""
+        if not cards:
+            return
+        async with self.driver.transaction() as tx:
+            for plan_id, tenant in dict.fromkeys((c.plan_id, c.tenant) for c in cards):
+                await self._owned(tx, tenant, plan_id)
+            for c in cards:
+                await tx.execute(
+                    "INSERT INTO cds_cards "
+                    "(tenant, card_id, plan_id, version, service_id, payload, created) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, card_id) DO NOTHING",
+                    (
+                        c.tenant,
+                        c.card_id,
+                        c.plan_id,
+                        c.version,
+                        c.service_id,
+                        _dump(c.payload),
+                        c.created,
+                    ),
+                )
+
+    async def get_card(self, *, tenant: str, card_id: str) -> IssuedCard | None:
+        """The card ``card_id`` as issued to ``tenant``; None when unknown or another tenant's
+        (the two are indistinguishable by design: no probing for other tenants' cards)."""
+        async with self.driver.transaction() as tx:
+            rows = await tx.fetchall(
+                "SELECT tenant, card_id, plan_id, version, service_id, payload, created "
+                "FROM cds_cards WHERE tenant = ? AND card_id = ?",
+                (tenant, card_id),
+            )
+        if not rows:
+            return None
+        r = rows[0]
+        return IssuedCard(r[0], r[1], r[2], int(r[3]), r[4], json.loads(r[5]), r[6])
+
+    async def claim_token_id(self, *, issuer: str, jti: str, expires_at: int, now: int) -> bool:
+        """Record the first use of a JWT id: True when it is new (or its earlier token has
+        expired), False for a replay. One statement, so two replicas racing on the same id
+        cannot both win: the primary key lets one insert and the other sees its live row."""
+        async with self.driver.transaction() as tx:
+            n = await tx.execute(
+                "INSERT INTO cds_jtis (issuer, jti, expires_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (issuer, jti) DO UPDATE SET expires_at = excluded.expires_at "
+                "WHERE cds_jtis.expires_at < ?",
+                (issuer, jti, expires_at, now),
+            )
+        return int(n) == 1
+
+    async def purge_token_ids(self, *, now: int) -> int:
+        """Forget JWT ids whose tokens have expired (they can no longer be replayed)."""
+        async with self.driver.transaction() as tx:
+            return int(await tx.execute("DELETE FROM cds_jtis WHERE expires_at < ?", (now,)))
 
     async def list_feedback(self, *, tenant: str, plan_id: str) -> list[FeedbackRecord]:
         async with self.driver.transaction() as tx:

@@ -13,11 +13,11 @@ import pytest
 
 from service.cds_hooks.auth import JwtVerifier, ReplayCache, load_trusted_clients
 from service.cds_hooks.cards import CardRecord, order_card, order_findings, summary_card
-from service.cds_hooks.feedback import InMemoryCardLedger, override_tasks, parse_feedback
-from service.cds_hooks.prefetch import PrefetchUnavailable, render_template, resolve_prefetch
+from service.cds_hooks.feedback import override_tasks, parse_feedback
+from service.cds_hooks.prefetch import render_template, resolve_prefetch
 from service.cds_hooks.request import parse_hook_request
 from service.cds_hooks.services import SERVICES
-from service.errors import AuthError, BundleError, InputError
+from service.errors import AuthError, BundleError, InputError, PrefetchUnavailable
 from tests.cds_hooks.conftest import ISS, Keys, cds_fixture
 
 AUD = "https://cds.example.org/cds-services/careplan-order-sign"
@@ -298,15 +298,3 @@ def test_feedback_parsing_and_tasks() -> None:
     assert override_tasks(fb, _record("summary"), version=3) == []
     (plain,) = parse_feedback(json.dumps(cds_fixture("spec", "feedback_overridden.json")).encode())
     assert override_tasks(plain, _record(), version=1) == []  # no reason: recorded only
-
-
-def test_ledger_expires_and_bounds() -> None:
-    now = [0.0]
-    ledger = InMemoryCardLedger(max_cards=2, ttl_s=10, clock=lambda: now[0])
-    recs = [_record() for _ in range(3)]
-    for r in recs:
-        ledger.remember(r)
-    assert ledger.lookup(recs[0].card_id) is None  # evicted: bounded
-    assert ledger.lookup(recs[2].card_id) == recs[2]
-    now[0] = 11.0
-    assert ledger.lookup(recs[2].card_id) is None  # expired

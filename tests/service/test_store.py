@@ -11,6 +11,7 @@ import pytest
 from service.errors import ForbiddenError, InputError, NotFoundError, StaleVersionError, TaskError
 from service.store import (
     FeedbackRecord,
+    IssuedCard,
     SqlPlanStore,
     TaskRecord,
     VersionRecord,
@@ -183,3 +184,50 @@ async def test_feedback_is_kept(store: SqlPlanStore) -> None:
     assert (fb.card_id, fb.outcome, fb.payload) == ("card-1", "overridden", {"x": 1})
     with pytest.raises(ForbiddenError):
         await store.add_feedback(FeedbackRecord("t2", pid, "c", "accepted", {}, "now"))
+
+
+def _card(plan_id: str, card_id: str, *, tenant: str = "t1") -> IssuedCard:
+    payload = {"kind": "order", "option_ids": ["opt-1"], "user_ref": "Practitioner/1"}
+    return IssuedCard(tenant, card_id, plan_id, 1, "svc", payload, "2026-01-01T00:00:00Z")
+
+
+async def test_cards_are_found_by_their_own_tenant_only(store: SqlPlanStore) -> None:
+    pid = uuid.uuid4().hex
+    await store.create_plan(_rec(pid, 1))
+    cid = str(uuid.uuid4())
+    await store.add_cards([_card(pid, cid)])
+    await store.add_cards([_card(pid, cid)])  # the same card issued again: kept once
+    got = await store.get_card(tenant="t1", card_id=cid)
+    assert got == _card(pid, cid)
+    assert await store.get_card(tenant="t2", card_id=cid) is None
+    assert await store.get_card(tenant="t1", card_id=str(uuid.uuid4())) is None
+    # A card cannot be filed under another tenant's plan, nor under a plan that does not exist.
+    with pytest.raises(ForbiddenError):
+        await store.add_cards([_card(pid, str(uuid.uuid4()), tenant="t2")])
+    with pytest.raises(NotFoundError):
+        await store.add_cards([_card(uuid.uuid4().hex, str(uuid.uuid4()))])
+    # What a clinician was shown is never rewritten.
+    for sql in ("UPDATE cds_cards SET version = 9", "DELETE FROM cds_cards"):
+        with pytest.raises(Exception, match="append-only"):
+            async with store.driver.transaction() as tx:
+                await tx.execute(sql)
+    assert (await store.get_card(tenant="t1", card_id=cid)) == got
+
+
+async def test_a_token_id_is_claimed_once_until_it_expires(store: SqlPlanStore) -> None:
+    jti = uuid.uuid4().hex
+    assert await store.claim_token_id(issuer="i", jti=jti, expires_at=1100, now=1000)
+    assert not await store.claim_token_id(issuer="i", jti=jti, expires_at=1200, now=1050)
+    assert await store.claim_token_id(issuer="other", jti=jti, expires_at=1100, now=1000)
+    # Its token has expired: the id may be used by a new token (which then holds it).
+    assert await store.claim_token_id(issuer="i", jti=jti, expires_at=1300, now=1101)
+    assert not await store.claim_token_id(issuer="i", jti=jti, expires_at=1300, now=1200)
+    # Concurrent first uses from several connections: exactly one wins.
+    race = uuid.uuid4().hex
+    won = await asyncio.gather(
+        *(store.claim_token_id(issuer="i", jti=race, expires_at=5000, now=1000) for _ in range(8))
+    )
+    assert sorted(won) == [False] * 7 + [True]
+    # Purging forgets expired ids only.
+    assert await store.purge_token_ids(now=1400) >= 2
+    assert not await store.claim_token_id(issuer="i", jti=race, expires_at=5000, now=1400)
