@@ -19,8 +19,8 @@ from typing import Literal, Protocol, runtime_checkable
 from service.core.profile import PatientProfile
 
 __all__ = [
-    "ArgumentDraft",
     "Arbitration",
+    "ArgumentDraft",
     "Assessment",
     "CallContext",
     "CandidateOption",
