@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
+from service.core.evaluation import CATEGORY_ORDER
 from service.core.profile import PatientProfile
 
 __all__ = [
@@ -44,17 +45,8 @@ StepKind = Literal[
     "assess", "panel", "vote", "argue", "relate", "adjudicate", "arbitrate", "synthesize"
 ]
 
-# Plan categories in the order the CarePlan lists them (CANOE 4.5).
-CATEGORIES: tuple[str, ...] = (
-    "immediate-safety",
-    "medication",
-    "monitoring",
-    "mental-health",
-    "rehabilitation",
-    "caregiver-support",
-    "referral",
-    "follow-up",
-)
+# Plan categories in the order the CarePlan lists them (CANOE 4.5); the core owns the order.
+CATEGORIES: tuple[str, ...] = CATEGORY_ORDER
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from inference.protocol import CATEGORIES, EvidenceDoc
-from service.core import Evaluation
+from inference.protocol import EvidenceDoc
+from service.core import CATEGORY_ORDER, Evaluation
 from service.core.model import Deliberation, Option
 
 __all__ = ["render_plan"]
 
-_CATEGORY_TITLES = {c: c.replace("-", " ").capitalize() for c in CATEGORIES}
+_CATEGORY_TITLES = {c: c.replace("-", " ").capitalize() for c in CATEGORY_ORDER}
 
 
 def render_plan(

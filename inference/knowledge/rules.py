@@ -16,6 +16,7 @@ from datetime import date
 from functools import lru_cache
 from typing import Literal
 
+from service.core.evaluation import CATEGORY_ORDER
 from service.core.profile import Medication, Observation, PatientProfile, Problem
 
 from .conditions import GROUPS_BY_KEY, classify, is_sdoh_need
@@ -41,16 +42,6 @@ Stance = Literal["support", "attack"]
 SNOMED_URL = "http://snomed.info/sct"
 LOINC_URL = "http://loinc.org"
 MEDICATION_REVIEW = (SNOMED_URL, "182836005", "Review of medication")
-CATEGORY_ORDER = (
-    "immediate-safety",
-    "medication",
-    "monitoring",
-    "mental-health",
-    "rehabilitation",
-    "caregiver-support",
-    "referral",
-    "follow-up",
-)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from fhir_mapping.definitions import CODE_SYSTEMS, CS_OVERRIDE_REASON
+from service.core import CATEGORY_ORDER
 
 __all__ = [
     "CARD_NAMESPACE",
@@ -50,18 +51,6 @@ _AGAINST: Final = re.compile(
     r"withhold\w*|withdraw\w*|cease|do not (start|give|prescribe|use)|don't|not (start|"
     r"prescribe|use)|contraindicat\w*|instead|reduce|taper)\b",
     re.IGNORECASE,
-)
-_CATEGORY_ORDER: Final = (
-    "immediate-safety",
-    "medication",
-    "medications",
-    "monitoring",
-    "mental-health",
-    "rehabilitation",
-    "caregiver-support",
-    "referral",
-    "referrals",
-    "follow-up",
 )
 SUMMARY_MAX: Final = 140  # the specification's limit for card.summary
 TOP_ACTIVITIES: Final = 5
@@ -346,7 +335,7 @@ def _alternative(
 
 def _order(option: Mapping[str, Any]) -> tuple[int, float]:
     cat = str(option.get("category"))
-    rank = _CATEGORY_ORDER.index(cat) if cat in _CATEGORY_ORDER else len(_CATEGORY_ORDER)
+    rank = CATEGORY_ORDER.index(cat) if cat in CATEGORY_ORDER else len(CATEGORY_ORDER)
     return rank, -float(option.get("score") or 0.0)
 
 
