@@ -14,10 +14,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, Protocol
 
+from inference.protocol import Complexity, Judgement
 from service.core.evaluation import CATEGORY_ORDER
-from service.core.profile import Medication, Observation, PatientProfile, Problem
+from service.core.profile import Medication, Observation, PatientProfile, Problem, SocialFact
 
 from .conditions import GROUPS_BY_KEY, classify, is_sdoh_need
 from .drugs import CLASS_LABELS, DRUGS, identify
@@ -75,7 +76,7 @@ class ProblemCase:
     id: str
     display: str
     refs: tuple[str, ...]
-    initial: Literal["accept", "reject"]
+    initial: Judgement
     rationale: str
     kind: str  # chronic | derived | stale | noise | history | sdoh-need | sdoh-context | ...
     domains: tuple[str, ...]
@@ -97,7 +98,7 @@ class MedFact:
 @dataclass(frozen=True, slots=True)
 class Analysis:
     age: int | None
-    complexity: Literal["low", "moderate", "high", "very high"]
+    complexity: Complexity
     score: int
     breakdown: tuple[tuple[str, int], ...]
     dimensions: tuple[str, ...]
@@ -224,7 +225,14 @@ def _first_display(m: Medication) -> str:
     return next((c.display for c in m.codes if c.display), m.ref)
 
 
-def _refs(*groups: Iterable[object]) -> tuple[str, ...]:
+class _Cited(Protocol):
+    """Any profile fact or derived fact: all carry the FHIR ref they came from."""
+
+    @property
+    def ref(self) -> str: ...
+
+
+def _refs(*groups: Iterable[str | _Cited]) -> tuple[str, ...]:
     out: list[str] = []
     for g in groups:
         for x in g:
@@ -243,7 +251,12 @@ def _names(meds: Sequence[MedFact]) -> str:
 
 
 def _pt(
-    role: str, stance: Stance, text: str, facts: Iterable[object], ev: tuple[str, ...], tau: float
+    role: str,
+    stance: Stance,
+    text: str,
+    facts: Iterable[str | _Cited],
+    ev: tuple[str, ...],
+    tau: float,
 ) -> Point:
     return Point(role, stance, text, _refs(facts), ev, round(tau, 3))
 
@@ -296,6 +309,7 @@ def _record_problems(c: _Case) -> list[ProblemCase]:
         quote = pr.text
         keepers: tuple[tuple[str, str], ...] = ()
         conf = 0.75
+        initial: Judgement
         if not pr.active:
             initial, kind = "reject", "resolved"
             why = "resolved within the last year; not a current problem"
@@ -415,7 +429,7 @@ class _Out:
         self,
         pid: str,
         display: str,
-        refs: Iterable[object],
+        refs: Iterable[str | _Cited],
         why: str,
         domains: tuple[str, ...],
         quote: str,
@@ -825,7 +839,7 @@ def _nsaids(c: _Case, o: _Out) -> None:
         low_egfr = egfr is not None and egfr.value is not None and egfr.value < 60
         if ckd or low_egfr:
             reasons.append("kidney disease")
-            facts: tuple[object, ...] = (m, *ckd, *((egfr,) if low_egfr and egfr else ()))
+            facts: tuple[_Cited, ...] = (m, *ckd, *((egfr,) if low_egfr and egfr else ()))
             what = ckd[0].text if ckd else f"eGFR {_fmt(egfr.value if egfr else None)}"
             pts.append(
                 _pt(
@@ -1140,7 +1154,7 @@ def _interactions(c: _Case, o: _Out) -> None:
                         )
                     )
                 if ix.key.startswith("ras"):
-                    facts: tuple[object, ...] = (ma, mb, *ckd) + ((potassium,) if potassium else ())
+                    facts: tuple[_Cited, ...] = (ma, mb, *ckd, *((potassium,) if potassium else ()))
                     pts.append(
                         _pt(
                             "nephrologist",
@@ -1222,7 +1236,7 @@ def _interactions(c: _Case, o: _Out) -> None:
                     f"{ms.text}; {mo.text}",
                     0.7,
                 )
-                pts = (
+                ceiling_pts = (
                     _pt(
                         "pharmacist",
                         "support",
@@ -1251,7 +1265,7 @@ def _interactions(c: _Case, o: _Out) -> None:
                         f"{ms.text} exceeds the dose ceiling with {mo.text}.",
                         (ms.ref, mo.ref),
                         (pid,),
-                        pts,
+                        ceiling_pts,
                         None,
                         ms.ref,
                         1,
@@ -1464,7 +1478,7 @@ def _missing_therapy(c: _Case, o: _Out) -> None:
         and not (c.has("class:acei") or c.has("class:arb"))
     ):
         kidney = (*dkd, *[p for p in ckd if p not in dkd])
-        facts: tuple[object, ...] = (*kidney, *diabetes[:1], *htn[:1]) + ((uacr,) if uacr else ())
+        facts: tuple[_Cited, ...] = (*kidney, *diabetes[:1], *htn[:1]) + ((uacr,) if uacr else ())
         pts = [
             _pt(
                 "nephrologist",
@@ -1780,7 +1794,7 @@ def _blood_pressure(c: _Case, o: _Out) -> None:
     if not high:
         return
     bp = f"{_fmt(sbp.value)}/{_fmt(dbp.value if dbp else None)} mmHg"
-    facts: tuple[object, ...] = (*htn, sbp)
+    facts: tuple[_Cited, ...] = (*htn, sbp)
     treatment = _names(c.with_spec("class:thiazide") + c.with_spec("class:dhp-ccb"))
     pts = [
         _pt(
@@ -2078,7 +2092,7 @@ def _cognition(c: _Case, o: _Out) -> None:
         return
     mmse = c.latest(LOINC_MMSE)
     mm = f" (latest MMSE {_fmt(mmse.value)})" if mmse else ""
-    facts: tuple[object, ...] = (
+    facts: tuple[_Cited, ...] = (
         *dementia,
         *((mmse,) if mmse else ()),
         *c.with_spec("class:cholinesterase-inhibitor"),
@@ -2187,7 +2201,7 @@ def _cognition(c: _Case, o: _Out) -> None:
 
 def _mood(c: _Case, o: _Out, base: Sequence[ProblemCase]) -> None:
     depression = c.active("depression")
-    stress: tuple[object, ...] = (
+    stress: tuple[Problem | SocialFact, ...] = (
         *(
             pr
             for pr, gs in c.problems
@@ -2267,7 +2281,7 @@ def _mood(c: _Case, o: _Out, base: Sequence[ProblemCase]) -> None:
 
 
 def _social(c: _Case, o: _Out, base: Sequence[ProblemCase]) -> None:
-    needs: tuple[object, ...] = tuple(
+    needs: tuple[Problem | SocialFact, ...] = tuple(
         pr for pr, gs in c.problems if pr.active and "sdoh-need" in gs and is_sdoh_need(pr)
     )
     needs += tuple(f for f in c.p.social if f.kind in NEED_KINDS)
@@ -2324,7 +2338,7 @@ def _social(c: _Case, o: _Out, base: Sequence[ProblemCase]) -> None:
     if needs or facts:
         items = [x.text for x in needs]
         pids = tuple(b.id for b in base if any(n.ref in b.refs for n in needs))
-        pts = [
+        need_pts = [
             _pt(
                 "social-worker",
                 "support",
@@ -2351,7 +2365,7 @@ def _social(c: _Case, o: _Out, base: Sequence[ProblemCase]) -> None:
                 "Assess and address recorded social needs.",
                 _refs(needs, facts),
                 pids,
-                tuple(pts),
+                tuple(need_pts),
                 None,
                 None,
                 1,
@@ -2490,7 +2504,7 @@ def _nephrology(c: _Case, o: _Out) -> None:
 
 def _complexity(
     c: _Case, base: Sequence[ProblemCase], out: _Out
-) -> tuple[str, int, tuple[tuple[str, int], ...], tuple[str, ...]]:
+) -> tuple[Complexity, int, tuple[tuple[str, int], ...], tuple[str, ...]]:
     """Score = multimorbidity (0-3) + polypharmacy (0-2) + age (0-2) + cognition (0/2)
     + falls (0/1) + psychosocial (0-2) + safety findings (0-2).
     Levels: 0-2 low, 3-5 moderate, 6-8 high, 9+ very high."""
@@ -2518,7 +2532,7 @@ def _complexity(
         ("safety findings", sf),
     )
     score = sum(v for _, v in breakdown)
-    level = (
+    level: Complexity = (
         "low" if score <= 2 else "moderate" if score <= 5 else "high" if score <= 8 else "very high"
     )
     dims = []
@@ -2528,7 +2542,8 @@ def _complexity(
         dims.append(f"polypharmacy ({nm} active medicines)")
     if sf:
         dims.append(f"medication safety ({out.high_risk} high-risk findings)")
-    if (c.egfr() is not None and (c.egfr().value or 100) < 60) or c.active("ckd"):  # type: ignore[union-attr]
+    egfr = c.egfr()
+    if (egfr is not None and (egfr.value or 100) < 60) or c.active("ckd"):
         dims.append("kidney function")
     if c.active("diabetes"):
         dims.append("glycaemic control")
@@ -2633,7 +2648,7 @@ def analyse(profile: PatientProfile) -> Analysis:
         breakdown,
         dims,
         problems,
-        proposals,  # type: ignore[arg-type]
+        proposals,
         role_weights,
         tuple(dict.fromkeys(terms)),
         tuple(facts_text),
