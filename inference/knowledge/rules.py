@@ -1374,11 +1374,13 @@ def _monitoring(c: _Case, o: _Out, base_problems: Sequence[ProblemCase]) -> None
         if last is not None and age_days is not None and age_days <= rule.window_days:
             continue
         months = rule.window_days // 30
-        when = (
-            "no result in the record"
-            if last is None
-            else f"last result {age_days // 30} months before the record date"
-        )
+        # An undated result cannot show the window was met, so it counts as a gap too.
+        if last is None:
+            when = "no result in the record"
+        elif age_days is None:
+            when = "last result has no date"
+        else:
+            when = f"last result {age_days // 30} months before the record date"
         trig_text = _names_p(trig_p) if trig_p else _names(trig_m)
         facts = (*trig_p, *trig_m, *((last,) if last else ()))
         pids = tuple(

@@ -213,6 +213,17 @@ def test_monitoring_gaps_respect_windows() -> None:
     assert "opt-monitor-weight" in option_ids(hf)
 
 
+def test_undated_result_counts_as_a_monitoring_gap() -> None:
+    # FHIR Observations may lack effective[x]; such a result cannot show the window was met.
+    dm = cond("c1", "Diabetes", "44054006")
+    undated = Observation("Observation/o1", "4548-4", "4548-4", 7.0, "%", None)
+    analysis = analyse(profile([dm], [], [undated]))
+    gap = analysis.proposal("opt-monitor-hba1c")
+    assert gap is not None
+    assert "Observation/o1" in gap.refs
+    assert any("has no date" in pt.text for pt in gap.points)
+
+
 def test_acei_arb_for_diabetic_kidney_disease_and_not_when_prescribed() -> None:
     probs = [
         cond("c1", "Diabetes", "44054006"),
