@@ -45,6 +45,7 @@ from inference.protocol import (
     PanelMember,
     ProblemVote,
     Relation,
+    Stance,
     StepKind,
 )
 from service.core.profile import PatientProfile
@@ -408,12 +409,12 @@ def _argue(
 def _relate(option: CandidateOption, arguments: Sequence[ArgumentDraft]) -> tuple[Relation, ...]:
     args = [x for x in arguments if x.option_id == option.id]
     th = {x.id: themes(x.text) for x in args}
-    edges: dict[tuple[str, str], str] = {}
+    edges: dict[tuple[str, str], Stance] = {}
     for s in args:
         for t in args:
             if s.id == t.id or (s.role == t.role and s.stance == t.stance):
                 continue
-            rel = None
+            rel: Stance | None = None
             if s.stance == t.stance and any(
                 x in th[s.id] and y in th[t.id] and x not in th[t.id] for x, y in _CORROBORATE
             ):
@@ -422,22 +423,20 @@ def _relate(option: CandidateOption, arguments: Sequence[ArgumentDraft]) -> tupl
                 rel = "attack"
             if rel and (t.id, s.id) not in edges:
                 edges[(s.id, t.id)] = rel
-    return tuple(Relation(s, t, r) for (s, t), r in sorted(edges.items()))  # type: ignore[arg-type]
+    return tuple(Relation(s, t, r) for (s, t), r in sorted(edges.items()))
 
 
 def _known_refs(profile: PatientProfile) -> set[str]:
-    refs = {
-        x.ref
-        for x in (
-            *profile.problems,
-            *profile.medications,
-            *profile.observations,
-            *profile.social,
-            *profile.allergies,
-            *profile.encounters,
-        )
+    # One generator per fact kind keeps each element typed (a mixed tuple would join to object).
+    return {
+        *(x.ref for x in profile.problems),
+        *(x.ref for x in profile.medications),
+        *(x.ref for x in profile.observations),
+        *(x.ref for x in profile.social),
+        *(x.ref for x in profile.allergies),
+        *(x.ref for x in profile.encounters),
+        *profile.source_refs,
     }
-    return refs | set(profile.source_refs)
 
 
 def _adjudicate(
@@ -467,7 +466,7 @@ def _adjudicate(
     )
     for i, name in enumerate(names):
         if ks[i] != ka[i]:
-            winner = "support" if ks[i] > ka[i] else "attack"
+            winner: Stance = "support" if ks[i] > ka[i] else "attack"
             return ClashVerdict(
                 support.id,
                 attack.id,
