@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from inference.protocol import EvidenceDoc
-from service.core import CATEGORY_ORDER, Evaluation
+from service.core import CATEGORY_ORDER, Evaluation, NodeScore
 from service.core.model import Deliberation, Option
 
 __all__ = ["render_plan"]
@@ -63,19 +63,22 @@ def render_plan(
     out.append("")
 
     out.append("NOT INCLUDED")
-    for r in ev.options:
-        if r.decision == "exclude":
-            o = options[r.option_id]
+    for result in ev.options:
+        if result.decision == "exclude":
+            o = options[result.option_id]
             why = (
                 "excluded by a human decision"
-                if r.decided_by == "human"
-                else f"score {r.score:.3f} <= threshold {p.threshold}"
+                if result.decided_by == "human"
+                else f"score {result.score:.3f} <= threshold {p.threshold}"
             )
-            flag = "  [BORDERLINE: awaiting human decision]" if r.borderline else ""
+            flag = "  [BORDERLINE: awaiting human decision]" if result.borderline else ""
             out.append(f"  - {o.title}: {why}{flag}")
             against = [a for a in o.arguments if a.stance == "attack" and a.status != "rejected"]
             if against:
-                top = max(against, key=lambda a: r.nodes[a.id].sigma if a.id in r.nodes else 0.0)
+                top = max(
+                    against,
+                    key=lambda a: _sigma(result.nodes[a.id]) if a.id in result.nodes else 0.0,
+                )
                 out.append(f"      strongest objection ({top.role}): {top.text}")
     out.append("")
 
@@ -117,13 +120,13 @@ def _option_block(
     pro = sorted({a.role for a in live if a.stance == "support"})
     con = sorted({a.role for a in live if a.stance == "attack"})
     lines.append(f"      for: {', '.join(pro) or '—'}   against: {', '.join(con) or '—'}")
-    for a in sorted(live, key=lambda a: (a.stance != "support", -r.nodes[a.id].sigma, a.id)):
+    for a in sorted(live, key=lambda a: (a.stance != "support", -_sigma(r.nodes[a.id]), a.id)):
         n = r.nodes[a.id]
         sign = "+" if a.stance == "support" else "-"
         pinned = " (accepted by human)" if a.status == "accepted" else ""
         lines.append(
             f"      {sign} [{a.role}] {a.text}  "
-            f"(tau {n.tau:.2f} -> tau~ {n.tau_calibrated:.2f} -> sigma {n.sigma:.2f}){pinned}"
+            f"(tau {n.tau:.2f} -> tau~ {n.tau_calibrated:.2f} -> sigma {_sigma(n):.2f}){pinned}"
         )
         cites = [
             f"{e} {evidence[e].source} ({evidence[e].year})" if e in evidence else e
@@ -134,3 +137,11 @@ def _option_block(
         if a.facts:
             lines.append(f"          facts: {', '.join(a.facts)}")
     return lines
+
+
+def _sigma(n: NodeScore) -> float:
+    """The propagated strength of an argument the renderer shows; only rejected arguments lack one,
+    and the renderer never shows those (the evaluation puts every other argument in the graph)."""
+    if n.sigma is None:
+        raise ValueError(f"argument {n.id} has no propagated strength; was it rejected?")
+    return n.sigma
