@@ -60,7 +60,7 @@ def main(argv: list[str]) -> int:
         return subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT)
     ensure_env("")
     args = ["plan", *rest] if cmd == "plan" else rest
-    return subprocess.call([str(BIN / "canoe"), *args], cwd=ROOT)
+    return subprocess.call([str(BIN / "canoe"), *args])  # paths stay relative to the caller
 
 
 if __name__ == "__main__":
