@@ -44,9 +44,16 @@ def ensure_env(extra: str) -> None:
         return
     print(f"installing the project ({extra or 'base'}) into .venv", file=sys.stderr)
     pip = [str(PY), "-m", "pip", "--disable-pip-version-check"]
-    subprocess.run([*pip, "install", "-q", "--upgrade", "pip", "setuptools", "wheel"], check=True)
     target = f".[{extra}]" if extra else "."
-    subprocess.run([*pip, "install", "-q", "-e", target], check=True, cwd=ROOT)
+    log = VENV / "install.log"
+    with log.open("w") as out:
+        for step in (
+            [*pip, "install", "-q", "--upgrade", "pip", "setuptools", "wheel"],
+            [*pip, "install", "-q", "-e", target],
+        ):
+            if subprocess.run(step, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT).returncode:
+                sys.stderr.write(log.read_text())
+                sys.exit(f"install failed: {' '.join(step)} (log above, also in {log})")
     stamp_file.write_text(want)
 
 
