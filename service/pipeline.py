@@ -66,7 +66,8 @@ STAGES: tuple[str, ...] = (
 class EvidenceSource(Protocol):
     """The evidence base as the pipeline needs it (``inference.evidence.EvidenceBase``)."""
 
-    version: str
+    @property
+    def version(self) -> str: ...  # read-only: the evidence base is a frozen dataclass
 
     def retrieve(self, profile: PatientProfile, k: int = ...) -> Sequence[EvidenceDoc]: ...
 
@@ -413,8 +414,8 @@ class Planner:
         ctx: CallContext,
     ) -> str:
         by_id = {o.id: o for o in d.options}
-        included = []
-        excluded = []
+        included: list[tuple[CandidateOption, float]] = []
+        excluded: list[tuple[CandidateOption, float]] = []
         for r in ev.options:
             o = by_id[r.option_id]
             cand = CandidateOption(
