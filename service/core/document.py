@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service.core.arena import is_near_tie
 from service.core.contest import argument_dict
@@ -38,6 +38,9 @@ from service.core.model import (
 )
 from service.core.router import count_votes, route_counts
 from service.errors import DocumentError, Issue
+
+if TYPE_CHECKING:  # jsonschema is imported lazily: only documents being checked need it
+    from jsonschema.protocols import Validator
 
 __all__ = [
     "DELIBERATION_FORMAT",
@@ -63,8 +66,8 @@ def deliberation_schema() -> dict[str, Any]:
 
 
 @lru_cache(maxsize=1)
-def _validator() -> Any:
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+def _validator() -> Validator:
+    from jsonschema import Draft202012Validator
 
     return Draft202012Validator(deliberation_schema())
 
@@ -226,11 +229,14 @@ def _schema_check(doc: Mapping[str, Any]) -> None:
     issues = []
     for e in sorted(errors, key=lambda e: (e.json_path, e.message)):
         path = list(e.absolute_path)
+        # validator_value and schema are always set on errors from iter_errors; the isinstance
+        # checks only narrow jsonschema's "unset" sentinel away for the type checker.
         if e.validator == "required" and isinstance(e.instance, Mapping):
-            missing = [k for k in e.validator_value if k not in e.instance]
+            required = e.validator_value if isinstance(e.validator_value, list) else []
+            missing = [k for k in required if k not in e.instance]
             path += missing[:1]
         elif e.validator == "additionalProperties" and isinstance(e.instance, Mapping):
-            allowed = e.schema.get("properties", {})
+            allowed = e.schema.get("properties", {}) if isinstance(e.schema, Mapping) else {}
             extra = sorted(k for k in e.instance if k not in allowed)
             path += extra[:1]
         issues.append(Issue("error", "structure", e.message, (_expression(path),)))
