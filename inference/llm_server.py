@@ -225,7 +225,8 @@ def _grammar_friendly(schema: Any) -> Any:
 
 
 def _llm_generate(prompt: str, sampling: dict[str, Any], guided_key: str) -> Iterator[str]:
-    from llama_cpp import LlamaGrammar
+    # llama_cpp re-exports it only through a star import, which its type information hides.
+    from llama_cpp.llama_grammar import LlamaGrammar
 
     llm = _Gemma.get()
     schema = (sampling.get(guided_key) or {}).get("json")
