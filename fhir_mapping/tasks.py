@@ -41,7 +41,7 @@ from service.core import (
     apply_all,
     evaluate,
 )
-from service.core.model import Argument, Deliberation, Edge
+from service.core.model import Argument, Deliberation, Edge, Stance
 from service.errors import Issue, StaleVersionError, TaskError
 
 __all__ = [
@@ -208,11 +208,16 @@ def _code(concept: object, system: str) -> str | None:
 
 def _parse_relation(text: str, self_id: str) -> Edge | None:
     words = text.split()
-    rel = {"support": "support", "supports": "support", "attack": "attack", "attacks": "attack"}
+    rel: dict[str, Stance] = {
+        "support": "support",
+        "supports": "support",
+        "attack": "attack",
+        "attacks": "attack",
+    }
     if len(words) == 2 and words[0] in rel:
-        return Edge(self_id, words[1], rel[words[0]])  # type: ignore[arg-type]
+        return Edge(self_id, words[1], rel[words[0]])
     if len(words) == 3 and words[1] in rel:
-        return Edge(words[0], words[2], rel[words[1]])  # type: ignore[arg-type]
+        return Edge(words[0], words[2], rel[words[1]])
     return None
 
 
@@ -563,8 +568,6 @@ def remap_core_error(err: TaskError, tasks: Sequence[ParsedTask]) -> TaskError:
             paths.append(_core_path(tasks[int(m.group(1))], m.group(2)) if m else x)
         issues.append(Issue(issue.severity, issue.code, issue.diagnostics, tuple(paths)))
     return TaskError(err.message, issues=tuple(issues))
-
-
 
 
 def task_outcomes(

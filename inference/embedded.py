@@ -41,6 +41,7 @@ from inference.protocol import (
     CandidateProblem,
     ClashVerdict,
     EvidenceDoc,
+    Judgement,
     ModelCall,
     PanelMember,
     ProblemVote,
@@ -511,6 +512,7 @@ def _arbitrate(
         if w > best.get(v.vote, (-1.0, ""))[0]:
             best[v.vote] = (w, v.role)
     summary = ", ".join(f"{k} led by {r} ({w:.2f})" for k, (w, r) in sorted(best.items()))
+    decision: Judgement
     if keep - refuse > 0.05:
         decision = "accept"
     elif refuse - keep > 0.05:
@@ -522,7 +524,7 @@ def _arbitrate(
         if abs(keep - refuse) <= 0.05
         else f"{decision} on argument quality"
     )
-    return Arbitration(problem.id, decision, rationale)  # type: ignore[arg-type]
+    return Arbitration(problem.id, decision, rationale)
 
 
 def _synthesize(

@@ -152,6 +152,7 @@ def evaluate_option(option: Option, parameters: Parameters) -> OptionResult:
 
     borderline = abs(score - OPTION_PRIOR) <= parameters.band or not converged
     decision: OptionDecision
+    decided_by: Literal["score", "human"]
     if option.human_decision is not None:
         decision, decided_by = option.human_decision, "human"
     else:
@@ -161,7 +162,7 @@ def evaluate_option(option: Option, parameters: Parameters) -> OptionResult:
         option.id,
         score,
         decision,
-        decided_by,  # type: ignore[arg-type]
+        decided_by,
         borderline,
         MappingProxyType(nodes),
         converged,
