@@ -39,8 +39,13 @@ def one(path: Path, planner: Planner) -> dict[str, float]:
     plan_bundle(result.deliberation, result.evaluation, recorded="2026-01-01T00:00:00Z")
     render_plan(result.deliberation, result.evaluation)
     t4 = time.perf_counter()
-    return {"parse": t1 - t0, "profile": t2 - t1, "deliberation": t3 - t2, "output": t4 - t3,
-            "total": t4 - t0}
+    return {
+        "parse": t1 - t0,
+        "profile": t2 - t1,
+        "deliberation": t3 - t2,
+        "output": t4 - t3,
+        "total": t4 - t0,
+    }
 
 
 def main() -> None:
@@ -51,8 +56,10 @@ def main() -> None:
     planner = Planner(EmbeddedExperts(evidence.version), evidence)
     paths = [*REALISTIC_BUNDLES, FHIR_FIXTURES / "bad_huge_many_conditions_2mb.json"]
     one(paths[0], planner)  # warm-up: imports, caches
-    print(f"{'bundle':40s} {'KiB':>6s} {'parse':>8s} {'profile':>8s} {'deliber.':>8s} "
-          f"{'output':>8s} {'total':>8s} {'peak MiB':>9s}")
+    print(
+        f"{'bundle':40s} {'KiB':>6s} {'parse':>8s} {'profile':>8s} {'deliber.':>8s} "
+        f"{'output':>8s} {'total':>8s} {'peak MiB':>9s}"
+    )
     for path in paths:
         runs = [one(path, planner) for _ in range(args.repeat)]
         med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
@@ -60,10 +67,14 @@ def main() -> None:
         one(path, planner)
         peak = tracemalloc.get_traced_memory()[1] / 2**20
         tracemalloc.stop()
-        print(f"{path.name[:40]:40s} {path.stat().st_size // 1024:6d} "
-              + " ".join(f"{med[k] * 1000:7.1f}ms" for k in
-                         ("parse", "profile", "deliberation", "output", "total"))
-              + f" {peak:9.1f}")
+        print(
+            f"{path.name[:40]:40s} {path.stat().st_size // 1024:6d} "
+            + " ".join(
+                f"{med[k] * 1000:7.1f}ms"
+                for k in ("parse", "profile", "deliberation", "output", "total")
+            )
+            + f" {peak:9.1f}"
+        )
 
 
 if __name__ == "__main__":

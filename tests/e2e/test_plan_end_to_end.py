@@ -243,3 +243,25 @@ def test_cli_plans_the_2mb_bundle() -> None:
     )
     assert out.returncode == 0, out.stderr.decode()[-2000:]
     assert json.loads(out.stdout)["options"]
+
+
+def test_text_plan_explains_every_activity() -> None:
+    from service.render import render_plan
+
+    result = plan_of(fixture_bundle("adalberto_hartmann"))
+    d, ev = result.deliberation, result.evaluation
+    text = render_plan(d, ev, {e.id: e for e in result.evidence})
+    options = {o.id: o for o in d.options}
+    for oid in ev.plan:
+        o = options[oid]
+        block = text[text.index(f"* {o.title}") :]
+        # (i) roles for and against, (ii) evidence, (iii) surviving arguments with strengths,
+        # (iv) the score against the threshold
+        assert block.splitlines()[0].endswith(f"score {ev.option(oid).score:.3f} > threshold 0.5")
+        assert "for: " in block and "against: " in block
+        assert "tau " in block and "tau~ " in block and "sigma " in block
+        assert "evidence: EB-" in block and "facts: " in block
+    for r in ev.options:
+        if r.decision == "exclude":
+            assert options[r.option_id].title in text[text.index("NOT INCLUDED") :]
+    assert "Adalberto" not in text and "Hartmann" not in text
