@@ -149,9 +149,11 @@ async def _plan_with_progress(
 ) -> Any:
     if not show:
         return await planner.plan(profile, plan_id=plan_id, created=created)
+    from rich.console import Console
     from rich.progress import Progress as Bar
 
-    with Bar(transient=True) as bar:
+    # Progress goes to stderr: stdout carries the plan (often redirected to a file).
+    with Bar(console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("deliberating", total=None)
 
         def on(p: Any) -> None:
