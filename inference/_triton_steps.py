@@ -21,6 +21,7 @@ from jsonschema.exceptions import best_match
 
 from inference import schemas
 from inference._triton_codec import encode
+from inference.panel_sizes import DEFAULT_PANEL_SIZES, PanelSizes, prompt_text
 from inference.protocol import (
     Arbitration,
     ArgumentDraft,
@@ -205,7 +206,7 @@ def assess_request(
 
 
 def assemble_panel_request(
-    profile: PatientProfile, assessment: Assessment
+    profile: PatientProfile, assessment: Assessment, sizes: PanelSizes = DEFAULT_PANEL_SIZES
 ) -> StepRequest[tuple[PanelMember, ...]]:
     schema = schemas.load("panel")
 
@@ -220,7 +221,9 @@ def assemble_panel_request(
         return members
 
     inputs = {"profile": encode(profile), "assessment": encode(assessment)}
-    return StepRequest("panel", inputs, schema, decode)
+    # The configured sizes go into the prompt text, not the schema: they guide the model, and
+    # a model that picks one role more or less still gives a usable panel.
+    return StepRequest("panel", inputs, schema, decode, {"panel_sizes": prompt_text(sizes)})
 
 
 # -- vote -----------------------------------------------------------------------------------

@@ -8,10 +8,11 @@ errors.
 
 Documented rules:
 
-* Panel size by complexity: low 2, moderate 3, high 4 (5 when a fifth role has relevance
-  weight >= 1.0), very high 6 (7 likewise). The GP is always on the panel; other roles are
-  ranked by the relevance weight the analysis gives them (their argument strengths plus their
-  expertise over accepted problems), ties by pool order.
+* Panel size by complexity (defaults; configurable, see ``inference.panel_sizes``): low 2,
+  moderate 3, high 4 (5 when a fifth role has relevance weight >= 1.0), very high 6 (7
+  likewise). The GP is always on the panel; other roles are ranked by the relevance weight the
+  analysis gives them (their argument strengths plus their expertise over accepted problems),
+  ties by pool order.
 * Clash adjudication, first criterion that separates the two arguments wins: (1) patient-specific
   safety evidence (a safety theme and at least one cited patient fact), (2) best evidence grade
   cited (A > B > C > expert consensus), (3) specificity (number of cited patient facts),
@@ -32,6 +33,8 @@ from typing import TypeVar
 from inference.evidence import tokenize
 from inference.knowledge import CATEGORY_RELEVANCE, ROLE_BY_NAME, Analysis, analyse
 from inference.knowledge.rules import Point
+from inference.panel_sizes import DEFAULT_PANEL_SIZES, PanelSizes
+from inference.panel_sizes import panel_sizes as validated_sizes
 from inference.protocol import (
     Arbitration,
     ArgumentDraft,
@@ -55,12 +58,8 @@ from service.errors import BackendTimeout, CanoeError, StepFailed
 __all__ = ["KB_VERSION", "PANEL_SIZES", "EmbeddedExperts", "themes"]
 
 KB_VERSION = "2026.11-1"
-PANEL_SIZES: dict[str, tuple[int, int]] = {
-    "low": (2, 2),
-    "moderate": (3, 3),
-    "high": (4, 5),
-    "very high": (6, 7),
-}
+# The default sizes, by complexity: (base, extended).
+PANEL_SIZES: dict[str, tuple[int, int]] = {c: (b, e) for c, b, e in DEFAULT_PANEL_SIZES}
 _GRADE_RANK = {"A": 3, "B": 2, "C": 1}
 T = TypeVar("T")
 
@@ -143,8 +142,21 @@ def themes(text: str) -> frozenset[str]:
 class EmbeddedExperts:
     """Deterministic clinical rules behind the ``Experts`` protocol."""
 
-    def __init__(self, kb_version: str = KB_VERSION) -> None:
+    def __init__(
+        self,
+        kb_version: str = KB_VERSION,
+        *,
+        panel_sizes: PanelSizes | dict[str, tuple[int, int]] = DEFAULT_PANEL_SIZES,
+    ) -> None:
+        """``panel_sizes``: complexity -> (base, extended); ``ValueError`` when a size is below 1
+        or shrinks as complexity grows."""
         self.name = f"embedded-experts/{kb_version}"
+        sizes = (
+            panel_sizes if isinstance(panel_sizes, dict) else {c: (b, e) for c, b, e in panel_sizes}
+        )
+        self.panel_sizes: dict[str, tuple[int, int]] = {
+            c: (b, e) for c, b, e in validated_sizes(sizes)
+        }
 
     async def is_ready(self) -> bool:
         return True
@@ -186,7 +198,8 @@ class EmbeddedExperts:
     async def assemble_panel(
         self, profile: PatientProfile, assessment: Assessment, ctx: CallContext
     ) -> tuple[PanelMember, ...]:
-        return await self._call("panel", ctx, lambda: _panel(profile, analyse(profile), assessment))
+        sizes = self.panel_sizes[assessment.complexity]
+        return await self._call("panel", ctx, lambda: _panel(analyse(profile), sizes))
 
     async def vote(
         self,
@@ -275,8 +288,9 @@ def _assess(a: Analysis) -> Assessment:
     return Assessment(a.complexity, a.dimensions, problems, options)
 
 
-def _panel(profile: PatientProfile, a: Analysis, assessment: Assessment) -> tuple[PanelMember, ...]:
-    lo, hi = PANEL_SIZES[assessment.complexity]
+def _panel(a: Analysis, sizes: tuple[int, int]) -> tuple[PanelMember, ...]:
+    # A size larger than the role pool yields the whole pool (slicing stops at its end).
+    lo, hi = sizes
     ranked = [r for r, _ in a.role_weights if r != "gp"]
     weights = dict(a.role_weights)
     size = lo

@@ -36,6 +36,13 @@ from inference._triton_steps import (
     synthesize_request,
     vote_request,
 )
+from inference.panel_sizes import (
+    COMPLEXITIES,
+    DEFAULT_PANEL_SIZES,
+    PanelSizes,
+    panel_sizes,
+    parse_panel_size,
+)
 from inference.prompts import (
     CHAT_FAMILIES,
     apply_chat_template,
@@ -115,6 +122,7 @@ class TritonSettings:
     chat_template: Literal["gemma", "llama3", "chatml", "none"] = "gemma"
     max_tokens: tuple[tuple[str, int], ...] = _DEFAULT_MAX_TOKENS
     temperature: float = 0.0
+    panel_sizes: PanelSizes = DEFAULT_PANEL_SIZES  # stated in the panel prompt
     stream_tokens: bool = True  # the "stream" input: token deltas vs one final response
     repair_attempts: int = 1  # 0 or 1: re-ask once after an unusable answer
     ready_timeout_s: float = 2.0
@@ -138,6 +146,7 @@ class TritonSettings:
         unknown = {s for s, _ in (*self.models, *self.max_tokens)} - set(STEP_KINDS)
         if unknown:
             raise ValueError(f"unknown step kinds {sorted(unknown)}")
+        panel_sizes({c: (b, e) for c, b, e in self.panel_sizes})
 
     def model_for(self, step: str) -> str:
         for s, m in self.models:
@@ -155,7 +164,8 @@ class TritonSettings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> TritonSettings:
         """Settings from ``CANOE_TRITON_*`` variables (and ``CANOE_CALL_DEADLINE_S``);
-        ``CANOE_TRITON_MODEL_<STEP>`` overrides the model of one step kind."""
+        ``CANOE_TRITON_MODEL_<STEP>`` overrides the model of one step kind;
+        ``CANOE_PANEL_SIZE_<LEVEL>`` ("4" or "4,5") the panel size asked for at one complexity."""
         kw: dict[str, Any] = {}
         simple: dict[str, tuple[str, Callable[[str], Any]]] = {
             "CANOE_TRITON_URL": ("url", str),
@@ -184,6 +194,13 @@ class TritonSettings:
             for s in STEP_KINDS
             if environ.get(f"CANOE_TRITON_MODEL_{s.upper()}", "").strip()
         )
+        sizes = {c: (b, e) for c, b, e in DEFAULT_PANEL_SIZES}
+        for c in COMPLEXITIES:
+            var = f"CANOE_PANEL_SIZE_{c.upper().replace(' ', '_')}"
+            raw = environ.get(var, "").strip()
+            if raw:
+                sizes[c] = parse_panel_size(raw)
+        kw["panel_sizes"] = panel_sizes(sizes)
         return cls(**kw)
 
 
@@ -286,7 +303,9 @@ class TritonExperts:
     async def assemble_panel(
         self, profile: PatientProfile, assessment: Assessment, ctx: CallContext
     ) -> tuple[PanelMember, ...]:
-        return await self._run(assemble_panel_request(profile, assessment), ctx)
+        return await self._run(
+            assemble_panel_request(profile, assessment, self.settings.panel_sizes), ctx
+        )
 
     async def vote(
         self,
