@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 from inference.evidence import EvidenceBase
-from inference.protocol import Experts
+from inference.protocol import Experts, StepKind
 from service.pipeline import Planner
 from service.settings import Settings
 
@@ -19,7 +21,9 @@ def build_experts(settings: Settings, evidence: EvidenceBase | None = None) -> E
         )
     from inference.embedded import EmbeddedExperts
 
-    return EmbeddedExperts((evidence or EvidenceBase.load()).version)
+    return EmbeddedExperts(
+        (evidence or EvidenceBase.load()).version, panel_sizes=settings.panel_sizes
+    )
 
 
 def build_planner(settings: Settings, experts: Experts | None = None) -> Planner:
@@ -34,7 +38,9 @@ def build_planner(settings: Settings, experts: Experts | None = None) -> Planner
 
 
 def _triton_env(settings: Settings) -> dict[str, str]:
-    return {
+    """The settings as the ``CANOE_*`` variables ``TritonSettings.from_env`` reads: every
+    Triton-related setting, so none configured here is silently dropped on the way."""
+    env = {
         "CANOE_TRITON_URL": settings.triton_url,
         "CANOE_TRITON_PROTOCOL": settings.triton_protocol,
         "CANOE_TRITON_GUIDED_KEY": settings.triton_guided_key,
@@ -43,4 +49,18 @@ def _triton_env(settings: Settings) -> dict[str, str]:
         "CANOE_TRITON_CONCURRENCY": str(settings.triton_concurrency),
         "CANOE_CALL_DEADLINE_S": str(settings.call_deadline_s),
         "CANOE_TRITON_CHAT_TEMPLATE": settings.triton_chat_template,
+        "CANOE_TRITON_RETRIES": str(settings.triton_retries),
+        "CANOE_TRITON_BREAKER_THRESHOLD": str(settings.triton_breaker_threshold),
+        "CANOE_TRITON_BREAKER_COOLDOWN_S": str(settings.triton_breaker_cooldown_s),
+        "CANOE_TRITON_TEMPERATURE": str(settings.triton_temperature),
+        # 0 means no server-side queue timeout: an empty value leaves TritonSettings' None.
+        "CANOE_TRITON_QUEUE_TIMEOUT_US": (
+            str(settings.triton_queue_timeout_us) if settings.triton_queue_timeout_us else ""
+        ),
     }
+    for step in get_args(StepKind):  # "" keeps the step's default model
+        env[f"CANOE_TRITON_MODEL_{step.upper()}"] = getattr(settings, f"triton_model_{step}")
+    for complexity, base, extended in settings.panel_sizes:
+        key = complexity.upper().replace(" ", "_")
+        env[f"CANOE_PANEL_SIZE_{key}"] = f"{base},{extended}"
+    return env

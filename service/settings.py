@@ -13,8 +13,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from inference.panel_sizes import (
+    COMPLEXITIES,
+    DEFAULT_PANEL_SIZES,
+    PanelSizes,
+    panel_sizes,
+    parse_panel_size,
+)
 from service.core.model import Parameters
 from service.errors import InputError
 
@@ -22,6 +29,7 @@ __all__ = ["Settings", "load_settings"]
 
 # CANOE_* variables that are not settings: the config file pointer and tool/test switches.
 _NOT_SETTINGS = frozenset({"CONFIG_FILE", "SHARED_DIR", "DEBUG"})
+_DEFAULT_SIZES = {c: (b, e) for c, b, e in DEFAULT_PANEL_SIZES}
 
 
 class Settings(BaseModel):
@@ -44,6 +52,29 @@ class Settings(BaseModel):
     triton_chat_template: str = "gemma"
     triton_concurrency: int = Field(default=8, ge=1)
     call_deadline_s: float = Field(default=30.0, gt=0)
+    # Per step kind: "" means the step's default (adjudicator model for adjudicate/arbitrate,
+    # agent model for the rest).
+    triton_model_assess: str = ""
+    triton_model_panel: str = ""
+    triton_model_vote: str = ""
+    triton_model_argue: str = ""
+    triton_model_relate: str = ""
+    triton_model_adjudicate: str = ""
+    triton_model_arbitrate: str = ""
+    triton_model_synthesize: str = ""
+    triton_retries: int = Field(default=2, ge=0, le=10)
+    triton_breaker_threshold: int = Field(default=5, ge=1)
+    triton_breaker_cooldown_s: float = Field(default=30.0, ge=0)
+    triton_temperature: float = Field(default=0.0, ge=0, le=2)
+    # Triton's server-side queue timeout in microseconds; 0 means none (not the call deadline).
+    triton_queue_timeout_us: int = Field(default=0, ge=0)
+
+    # Panel size by case complexity: "base" or "base,extended" (extended when the case needs
+    # one more role). Both backends use them; sizes must not shrink as complexity grows.
+    panel_size_low: tuple[int, int] = _DEFAULT_SIZES["low"]
+    panel_size_moderate: tuple[int, int] = _DEFAULT_SIZES["moderate"]
+    panel_size_high: tuple[int, int] = _DEFAULT_SIZES["high"]
+    panel_size_very_high: tuple[int, int] = _DEFAULT_SIZES["very high"]
 
     # Reasoning (CANOE defaults from the authors' arena code)
     delta: float = Field(default=0.2, ge=0, le=1)
@@ -79,6 +110,17 @@ class Settings(BaseModel):
     cds_jwks_file: str = ""
     cds_review_url: str = ""
 
+    @field_validator(
+        "panel_size_low",
+        "panel_size_moderate",
+        "panel_size_high",
+        "panel_size_very_high",
+        mode="before",
+    )
+    @classmethod
+    def _panel_size(cls, value: object) -> tuple[int, int]:
+        return parse_panel_size(value)
+
     @model_validator(mode="after")
     def _coherent(self) -> Settings:
         if self.backend == "triton" and not self.triton_url:
@@ -91,7 +133,17 @@ class Settings(BaseModel):
             raise ValueError("auth_mode 'tokens' needs auth_tokens_file")
         if self.auth_mode == "jwt" and not self.auth_jwks_file:
             raise ValueError("auth_mode 'jwt' needs auth_jwks_file")
+        _ = self.panel_sizes  # validates them together
         return self
+
+    @property
+    def panel_sizes(self) -> PanelSizes:
+        """The four panel sizes, validated, in complexity order."""
+        fields = {c: "panel_size_" + c.replace(" ", "_") for c in COMPLEXITIES}
+        return panel_sizes(
+            {c: getattr(self, f) for c, f in fields.items()},
+            {c: f"{f} (CANOE_{f.upper()})" for c, f in fields.items()},
+        )
 
     @property
     def parameters(self) -> Parameters:
@@ -121,4 +173,18 @@ def load_settings(environ: Mapping[str, str] | None = None, **overrides: Any) ->
     try:
         return Settings.model_validate(values)
     except ValidationError as exc:
-        raise InputError(f"invalid settings: {exc}") from exc
+        raise InputError("invalid settings:\n" + _describe(exc)) from None
+
+
+def _describe(exc: ValidationError) -> str:
+    """One line per problem, ``name: problem``, naming the CANOE_ variable. Neither pydantic's
+    documentation URL nor the input values: a setting can hold a secret (a DSN's password)."""
+    lines = []
+    for err in exc.errors(include_url=False, include_input=False, include_context=False):
+        loc = ".".join(str(p) for p in err["loc"])
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown setting; the names are the fields of service/settings.py Settings"
+        # A check across fields (loc empty) names its fields in the message itself.
+        lines.append(f"{loc} (CANOE_{loc.upper()}): {msg}" if loc else msg)
+    return "\n".join(lines)
