@@ -129,6 +129,8 @@ class CarePlanService:
         """Ingest a FHIR R4 Bundle (JSON bytes) and plan it. See ``generate_from_profile``."""
         from fhir_mapping.ingest import ingest
 
+        started = time.perf_counter()  # timings_ms.total counts from here (slot wait included)
+
         if len(bundle) > self.settings.max_message_bytes:
             raise LimitError(
                 f"the Bundle is {len(bundle)} bytes; the limit is "
@@ -142,7 +144,7 @@ class CarePlanService:
                     ingest, bundle, max_resources=self.settings.max_bundle_resources
                 )
             _emit(progress, Progress("ingest", "finished", 0, 0))
-            return await self._plan(profile, tenant, progress, time.perf_counter() - t0)
+            return await self._plan(profile, tenant, progress, time.perf_counter() - t0, started)
 
     async def generate_from_profile(
         self,
@@ -153,8 +155,9 @@ class CarePlanService:
         deadline_s: float | None = None,
     ) -> PlanOutcome:
         """Plan a profile (the CDS bridge assembles one from prefetch) and persist version 1."""
+        started = time.perf_counter()
         async with self._slot(), self._deadline(deadline_s):
-            return await self._plan(profile, tenant, progress, None)
+            return await self._plan(profile, tenant, progress, None, started)
 
     async def _plan(
         self,
@@ -162,7 +165,9 @@ class CarePlanService:
         tenant: str,
         progress: ProgressFn | None,
         ingest_s: float | None,
+        started: float,
     ) -> PlanOutcome:
+        """``started``: ``perf_counter`` at the start of the request, for ``timings_ms.total``."""
         from fhir_mapping.careplan import careplan_id, plan_bundle
 
         plan_id = uuid.uuid4().hex
@@ -176,7 +181,11 @@ class CarePlanService:
         d, ev = result.deliberation, result.evaluation
         bundle = plan_bundle(d, ev, recorded=created)
         document = to_document(d, ev)
-        summary = _summary(result, ingest_s, time.perf_counter() - t0, self.planner.experts.name)
+        # The stored copy cannot hold its own write time: its total ends just before the write.
+        stored = _summary(
+            result, ingest_s, time.perf_counter() - started, self.planner.experts.name
+        )
+        t_store = time.perf_counter()
         await self.store.create_plan(
             VersionRecord(
                 tenant=tenant,
@@ -188,9 +197,18 @@ class CarePlanService:
                 created=created,
                 deliberation=document,
                 bundle=bundle,
-                summary=summary,
+                summary=stored,
             )
         )
+        done = time.perf_counter()
+        # The caller's copy: total is the whole request, ingest and the store write included,
+        # so it is never below any one stage.
+        timings = {
+            **stored["timings_ms"],
+            "store": round((done - t_store) * 1000.0, 3),
+            "total": round((done - started) * 1000.0, 3),
+        }
+        summary = {**stored, "timings_ms": timings}
         self._remember(d)
         self.telemetry.plans.add(1, {"backend": self.planner.experts.name})
         self.telemetry.plan_duration.record(time.perf_counter() - t0)

@@ -97,6 +97,10 @@ async def test_generate_plan_returns_the_plan_and_persists_it_first(tmp_path: Pa
         assert 0 < s.counts["options_included"] <= s.counts["options"]
         assert s.counts["model_calls"] > 0 and s.backend == real_experts().name
         assert set(STAGES) <= set(s.timings_ms) and s.timings_ms["total"] > 0
+        # total is the whole request: ingest, the (sequential) stages and the store write.
+        assert {"ingest", "store"} <= set(s.timings_ms)
+        parts = sum(v for k, v in s.timings_ms.items() if k != "total")
+        assert s.timings_ms["total"] >= parts - 0.01  # 0.01: per-entry rounding to 1 us
         doc = await doc_of(h, r.plan_id)
         assert set(s.borderline_option_ids) == {o["id"] for o in doc["options"] if o["borderline"]}
         # Stored before the answer: the store has exactly what was returned.
