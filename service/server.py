@@ -4,7 +4,9 @@
 it (port 0 in tests) without starting it. ``start_server`` starts it and keeps the health status
 honest: NOT_SERVING until the model backend and the store answer ready, and again whenever they
 stop answering. ``serve_forever`` is ``canoe serve``: configure logging and telemetry once,
-serve gRPC and the CDS Hooks HTTP side (``http_port``) from one ``CarePlanService`` until
+serve gRPC, the CDS Hooks HTTP side (``http_port``; HTTPS under TLS, with ``/healthz`` and
+``/livez`` for probes) and Prometheus ``/metrics`` (``metrics_port``; 0 turns it off) from one
+``CarePlanService`` until
 SIGTERM/SIGINT, then refuse new work (health NOT_SERVING) and give in-flight requests
 ``grace_period_s`` to finish.
 """
@@ -30,7 +32,7 @@ from service.errors import InputError
 from service.grpc_api import SERVICE_NAME, CarePlanServicer
 from service.logs import configure_logging, get_logger
 from service.settings import Settings
-from service.telemetry import Telemetry
+from service.telemetry import MetricsEndpoint, Telemetry
 
 __all__ = ["RunningServer", "build_server", "serve_forever", "start_server"]
 
@@ -155,9 +157,17 @@ async def start_server(
 
 async def _serve(settings: Settings, telemetry: Telemetry) -> int:
     app = await CarePlanService.create(settings, telemetry=telemetry)
+    metrics: MetricsEndpoint | None = None
     try:
         running = await start_server(settings, app)
+        if telemetry.prometheus_registry is not None:
+            metrics = MetricsEndpoint.start(
+                telemetry.prometheus_registry, settings.grpc_host, settings.metrics_port
+            )
+            _log.info("metrics.started", port=metrics.port)
     except BaseException:
+        if metrics is not None:
+            metrics.close()
         await app.aclose()
         raise
     _log.info(
@@ -183,6 +193,8 @@ async def _serve(settings: Settings, telemetry: Telemetry) -> int:
     finally:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
+        if metrics is not None:
+            metrics.close()
         await app.aclose()
     _log.info("server.stopped", status=status)
     return status
@@ -201,7 +213,7 @@ class _HttpSide:
     async def start(self) -> None:
         import uvicorn
 
-        from service.cds_hooks.http import create_app
+        from service.cds_hooks.http import create_app, uvicorn_tls
 
         class _Server(uvicorn.Server):
             @contextlib.contextmanager
@@ -217,6 +229,9 @@ class _HttpSide:
                 access_log=False,
                 lifespan="on",
                 timeout_graceful_shutdown=max(1, int(self.settings.grace_period_s)),
+                # HTTPS with the gRPC certificate; a client CA makes client certs optional, not
+                # required, so probes without one still reach /healthz (see uvicorn_tls).
+                **uvicorn_tls(self.settings),
             )
         )
         self.task = asyncio.ensure_future(self._run())
@@ -246,7 +261,7 @@ class _HttpSide:
 def serve_forever(settings: Settings) -> int:
     """``canoe serve``: run until SIGTERM/SIGINT; exit status 0 after a graceful stop."""
     configure_logging(settings.log_level)
-    telemetry = Telemetry.from_settings(settings)
+    telemetry = Telemetry.from_settings(settings, prometheus=True)
     try:
         return asyncio.run(_serve(settings, telemetry))
     finally:

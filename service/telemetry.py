@@ -1,7 +1,9 @@
 """OpenTelemetry for the service: one ``Telemetry`` object built at start-up and passed down.
 
 It owns the tracer and meter (OTLP export when ``otlp_endpoint`` is set; in-memory readers and
-exporters can be handed in by tests) and the service's instruments. ``TracedExperts`` wraps any
+exporters can be handed in by tests) and the service's instruments. With ``prometheus=True``
+(``canoe serve``) a Prometheus reader collects into a registry of its own, which
+``MetricsEndpoint.start`` serves as ``/metrics`` on ``metrics_port``. ``TracedExperts`` wraps any
 ``Experts`` backend so that every model call gets a span and is counted. Span attributes and
 metric labels carry only operational values (method, stage, step, role, model, counts, status
 codes, plan ids): never patient data, never free text from the bundle or the model.
@@ -11,11 +13,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
+from threading import Thread
 from typing import Any
 
 from opentelemetry import metrics, trace
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import MetricReader, PeriodicExportingMetricReader
+from opentelemetry.sdk.metrics.view import ExplicitBucketHistogramAggregation, View
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor, SpanExporter
@@ -38,11 +43,15 @@ from inference.protocol import (
     UsageRecorder,
 )
 from service.core.profile import PatientProfile
+from service.errors import InputError
 from service.settings import Settings
 
-__all__ = ["SERVICE_NAME", "Telemetry", "TracedExperts"]
+__all__ = ["SERVICE_NAME", "MetricsEndpoint", "Telemetry", "TracedExperts"]
 
 SERVICE_NAME = "canoe-careplan"
+# The SDK's default buckets (0..10000) are meant for milliseconds; ours are seconds, from a
+# cached call (milliseconds) to a whole plan over a slow model (minutes).
+_SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 
 
 class Telemetry:
@@ -52,7 +61,11 @@ class Telemetry:
         self,
         tracer_provider: trace.TracerProvider | None = None,
         meter_provider: metrics.MeterProvider | None = None,
+        *,
+        prometheus_registry: Any = None,
     ) -> None:
+        # A prometheus_client CollectorRegistry when a Prometheus reader feeds the meter.
+        self.prometheus_registry = prometheus_registry
         self.tracer_provider = tracer_provider or trace.NoOpTracerProvider()
         self.meter_provider = meter_provider or metrics.NoOpMeterProvider()
         self.tracer = self.tracer_provider.get_tracer("canoe.service")
@@ -75,11 +88,17 @@ class Telemetry:
         *,
         span_exporters: Sequence[SpanExporter] = (),
         metric_readers: Sequence[MetricReader] = (),
+        prometheus: bool = False,
     ) -> Telemetry:
-        """SDK providers with the OTLP exporters when configured, plus any given in-process."""
+        """SDK providers with the OTLP exporters when configured, plus any given in-process, plus
+        a Prometheus reader when ``prometheus`` and ``metrics_port`` > 0."""
         resource = Resource.create({"service.name": SERVICE_NAME})
         tp = TracerProvider(resource=resource)
         readers = list(metric_readers)
+        registry: Any = None
+        if prometheus and settings.metrics_port > 0:
+            registry, reader = _prometheus_reader()
+            readers.append(reader)
         for exp in span_exporters:
             tp.add_span_processor(SimpleSpanProcessor(exp))
         if settings.otlp_endpoint:
@@ -97,8 +116,12 @@ class Telemetry:
                     OTLPMetricExporter(endpoint=settings.otlp_endpoint, insecure=insecure)
                 )
             )
-        mp = MeterProvider(resource=resource, metric_readers=readers)
-        return cls(tp, mp)
+        seconds = View(
+            instrument_name="canoe.*duration",
+            aggregation=ExplicitBucketHistogramAggregation(_SECONDS_BUCKETS),
+        )
+        mp = MeterProvider(resource=resource, metric_readers=readers, views=[seconds])
+        return cls(tp, mp, prometheus_registry=registry)
 
     def shutdown(self) -> None:
         for provider in (self.tracer_provider, self.meter_provider):
@@ -114,6 +137,52 @@ class Telemetry:
             self.tokens.add(call.input_tokens, {**labels, "direction": "input"})
         if call.output_tokens:
             self.tokens.add(call.output_tokens, {**labels, "direction": "output"})
+
+
+def _prometheus_reader() -> tuple[Any, MetricReader]:
+    try:
+        from opentelemetry.exporter.prometheus import PrometheusMetricReader
+        from prometheus_client import CollectorRegistry, GCCollector, ProcessCollector
+    except ImportError as exc:
+        raise InputError(
+            "metrics_port is set but opentelemetry-exporter-prometheus is not installed; "
+            "install it or set CANOE_METRICS_PORT=0"
+        ) from exc
+    # A registry of our own, not prometheus_client's global one: a second Telemetry in one
+    # process (tests) must not collide, and nothing imported by chance gets exported.
+    registry = CollectorRegistry()
+    ProcessCollector(registry=registry)
+    GCCollector(registry=registry)
+    return registry, PrometheusMetricReader(registry=registry)
+
+
+@dataclass(frozen=True, slots=True)
+class MetricsEndpoint:
+    """``/metrics`` in Prometheus text format on a daemon thread of its own, so a scrape is
+    answered even while the event loop is busy with a plan. Plain HTTP: it carries counts and
+    timings only, and the ServiceMonitor scrapes it without TLS."""
+
+    server: Any  # wsgiref WSGIServer
+    thread: Thread
+
+    @property
+    def port(self) -> int:
+        return int(self.server.server_port)
+
+    @classmethod
+    def start(cls, registry: Any, host: str, port: int) -> MetricsEndpoint:
+        from prometheus_client import start_http_server
+
+        try:
+            server, thread = start_http_server(port, addr=host, registry=registry)
+        except OSError as exc:
+            raise InputError(f"cannot bind metrics on {host}:{port}: {exc.strerror}") from exc
+        return cls(server, thread)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
 
 
 class _SpanRecorder:

@@ -8,14 +8,22 @@ client sees proper 401s. Errors leave as FHIR OperationOutcome JSON with the sta
 tree maps to, in one place (``_status``). Log lines carry method, service id, status, timings
 and counts only: never patient data, prefetch content or tokens.
 
+Outside that path, always at the root and without authentication: ``GET /healthz`` (200
+``{"status":"SERVING"}`` when ``ready()``, the readiness gRPC health reports, else 503
+``NOT_SERVING``) and ``GET /livez`` (200 while the process answers), for probes that cannot speak
+gRPC over TLS. They say nothing about any patient.
+
 ``build_app`` assembles the app from its parts (tests hand in a clock, ledger, HTTP client);
-``create_app`` builds everything from ``Settings``; ``serve`` runs it with uvicorn. The card
+``create_app`` builds everything from ``Settings``; ``serve`` runs it with uvicorn, over HTTPS
+when TLS is configured (``uvicorn_tls``). The card
 ledger and the seen JWT ids live in the plan store, so any replica can answer any call.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import ssl
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -76,11 +84,13 @@ from service.logs import get_logger, new_request_id, request_context
 from service.settings import Settings
 from service.store import IssuedCard
 
-__all__ = ["CdsConfig", "PlanService", "build_app", "create_app", "serve"]
+__all__ = ["CdsConfig", "PlanService", "build_app", "create_app", "serve", "uvicorn_tls"]
 
 log = get_logger("canoe.cds_hooks")
 
 FHIR_FETCH_TIMEOUT_S: Final = 10.0
+# Below the usual probe timeout: a hanging backend check answers NOT_SERVING, not a timeout.
+READY_TIMEOUT_S: Final = 4.0
 _JSON_TYPES: Final = ("application/json", "application/fhir+json")
 
 
@@ -99,6 +109,8 @@ class _Outcome(Protocol):
 
 class PlanService(Protocol):
     """What the bridge needs of ``service.app.CarePlanService``."""
+
+    async def ready(self) -> bool: ...
 
     async def generate(self, bundle: bytes, *, tenant: str) -> _Outcome: ...
 
@@ -200,6 +212,29 @@ def _error(exc: CanoeError) -> JSONResponse:
 def _div(text: str) -> str:
     safe = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return f'<div xmlns="http://www.w3.org/1999/xhtml">{safe}</div>'
+
+
+# ------------------------------------------------------------------------------ probes
+
+
+def _probes(service: PlanService) -> list[Route]:
+    async def healthz(_request: Request) -> Response:
+        try:
+            ready = await asyncio.wait_for(service.ready(), READY_TIMEOUT_S)
+        except Exception:
+            ready = False
+        return JSONResponse(
+            {"status": "SERVING" if ready else "NOT_SERVING"},
+            status_code=200 if ready else 503,
+            headers={"Cache-Control": "no-store"},
+        )
+
+    async def livez(_request: Request) -> Response:
+        # Alive means the event loop answers; a backend or store outage must not get the pod
+        # restarted (that is readiness, above).
+        return JSONResponse({"status": "SERVING"}, headers={"Cache-Control": "no-store"})
+
+    return [Route("/healthz", healthz, methods=["GET"]), Route("/livez", livez, methods=["GET"])]
 
 
 # ------------------------------------------------------------------------------ the app
@@ -493,6 +528,7 @@ def build_app(
     base = f"{config.prefix}/cds-services"
     return Starlette(
         routes=[
+            *_probes(service),
             Route(base, bridge.discovery, methods=["GET"]),
             Route(f"{base}/{{service_id}}", bridge.hook, methods=["POST"]),
             Route(f"{base}/{{service_id}}/feedback", bridge.feedback, methods=["POST"]),
@@ -521,8 +557,27 @@ def create_app(service: PlanService, settings: Settings) -> Starlette:
     return build_app(service, CdsConfig.from_settings(settings), verifier)
 
 
+def uvicorn_tls(settings: Settings) -> dict[str, Any]:
+    """``uvicorn.Config`` keyword arguments for HTTPS with the service's certificate (the one
+    gRPC uses); empty without TLS."""
+    if not settings.tls_cert_file:
+        return {}
+    options: dict[str, Any] = {
+        "ssl_certfile": settings.tls_cert_file,
+        "ssl_keyfile": settings.tls_key_file,
+    }
+    if settings.tls_client_ca_file:
+        # Client certificates are verified when presented but not required (unlike gRPC's mTLS):
+        # the kubelet's HTTPS probes carry none and must still reach /healthz, and CDS clients
+        # authenticate every call with their signed JWT anyway.
+        options["ssl_ca_certs"] = settings.tls_client_ca_file
+        options["ssl_cert_reqs"] = ssl.CERT_OPTIONAL
+    return options
+
+
 async def serve(service: PlanService, settings: Settings, *, host: str = "0.0.0.0") -> None:
-    """Run the CDS Hooks app on ``settings.http_port`` until cancelled (uvicorn, no reload)."""
+    """Run the CDS Hooks app on ``settings.http_port`` until cancelled (uvicorn, no reload),
+    over HTTPS when ``tls_cert_file``/``tls_key_file`` are set."""
     import uvicorn
 
     server = uvicorn.Server(
@@ -533,6 +588,7 @@ async def serve(service: PlanService, settings: Settings, *, host: str = "0.0.0.
             log_config=None,  # the project's logging set-up owns the handlers
             access_log=False,  # the app logs each call itself, without query or body
             lifespan="on",
+            **uvicorn_tls(settings),
         )
     )
     await server.serve()
