@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar
@@ -73,7 +74,8 @@ def rich_status(exc: BaseException) -> grpc.Status:
     """The gRPC status for ``exc``, with its OperationOutcome in the rich details."""
     code = status_code(exc)
     message = exc.message if isinstance(exc, CanoeError) else "internal error"
-    if isinstance(exc, StaleVersionError):
+    if isinstance(exc, StaleVersionError) and not re.search(rf"\b{exc.current_version}\b", message):
+        # Only where the message does not already say it (the service's and the store's do).
         message = f"{message} (current version: {exc.current_version})"
     detail = any_pb2.Any()
     detail.Pack(

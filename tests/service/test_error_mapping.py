@@ -86,6 +86,12 @@ def test_a_stale_version_names_the_current_one() -> None:
     assert "current version: 7" in st.details
 
 
+def test_a_stale_version_says_the_version_once() -> None:
+    msg = "version is stale: the current version of plan p is 2"
+    st = rich_status(StaleVersionError(msg, current_version=2))
+    assert st.details == msg
+
+
 def _outcome(st: grpc.Status) -> dict[str, object]:
     raw = dict(st.trailing_metadata)["grpc-status-details-bin"]
     detail = pb.OperationOutcomeDetail()
