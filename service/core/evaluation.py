@@ -64,6 +64,22 @@ class NodeScore:
     sigma: float | None
 
 
+# A frozen dataclass's __init__ sets every field through object.__setattr__, which makes building
+# the hundreds of NodeScores of a plan a third of its evaluation. _node_score makes the very same
+# object by calling the slots' own setters; tests check it stays equal to NodeScore(...).
+_NODE_SETTERS = tuple(NodeScore.__dict__[f].__set__ for f in NodeScore.__slots__)
+
+
+def _node_score(id: str, tau: float, tau_calibrated: float, sigma: float | None) -> NodeScore:
+    node: NodeScore = object.__new__(NodeScore)
+    set_id, set_tau, set_tau_calibrated, set_sigma = _NODE_SETTERS
+    set_id(node, id)
+    set_tau(node, tau)
+    set_tau_calibrated(node, tau_calibrated)
+    set_sigma(node, sigma)
+    return node
+
+
 @dataclass(frozen=True, slots=True)
 class OptionResult:
     option_id: str
@@ -111,26 +127,28 @@ class Evaluation:
 def evaluate_option(option: Option, parameters: Parameters) -> OptionResult:
     """Calibrate, build the A-QBAF and propagate for one option."""
     live = [a for a in option.arguments if a.status != "rejected"]
-    arena = [a for a in live if a.origin == "agent" and a.tau_source == "model"]
-    tau_cal = calibrate(arena, option.clashes, parameters.beta) if option.clashes else {}
+    tau_cal: Mapping[str, float] = {}
+    if option.clashes:
+        arena = [a for a in live if a.origin == "agent" and a.tau_source == "model"]
+        tau_cal = calibrate(arena, option.clashes, parameters.beta)
 
     index = {option.id: 0}
-    base = [OPTION_PRIOR]
-    for a in live:
-        index[a.id] = len(base)
-        base.append(tau_cal.get(a.id, a.tau))
+    index.update({a.id: i for i, a in enumerate(live, 1)})
+    base = [OPTION_PRIOR, *[tau_cal.get(a.id, a.tau) for a in live]]
     sup: list[list[int]] = [[] for _ in base]
     att: list[list[int]] = [[] for _ in base]
-    seen: set[tuple[str, str, str]] = set()
+    node = index.get
     for e in option.edges:
-        s, t = index.get(e.source), index.get(e.target)
+        s, t = node(e.source), node(e.target)
         if s is None or t is None:  # an end is rejected (or unknown: documents refuse those)
             continue
-        key = (e.source, e.target, e.relation)
-        if key in seen:
-            continue
-        seen.add(key)
         (sup if e.relation == "support" else att)[t].append(s)
+    # Relations are sets: a repeated edge counts once. Repeats are rare, so they are looked for
+    # after the fact, only where a node has several sources.
+    for lists in (sup, att):
+        for t, sources in enumerate(lists):
+            if len(sources) > 1 and len(set(sources)) < len(sources):
+                lists[t] = list(dict.fromkeys(sources))
 
     sigma, converged, iterations, _ = propagate_indexed(
         base,
@@ -140,15 +158,13 @@ def evaluate_option(option: Option, parameters: Parameters) -> OptionResult:
         max_iterations=parameters.max_iterations,
     )
     score = sigma[0]
-    nodes: dict[str, NodeScore] = {
-        option.id: NodeScore(option.id, OPTION_PRIOR, OPTION_PRIOR, score)
-    }
+    nodes = {option.id: _node_score(option.id, OPTION_PRIOR, OPTION_PRIOR, score)}
     for a in option.arguments:
-        i = index.get(a.id)
+        i = node(a.id)
         if i is None:
-            nodes[a.id] = NodeScore(a.id, a.tau, a.tau, None)
+            nodes[a.id] = _node_score(a.id, a.tau, a.tau, None)
         else:
-            nodes[a.id] = NodeScore(a.id, a.tau, base[i], sigma[i])
+            nodes[a.id] = _node_score(a.id, a.tau, base[i], sigma[i])
 
     borderline = abs(score - OPTION_PRIOR) <= parameters.band or not converged
     decision: OptionDecision

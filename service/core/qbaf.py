@@ -131,27 +131,30 @@ def propagate(graph: QBAF, *, tolerance: float = 1e-12, max_iterations: int = 10
     )
 
 
-def topological_order(
-    sup: Sequence[Sequence[int]], att: Sequence[Sequence[int]]
-) -> list[int] | None:
-    """Kahn's algorithm over ``source -> target``; None when the graph has a cycle."""
-    n = len(sup)
-    indegree = [len(sup[i]) + len(att[i]) for i in range(n)]
-    out: list[list[int]] = [[] for _ in range(n)]
-    for t in range(n):
-        for s in sup[t]:
-            out[s].append(t)
-        for s in att[t]:
-            out[s].append(t)
-    order = [i for i in range(n) if indegree[i] == 0]
-    head = 0
-    while head < len(order):
-        for t in out[order[head]]:
-            indegree[t] -= 1
-            if indegree[t] == 0:
+def _inner_order(sup: Sequence[Sequence[int]], att: Sequence[Sequence[int]]) -> list[int] | None:
+    """Kahn's algorithm over ``source -> target``, restricted to the nodes that have incoming
+    edges (the others keep their base strength, so they need no place in the order); None when
+    the graph has a cycle. Any topological order gives the same strengths."""
+    inner = [t for t in range(len(sup)) if sup[t] or att[t]]
+    is_inner = set(inner)
+    order: list[int] = []  # first the nodes whose sources all keep their base strength
+    pending: dict[int, int] = {}  # the others: how many of their sources are not placed yet
+    feeds: dict[int, list[int]] = {}
+    for t in inner:
+        s, a = sup[t], att[t]
+        if is_inner.isdisjoint(s) and is_inner.isdisjoint(a):
+            order.append(t)
+            continue
+        sources = [j for j in (*s, *a) if j in is_inner]
+        pending[t] = len(sources)
+        for j in sources:
+            feeds.setdefault(j, []).append(t)
+    for j in order:  # grows while it is walked
+        for t in feeds.get(j, ()):
+            pending[t] -= 1
+            if pending[t] == 0:
                 order.append(t)
-        head += 1
-    return order if len(order) == n else None
+    return order if len(order) == len(inner) else None
 
 
 def propagate_indexed(
@@ -169,14 +172,16 @@ def propagate_indexed(
     if max_iterations < 1:
         raise ValueError("max_iterations must be >= 1")
     n = len(base)
-    order = topological_order(sup, att) if method == "auto" else None
+    order = _inner_order(sup, att) if method == "auto" else None
     if order is not None:
         sigma = list(base)
         for i in order:
             s, a = sup[i], att[i]
-            if s or a:
-                e = fsum([sigma[j] for j in s]) - fsum([sigma[j] for j in a])
-                sigma[i] = energy_update(base[i], e)
+            # One term is its own exact sum: fsum is needed (and kept) from two terms on.
+            e = (sigma[s[0]] if len(s) == 1 else fsum([sigma[j] for j in s])) - (
+                sigma[a[0]] if len(a) == 1 else fsum([sigma[j] for j in a])
+            )
+            sigma[i] = energy_update(base[i], e)
         return sigma, True, 1, True
 
     prev = list(base)

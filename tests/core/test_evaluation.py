@@ -138,3 +138,17 @@ def test_problem_decisions_by_path() -> None:
 def test_evaluation_is_repeatable_bit_for_bit() -> None:
     d = sample()
     assert evaluate(d) == evaluate(d)
+
+
+def test_node_scores_built_without_init_equal_the_dataclass_ones() -> None:
+    # evaluate builds NodeScores through the slots' setters (speed): same value, still frozen.
+    from dataclasses import FrozenInstanceError, fields
+
+    from service.core.evaluation import NodeScore, _node_score
+
+    assert tuple(f.name for f in fields(NodeScore)) == NodeScore.__slots__
+    for row in (("a", 0.25, 0.5, None), ("o", 0.5, 0.5, 0.75)):
+        fast, slow = _node_score(*row), NodeScore(*row)
+        assert fast == slow and repr(fast) == repr(slow) and hash(fast) == hash(slow)
+        with pytest.raises(FrozenInstanceError):
+            fast.tau = 1.0  # type: ignore[misc]
