@@ -312,8 +312,11 @@ def test_tls_mounts_secrets_and_probes_over_https(rendered: dict[str, Rendered])
     }
     assert secrets == {"canoe-tls", "canoe-client-ca", "canoe-tokens"}
     c = container(deploy, "canoe")
-    for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
-        assert c[probe]["httpGet"] == {"path": "/healthz", "port": "http", "scheme": "HTTPS"}
+    # under TLS the probes ask the HTTP side: /livez while the process answers, /healthz for
+    # readiness (an outage takes pods out of rotation instead of restarting them)
+    for probe in ("startupProbe", "livenessProbe"):
+        assert c[probe]["httpGet"] == {"path": "/livez", "port": "http", "scheme": "HTTPS"}
+    assert c["readinessProbe"]["httpGet"] == {"path": "/healthz", "port": "http", "scheme": "HTTPS"}
 
 
 IMPOSSIBLE = {
@@ -468,6 +471,33 @@ def test_notes_tell_how_to_call_the_service(helm: Helm, tmp_path: Path) -> None:
     assert "-cert client.crt -key client.key" in secured
     assert "authorization: Bearer" in secured
     assert "-plaintext" not in secured
+    # Under mutual TLS every grpcurl line presents the client certificate, `list` included.
+    grpcurl = [line for line in secured.splitlines() if line.strip().startswith("grpcurl ")]
+    assert len(grpcurl) == 3
+    assert all("-cacert ca.crt -cert client.crt -key client.key" in line for line in grpcurl)
+    (generate,) = [line for line in grpcurl if "GeneratePlan" in line]
+    assert '\\"bundle_json\\":\\"$(base64 -w0 bundle.json)\\"' in generate
+    assert "canoe.v1.CarePlanService/GeneratePlan" in generate
+    (listing,) = [line for line in grpcurl if line.rstrip().endswith(" list")]
+    assert listing  # the reflection line
+
+
+def test_notes_warn_while_cds_hooks_cannot_work(helm: Helm, tmp_path: Path) -> None:
+    default = render_notes(helm, tmp_path / "default", [])
+    assert "WARNING: the CDS Hooks side" in default
+    assert "cdsHooks.jwksSecret is empty" in default
+    assert "cdsHooks.baseUrl is empty" in default
+    assert "needs a JWT" in default
+    only_jwks = render_notes(helm, tmp_path / "jwks", ["cdsHooks.jwksSecret=ehr-jwks"])
+    assert "cdsHooks.jwksSecret is empty" not in only_jwks
+    assert "cdsHooks.baseUrl is empty" in only_jwks
+    both = render_notes(
+        helm,
+        tmp_path / "both",
+        ["cdsHooks.jwksSecret=ehr-jwks", "cdsHooks.baseUrl=https://canoe.example.org"],
+    )
+    assert "WARNING" not in both
+    assert "/cds-services" in both
 
 
 def _schema_objects(node: Any, path: str = "$") -> list[tuple[str, dict]]:
