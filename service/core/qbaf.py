@@ -138,19 +138,20 @@ def _inner_order(sup: Sequence[Sequence[int]], att: Sequence[Sequence[int]]) -> 
     inner = [t for t in range(len(sup)) if sup[t] or att[t]]
     is_inner = set(inner)
     order: list[int] = []  # first the nodes whose sources all keep their base strength
-    pending: dict[int, int] = {}  # the others: how many of their sources are not placed yet
-    feeds: dict[int, list[int]] = {}
+    pending = [0] * len(sup)  # the others: how many of their sources are not placed yet
+    feeds: list[list[int]] = [[] for _ in sup]
     for t in inner:
         s, a = sup[t], att[t]
         if is_inner.isdisjoint(s) and is_inner.isdisjoint(a):
             order.append(t)
             continue
-        sources = [j for j in (*s, *a) if j in is_inner]
-        pending[t] = len(sources)
-        for j in sources:
-            feeds.setdefault(j, []).append(t)
+        for sources in (s, a):
+            for j in sources:
+                if j in is_inner:
+                    pending[t] += 1
+                    feeds[j].append(t)
     for j in order:  # grows while it is walked
-        for t in feeds.get(j, ()):
+        for t in feeds[j]:
             pending[t] -= 1
             if pending[t] == 0:
                 order.append(t)
