@@ -395,6 +395,22 @@ def _option(
         if model_set and not is_near_tie(s.tau, a.tau, params.delta):
             raise _fail(cw, f"|tau_s - tau_a| = {abs(s.tau - a.tau)!r} is not below delta")
         clashes.append(Clash(s.id, a.id, c["winner"]))
+    # The converse: every near-tied opposing pair of model-scored arguments was adjudicated when
+    # the plan was made (a failed verdict is kept as winner null). A missing pair means clashes
+    # were removed, or delta changed after the fact: recomputing would silently drop calibration.
+    arena = [x for x in args if x.origin == "agent" and x.tau_source == "model"]
+    for s in arena:
+        if s.stance != "support":
+            continue
+        for a in arena:
+            missing = a.stance == "attack" and (s.id, a.id) not in pairs
+            if missing and is_near_tie(s.tau, a.tau, params.delta):
+                raise _fail(
+                    f"{where}.clashes",
+                    f"near-tied pair ({s.id!r}, {a.id!r}) has no clash entry: it was never "
+                    "adjudicated under this delta",
+                    "required",
+                )
 
     code = raw.get("code")
     return Option(

@@ -203,6 +203,19 @@ def test_duplicate_edges_and_missing_option_edge_are_refused() -> None:
     assert err.issues[0].expression == ("options[2].nodes[1]",)
 
 
+def test_a_near_tied_pair_without_its_clash_is_refused() -> None:
+    # an auditor who deletes the clash entries, or widens delta after the fact, would recompute
+    # without the calibration the adjudicator's verdicts imposed: refused, naming the clashes
+    doc = to_document(sample())  # what _bad mutates
+    assert any(o["clashes"] for o in doc["options"])
+    k = next(i for i, o in enumerate(doc["options"]) if o["clashes"])
+    err = _bad(lambda d: d["options"][k]["clashes"].clear())
+    assert err.issues[0].expression == (f"options[{k}].clashes",)
+    assert "never adjudicated" in err.message
+    err = _bad(lambda d: d["parameters"].update(delta=0.99))
+    assert "no clash entry" in err.message
+
+
 def test_not_a_mapping_is_refused() -> None:
     with pytest.raises(DocumentError):
         from_document([])  # type: ignore[arg-type]

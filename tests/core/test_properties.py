@@ -16,11 +16,12 @@ from service.core import (
     RejectArgument,
     apply,
     evaluate,
+    find_clashes,
     propagate,
     recompute_document,
     to_document,
 )
-from service.core.model import Edge
+from service.core.model import Edge, Parameters
 from service.core.qbaf import propagate_indexed
 from tests.core.builders import arg, deliberation, option
 
@@ -108,7 +109,12 @@ def plan_from(g: tuple[list[float], list[tuple[int, int, str]]]):
     for i in range(1, len(base)):
         args.append(arg(f"x{i}", stance[i], base[i]))
     extra = [(f"x{s}", f"x{t}", r) for s, t, r in dict.fromkeys(edges) if t != 0]
-    return deliberation([option("o", args, extra)])
+    # As the pipeline does: every near-tied opposing pair went to the adjudicator (alternating
+    # verdicts, one failed), so the plan is a document that from_document accepts.
+    pairs = find_clashes(args, Parameters().delta)
+    verdicts = ("support", "attack", None)
+    clashes = [(s, a, verdicts[k % 3]) for k, (s, a) in enumerate(pairs)]
+    return deliberation([option("o", args, extra, clashes)])
 
 
 @given(dags(max_args=8))
@@ -138,7 +144,11 @@ def test_rejected_then_readded_argument_restores_the_score(
     # back by accepting it again ...
     back = apply(rejected, AcceptArgument(victim.id), task_id="t2", **WHO)
     assert evaluate(back).option("o").score == before
-    # ... or by a human re-adding the same claim under a new id with the same relations
+    # ... or by a human re-adding the same claim under a new id with the same relations. A
+    # human-added argument takes part in no clash, so this restores the score exactly when the
+    # original took part in no decided clash (else its and its partners' tau~ differ by design).
+    if any(victim.id in (c.support, c.attack) and c.winner is not None for c in o.clashes):
+        return
     new_id = victim.id + "-again"
     rename = {victim.id: new_id}
     relations = tuple(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from service.core import find_clashes
 from service.core.model import (
     Argument,
     Clash,
@@ -252,7 +253,7 @@ def small_deliberation(**changes: object) -> Deliberation:
             created="2026-11-30T09:00:00Z",
         ),
     )
-    return replace(d, **changes)  # type: ignore[arg-type]
+    return _adjudicated(replace(d, **changes))  # type: ignore[arg-type]
 
 
 def deliberation_from_profile(
@@ -324,17 +325,35 @@ def deliberation_from_profile(
             edges=(Edge("arg-fu", "opt-follow-up", "support"),),
         )
     )
-    return Deliberation(
-        plan_id=plan_id,
-        version=1,
-        patient_ref=profile.ref,
-        parameters=Parameters(),
-        problems=problems,
-        options=tuple(options),
-        meta=Meta(
-            backend="hand-built",
-            evidence_version="kb-test",
-            panel=(("pharmacist", "meds"), ("nurse", "falls"), ("general practitioner", "all")),
-            created="2026-11-30T09:00:00Z",
-        ),
+    return _adjudicated(
+        Deliberation(
+            plan_id=plan_id,
+            version=1,
+            patient_ref=profile.ref,
+            parameters=Parameters(),
+            problems=problems,
+            options=tuple(options),
+            meta=Meta(
+                backend="hand-built",
+                evidence_version="kb-test",
+                panel=(("pharmacist", "meds"), ("nurse", "falls"), ("general practitioner", "all")),
+                created="2026-11-30T09:00:00Z",
+            ),
+        )
     )
+
+
+def _adjudicated(d: Deliberation) -> Deliberation:
+    """As the pipeline records it: every near-tied opposing pair went to the adjudicator. Pairs
+    the hand-built options leave out get a failed verdict (winner None), which counts for nobody,
+    so the scores worked out by hand above do not change."""
+    options = []
+    for o in d.options:
+        have = {(c.support, c.attack) for c in o.clashes}
+        missing = [
+            Clash(s, a, None)
+            for s, a in find_clashes(o.arguments, d.parameters.delta)
+            if (s, a) not in have
+        ]
+        options.append(replace(o, clashes=(*o.clashes, *missing)) if missing else o)
+    return replace(d, options=tuple(options))
