@@ -16,6 +16,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from service.settings import load_settings
 from tests.helm.conftest import CHART, NAMESPACE, RELEASE, SCENARIOS, VALUES_DIR, Helm, Rendered
 
 pytestmark = pytest.mark.helm
@@ -254,6 +255,64 @@ def test_ha_postgres_with_external_triton(rendered: dict[str, Rendered]) -> None
     assert sm["metadata"]["labels"]["release"] == "kube-prometheus-stack"
 
 
+def test_per_step_models_client_tuning_and_panel_sizes_reach_the_configmap(
+    rendered: dict[str, Rendered],
+) -> None:
+    data = configmap_data(rendered["ha-postgres-external-triton"])
+    models = {k: v for k, v in data.items() if k.startswith("CANOE_TRITON_MODEL_")}
+    assert models == {
+        "CANOE_TRITON_MODEL_AGENT": "medgemma-4b-it",
+        "CANOE_TRITON_MODEL_ADJUDICATOR": "llama-3.1-70b-instruct",
+        "CANOE_TRITON_MODEL_PANEL": "llama-3.1-70b-instruct",
+        "CANOE_TRITON_MODEL_SYNTHESIZE": "medgemma-27b-text-it",
+    }  # vote: "" is left out, so the service falls back to the agent model
+    assert data["CANOE_TRITON_RETRIES"] == "0"  # 0 is a setting, not an absence
+    assert data["CANOE_TRITON_BREAKER_THRESHOLD"] == "3"
+    assert data["CANOE_TRITON_BREAKER_COOLDOWN_S"] == "12.5"
+    assert data["CANOE_TRITON_TEMPERATURE"] == "0"
+    assert data["CANOE_TRITON_QUEUE_TIMEOUT_US"] == "2000000"  # not 2e+06
+    sizes = {k: v for k, v in data.items() if k.startswith("CANOE_PANEL_SIZE_")}
+    assert sizes == {
+        "CANOE_PANEL_SIZE_LOW": "2",
+        "CANOE_PANEL_SIZE_HIGH": "4,6",
+        "CANOE_PANEL_SIZE_VERY_HIGH": "6,8",
+    }  # moderate: "" keeps the service default
+    # The service itself must accept what the chart renders, names and values alike.
+    settings = load_settings(environ=data)
+    assert settings.triton_model_panel == "llama-3.1-70b-instruct"
+    assert settings.triton_model_vote == ""
+    assert (settings.triton_retries, settings.triton_temperature) == (0, 0.0)
+    assert settings.triton_queue_timeout_us == 2_000_000
+    assert settings.panel_sizes == (
+        ("low", 2, 2),
+        ("moderate", 3, 3),
+        ("high", 4, 6),
+        ("very high", 6, 8),
+    )
+
+
+def test_unset_tuning_stays_out_and_panel_sizes_reach_the_embedded_backend(
+    rendered: dict[str, Rendered], helm: Helm
+) -> None:
+    data = configmap_data(rendered["defaults"])
+    tuning = [k for k in data if k.startswith(("CANOE_TRITON_", "CANOE_PANEL_SIZE_"))]
+    assert tuning == []
+    load_settings(environ=data)
+    # Panel sizes hold for both backends; Triton client tuning only reaches a Triton backend.
+    data = configmap_data(
+        helm.render(
+            sets=[
+                "config.panelSizes.veryHigh=8",
+                "triton.client.retries=4",
+                "triton.models.perStep.panel=p",
+            ]
+        )
+    )
+    assert data["CANOE_PANEL_SIZE_VERY_HIGH"] == "8"
+    assert not [k for k in data if k.startswith("CANOE_TRITON_")]
+    assert load_settings(environ=data).panel_sizes[-1] == ("very high", 8, 8)
+
+
 def test_in_cluster_triton_on_gpu_nodes(rendered: dict[str, Rendered]) -> None:
     r = rendered["triton-gpu"]
     triton = r.one("Deployment", "-triton")
@@ -367,6 +426,14 @@ IMPOSSIBLE = {
         ["metrics.enabled=false", "metrics.serviceMonitor.enabled=true"],
         "needs metrics.enabled",
     ),
+    "panel-size-extended-below-base": (
+        ["config.panelSizes.high=5\\,4"],
+        'config.panelSizes.high="5,4" has extended 4 below base 5',
+    ),
+    "panel-sizes-shrink-with-complexity": (
+        ["config.panelSizes.moderate=4", "config.panelSizes.veryHigh=3"],
+        'config.panelSizes.veryHigh="3" is smaller than config.panelSizes.moderate',
+    ),
 }
 
 
@@ -388,6 +455,18 @@ def test_impossible_combinations_fail_with_their_message(helm: Helm, case: str) 
         ["store.type=mysql"],
         ["replicaCount=0"],
         ["ports.grpc=70000"],
+        ["triton.models.perStep.triage=m"],  # not a step kind
+        ["triton.models.perStep.panel=1"],
+        ["triton.client.retries=-1"],
+        ["triton.client.retries=11"],
+        ["triton.client.breakerThreshold=0"],
+        ["triton.client.temperature=3"],
+        ["triton.client.queueTimeoutMicroseconds=-5"],
+        ["triton.client.backoff=1"],
+        ["config.panelSizes.low=0"],
+        ["config.panelSizes.high=four"],
+        ["config.panelSizes.high=4\\,5\\,6"],
+        ["config.panelSizes.extreme=9"],
     ],
 )
 def test_schema_rejects_what_the_chart_does_not_know(helm: Helm, sets: list[str]) -> None:

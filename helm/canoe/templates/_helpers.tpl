@@ -152,6 +152,25 @@ change, because the person reading it is a platform engineer at install time, no
 {{- if and $pdb.enabled (kindIs "invalid" $pdb.maxUnavailable) (kindIs "invalid" $pdb.minAvailable) }}
 {{- fail "canoe: podDisruptionBudget.enabled=true needs maxUnavailable or minAvailable." }}
 {{- end }}
+{{- /* Panel sizes: the service refuses these at start-up (CrashLoopBackOff); say so at install.
+       Only the levels that are set are compared, since the chart does not copy the service's
+       defaults; the service still checks a set level against a defaulted one. */}}
+{{- $prev := list 1 1 "" }}
+{{- range $level := list "low" "moderate" "high" "veryHigh" }}
+{{- $val := get $v.config.panelSizes $level }}
+{{- if and (not (kindIs "invalid" $val)) (ne (toString $val) "") }}
+{{- $parts := splitList "," (toString $val) }}
+{{- $base := atoi (trim (first $parts)) }}
+{{- $ext := atoi (trim (last $parts)) }}
+{{- if lt $ext $base }}
+{{- fail (printf "canoe: config.panelSizes.%s=%q has extended %d below base %d; write \"base,extended\" with base <= extended." $level (toString $val) $ext $base) }}
+{{- end }}
+{{- if or (lt $base (index $prev 0)) (lt $ext (index $prev 1)) }}
+{{- fail (printf "canoe: config.panelSizes.%s=%q is smaller than config.panelSizes.%s; panel sizes must not shrink as case complexity grows." $level (toString $val) (index $prev 2)) }}
+{{- end }}
+{{- $prev = list $base $ext $level }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/* A NetworkPolicy egress rule to some peers on one TCP port; no peers means any destination. */}}
