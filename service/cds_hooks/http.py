@@ -55,6 +55,7 @@ from service.cds_hooks.cards import (
 )
 from service.cds_hooks.feedback import (
     CardLedger,
+    CardStore,
     Feedback,
     StoreCardLedger,
     override_tasks,
@@ -82,7 +83,6 @@ from service.errors import (
 )
 from service.logs import get_logger, new_request_id, request_context
 from service.settings import Settings
-from service.store import IssuedCard
 
 __all__ = ["CdsConfig", "PlanService", "build_app", "create_app", "serve", "uvicorn_tls"]
 
@@ -107,8 +107,8 @@ class _Outcome(Protocol):
     def deliberation(self) -> dict[str, Any]: ...
 
 
-class PlanService(Protocol):
-    """What the bridge needs of ``service.app.CarePlanService``."""
+class PlanService(CardStore, Protocol):
+    """What the bridge needs of ``service.app.CarePlanService`` (its card ledger included)."""
 
     async def ready(self) -> bool: ...
 
@@ -121,18 +121,6 @@ class PlanService(Protocol):
     async def record_feedback(
         self, *, tenant: str, plan_id: str, card_id: str, outcome: str, payload: dict[str, Any]
     ) -> None: ...
-
-    async def record_cards(
-        self,
-        *,
-        tenant: str,
-        plan_id: str,
-        version: int,
-        service_id: str,
-        cards: Mapping[str, Mapping[str, Any]],
-    ) -> None: ...
-
-    async def card(self, *, tenant: str, card_id: str) -> IssuedCard | None: ...
 
     async def claim_token_id(self, *, issuer: str, jti: str, expires_at: float) -> bool: ...
 
