@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from service.core.evaluation import CATEGORY_ORDER
+
 __all__ = ["CATEGORY_RELEVANCE", "POOL", "ROLE_BY_NAME", "AgentProfile"]
 
 
@@ -159,19 +161,7 @@ ROLE_BY_NAME: dict[str, AgentProfile] = {a.role: a for a in POOL}
 # How relevant each role's view is to each plan category (0-3); used only to break near-ties
 # in clash adjudication, after safety, grade and specificity.
 CATEGORY_RELEVANCE: dict[str, dict[str, int]] = {
-    "gp": {
-        c: 2
-        for c in (
-            "immediate-safety",
-            "medication",
-            "monitoring",
-            "mental-health",
-            "rehabilitation",
-            "caregiver-support",
-            "referral",
-            "follow-up",
-        )
-    },
+    "gp": dict.fromkeys(CATEGORY_ORDER, 2),
     "pharmacist": {"immediate-safety": 3, "medication": 3, "monitoring": 2},
     "nurse": {"monitoring": 3, "immediate-safety": 2, "rehabilitation": 2, "follow-up": 2},
     "geriatrician": {
