@@ -31,6 +31,7 @@ __all__ = [
     "Experts",
     "ModelCall",
     "PanelMember",
+    "Priority",
     "ProblemVote",
     "Relation",
     "StepKind",
@@ -41,6 +42,9 @@ Complexity = Literal["low", "moderate", "high", "very high"]
 Judgement = Literal["accept", "reject"]
 VoteValue = Literal["KEEP", "REFUSE", "NEUTRAL"]
 Stance = Literal["support", "attack"]
+# Clinical priority class of a candidate activity (issue 14: ranking by clinical priority):
+# immediate safety first, then high-value omissions, then monitoring, then routine review.
+Priority = Literal["safety", "omission", "monitoring", "review"]
 StepKind = Literal[
     "assess", "panel", "vote", "argue", "relate", "adjudicate", "arbitrate", "synthesize"
 ]
@@ -81,6 +85,7 @@ class CandidateOption:
     problem_ids: tuple[str, ...] = ()  # the candidate problems it addresses
     code: tuple[str, str, str] | None = None  # (system, code, display) where a standard one exists
     medication_ref: str | None = None  # MedicationRequest/<id> when the activity is about one
+    priority: Priority = "review"  # clinical priority class, orders the plan before the score
 
 
 @dataclass(frozen=True, slots=True)
