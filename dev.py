@@ -3,6 +3,7 @@
 
     python3.11 dev.py plan BUNDLE.json [canoe plan options]   # the main job, embedded backend
     python3.11 dev.py test [pytest options]                   # the whole test suite
+    python3.11 dev.py check                                   # ruff, format, import layers, mypy
     python3.11 dev.py canoe ARGS...                           # any other CLI command
 
 It needs only Python 3.11 and the package registry. The virtualenv lives in .venv and is
@@ -57,14 +58,37 @@ def ensure_env(extra: str) -> None:
     stamp_file.write_text(want)
 
 
+CHECKS = (
+    ("ruff check", [str(PY), "-m", "ruff", "check", "."]),
+    ("ruff format --check", [str(PY), "-m", "ruff", "format", "--check", "."]),
+    ("import layers (lint-imports)", [str(BIN / "lint-imports"), "--no-cache"]),
+    ("mypy --strict", [str(PY), "-m", "mypy", "--strict"]),
+)
+
+
+def _check() -> int:
+    """Every static check CI runs, each named, all run even when one fails."""
+    failed = []
+    for name, cmd in CHECKS:
+        print(f"== {name}", file=sys.stderr, flush=True)
+        if subprocess.call(cmd, cwd=ROOT):
+            failed.append(name)
+    if failed:
+        print(f"failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("plan", "test", "canoe"):
+    if not argv or argv[0] not in ("plan", "test", "check", "canoe"):
         print(__doc__, file=sys.stderr)
         return 2
     cmd, rest = argv[0], argv[1:]
     if cmd == "test":
         ensure_env("dev")
         return subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT)
+    if cmd == "check":
+        ensure_env("dev")
+        return _check()
     ensure_env("")
     args = ["plan", *rest] if cmd == "plan" else rest
     return subprocess.call([str(BIN / "canoe"), *args])  # paths stay relative to the caller
