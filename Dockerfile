@@ -22,11 +22,11 @@ COPY service/ service/
 COPY fhir_mapping/ fhir_mapping/
 COPY inference/ inference/
 # One wheel per dependency plus the project's own; building the project's wheel runs setup.py's
-# build_py hook, which generates proto/canoe/v1/*_pb2*.py with grpcio-tools.
+# build_py hook, which generates service/api/canoe/v1/*_pb2*.py with grpcio-tools.
 RUN pip wheel --wheel-dir /wheels . \
  && pip install --no-index --find-links /wheels --prefix /install canoe-careplan
 # Fail the build, not the pod, when code generation or the console script went missing.
-RUN test -n "$(find /install -path '*/proto/canoe/v1/*_pb2_grpc.py' -print -quit)" \
+RUN test -n "$(find /install -path '*/service/api/canoe/v1/*_pb2_grpc.py' -print -quit)" \
  && test -x /install/bin/canoe
 
 FROM ${PYTHON_IMAGE} AS runtime

@@ -17,48 +17,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
-from tests.conftest import REPO_ROOT, fixture_bundle
-
-_GENERATED = REPO_ROOT / "proto" / "canoe" / "v1" / "careplan_pb2_grpc.py"
-
-
-def _generate_protos() -> None:
-    """The install hook's work (setup.generate_protos) when the tree was not installed."""
-    from grpc_tools import protoc
-
-    include = str(Path(protoc.__file__).parent / "_proto")
-    for proto in sorted((REPO_ROOT / "proto").rglob("*.proto")):
-        args = [
-            "protoc",
-            f"-I{REPO_ROOT}",
-            f"-I{include}",
-            f"--python_out={REPO_ROOT}",
-            f"--pyi_out={REPO_ROOT}",
-            f"--grpc_python_out={REPO_ROOT}",
-            str(proto),
-        ]
-        if protoc.main(args) != 0:
-            raise RuntimeError(f"protoc failed for {proto}")
-
-
-if not _GENERATED.exists() or any(
-    p.stat().st_mtime > _GENERATED.stat().st_mtime for p in (REPO_ROOT / "proto").rglob("*.proto")
-):
-    _generate_protos()
-
-import grpc  # noqa: E402
-
-from proto.canoe.v1 import careplan_pb2 as pb  # noqa: E402
-from proto.canoe.v1 import careplan_pb2_grpc as pb_grpc  # noqa: E402
-from service.app import CarePlanService  # noqa: E402
-from service.auth import Authenticator  # noqa: E402
-from service.backends import build_experts  # noqa: E402
-from service.errors import BackendUnavailable  # noqa: E402
-from service.server import RunningServer, start_server  # noqa: E402
-from service.settings import Settings, load_settings  # noqa: E402
-from service.telemetry import Telemetry  # noqa: E402
+from service.api.canoe.v1 import careplan_pb2 as pb
+from service.api.canoe.v1 import careplan_pb2_grpc as pb_grpc
+from service.app import CarePlanService
+from service.auth import Authenticator
+from service.backends import build_experts
+from service.errors import BackendUnavailable
+from service.server import RunningServer, start_server
+from service.settings import Settings, load_settings
+from service.telemetry import Telemetry
+from tests.conftest import fixture_bundle
 
 ADALBERTO = fixture_bundle("adalberto")
 

@@ -1,0 +1,1 @@
+"""canoe.* protobuf packages (generated code lives in the subpackages)."""
