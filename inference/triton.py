@@ -66,13 +66,13 @@ from inference.protocol import (
     StepKind,
 )
 from service.core.profile import PatientProfile
-from service.errors import BackendTimeout, BackendUnavailable, StepFailed
+from service.errors import BackendTimeout, BackendUnavailable, StepFailed, missing_extra
 
 __all__ = ["TRITON_EXTRA", "TritonExperts", "TritonSettings"]
 
 R = TypeVar("R")
 
-TRITON_EXTRA = "tritonclient[grpc]"  # what to install for this backend
+TRITON_EXTRA = "triton"  # the project extra that installs tritonclient[grpc] for this backend
 
 STEP_KINDS: tuple[StepKind, ...] = (
     "assess",
@@ -638,10 +638,7 @@ def _import_tritonclient() -> _Tritonclient:
         from tritonclient.grpc import InferInput, KeepAliveOptions
         from tritonclient.utils import InferenceServerException, triton_to_np_dtype
     except ImportError as exc:
-        raise BackendUnavailable(
-            f"the Triton backend needs the optional dependency {TRITON_EXTRA}: "
-            f"pip install '{TRITON_EXTRA}' (or this project's triton extra)"
-        ) from exc
+        raise missing_extra(TRITON_EXTRA, "the Triton backend") from exc
     return _Tritonclient(
         aio, InferInput, KeepAliveOptions, InferenceServerException, triton_to_np_dtype, np, grpc
     )

@@ -42,6 +42,7 @@ __all__ = [
     "StaleVersionError",
     "StepFailed",
     "TaskError",
+    "missing_extra",
 ]
 
 
@@ -128,3 +129,14 @@ class BackendTimeout(BackendError):
 
 class StepFailed(BackendError):
     issue_code = "processing"
+
+
+def missing_extra(extra: str, what: str) -> BackendUnavailable:
+    """The error for an optional part whose extra is not installed (STYLE 13): it names the extra.
+
+    >>> str(missing_extra("postgres", "the PostgreSQL plan store"))
+    "the PostgreSQL plan store needs the optional extra 'postgres': pip install 'canoe-careplan[postgres]'"
+    """
+    return BackendUnavailable(
+        f"{what} needs the optional extra {extra!r}: pip install 'canoe-careplan[{extra}]'"
+    )

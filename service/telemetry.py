@@ -43,7 +43,7 @@ from inference.protocol import (
     UsageRecorder,
 )
 from service.core.profile import PatientProfile
-from service.errors import InputError
+from service.errors import InputError, missing_extra
 from service.settings import Settings
 
 __all__ = ["SERVICE_NAME", "MetricsEndpoint", "Telemetry", "TracedExperts"]
@@ -102,8 +102,13 @@ class Telemetry:
         for exp in span_exporters:
             tp.add_span_processor(SimpleSpanProcessor(exp))
         if settings.otlp_endpoint:
-            from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter
-            from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+            try:
+                from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import (
+                    OTLPMetricExporter,
+                )
+                from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+            except ImportError as exc:
+                raise missing_extra("otlp", "exporting to an OTLP collector") from exc
 
             insecure = settings.otlp_endpoint.startswith("http://")
             tp.add_span_processor(

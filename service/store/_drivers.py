@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from service.errors import BackendUnavailable
+from service.errors import BackendUnavailable, missing_extra
 
 __all__ = ["Driver", "PostgresDriver", "SqliteDriver", "Tx", "UniqueViolation"]
 
@@ -169,6 +169,10 @@ class PostgresDriver:
     dialect = "postgres"
 
     def __init__(self, dsn: str, size: int = 4) -> None:
+        try:
+            import psycopg  # noqa: F401  (fail at start-up, naming the extra, not at first use)
+        except ImportError as exc:
+            raise missing_extra("postgres", "the PostgreSQL plan store") from exc
         self.dsn = dsn
         self.size = size
         self._idle: asyncio.Queue[Any] = asyncio.Queue()

@@ -286,7 +286,7 @@ def test_classify_retries_only_unavailable_and_exhausted() -> None:
 
 def test_missing_tritonclient_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "tritonclient.grpc.aio", None)
-    with pytest.raises(BackendUnavailable, match=r"tritonclient\[grpc\]"):
+    with pytest.raises(BackendUnavailable, match=r"extra 'triton'.*canoe-careplan\[triton\]"):
         TritonExperts(TritonSettings())
 
 
