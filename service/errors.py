@@ -134,8 +134,9 @@ class StepFailed(BackendError):
 def missing_extra(extra: str, what: str) -> BackendUnavailable:
     """The error for an optional part whose extra is not installed (STYLE 13): it names the extra.
 
-    >>> str(missing_extra("postgres", "the PostgreSQL plan store"))
-    "the PostgreSQL plan store needs the optional extra 'postgres': pip install 'canoe-careplan[postgres]'"
+    >>> print(missing_extra("postgres", "the PostgreSQL store"))  # doctest: +NORMALIZE_WHITESPACE
+    the PostgreSQL store needs the optional extra 'postgres':
+    pip install 'canoe-careplan[postgres]'
     """
     return BackendUnavailable(
         f"{what} needs the optional extra {extra!r}: pip install 'canoe-careplan[{extra}]'"
