@@ -11,13 +11,11 @@ read or extended only by its own tenant. This package knows nothing of FHIR or g
 
 from __future__ import annotations
 
-import os
 from urllib.parse import unquote, urlsplit
 
 from service.errors import InputError
 from service.store._drivers import PostgresDriver, SqliteDriver
 from service.store._sql import (
-    PAUSE_ENV,
     FeedbackRecord,
     IssuedCard,
     PlanStore,
@@ -28,7 +26,6 @@ from service.store._sql import (
 )
 
 __all__ = [
-    "PAUSE_ENV",
     "FeedbackRecord",
     "IssuedCard",
     "PlanStore",
@@ -50,11 +47,7 @@ def sqlite_path(dsn: str) -> str:
 
 
 async def open_store(dsn: str, *, migrate: bool = True) -> SqlPlanStore:
-    """Open (and by default migrate) the store a DSN names. Unknown schemes are an InputError.
-
-    ``CANOETEST_PAUSE_IN_TXN_S`` (tests only) makes every write sleep inside its transaction,
-    so a test can kill the process there and check that nothing half-written survives.
-    """
+    """Open (and by default migrate) the store a DSN names. Unknown schemes are an InputError."""
     scheme = urlsplit(dsn).scheme.lower()
     if scheme == "sqlite":
         driver: SqliteDriver | PostgresDriver = SqliteDriver(sqlite_path(dsn))
@@ -62,7 +55,7 @@ async def open_store(dsn: str, *, migrate: bool = True) -> SqlPlanStore:
         driver = PostgresDriver(dsn)
     else:
         raise InputError(f"unknown store DSN scheme {scheme!r}: use sqlite:/// or postgresql://")
-    store = SqlPlanStore(driver, pause_s=float(os.environ.get(PAUSE_ENV, "0") or 0))
+    store = SqlPlanStore(driver)
     if migrate:
         try:
             await store.migrate()

@@ -9,7 +9,6 @@ For the CDS Hooks bridge: ``add_cards`` / ``get_card`` (the card ledger, per ten
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from collections.abc import Mapping, Sequence
@@ -28,7 +27,6 @@ from service.store._drivers import Driver, Tx, UniqueViolation
 from service.store._schema import MIGRATIONS
 
 __all__ = [
-    "PAUSE_ENV",
     "FeedbackRecord",
     "IssuedCard",
     "PlanStore",
@@ -38,7 +36,6 @@ __all__ = [
     "VersionRecord",
 ]
 
-PAUSE_ENV = "CANOETEST_PAUSE_IN_TXN_S"
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,10 +154,9 @@ _VERSION_COLUMNS = (
 class SqlPlanStore:
     """``PlanStore`` on a ``Driver``. Safe to share between concurrent requests."""
 
-    def __init__(self, driver: Driver, *, pause_s: float = 0.0) -> None:
+    def __init__(self, driver: Driver) -> None:
         self.driver = driver
         self.dialect = driver.dialect
-        self._pause_s = pause_s
 
     # ------------------------------------------------------------------ schema
 
@@ -212,7 +208,7 @@ class SqlPlanStore:
             except UniqueViolation as exc:
                 raise InputError(f"plan {rec.plan_id} already exists") from exc
             await self._insert_version(tx, rec)
-            await self._pause()
+            await self._in_transaction()
             await tx.execute(
                 "UPDATE plans SET current_version = 1 WHERE plan_id = ? AND current_version = 0",
                 (rec.plan_id,),
@@ -247,7 +243,7 @@ class SqlPlanStore:
                     msg = f"Task {t.task_id} was already applied"
                     issue = Issue("error", "duplicate", msg, ("Task.id",))
                     raise TaskError(msg, issues=(issue,)) from exc
-            await self._pause()
+            await self._in_transaction()
             n = await tx.execute(
                 "UPDATE plans SET current_version = ? WHERE plan_id = ? AND current_version = ?",
                 (rec.version, rec.plan_id, expected_current),
@@ -470,13 +466,12 @@ class SqlPlanStore:
             ),
         )
 
-    async def _pause(self) -> None:
-        if self._pause_s > 0:
-            import sys
+    async def _in_transaction(self) -> None:
+        """Called inside every write transaction, just before its last statement; does nothing.
 
-            # Tests wait for this line, then kill the process inside the transaction.
-            print("canoe-test: paused inside a store transaction", file=sys.stderr, flush=True)
-            await asyncio.sleep(self._pause_s)
+        A seam for the crash tests (tests/service/paused_serve.py), which replace it to hold a
+        real process inside a transaction and kill it there.
+        """
 
 
 def _stale_error(plan_id: str, current: int) -> StaleVersionError:

@@ -16,7 +16,6 @@ from typing import Any
 
 import grpc
 
-from service.store import PAUSE_ENV
 from tests.conftest import REPO_ROOT
 from tests.service.conftest import bundle_bytes, first_argument, pb, pb_grpc, reject_task
 
@@ -65,8 +64,9 @@ class ServerProcess:
 
 
 @contextlib.asynccontextmanager
-async def canoe_serve(db: Path, **env: str) -> AsyncIterator[ServerProcess]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith(("CANOE_", "CANOETEST_"))}
+async def canoe_serve(db: Path, *, pause_s: float = 0, **env: str) -> AsyncIterator[ServerProcess]:
+    """``canoe serve``; with ``pause_s`` every store write sleeps inside its transaction."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("CANOE_")}
     environ.update(
         CANOE_GRPC_HOST="127.0.0.1",
         CANOE_GRPC_PORT="0",
@@ -76,8 +76,13 @@ async def canoe_serve(db: Path, **env: str) -> AsyncIterator[ServerProcess]:
         PYTHONPATH=str(REPO_ROOT),
         **env,
     )
+    command = (
+        ("-m", "tests.service.paused_serve", str(pause_s))
+        if pause_s
+        else ("-m", "service.cli", "serve")
+    )
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "service.cli", "serve",
+        sys.executable, *command,
         cwd=REPO_ROOT, env=environ,
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
@@ -133,7 +138,7 @@ async def test_a_crash_inside_a_write_leaves_the_old_version_or_the_new(tmp_path
     contest = pb.ContestRequest(plan_id=r.plan_id, version=1, tasks_json=json.dumps(task).encode())
 
     # Contest, and kill the process while the new version is half written.
-    async with canoe_serve(db, **{PAUSE_ENV: "60"}) as srv, client(await srv.started()) as stub:
+    async with canoe_serve(db, pause_s=60) as srv, client(await srv.started()) as stub:
         pending = asyncio.ensure_future(stub.Contest(contest))
         await srv.paused()
         srv.proc.send_signal(signal.SIGKILL)
@@ -145,7 +150,7 @@ async def test_a_crash_inside_a_write_leaves_the_old_version_or_the_new(tmp_path
             assert exc.code() == grpc.StatusCode.UNAVAILABLE
 
     # Same for a new plan killed mid-write.
-    async with canoe_serve(db, **{PAUSE_ENV: "60"}) as srv, client(await srv.started()) as stub:
+    async with canoe_serve(db, pause_s=60) as srv, client(await srv.started()) as stub:
         pending = asyncio.ensure_future(
             stub.GeneratePlan(pb.GeneratePlanRequest(bundle_json=bundle_bytes()))
         )
@@ -167,8 +172,7 @@ async def test_a_crash_inside_a_write_leaves_the_old_version_or_the_new(tmp_path
 
 async def test_sigterm_lets_the_plan_in_flight_finish(tmp_path: Path) -> None:
     db = tmp_path / "canoe.sqlite3"
-    env = {PAUSE_ENV: "1.5", "CANOE_GRACE_PERIOD_S": "20"}
-    async with canoe_serve(db, **env) as srv:
+    async with canoe_serve(db, pause_s=1.5, CANOE_GRACE_PERIOD_S="20") as srv:
         port = await srv.started()
         await _serving(port)
         async with client(port) as stub:
@@ -189,8 +193,7 @@ async def test_sigterm_lets_the_plan_in_flight_finish(tmp_path: Path) -> None:
 
 async def test_past_the_grace_period_work_is_cut_and_nothing_half_stored(tmp_path: Path) -> None:
     db = tmp_path / "canoe.sqlite3"
-    env = {PAUSE_ENV: "30", "CANOE_GRACE_PERIOD_S": "0.5"}
-    async with canoe_serve(db, **env) as srv:
+    async with canoe_serve(db, pause_s=30, CANOE_GRACE_PERIOD_S="0.5") as srv:
         async with client(await srv.started()) as stub:
             pending = asyncio.ensure_future(
                 stub.GeneratePlan(pb.GeneratePlanRequest(bundle_json=bundle_bytes()))
