@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, get_args, runtime_checkable
 
 from service.core.evaluation import CATEGORY_ORDER
+from service.core.model import Stance
 from service.core.profile import PatientProfile
 
 __all__ = [
+    "STEP_KINDS",
     "Arbitration",
     "ArgumentDraft",
     "Assessment",
@@ -34,6 +36,7 @@ __all__ = [
     "Priority",
     "ProblemVote",
     "Relation",
+    "Stance",
     "StepKind",
     "UsageRecorder",
 ]
@@ -41,13 +44,14 @@ __all__ = [
 Complexity = Literal["low", "moderate", "high", "very high"]
 Judgement = Literal["accept", "reject"]
 VoteValue = Literal["KEEP", "REFUSE", "NEUTRAL"]
-Stance = Literal["support", "attack"]
 # Clinical priority class of a candidate activity (issue 14: ranking by clinical priority):
 # immediate safety first, then high-value omissions, then monitoring, then routine review.
 Priority = Literal["safety", "omission", "monitoring", "review"]
 StepKind = Literal[
     "assess", "panel", "vote", "argue", "relate", "adjudicate", "arbitrate", "synthesize"
 ]
+# Every step kind, in pipeline order (the one list; backends and settings iterate it).
+STEP_KINDS: tuple[StepKind, ...] = get_args(StepKind)
 
 # Plan categories in the order the CarePlan lists them (CANOE 4.5); the core owns the order.
 CATEGORIES: tuple[str, ...] = CATEGORY_ORDER

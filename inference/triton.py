@@ -51,6 +51,7 @@ from inference.prompts import (
     stop_sequences,
 )
 from inference.protocol import (
+    STEP_KINDS,
     Arbitration,
     ArgumentDraft,
     Assessment,
@@ -74,16 +75,6 @@ R = TypeVar("R")
 
 TRITON_EXTRA = "triton"  # the project extra that installs tritonclient[grpc] for this backend
 
-STEP_KINDS: tuple[StepKind, ...] = (
-    "assess",
-    "panel",
-    "vote",
-    "argue",
-    "relate",
-    "adjudicate",
-    "arbitrate",
-    "synthesize",
-)
 # The larger model judges; role agents and the attending's drafting run on the agent model.
 _ADJUDICATOR_STEPS = frozenset({"adjudicate", "arbitrate"})
 # About twice the longest answer the embedded experts give on the shared fixtures.

@@ -16,8 +16,9 @@ a bundle atomically with ONE version increment for the whole bundle. Nothing her
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from service.core.model import (
     Action,
@@ -100,7 +101,8 @@ def _fail(code: str, field: str, message: str) -> TaskError:
     return TaskError(message, issues=(Issue("error", code, message, (field,)),))
 
 
-def _edge_dict(e: Edge) -> dict[str, object]:
+def edge_dict(e: Edge) -> dict[str, object]:
+    """An edge, JSON-ready (the document's and the contest record's shape)."""
     return {"source": e.source, "target": e.target, "relation": e.relation}
 
 
@@ -191,116 +193,138 @@ def _replace_argument(
     return _replace_option(d, i, replace(o, arguments=args, **option_changes))  # type: ignore[arg-type]
 
 
-def _step(
-    d: Deliberation, action: ContestAction
-) -> tuple[Deliberation, Action, str, dict[str, object]]:
+_Step = tuple[Deliberation, Action, str, dict[str, object]]
+
+
+def _step(d: Deliberation, action: ContestAction) -> _Step:
     """The changed deliberation (same version), and the record's action, target and payload."""
-    if isinstance(action, AcceptArgument | RejectArgument):
-        i, j = _find_argument(d, action.argument_id)
-        arg = d.options[i].arguments[j]
-        status: ArgumentStatus = "accepted" if isinstance(action, AcceptArgument) else "rejected"
-        payload: dict[str, object] = {"option_id": d.options[i].id, "previous_status": arg.status}
-        verb: Action = "accept" if status == "accepted" else "reject"
-        return _replace_argument(d, i, j, replace(arg, status=status)), verb, arg.id, payload
+    apply_one = _STEPS.get(type(action))
+    if apply_one is None:
+        raise _fail("not-supported", "action", f"unknown contest action {type(action).__name__}")
+    return apply_one(d, action)
 
-    if isinstance(action, EditArgument):
-        i, j = _find_argument(d, action.argument_id)
-        option, arg = d.options[i], d.options[i].arguments[j]
-        changes: dict[str, object] = {}
-        if action.text is not None:
-            if not isinstance(action.text, str):
-                raise _fail("value", "text", "text must be a string")
-            changes["text"] = action.text
-        if action.evidence is not None:
-            if not all(isinstance(x, str) for x in action.evidence):
-                raise _fail("value", "evidence", "evidence must be document ids (strings)")
-            changes["evidence"] = tuple(action.evidence)
-        if action.tau is not None:
-            changes["tau"] = _check_tau(action.tau, "tau")
-            changes["tau_source"] = "human"
-        edges = list(option.edges)
-        for k, e in enumerate(action.remove_relations):
-            where = f"remove_relations[{k}]"
-            if e not in edges:
-                raise _fail("not-found", where, f"{where} is not an edge of option {option.id!r}")
-            if arg.id not in (e.source, e.target) or option.id in (e.source, e.target):
-                raise _fail(
-                    "invalid", where, f"{where} is not a relation of {arg.id!r} to another argument"
-                )
-            edges.remove(e)
-        _check_relations(option, arg.id, action.add_relations, "add_relations", existing=set(edges))
-        edges.extend(action.add_relations)
-        if not changes and not action.add_relations and not action.remove_relations:
-            raise _fail("invalid", "argument_id", "the edit changes nothing")
-        payload = {
-            "option_id": option.id,
-            "text": action.text,
-            "evidence": None if action.evidence is None else list(action.evidence),
-            "tau": changes.get("tau"),
-            "previous_tau": arg.tau if "tau" in changes else None,
-            "add_relations": [_edge_dict(e) for e in action.add_relations],
-            "remove_relations": [_edge_dict(e) for e in action.remove_relations],
-        }
-        new_arg = replace(arg, **changes)  # type: ignore[arg-type]
-        return _replace_argument(d, i, j, new_arg, edges=tuple(edges)), "edit", arg.id, payload
 
-    if isinstance(action, AddArgument):
-        i = _find_option(d, action.option_id)
-        option, arg = d.options[i], action.argument
-        if not isinstance(arg, Argument):
-            raise _fail("invalid", "argument", "argument must be an Argument")
-        if not arg.id or not isinstance(arg.id, str):
-            raise _fail("required", "argument.id", "argument.id is required")
-        taken = {o.id for o in d.options} | {a.id for o in d.options for a in o.arguments}
-        if arg.id in taken:
-            raise _fail("invalid", "argument.id", f"argument.id {arg.id!r} is already used")
-        if arg.stance not in ("support", "attack"):
+def _accept_or_reject(d: Deliberation, action: AcceptArgument | RejectArgument) -> _Step:
+    i, j = _find_argument(d, action.argument_id)
+    arg = d.options[i].arguments[j]
+    status: ArgumentStatus = "accepted" if isinstance(action, AcceptArgument) else "rejected"
+    payload: dict[str, object] = {"option_id": d.options[i].id, "previous_status": arg.status}
+    verb: Action = "accept" if status == "accepted" else "reject"
+    return _replace_argument(d, i, j, replace(arg, status=status)), verb, arg.id, payload
+
+
+def _edit(d: Deliberation, action: EditArgument) -> _Step:
+    i, j = _find_argument(d, action.argument_id)
+    option, arg = d.options[i], d.options[i].arguments[j]
+    changes: dict[str, object] = {}
+    if action.text is not None:
+        if not isinstance(action.text, str):
+            raise _fail("value", "text", "text must be a string")
+        changes["text"] = action.text
+    if action.evidence is not None:
+        if not all(isinstance(x, str) for x in action.evidence):
+            raise _fail("value", "evidence", "evidence must be document ids (strings)")
+        changes["evidence"] = tuple(action.evidence)
+    if action.tau is not None:
+        changes["tau"] = _check_tau(action.tau, "tau")
+        changes["tau_source"] = "human"
+    edges = list(option.edges)
+    for k, e in enumerate(action.remove_relations):
+        where = f"remove_relations[{k}]"
+        if e not in edges:
+            raise _fail("not-found", where, f"{where} is not an edge of option {option.id!r}")
+        if arg.id not in (e.source, e.target) or option.id in (e.source, e.target):
             raise _fail(
-                "value", "argument.stance", f"argument.stance {arg.stance!r} is not support/attack"
+                "invalid", where, f"{where} is not a relation of {arg.id!r} to another argument"
             )
-        tau = _check_tau(arg.tau, "argument.tau")
-        stored = replace(arg, tau=tau, origin="human", status="active", tau_source="human")
-        probe = replace(option, arguments=(*option.arguments, stored))
-        _check_relations(probe, arg.id, action.relations, "relations", existing=set(option.edges))
-        new_option = replace(
-            option,
-            arguments=probe.arguments,
-            edges=(*option.edges, Edge(arg.id, option.id, arg.stance), *action.relations),
-        )
-        payload = {
-            "option_id": option.id,
-            "argument": argument_dict(stored),
-            "relations": [_edge_dict(e) for e in action.relations],
-        }
-        return _replace_option(d, i, new_option), "add", option.id, payload
+        edges.remove(e)
+    _check_relations(option, arg.id, action.add_relations, "add_relations", existing=set(edges))
+    edges.extend(action.add_relations)
+    if not changes and not action.add_relations and not action.remove_relations:
+        raise _fail("invalid", "argument_id", "the edit changes nothing")
+    payload = {
+        "option_id": option.id,
+        "text": action.text,
+        "evidence": None if action.evidence is None else list(action.evidence),
+        "tau": changes.get("tau"),
+        "previous_tau": arg.tau if "tau" in changes else None,
+        "add_relations": [edge_dict(e) for e in action.add_relations],
+        "remove_relations": [edge_dict(e) for e in action.remove_relations],
+    }
+    new_arg = replace(arg, **changes)  # type: ignore[arg-type]
+    return _replace_argument(d, i, j, new_arg, edges=tuple(edges)), "edit", arg.id, payload
 
-    if isinstance(action, DecideOption):
-        i = _find_option(d, action.option_id)
-        if action.decision not in ("include", "exclude", None):
-            raise _fail("value", "decision", f"decision {action.decision!r} is not include/exclude")
-        option = d.options[i]
-        payload = {"on": "option", "decision": action.decision, "previous": option.human_decision}
-        new = replace(option, human_decision=action.decision)
-        return _replace_option(d, i, new), "decide", option.id, payload
 
-    if isinstance(action, DecideProblem):
-        if action.decision not in ("accept", "reject", None):
-            raise _fail("value", "decision", f"decision {action.decision!r} is not accept/reject")
-        for i, p in enumerate(d.problems):
-            if p.id == action.problem_id:
-                payload = {
-                    "on": "problem",
-                    "decision": action.decision,
-                    "previous": p.human_decision,
-                }
-                new_p: Problem = replace(p, human_decision=action.decision)
-                problems = (*d.problems[:i], new_p, *d.problems[i + 1 :])
-                return replace(d, problems=problems), "decide", p.id, payload
+def _add(d: Deliberation, action: AddArgument) -> _Step:
+    i = _find_option(d, action.option_id)
+    option, arg = d.options[i], action.argument
+    if not isinstance(arg, Argument):
+        raise _fail("invalid", "argument", "argument must be an Argument")
+    if not arg.id or not isinstance(arg.id, str):
+        raise _fail("required", "argument.id", "argument.id is required")
+    taken = {o.id for o in d.options} | {a.id for o in d.options for a in o.arguments}
+    if arg.id in taken:
+        raise _fail("invalid", "argument.id", f"argument.id {arg.id!r} is already used")
+    if arg.stance not in ("support", "attack"):
         raise _fail(
-            "not-found", "problem_id", f"no problem {action.problem_id!r} in this deliberation"
+            "value", "argument.stance", f"argument.stance {arg.stance!r} is not support/attack"
         )
+    tau = _check_tau(arg.tau, "argument.tau")
+    stored = replace(arg, tau=tau, origin="human", status="active", tau_source="human")
+    probe = replace(option, arguments=(*option.arguments, stored))
+    _check_relations(probe, arg.id, action.relations, "relations", existing=set(option.edges))
+    new_option = replace(
+        option,
+        arguments=probe.arguments,
+        edges=(*option.edges, Edge(arg.id, option.id, arg.stance), *action.relations),
+    )
+    payload: dict[str, object] = {
+        "option_id": option.id,
+        "argument": argument_dict(stored),
+        "relations": [edge_dict(e) for e in action.relations],
+    }
+    return _replace_option(d, i, new_option), "add", option.id, payload
 
-    raise _fail("not-supported", "action", f"unknown contest action {type(action).__name__}")
+
+def _decide_option(d: Deliberation, action: DecideOption) -> _Step:
+    i = _find_option(d, action.option_id)
+    if action.decision not in ("include", "exclude", None):
+        raise _fail("value", "decision", f"decision {action.decision!r} is not include/exclude")
+    option = d.options[i]
+    payload: dict[str, object] = {
+        "on": "option",
+        "decision": action.decision,
+        "previous": option.human_decision,
+    }
+    new = replace(option, human_decision=action.decision)
+    return _replace_option(d, i, new), "decide", option.id, payload
+
+
+def _decide_problem(d: Deliberation, action: DecideProblem) -> _Step:
+    if action.decision not in ("accept", "reject", None):
+        raise _fail("value", "decision", f"decision {action.decision!r} is not accept/reject")
+    for i, p in enumerate(d.problems):
+        if p.id == action.problem_id:
+            payload: dict[str, object] = {
+                "on": "problem",
+                "decision": action.decision,
+                "previous": p.human_decision,
+            }
+            new_p: Problem = replace(p, human_decision=action.decision)
+            problems = (*d.problems[:i], new_p, *d.problems[i + 1 :])
+            return replace(d, problems=problems), "decide", p.id, payload
+    raise _fail("not-found", "problem_id", f"no problem {action.problem_id!r} in this deliberation")
+
+
+# One function per action; exact types, so a subclass is not silently treated as its base.
+_STEPS: dict[type, Callable[[Deliberation, Any], _Step]] = {
+    AcceptArgument: _accept_or_reject,
+    RejectArgument: _accept_or_reject,
+    EditArgument: _edit,
+    AddArgument: _add,
+    DecideOption: _decide_option,
+    DecideProblem: _decide_problem,
+}
 
 
 def _record(

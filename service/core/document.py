@@ -22,7 +22,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from service.core.arena import is_near_tie
-from service.core.contest import argument_dict
+from service.core.contest import argument_dict, edge_dict
 from service.core.evaluation import OPTION_PRIOR, Evaluation, evaluate
 from service.core.model import (
     Argument,
@@ -86,10 +86,6 @@ def _plain(value: object) -> object:
 
 
 # --------------------------------------------------------------------------------------- writing
-
-
-def _edge(e: Edge) -> dict[str, object]:
-    return {"source": e.source, "target": e.target, "relation": e.relation}
 
 
 def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]:
@@ -163,7 +159,7 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
                 "converged": r.converged,
                 "iterations": r.iterations,
                 "nodes": nodes,
-                "edges": [_edge(e) for e in o.edges],
+                "edges": [edge_dict(e) for e in o.edges],
                 "clashes": [
                     {"support": c.support, "attack": c.attack, "winner": c.winner}
                     for c in o.clashes

@@ -37,7 +37,6 @@ __all__ = [
 ]
 
 
-
 @dataclass(frozen=True, slots=True)
 class VersionRecord:
     """One stored plan version. ``kind``: "generated" (version 1) or "contested"."""
