@@ -113,9 +113,6 @@ class ParsedBundle:
         i = self.refs.resolve(reference)
         return None if i is None else self.entries[i]
 
-    def of_type(self, resource_type: str) -> tuple[ParsedEntry, ...]:
-        return tuple(e for e in self.entries if e.resource_type == resource_type)
-
 
 def _load(raw: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> object:
     if isinstance(raw, Mapping):

@@ -126,7 +126,7 @@ class CarePlanService:
         progress: ProgressFn | None = None,
         deadline_s: float | None = None,
     ) -> PlanOutcome:
-        """Ingest a FHIR R4 Bundle (JSON bytes) and plan it. See ``generate_from_profile``."""
+        """Ingest a FHIR R4 Bundle (JSON bytes), plan it and persist version 1."""
         from fhir_mapping.ingest import ingest
 
         started = time.perf_counter()  # timings_ms.total counts from here (slot wait included)
@@ -145,19 +145,6 @@ class CarePlanService:
                 )
             _emit(progress, Progress("ingest", "finished", 0, 0))
             return await self._plan(profile, tenant, progress, time.perf_counter() - t0, started)
-
-    async def generate_from_profile(
-        self,
-        profile: PatientProfile,
-        *,
-        tenant: str,
-        progress: ProgressFn | None = None,
-        deadline_s: float | None = None,
-    ) -> PlanOutcome:
-        """Plan a profile (the CDS bridge assembles one from prefetch) and persist version 1."""
-        started = time.perf_counter()
-        async with self._slot(), self._deadline(deadline_s):
-            return await self._plan(profile, tenant, progress, None, started)
 
     async def _plan(
         self,

@@ -92,18 +92,6 @@ class UsageLog:
     def record(self, call: ModelCall) -> None:
         self.calls.append(call)
 
-    def totals(self) -> dict[str, dict[str, float]]:
-        out: dict[str, dict[str, float]] = {}
-        for c in self.calls:
-            t = out.setdefault(
-                c.step, {"calls": 0, "input_tokens": 0, "output_tokens": 0, "latency_ms": 0.0}
-            )
-            t["calls"] += 1
-            t["input_tokens"] += c.input_tokens
-            t["output_tokens"] += c.output_tokens
-            t["latency_ms"] += c.latency_ms
-        return out
-
 
 @dataclass(frozen=True, slots=True)
 class PlanResult:
