@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
@@ -242,9 +242,37 @@ def _one_task(
     known: _Plan,
     issues: _Issues,
 ) -> ParsedTask | None:
+    """One Task: its envelope, its inputs grouped by kind, then the action it asks for."""
     before = len(issues.items)
     if not _model_issues(res, where, issues):
         return None
+    action = _envelope(res, where, plan, careplan_id_now, issues)
+    inputs = _inputs(res, where, issues)
+    if action is None or len(issues.items) > before:
+        return None
+    by_kind = _group_inputs(action, inputs, where, issues)
+    if len(issues.items) > before:
+        return None
+    task = _TaskInputs(where, by_kind, known, issues, task_id=str(res.get("id")))
+    built = _BUILDERS[action](task, action)
+    if built is None or len(issues.items) > before:
+        return None
+    return ParsedTask(
+        task_id=str(res["id"]),
+        action=built,
+        actor=str(_reference(res, "requester")),
+        at=str(res["authoredOn"]),
+        reason="; ".join(_reasons(res)),
+        resource=res,
+        path=where,
+        fields=task.fields,
+    )
+
+
+def _envelope(
+    res: Mapping[str, Any], where: str, plan: Deliberation, careplan_id_now: str, issues: _Issues
+) -> str | None:
+    """Checks id, status, intent, code, focus, for, requester and authoredOn; the action code."""
     task_id = res.get("id")
     if not isinstance(task_id, str) or not task_id:
         issues.add(
@@ -272,26 +300,7 @@ def _one_task(
         )
         action = None
 
-    focus = _reference(res, "focus")
-    if focus is None:
-        issues.add("required", f"{where}.focus", "Task.focus must reference the CarePlan contested")
-    elif focus.removesuffix(f"/_history/{plan.version}") != f"CarePlan/{careplan_id_now}":
-        m = _FOCUS.match(focus)
-        if m and m.group("plan") == plan.plan_id:
-            msg = (
-                f"{where}.focus names version {m.group('version')} of the plan; the current "
-                f"version is {plan.version}: fetch it and contest that"
-            )
-            raise StaleVersionError(
-                msg,
-                current_version=plan.version,
-                issues=(Issue("error", "conflict", msg, (f"{where}.focus",)),),
-            )
-        issues.add(
-            "not-found",
-            f"{where}.focus",
-            f"Task.focus {focus!r} is not the CarePlan being contested",
-        )
+    _check_focus(res, where, plan, careplan_id_now, issues)
 
     subject = _reference(res, "for")
     if subject is None:
@@ -318,7 +327,39 @@ def _one_task(
             f"{where}.authoredOn",
             "Task.authoredOn is required (when the planner acted)",
         )
+    return action
 
+
+def _check_focus(
+    res: Mapping[str, Any], where: str, plan: Deliberation, careplan_id_now: str, issues: _Issues
+) -> None:
+    """Task.focus must be the current version of the CarePlan; an older one is a stale contest."""
+    focus = _reference(res, "focus")
+    if focus is None:
+        issues.add("required", f"{where}.focus", "Task.focus must reference the CarePlan contested")
+        return
+    if focus.removesuffix(f"/_history/{plan.version}") == f"CarePlan/{careplan_id_now}":
+        return
+    m = _FOCUS.match(focus)
+    if m and m.group("plan") == plan.plan_id:
+        msg = (
+            f"{where}.focus names version {m.group('version')} of the plan; the current "
+            f"version is {plan.version}: fetch it and contest that"
+        )
+        raise StaleVersionError(
+            msg,
+            current_version=plan.version,
+            issues=(Issue("error", "conflict", msg, (f"{where}.focus",)),),
+        )
+    issues.add(
+        "not-found",
+        f"{where}.focus",
+        f"Task.focus {focus!r} is not the CarePlan being contested",
+    )
+
+
+def _reasons(res: Mapping[str, Any]) -> list[str]:
+    """Why the planner acted: reasonCode text (or its first display), then each note."""
     reasons: list[str] = []
     rc = res.get("reasonCode")
     if isinstance(rc, Mapping):
@@ -335,8 +376,11 @@ def _one_task(
     reasons += [
         str(n["text"]) for n in res.get("note") or () if isinstance(n, Mapping) and n.get("text")
     ]
+    return reasons
 
-    # inputs: (kind, value, FHIRPath of the value)
+
+def _inputs(res: Mapping[str, Any], where: str, issues: _Issues) -> list[tuple[str, Any, str]]:
+    """Task.input as (kind, value, FHIRPath of the value), each value of its kind's type."""
     inputs: list[tuple[str, Any, str]] = []
     for j, inp in enumerate(res.get("input") or ()):
         at_in = f"{where}.input[{j}]"
@@ -361,10 +405,13 @@ def _one_task(
                 issues.add("value", f"{at_in}.{key}", f"a '{kind}' input needs a literal reference")
                 continue
         inputs.append((kind, value, f"{at_in}.{key}"))
+    return inputs
 
-    if action is None or len(issues.items) > before:
-        return None
 
+def _group_inputs(
+    action: str, inputs: Sequence[tuple[str, Any, str]], where: str, issues: _Issues
+) -> dict[str, list[tuple[Any, str]]]:
+    """Inputs by kind: only kinds the action takes, one of each unless it repeats, all required."""
     by_kind: dict[str, list[tuple[Any, str]]] = {}
     for kind, value, path in inputs:
         if kind not in _REQUIRED[action] | _ALLOWED[action]:
@@ -380,137 +427,161 @@ def _one_task(
         by_kind.setdefault(kind, []).append((value, path))
     for kind in sorted(_REQUIRED[action] - by_kind.keys()):
         issues.add("required", f"{where}.input", f"a '{action}' Task needs a '{kind}' input")
-    if len(issues.items) > before:
-        return None
+    return by_kind
 
-    def one(kind: str) -> tuple[Any, str] | None:
-        got = by_kind.get(kind)
+
+class _TaskInputs:
+    """One Task's grouped inputs while its action is built; ``fields`` maps the core's field
+    names to the FHIRPath they came from, so a refusal by the core names the Task's element."""
+
+    def __init__(
+        self,
+        where: str,
+        by_kind: dict[str, list[tuple[Any, str]]],
+        known: _Plan,
+        issues: _Issues,
+        *,
+        task_id: str,
+    ) -> None:
+        self.where, self.by_kind, self.known, self.issues = where, by_kind, known, issues
+        self.task_id = task_id
+        self.target, self.target_at = by_kind["target"][0]
+        self.fields: dict[str, str] = {
+            "task_id": f"{where}.id",
+            "actor": f"{where}.requester",
+            "at": f"{where}.authoredOn",
+        }
+
+    def one(self, kind: str) -> tuple[Any, str] | None:
+        got = self.by_kind.get(kind)
         return got[0] if got else None
 
-    target, target_at = by_kind["target"][0]
-    fields: dict[str, str] = {
-        "task_id": f"{where}.id",
-        "actor": f"{where}.requester",
-        "at": f"{where}.authoredOn",
-    }
-    strength = one("strength")
-    tau: float | None = None
-    if strength is not None:
+    def strength(self) -> float | None:
+        strength = self.one("strength")
+        if strength is None:
+            return None
         v, p = strength
+        self.fields["tau"] = self.fields["argument.tau"] = p
         if isinstance(v, bool) or not isinstance(v, int | float) or not 0.0 <= v <= 1.0:
-            issues.add("value", p, f"strength must be a number in [0, 1], got {v!r}")
-        else:
-            tau = float(v)
-        fields["tau"] = fields["argument.tau"] = p
+            self.issues.add("value", p, f"strength must be a number in [0, 1], got {v!r}")
+            return None
+        return float(v)
 
     def relations(
-        kind: str, self_id: str, option_id: str | None, core_field: str
+        self, kind: str, self_id: str, option_id: str | None, core_field: str
     ) -> tuple[Edge, ...]:
         out: list[Edge] = []
-        for m, (v, p) in enumerate(by_kind.get(kind, ())):
+        for m, (v, p) in enumerate(self.by_kind.get(kind, ())):
             edge = _parse_relation(str(v), self_id)
             if edge is None:
-                issues.add("value", p, f"'{v}' is not '<source> <support|attack> <target>'")
+                self.issues.add("value", p, f"'{v}' is not '<source> <support|attack> <target>'")
                 continue
             for end in (edge.source, edge.target):
-                if end != self_id and known.argument_option.get(end) != option_id:
-                    issues.add(
+                if end != self_id and self.known.argument_option.get(end) != option_id:
+                    self.issues.add(
                         "not-found", p, f"{end!r} is not an argument of option {option_id!r}"
                     )
-            fields[f"{core_field}[{m}]"] = p
+            self.fields[f"{core_field}[{m}]"] = p
             out.append(edge)
         return tuple(out)
 
-    built: ContestAction | None = None
-    if action in ("accept", "reject", "edit"):
-        fields["argument_id"] = target_at
-        option_id = known.argument_option.get(target)
-        if option_id is None:
-            issues.add("not-found", target_at, f"no argument {target!r} in this plan")
-        elif action == "accept":
-            built = AcceptArgument(target)
-        elif action == "reject":
-            built = RejectArgument(target)
-        else:
-            text = one("text")
-            if text:
-                fields["text"] = text[1]
-            ev = by_kind.get("evidence")
-            if ev:
-                fields["evidence"] = ev[0][1]
-            built = EditArgument(
-                target,
-                text=str(text[0]) if text else None,
-                evidence=tuple(str(v) for v, _ in ev) if ev else None,
-                tau=tau,
-                add_relations=relations("relation-add", target, option_id, "add_relations"),
-                remove_relations=relations(
-                    "relation-remove", target, option_id, "remove_relations"
-                ),
-            )
-    elif action == "add":
-        fields["option_id"] = target_at
-        stance_v, stance_at = by_kind["stance"][0]
-        fields["argument.stance"] = stance_at
-        fields["argument.id"] = f"{where}.id"
-        if target not in known.options:
-            issues.add("not-found", target_at, f"no option {target!r} in this plan")
-        if stance_v not in ("support", "attack"):
-            issues.add(
-                "code-invalid", stance_at, f"stance must be support or attack, got {stance_v!r}"
-            )
-        new_id = f"human-{task_id}"
-        role = one("role")
-        argument = Argument(
-            id=new_id,
-            role=str(role[0]) if role else "human",
-            stance=stance_v,
-            text=str(by_kind["text"][0][0]),
-            evidence=tuple(str(v) for v, _ in by_kind.get("evidence", ())),
-            facts=tuple(str(v) for v, _ in by_kind.get("fact", ())),
-            tau=tau if tau is not None else 0.0,
-            origin="human",
-            tau_source="human",
-        )
-        if target in known.options:
-            known.add(new_id, target)
-        rels = relations("relation-add", new_id, target, "relations")
-        built = AddArgument(target, argument, rels)
-    else:  # decide
-        fields["option_id"] = fields["problem_id"] = target_at
-        decision, decision_at = by_kind["decision"][0]
-        fields["decision"] = decision_at
-        if target in known.options:
-            if decision not in ("include", "exclude"):
-                issues.add(
-                    "value",
-                    decision_at,
-                    f"an option's decision is include or exclude, got {decision!r}",
-                )
-            built = DecideOption(target, decision)
-        elif target in known.problems:
-            if decision not in ("accept", "reject"):
-                issues.add(
-                    "value",
-                    decision_at,
-                    f"a problem's decision is accept or reject, got {decision!r}",
-                )
-            built = DecideProblem(target, decision)
-        else:
-            issues.add("not-found", target_at, f"no option or problem {target!r} in this plan")
 
-    if built is None or len(issues.items) > before:
+def _build_on_argument(task: _TaskInputs, action: str) -> ContestAction | None:
+    """accept, reject or edit an argument of the plan."""
+    tau = task.strength()
+    target = task.target
+    task.fields["argument_id"] = task.target_at
+    option_id = task.known.argument_option.get(target)
+    if option_id is None:
+        task.issues.add("not-found", task.target_at, f"no argument {target!r} in this plan")
         return None
-    return ParsedTask(
-        task_id=str(task_id),
-        action=built,
-        actor=str(actor),
-        at=str(at),
-        reason="; ".join(reasons),
-        resource=res,
-        path=where,
-        fields=fields,
+    if action == "accept":
+        return AcceptArgument(target)
+    if action == "reject":
+        return RejectArgument(target)
+    text = task.one("text")
+    if text:
+        task.fields["text"] = text[1]
+    ev = task.by_kind.get("evidence")
+    if ev:
+        task.fields["evidence"] = ev[0][1]
+    return EditArgument(
+        target,
+        text=str(text[0]) if text else None,
+        evidence=tuple(str(v) for v, _ in ev) if ev else None,
+        tau=tau,
+        add_relations=task.relations("relation-add", target, option_id, "add_relations"),
+        remove_relations=task.relations("relation-remove", target, option_id, "remove_relations"),
     )
+
+
+def _build_add(task: _TaskInputs, action: str) -> ContestAction | None:
+    """add a human argument to an option."""
+    tau = task.strength()
+    target, target_at, by_kind = task.target, task.target_at, task.by_kind
+    task.fields["option_id"] = target_at
+    stance_v, stance_at = by_kind["stance"][0]
+    task.fields["argument.stance"] = stance_at
+    task.fields["argument.id"] = f"{task.where}.id"
+    if target not in task.known.options:
+        task.issues.add("not-found", target_at, f"no option {target!r} in this plan")
+    if stance_v not in ("support", "attack"):
+        task.issues.add(
+            "code-invalid", stance_at, f"stance must be support or attack, got {stance_v!r}"
+        )
+    new_id = f"human-{task.task_id}"
+    role = task.one("role")
+    argument = Argument(
+        id=new_id,
+        role=str(role[0]) if role else "human",
+        stance=stance_v,
+        text=str(by_kind["text"][0][0]),
+        evidence=tuple(str(v) for v, _ in by_kind.get("evidence", ())),
+        facts=tuple(str(v) for v, _ in by_kind.get("fact", ())),
+        tau=tau if tau is not None else 0.0,
+        origin="human",
+        tau_source="human",
+    )
+    if target in task.known.options:
+        task.known.add(new_id, target)
+    rels = task.relations("relation-add", new_id, target, "relations")
+    return AddArgument(target, argument, rels)
+
+
+def _build_decide(task: _TaskInputs, action: str) -> ContestAction | None:
+    """decide an option (include/exclude) or a problem (accept/reject)."""
+    task.strength()
+    target, target_at = task.target, task.target_at
+    task.fields["option_id"] = task.fields["problem_id"] = target_at
+    decision, decision_at = task.by_kind["decision"][0]
+    task.fields["decision"] = decision_at
+    if target in task.known.options:
+        if decision not in ("include", "exclude"):
+            task.issues.add(
+                "value",
+                decision_at,
+                f"an option's decision is include or exclude, got {decision!r}",
+            )
+        return DecideOption(target, decision)
+    if target in task.known.problems:
+        if decision not in ("accept", "reject"):
+            task.issues.add(
+                "value",
+                decision_at,
+                f"a problem's decision is accept or reject, got {decision!r}",
+            )
+        return DecideProblem(target, decision)
+    task.issues.add("not-found", target_at, f"no option or problem {target!r} in this plan")
+    return None
+
+
+_BUILDERS: dict[str, Callable[[_TaskInputs, str], ContestAction | None]] = {
+    "accept": _build_on_argument,
+    "reject": _build_on_argument,
+    "edit": _build_on_argument,
+    "add": _build_add,
+    "decide": _build_decide,
+}
 
 
 def parse_tasks(
