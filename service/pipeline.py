@@ -15,7 +15,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, cast, get_args
 
 from inference.protocol import (
     ArgumentDraft,
@@ -28,6 +28,7 @@ from inference.protocol import (
     Experts,
     ModelCall,
     PanelMember,
+    Priority,
     ProblemVote,
     Relation,
 )
@@ -360,7 +361,14 @@ class Planner:
         )
         clashes: dict[str, list[Clash]] = {o.id: [] for o in candidates}
         for (o, s, a), v in zip(pairs, verdicts, strict=True):
-            clashes[o.id].append(Clash(support=s, attack=a, winner=v.winner if v else None))
+            clashes[o.id].append(
+                Clash(
+                    support=s,
+                    attack=a,
+                    winner=v.winner if v else None,
+                    reason=v.rationale if v else "adjudication failed; counts for nobody",
+                )
+            )
 
         options = []
         for o in candidates:
@@ -381,6 +389,7 @@ class Planner:
                     problem_ids=o.problem_ids,
                     code=o.code,
                     medication_ref=o.medication_ref,
+                    priority=o.priority,
                 )
             )
         return tuple(options)
@@ -427,6 +436,7 @@ class Planner:
                 problem_ids=o.problem_ids,
                 code=o.code,
                 medication_ref=o.medication_ref,
+                priority=_priority(o.priority),
             )
             (included if r.decision == "include" else excluded).append((cand, r.score))
         return await self.experts.synthesize(profile, included, excluded, ctx)
@@ -446,6 +456,14 @@ async def _gather(aws: Iterable[Awaitable[T]]) -> list[T]:
 
 async def _now(fn: Callable[..., T], *args: object) -> T:
     return fn(*args)
+
+
+def _priority(value: str | None) -> Priority:
+    """An option's stored priority as the protocol's type ("review" when none was stored)."""
+    for p in get_args(Priority):
+        if p == value:
+            return cast(Priority, p)
+    return "review"
 
 
 def _vote(v: ProblemVote) -> Vote:
