@@ -66,8 +66,13 @@ def _parser() -> argparse.ArgumentParser:
         "--format",
         choices=("text", "fhir", "json"),
         default="text",
-        help="text (default): readable plan; fhir: CarePlan+Provenance Bundle; "
-        "json: the canoe.deliberation/1 document",
+        help="text (default): the clinician summary (--detail: the full reasoning); "
+        "fhir: CarePlan+Provenance Bundle; json: the canoe.deliberation/1 document",
+    )
+    plan.add_argument(
+        "--detail",
+        action="store_true",
+        help="with --format text: every argument with its id, strengths, evidence and clashes",
     )
     plan.add_argument("--deliberation", type=Path, help="also write the deliberation document here")
     plan.add_argument("--backend", choices=("embedded", "triton"), help="override CANOE_BACKEND")
@@ -106,7 +111,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     from fhir_mapping.ingest import ingest
     from service.backends import build_planner
     from service.core import to_document
-    from service.render import render_plan
+    from service.render import render_plan, render_summary
     from service.settings import load_settings
 
     overrides = {"backend": args.backend} if args.backend else {}
@@ -125,8 +130,10 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     d, ev = result.deliberation, result.evaluation
     if args.deliberation:
         args.deliberation.write_text(json.dumps(to_document(d, ev), indent=2) + "\n")
-    if args.format == "text":
+    if args.format == "text" and args.detail:
         out = render_plan(d, ev, {e.id: e for e in result.evidence})
+    elif args.format == "text":
+        out = render_summary(d, ev)
     elif args.format == "json":
         out = json.dumps(to_document(d, ev), indent=2)
     else:

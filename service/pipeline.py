@@ -45,6 +45,7 @@ from service.core.model import (
     Vote,
 )
 from service.core.profile import PatientProfile
+from service.core.summary import fact_words
 from service.errors import BackendTimeout, BackendUnavailable, StepFailed
 
 __all__ = ["STAGES", "EvidenceSource", "PlanResult", "Planner", "Progress", "UsageLog"]
@@ -254,6 +255,14 @@ class Planner:
                 missing=tuple(run.missing),
                 unused_facts=tuple(f"{u.ref} {u.field}: {u.reason}" for u in profile.unused),
                 created=created,
+                facts=fact_words(
+                    profile,
+                    (
+                        r
+                        for o in options
+                        for r in (*(f for a in o.arguments for f in a.facts), *o.refs)
+                    ),
+                ),
             ),
         )
         evaluation = await run.stage("propagation", _now(evaluate, deliberation))

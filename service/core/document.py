@@ -199,6 +199,7 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
             "unused_facts": list(m.unused_facts),
             "synthesis": m.synthesis,
             "created": m.created,
+            **({"facts": [{"ref": r, "text": x} for r, x in m.facts]} if m.facts else {}),
         },
         "problems": problems,
         "options": options,
@@ -287,6 +288,7 @@ def _meta(raw: Mapping[str, Any]) -> Meta:
         unused_facts=tuple(raw.get("unused_facts", ())),
         synthesis=raw.get("synthesis", ""),
         created=raw.get("created", ""),
+        facts=tuple((f["ref"], f["text"]) for f in raw.get("facts", ())),
     )
 
 

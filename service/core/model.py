@@ -150,6 +150,9 @@ class Meta:
     unused_facts: tuple[str, ...] = ()  # facts the profile could not use, in words
     synthesis: str = ""
     created: str = ""  # ISO timestamp of version 1
+    # (reference, words): each cited patient fact with its value and date, for the clinician
+    # summary, which never shows the reference itself.
+    facts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -198,9 +198,14 @@ def test_cli_plans_a_fixture_as_text_and_fhir(tmp_path: Path) -> None:
         "plan", str(path), "--created", CREATED, "--deliberation", str(tmp_path / "d.json")
     )
     assert out.returncode == 0, out.stderr
-    text = out.stdout.decode()
-    assert "ACTIVITIES (included)" in text and "diazepam" in text.lower()
+    text = out.stdout.decode()  # the default text is the clinician summary
+    assert text.startswith("Care plan proposal") and "diazepam" in text.lower()
+    assert "tau" not in text and "Patient/" not in text
     assert "Adalberto" not in text  # no patient name in the output of the reasoning trail
+    detail = _canoe("plan", str(path), "--created", CREATED, "--detail")
+    assert detail.returncode == 0, detail.stderr
+    assert "ACTIVITIES (included)" in detail.stdout.decode()
+    assert "id: arg-" in detail.stdout.decode()
     doc = json.loads((tmp_path / "d.json").read_text())
     assert doc["format"] == "canoe.deliberation/1"
     fhir = _canoe("plan", str(path), "--format", "fhir", "--created", CREATED)
