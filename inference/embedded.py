@@ -654,7 +654,9 @@ def _synthesize(
             "The panel found no intervention that cleared the inclusion threshold; "
             f"{len(excluded)} options were considered and are listed for review."
         )
-    ordered = sorted(included, key=lambda oc: (-oc[1], oc[0].id))
+    # the plan's own order: priority class, then score
+    classes = ("safety", "omission", "monitoring", "review")
+    ordered = sorted(included, key=lambda oc: (classes.index(oc[0].priority), -oc[1], oc[0].id))
     parts = [
         f"Care plan for a case of {a.complexity} complexity"
         + (f" ({', '.join(a.dimensions[:4])})" if a.dimensions else "")

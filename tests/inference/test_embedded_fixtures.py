@@ -151,7 +151,7 @@ async def test_conflict_path_occurs_and_arbitration_weighs_quality() -> None:
     assert (await ex.arbitrate(prof, p, [strong, weak], CallContext())).decision == "reject"
 
 
-async def test_adjudication_prefers_patient_specific_safety() -> None:
+async def test_adjudication_is_deterministic_and_grade_beats_a_bare_claim() -> None:
     ex = EmbeddedExperts()
     prof = load("adalberto")
     out = await run(prof)
