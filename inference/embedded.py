@@ -88,13 +88,19 @@ _OVERDOSE_SNOMED = frozenset({"55680006"})
 _OVERDOSE_ICD10 = ("T40", "T42")
 # Typed concerns for today's knowledge points, until the rules carry them: (option id prefix,
 # role, stance) -> concern code. The care coordinator's objections are about delivery and
-# burden (its declared priorities); the pharmacist's objection to a taper is abrupt withdrawal.
+# burden (its declared priorities); the pharmacist's objection to a taper is abrupt withdrawal;
+# the cardiologist's objection to a lower simvastatin dose is weaker lipid lowering.
 _BRIDGE_CONCERNS: tuple[tuple[str, str, Stance, str], ...] = (
     ("opt-taper-", "pharmacist", "attack", "abrupt-withdrawal"),
+    ("opt-reduce-simvastatin", "cardiologist", "attack", "weaker-lipid-lowering"),
     ("opt-", "care-coordinator", "attack", "treatment-burden"),
 )
-# What an option's design answers, by option id prefix: a gradual taper answers abrupt stopping.
-_BRIDGE_ANSWERS: tuple[tuple[str, tuple[str, ...]], ...] = (("opt-taper-", ("abrupt-withdrawal",)),)
+# What an option's design answers, by option id prefix: a gradual taper answers abrupt stopping;
+# "reduce the simvastatin dose or switch statin" keeps lipid lowering by the switch.
+_BRIDGE_ANSWERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("opt-taper-", ("abrupt-withdrawal",)),
+    ("opt-reduce-simvastatin", ("weaker-lipid-lowering",)),
+)
 # Priority by option id prefix where category and urgency do not say it (see ``_priority``).
 _OMISSIONS = (
     "opt-start-",
@@ -547,12 +553,13 @@ def _argue(
         if not facts:
             tau -= 0.05
         tau = round(min(0.95, max(0.05, tau)), 3)
-        harm: Severity | None = None
-        for e in ev:
+        # typed attributes a knowledge point sets itself win over the bridges below
+        harm: Severity | None = getattr(pt, "harm", None)
+        for e in () if harm is not None else ev:
             h = docs[e].harm if e in docs else None
             if h is not None and (harm is None or _SEVERITY_RANK[h] > _SEVERITY_RANK[harm]):
                 harm = h
-        concern = next(
+        concern: str = getattr(pt, "concern", "") or next(
             (
                 c
                 for prefix, role, st, c in _BRIDGE_CONCERNS
@@ -573,7 +580,7 @@ def _argue(
                 tau,
                 harm=harm,
                 concern=concern,
-                generic=not facts,
+                generic=bool(getattr(pt, "generic", not facts)),
             )
         )
     return tuple(out)
