@@ -39,6 +39,7 @@ from fhir_mapping.definitions import (
 from service.core import from_document, to_document
 from service.core.evaluation import Evaluation, OptionResult
 from service.core.model import Argument, Deliberation, Option
+from service.core.summary import summarise, summary_text
 from service.errors import BundleError, DocumentError, Issue
 
 __all__ = [
@@ -369,69 +370,44 @@ def _contestation_ext(d: Deliberation) -> list[dict[str, object]]:
 
 
 def _narrative(d: Deliberation, ev: Evaluation) -> str:
+    """The clinician summary as XHTML: at most eight ranked activities, each with its reason,
+    key patient fact and proposers (``service.core.summary``); the full reasoning is in the
+    extensions and the deliberation document."""
     e = html.escape
-    options = {o.id: o for o in d.options}
+    s = summarise(d, ev)
     parts = [
         '<div xmlns="http://www.w3.org/1999/xhtml">',
         f"<h3>Proposed care plan, version {d.version}: machine proposal awaiting clinician "
         "review</h3>",
     ]
-    accepted = [p for p in d.problems if ev.problem(p.id).decision == "accept"]
-    pending = [p for p in d.problems if ev.problem(p.id).decision is None]
-    if accepted:
-        parts.append(
-            "<p><b>Addresses:</b> " + e("; ".join(p.display or p.id for p in accepted)) + "</p>"
-        )
-    if pending:
-        parts.append(
-            "<p><b>Problems awaiting a decision:</b> "
-            + e("; ".join(p.display or p.id for p in pending))
-            + "</p>"
-        )
-
-    def why(o: Option, res: OptionResult) -> str:
-        def side(stance: str) -> str:
-            rows = [
-                f"{a.role} ({_fmt(res.nodes[a.id].sigma or 0.0)}): {a.text}"
-                for a in o.arguments
-                if a.stance == stance and a.status != "rejected" and a.id in res.nodes
-            ]
-            return "; ".join(rows) if rows else "none"
-
-        evidence = sorted({x for a in o.arguments if a.status != "rejected" for x in a.evidence})
-        return (
-            f"<br/>For: {e(side('support'))}<br/>Against: {e(side('attack'))}"
-            + (f"<br/>Evidence: {e(', '.join(evidence))}" if evidence else "")
-            + f"<br/>{e(_explanation(res, d))}"
-        )
-
-    if ev.plan:
-        parts.append("<h4>Activities</h4><ol>")
-        for oid in ev.plan:
-            o, res = options[oid], ev.option(oid)
-            flag = " <i>(borderline: needs human review)</i>" if res.borderline else ""
+    if s.lines:
+        parts.append("<p>Ranked by clinical priority (safety, omissions, monitoring, review).</p>")
+        parts.append("<ol>")
+        for line in s.lines:
+            tag = f" [{e(line.priority)}]" if line.priority else ""
+            fact = f" Key fact: {e(line.fact)}." if line.fact else ""
+            flag = " <i>Borderline: needs your decision.</i>" if line.borderline else ""
+            who = e(", ".join(line.proposed_by) or "a clinician's decision")
             parts.append(
-                f"<li><b>{e(o.title)}</b> [{e(o.category)}], confidence {_fmt(res.score)}{flag}"
-                + (f"<br/>{e(o.description)}" if o.description else "")
-                + why(o, res)
-                + "</li>"
+                f"<li><b>{e(line.action)}</b>{tag}: {e(line.reason)}{fact} "
+                f"Proposed by {who}.{flag}</li>"
             )
         parts.append("</ol>")
+        if s.more:
+            parts.append(f"<p>{s.more} more activities in the full plan.</p>")
     else:
         parts.append("<p>No intervention cleared the inclusion threshold.</p>")
-    left = [o for o in d.options if o.id not in ev.plan]
+    if s.awaiting:
+        parts.append(
+            "<p><b>Awaiting your decision</b> (borderline, not included): "
+            + e("; ".join(s.awaiting))
+            + "</p>"
+        )
+    left = [o.title for o in d.options if o.id not in ev.plan and o.title not in s.awaiting]
     if left:
-        parts.append("<h4>Considered and not included</h4><ul>")
-        for o in left:
-            res = ev.option(o.id)
-            parts.append(f"<li><b>{e(o.title)}</b>{why(o, res)}</li>")
-        parts.append("</ul>")
+        parts.append("<p><b>Considered and not included:</b> " + e("; ".join(left)) + "</p>")
     if d.contestations:
-        parts.append("<h4>Human contestations</h4><ul>")
-        for c in d.contestations:
-            reason = f": {c.reason}" if c.reason else ""
-            parts.append(f"<li>{e(f'{c.at} {c.actor} {c.action} {c.target}{reason}')}</li>")
-        parts.append("</ul>")
+        parts.append("<p><b>Changed by clinicians:</b> " + str(len(d.contestations)) + "</p>")
     parts.append("</div>")
     return "".join(parts)
 
@@ -481,6 +457,7 @@ def _careplan(
         "id": cid,
         "meta": {"versionId": str(d.version), "security": [dict(AIAST)]},
         "text": {"status": "generated", "div": _narrative(d, ev)},
+        "description": summary_text(d, ev),
         "extension": extension,
         # draft + proposal: a complete machine proposal that no clinician has adopted yet; the
         # EHR moves it to active when a clinician does.

@@ -186,6 +186,8 @@ def assess_request(
                     problem_ids=tuple(o["problem_ids"]),
                     code=(code[0], code[1], code[2]) if code is not None else None,
                     medication_ref=o["medication_ref"],
+                    priority=o["priority"],
+                    answers=tuple(o["answers"]),
                 )
             )
         oids = [o.id for o in options]
@@ -430,6 +432,8 @@ def encode_answer(step: str, result: Any) -> dict[str, Any]:
                     "problem_ids": list(o.problem_ids),
                     "code": list(o.code) if o.code is not None else None,
                     "medication_ref": o.medication_ref,
+                    "priority": o.priority,
+                    "answers": list(o.answers),
                 }
                 for o in a.options
             ],
@@ -474,8 +478,6 @@ def encode_answer(step: str, result: Any) -> dict[str, Any]:
             ]
         }
     if step == "adjudicate":
-        if result.winner is None:
-            raise ValueError("an undecided verdict has no answer form")
         return {"winner": result.winner, "rationale": result.rationale}
     if step == "arbitrate":
         return {"decision": result.decision, "rationale": result.rationale}

@@ -8,16 +8,29 @@ errors.
 
 Documented rules:
 
-* Panel size by complexity (defaults; configurable, see ``inference.panel_sizes``): low 2,
-  moderate 3, high 4 (5 when a fifth role has relevance weight >= 1.0), very high 6 (7
-  likewise). The GP is always on the panel; other roles are ranked by the relevance weight the
-  analysis gives them (their argument strengths plus their expertise over accepted problems),
-  ties by pool order.
-* Clash adjudication, first criterion that separates the two arguments wins: (1) patient-specific
-  safety evidence (a safety theme and at least one cited patient fact), (2) best evidence grade
-  cited (A > B > C > expert consensus), (3) specificity (number of cited patient facts),
-  (4) role relevance to the option's category, (5) higher tau; a full tie goes to the attack
-  (first, do no harm).
+* Complexity floor: the analysis's level, raised by severe conditions present (``SEVERE_GROUPS``
+  in ``inference.knowledge.roles``, eGFR < 30 counting as one) and a recent (within a year)
+  overdose: 2 make it at least moderate, 3 high, 4 or more very high.
+* Panel by domain, then by complexity: the GP, then every role a domain present requires
+  (``DOMAIN_ROLES``: cardiology for heart failure, AF or CHD; physiotherapy for COPD; oncology
+  for an active cancer; addiction psychiatry after an overdose; and here the pharmacist when a
+  medication criterion fires or >= 5 medicines are active, the geriatrician at >= 75, the
+  nephrologist at eGFR < 30), then roles by relevance weight until the configured size
+  (defaults; see ``inference.panel_sizes``: low 2, moderate 3, high 4 (5 when a fifth role has
+  relevance weight >= 1.0), very high 6 (7 likewise)) is reached. The configured size is a
+  floor: a needed role is never cut to fit it.
+* One stance per role per option: a role's points on one option are weighed into one argument,
+  the stance of its strongest point (a tie goes to the objection), with that point's text and
+  the facts and evidence of every point of that stance.
+* Clash adjudication: ``inference.adjudication.compare``, a documented comparator over typed
+  attributes (answered by design, recent abnormal fact, severe harm, evidence grade), no winner
+  (``None``) when no rule separates the pair. Until the knowledge rules set the typed attributes
+  themselves, ``_BRIDGE_CONCERNS`` and the evidence base's ``harm`` field supply them here.
+* Priority class of each option (``_priority``): safety for immediate-safety activities and for
+  stopping, tapering, switching or reducing a drug for a harm (urgency >= 2); omission for
+  starting a missing treatment, treating an uncontrolled risk or a high-value referral;
+  monitoring for the monitoring category; review otherwise. The generic structured medication
+  review is proposed only when some active medicine is covered by no specific action.
 * Arbitration weighs vote quality, not counts: weight = confidence x quality, with quality 1.0
   when the quote is a fact found in the record (1.2 if that fact is a confirmed, coded Condition),
   0.5 for an unverifiable quote, 0.3 for none; NEUTRAL weighs 0. Accept when KEEP weight exceeds
@@ -28,11 +41,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import TypeVar, cast
 
+from inference.adjudication import compare, fact_status
 from inference.evidence import tokenize
-from inference.knowledge import CATEGORY_RELEVANCE, ROLE_BY_NAME, Analysis, analyse
-from inference.knowledge.rules import Point
+from inference.knowledge import ROLE_BY_NAME, Analysis, analyse
+from inference.knowledge.conditions import classify
+from inference.knowledge.roles import DOMAIN_ROLES, SEVERE_GROUPS
+from inference.knowledge.rules import Point, Proposal
 from inference.panel_sizes import DEFAULT_PANEL_SIZES, PanelSizes
 from inference.panel_sizes import panel_sizes as validated_sizes
 from inference.protocol import (
@@ -43,16 +59,19 @@ from inference.protocol import (
     CandidateOption,
     CandidateProblem,
     ClashVerdict,
+    Complexity,
     EvidenceDoc,
     Judgement,
     ModelCall,
     PanelMember,
+    Priority,
     ProblemVote,
     Relation,
+    Severity,
     Stance,
     StepKind,
 )
-from service.core.profile import PatientProfile
+from service.core.profile import LOINC_GROUPS, SNOMED, PatientProfile
 from service.errors import BackendTimeout, CanoeError, StepFailed
 
 __all__ = ["KB_VERSION", "PANEL_SIZES", "EmbeddedExperts", "themes"]
@@ -60,8 +79,38 @@ __all__ = ["KB_VERSION", "PANEL_SIZES", "EmbeddedExperts", "themes"]
 KB_VERSION = "2026.11-1"
 # The default sizes, by complexity: (base, extended).
 PANEL_SIZES: dict[str, tuple[int, int]] = {c: (b, e) for c, b, e in DEFAULT_PANEL_SIZES}
-_GRADE_RANK = {"A": 3, "B": 2, "C": 1}
 T = TypeVar("T")
+_COMPLEXITY: tuple[Complexity, ...] = ("low", "moderate", "high", "very high")
+_SEVERITY_RANK: dict[str, int] = {"minor": 1, "moderate": 2, "severe": 3}
+# A drug overdose: SNOMED CT 55680006 "Drug overdose"; ICD-10-CM T40 (poisoning by narcotics)
+# and T42 (poisoning by antiepileptic, sedative-hypnotic drugs).
+_OVERDOSE_SNOMED = frozenset({"55680006"})
+_OVERDOSE_ICD10 = ("T40", "T42")
+# Typed concerns for today's knowledge points, until the rules carry them: (option id prefix,
+# role, stance) -> concern code. The care coordinator's objections are about delivery and
+# burden (its declared priorities); the pharmacist's objection to a taper is abrupt withdrawal;
+# the cardiologist's objection to a lower simvastatin dose is weaker lipid lowering.
+_BRIDGE_CONCERNS: tuple[tuple[str, str, Stance, str], ...] = (
+    ("opt-taper-", "pharmacist", "attack", "abrupt-withdrawal"),
+    ("opt-reduce-simvastatin", "cardiologist", "attack", "weaker-lipid-lowering"),
+    ("opt-", "care-coordinator", "attack", "treatment-burden"),
+)
+# What an option's design answers, by option id prefix: a gradual taper answers abrupt stopping;
+# "reduce the simvastatin dose or switch statin" keeps lipid lowering by the switch.
+_BRIDGE_ANSWERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("opt-taper-", ("abrupt-withdrawal",)),
+    ("opt-reduce-simvastatin", ("weaker-lipid-lowering",)),
+)
+# Priority by option id prefix where category and urgency do not say it (see ``_priority``).
+_OMISSIONS = (
+    "opt-start-",
+    "opt-review-bp",
+    "opt-refer-nephrology",
+    "opt-falls-prevention",
+    "opt-copd-rehab",
+    "opt-safety-",
+)
+_SAFETY_VERBS = ("opt-taper-", "opt-stop-", "opt-switch-", "opt-reduce-", "opt-avoid-")
 
 # Themes read from argument text; they drive argument-to-argument relations and the safety
 # criterion of clash adjudication. Keyword tables, not free inference.
@@ -193,13 +242,13 @@ class EmbeddedExperts:
     async def assess(
         self, profile: PatientProfile, evidence: Sequence[EvidenceDoc], ctx: CallContext
     ) -> Assessment:
-        return await self._call("assess", ctx, lambda: _assess(analyse(profile)))
+        return await self._call("assess", ctx, lambda: _assess(analyse(profile), profile))
 
     async def assemble_panel(
         self, profile: PatientProfile, assessment: Assessment, ctx: CallContext
     ) -> tuple[PanelMember, ...]:
         sizes = self.panel_sizes[assessment.complexity]
-        return await self._call("panel", ctx, lambda: _panel(analyse(profile), sizes))
+        return await self._call("panel", ctx, lambda: _panel(analyse(profile), sizes, profile))
 
     async def vote(
         self,
@@ -241,7 +290,11 @@ class EmbeddedExperts:
         ctx: CallContext,
     ) -> ClashVerdict:
         return await self._call(
-            "adjudicate", ctx, lambda: _adjudicate(profile, option, support, attack, evidence)
+            "adjudicate",
+            ctx,
+            lambda: compare(
+                option, support, attack, {d.id: d.grade for d in evidence}, fact_status(profile)
+            ),
         )
 
     async def arbitrate(
@@ -268,7 +321,7 @@ class EmbeddedExperts:
 # ---------------------------------------------------------------------- step logic
 
 
-def _assess(a: Analysis) -> Assessment:
+def _assess(a: Analysis, profile: PatientProfile) -> Assessment:
     problems = tuple(
         CandidateProblem(p.id, p.display, p.refs, p.initial, p.rationale) for p in a.problems
     )
@@ -282,13 +335,102 @@ def _assess(a: Analysis) -> Assessment:
             p.problem_ids,
             p.code,
             p.medication_ref,
+            _priority(p),
+            _answers(p),
         )
-        for p in a.proposals
+        for p in _specific_first(a.proposals)
     )
-    return Assessment(a.complexity, a.dimensions, problems, options)
+    return Assessment(_complexity(a, profile), a.dimensions, problems, options)
 
 
-def _panel(a: Analysis, sizes: tuple[int, int]) -> tuple[PanelMember, ...]:
+def _priority(p: Proposal) -> Priority:
+    """The clinical priority class of a proposal (a ``priority`` the rules set wins)."""
+    given = getattr(p, "priority", None)
+    if given in ("safety", "omission", "monitoring", "review"):
+        return cast(Priority, given)
+    if p.category == "immediate-safety":
+        return "safety"
+    if p.id.startswith(_OMISSIONS):
+        return "omission"
+    if p.category == "monitoring":
+        return "monitoring"
+    if p.medication_ref is not None and p.urgency >= 2:
+        return "safety"  # a drug to stop, switch, reduce or review for a harm it does
+    if p.id.startswith(_SAFETY_VERBS):
+        return "safety"
+    return "review"
+
+
+def _answers(p: Proposal) -> tuple[str, ...]:
+    given = getattr(p, "answers", None)
+    if isinstance(given, tuple):
+        return given
+    return next((ans for prefix, ans in _BRIDGE_ANSWERS if p.id.startswith(prefix)), ())
+
+
+def _specific_first(proposals: Sequence[Proposal]) -> tuple[Proposal, ...]:
+    """Drop the generic medication review when specific actions cover every medicine it
+    reviews: the review is for the medicines no specific action looks at."""
+    covered = {
+        r
+        for p in proposals
+        if p.id != "opt-medication-review" and p.medication_ref is not None
+        for r in (p.medication_ref, *p.refs)
+    }
+    return tuple(
+        p for p in proposals if p.id != "opt-medication-review" or not set(p.refs) <= covered
+    )
+
+
+def _recent_overdose(profile: PatientProfile) -> bool:
+    for p in profile.problems:
+        dated = p.onset is not None and (profile.as_of - p.onset).days <= 365
+        coded = any(
+            (c.system == SNOMED and c.code in _OVERDOSE_SNOMED)
+            or c.code.startswith(_OVERDOSE_ICD10)
+            for c in p.codes
+        )
+        if coded and dated:
+            return True
+    return False
+
+
+def _groups(profile: PatientProfile) -> set[str]:
+    return {g for p in profile.problems if p.active for g in classify(p)}
+
+
+def _egfr_below_30(profile: PatientProfile) -> bool:
+    o = profile.latest_of(LOINC_GROUPS["egfr"])
+    return o is not None and o.value is not None and o.value < 30
+
+
+def _complexity(a: Analysis, profile: PatientProfile) -> Complexity:
+    """The analysis's level, raised by severe conditions and a recent overdose (floor)."""
+    severe = len(_groups(profile) & SEVERE_GROUPS) + _egfr_below_30(profile)
+    severe += _recent_overdose(profile)
+    floor = 0 if severe < 2 else min(3, severe - 1)
+    return _COMPLEXITY[max(_COMPLEXITY.index(a.complexity), floor)]
+
+
+def _needed_roles(a: Analysis, profile: PatientProfile) -> list[str]:
+    """Roles the domains of the record require, in pool order (see the module docstring)."""
+    groups = _groups(profile)
+    if _recent_overdose(profile):
+        groups.add("overdose")
+    need = {role for role, keys in DOMAIN_ROLES if groups & set(keys)}
+    medication_criterion = any(
+        p.medication_ref is not None or p.category == "medication" for p in a.proposals
+    )
+    if medication_criterion or len(profile.active_medications) >= 5:
+        need.add("pharmacist")
+    if profile.age is not None and profile.age >= 75:
+        need.add("geriatrician")
+    if _egfr_below_30(profile):
+        need.add("nephrologist")
+    return sorted(need - {"gp"}, key=lambda r: ROLE_BY_NAME[r].order)
+
+
+def _panel(a: Analysis, sizes: tuple[int, int], profile: PatientProfile) -> tuple[PanelMember, ...]:
     # A size larger than the role pool yields the whole pool (slicing stops at its end).
     lo, hi = sizes
     ranked = [r for r, _ in a.role_weights if r != "gp"]
@@ -296,7 +438,9 @@ def _panel(a: Analysis, sizes: tuple[int, int]) -> tuple[PanelMember, ...]:
     size = lo
     if hi > lo and len(ranked) >= hi - 1 and weights[ranked[hi - 2]] >= 1.0:
         size = hi
-    roles = ["gp", *ranked[: size - 1]]
+    needed = _needed_roles(a, profile)
+    rest = [r for r in ranked if r not in needed]
+    roles = ["gp", *needed, *rest[: max(0, size - 1 - len(needed))]]
     return tuple(_member(role, a) for role in roles)
 
 
@@ -385,39 +529,60 @@ def _argue(
     evidence: Sequence[EvidenceDoc],
     patient_ref: str,
 ) -> tuple[ArgumentDraft, ...]:
-    grades = {d.id: d.grade for d in evidence}
+    docs = {d.id: d for d in evidence}
     out: list[ArgumentDraft] = []
     for opt in options:
         prop = a.proposal(opt.id)
         if prop is None:
             continue
-        n = 0
-        for pt in prop.points:
-            if pt.role != member.role:
-                continue
-            n += 1
-            ev = _cite(pt, evidence)
-            tau = pt.tau
-            if not ev:
-                tau -= 0.1  # unsupported by retrieved evidence
-            elif any(grades.get(e) == "A" for e in ev):
-                tau += 0.05
-            if not pt.facts:
-                tau -= 0.05
-            tau = round(min(0.95, max(0.05, tau)), 3)
-            out.append(
-                ArgumentDraft(
-                    f"arg-{member.role}-{opt.id}-{n}",
-                    opt.id,
-                    member.role,
-                    pt.stance,
-                    pt.text,
-                    ev,
-                    # a point about the person as a whole (age, frailty) cites the Patient
-                    pt.facts or (patient_ref,),
-                    tau,
-                )
+        mine = [(n, pt) for n, pt in enumerate(prop.points, 1) if pt.role == member.role]
+        if not mine:
+            continue
+        # One stance per role: the stance of the strongest point (a tie goes to the objection).
+        best = max(mine, key=lambda np: (np[1].tau, np[1].stance == "attack", -np[0]))
+        stance = best[1].stance
+        same = [pt for _, pt in mine if pt.stance == stance]
+        pt = best[1]
+        ev = tuple(dict.fromkeys(e for p in (pt, *same) for e in _cite(p, evidence)))
+        facts = tuple(dict.fromkeys(f for p in (pt, *same) for f in p.facts))
+        tau = pt.tau
+        if not ev:
+            tau -= 0.1  # unsupported by retrieved evidence
+        elif any(docs[e].grade == "A" for e in ev if e in docs):
+            tau += 0.05
+        if not facts:
+            tau -= 0.05
+        tau = round(min(0.95, max(0.05, tau)), 3)
+        # typed attributes a knowledge point sets itself win over the bridges below
+        harm: Severity | None = getattr(pt, "harm", None)
+        for e in () if harm is not None else ev:
+            h = docs[e].harm if e in docs else None
+            if h is not None and (harm is None or _SEVERITY_RANK[h] > _SEVERITY_RANK[harm]):
+                harm = h
+        concern: str = getattr(pt, "concern", "") or next(
+            (
+                c
+                for prefix, role, st, c in _BRIDGE_CONCERNS
+                if opt.id.startswith(prefix) and role == member.role and st == stance
+            ),
+            "",
+        )
+        out.append(
+            ArgumentDraft(
+                f"arg-{member.role}-{opt.id}-{best[0]}",
+                opt.id,
+                member.role,
+                stance,
+                pt.text,
+                ev,
+                # a point about the person as a whole (age, frailty) cites the Patient
+                facts or (patient_ref,),
+                tau,
+                harm=harm,
+                concern=concern,
+                generic=bool(getattr(pt, "generic", not facts)),
             )
+        )
     return tuple(out)
 
 
@@ -439,61 +604,6 @@ def _relate(option: CandidateOption, arguments: Sequence[ArgumentDraft]) -> tupl
             if rel and (t.id, s.id) not in edges:
                 edges[(s.id, t.id)] = rel
     return tuple(Relation(s, t, r) for (s, t), r in sorted(edges.items()))
-
-
-def _known_refs(profile: PatientProfile) -> set[str]:
-    # One generator per fact kind keeps each element typed (a mixed tuple would join to object).
-    return {
-        *(x.ref for x in profile.problems),
-        *(x.ref for x in profile.medications),
-        *(x.ref for x in profile.observations),
-        *(x.ref for x in profile.social),
-        *(x.ref for x in profile.allergies),
-        *(x.ref for x in profile.encounters),
-        *profile.source_refs,
-    }
-
-
-def _adjudicate(
-    profile: PatientProfile,
-    option: CandidateOption,
-    support: ArgumentDraft,
-    attack: ArgumentDraft,
-    evidence: Sequence[EvidenceDoc],
-) -> ClashVerdict:
-    known = _known_refs(profile)
-    grades = {d.id: _GRADE_RANK.get(d.grade, 0) for d in evidence}
-
-    def key(x: ArgumentDraft) -> tuple[int, int, int, int, float]:
-        facts = sum(1 for f in x.facts if f in known)
-        safety = int(bool(themes(x.text) & _SAFETY) and facts > 0)
-        grade = max((grades.get(e, 0) for e in x.evidence), default=0)
-        rel = CATEGORY_RELEVANCE.get(x.role, {}).get(option.category, 0)
-        return safety, grade, facts, rel, x.tau
-
-    ks, ka = key(support), key(attack)
-    names = (
-        "patient-specific safety evidence",
-        "evidence grade",
-        "number of cited facts",
-        "role relevance",
-        "intrinsic strength",
-    )
-    for i, name in enumerate(names):
-        if ks[i] != ka[i]:
-            winner: Stance = "support" if ks[i] > ka[i] else "attack"
-            return ClashVerdict(
-                support.id,
-                attack.id,
-                winner,
-                f"decided on {name}: support {ks[i]} vs attack {ka[i]}",
-            )
-    return ClashVerdict(
-        support.id,
-        attack.id,
-        "attack",
-        "no criterion separates them; the precautionary side (attack) wins",
-    )
 
 
 def _arbitrate(
@@ -551,7 +661,9 @@ def _synthesize(
             "The panel found no intervention that cleared the inclusion threshold; "
             f"{len(excluded)} options were considered and are listed for review."
         )
-    ordered = sorted(included, key=lambda oc: (-oc[1], oc[0].id))
+    # the plan's own order: priority class, then score
+    classes = ("safety", "omission", "monitoring", "review")
+    ordered = sorted(included, key=lambda oc: (classes.index(oc[0].priority), -oc[1], oc[0].id))
     parts = [
         f"Care plan for a case of {a.complexity} complexity"
         + (f" ({', '.join(a.dimensions[:4])})" if a.dimensions else "")

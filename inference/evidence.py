@@ -141,6 +141,7 @@ def _load(path: str) -> EvidenceBase:
             source=d["source"],
             year=int(d["year"]),
             tags=tuple(d.get("tags", ())),
+            harm=d.get("harm"),
         )
         for d in raw["documents"]
     )

@@ -36,6 +36,7 @@ __all__ = [
     "Priority",
     "ProblemVote",
     "Relation",
+    "Severity",
     "Stance",
     "StepKind",
     "UsageRecorder",
@@ -47,6 +48,9 @@ VoteValue = Literal["KEEP", "REFUSE", "NEUTRAL"]
 # Clinical priority class of a candidate activity (issue 14: ranking by clinical priority):
 # immediate safety first, then high-value omissions, then monitoring, then routine review.
 Priority = Literal["safety", "omission", "monitoring", "review"]
+# Severity of the harm an argument or evidence statement is about (the clash comparator's
+# "preventing a severe, likely harm beats convenience" rule reads it; issue 14).
+Severity = Literal["severe", "moderate", "minor"]
 StepKind = Literal[
     "assess", "panel", "vote", "argue", "relate", "adjudicate", "arbitrate", "synthesize"
 ]
@@ -68,6 +72,7 @@ class EvidenceDoc:
     source: str  # title of the guideline it paraphrases
     year: int
     tags: tuple[str, ...] = ()
+    harm: Severity | None = None  # severity of the harm the statement names, where it names one
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +95,9 @@ class CandidateOption:
     code: tuple[str, str, str] | None = None  # (system, code, display) where a standard one exists
     medication_ref: str | None = None  # MedicationRequest/<id> when the activity is about one
     priority: Priority = "review"  # clinical priority class, orders the plan before the score
+    # Concern codes (see ``ArgumentDraft.concern``) the option's own design already answers,
+    # e.g. a gradual taper answers "abrupt-withdrawal": an objection raising one loses its clash.
+    answers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +139,10 @@ class ArgumentDraft:
     evidence: tuple[str, ...]  # EvidenceDoc ids
     facts: tuple[str, ...]  # FHIR references of the patient facts it cites
     tau: float  # intrinsic strength in [0, 1]
+    # Typed attributes the clash comparator reads (never the text), all optional:
+    harm: Severity | None = None  # severity of the harm it is about (prevented or caused)
+    concern: str = ""  # controlled code of the specific risk it raises, e.g. "abrupt-withdrawal"
+    generic: bool = False  # rests on a population-level statement, no fact about this patient
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,6 +2,7 @@
 
 Exit codes tell bad input from failures, so scripts can react:
     0  success
+    1  canoe eval: a required finding was missed or an unsafe recommendation included
     2  bad input (the bundle, Task or document was refused; an OperationOutcome is printed)
     69 the model backend is unavailable (EX_UNAVAILABLE)
     70 internal error (EX_SOFTWARE)
@@ -35,6 +36,7 @@ from service.errors import (
 __all__ = ["main"]
 
 EXIT_OK, EXIT_INPUT, EXIT_UNAVAILABLE, EXIT_INTERNAL = 0, 2, 69, 70
+EXIT_EVAL_FAILED = 1  # canoe eval: a finding was missed or an unsafe activity included
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -66,8 +68,13 @@ def _parser() -> argparse.ArgumentParser:
         "--format",
         choices=("text", "fhir", "json"),
         default="text",
-        help="text (default): readable plan; fhir: CarePlan+Provenance Bundle; "
-        "json: the canoe.deliberation/1 document",
+        help="text (default): the clinician summary (--detail: the full reasoning); "
+        "fhir: CarePlan+Provenance Bundle; json: the canoe.deliberation/1 document",
+    )
+    plan.add_argument(
+        "--detail",
+        action="store_true",
+        help="with --format text: every argument with its id, strengths, evidence and clashes",
     )
     plan.add_argument("--deliberation", type=Path, help="also write the deliberation document here")
     plan.add_argument("--backend", choices=("embedded", "triton"), help="override CANOE_BACKEND")
@@ -88,7 +95,49 @@ def _parser() -> argparse.ArgumentParser:
 
     srv = sub.add_parser("serve", help="run the gRPC service (and the CDS Hooks HTTP side)")
     srv.set_defaults(func=_cmd_serve)
+    _add_eval(sub)
     return p
+
+
+def _add_eval(sub: Any) -> None:
+    ev = sub.add_parser(
+        "eval",
+        help="clinical safety check: plan every case of a folder against its expectations",
+        description="Plans each bundle named in CASES_DIR/expectations.json and checks the "
+        "findings that must be included and the recommendations that must not be. Exit 0 when "
+        "every case passes, 1 on a missed finding or an unsafe inclusion, 2 on bad input.",
+    )
+    ev.add_argument("cases", type=Path, help="folder holding expectations.json")
+    ev.add_argument("--report", type=Path, help="also write the JSON report here")
+    ev.add_argument("--format", choices=("table", "json"), default="table", help="stdout format")
+    ev.add_argument("--backend", choices=("embedded", "triton"), help="override CANOE_BACKEND")
+    ev.add_argument("--created", help="ISO timestamp to stamp the plans with (default: now)")
+    ev.set_defaults(func=_cmd_eval)
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from fhir_mapping.ingest import ingest
+    from service.backends import build_planner
+    from service.eval import check_case, load_cases, report_json, report_table
+    from service.settings import load_settings
+
+    settings = load_settings(**({"backend": args.backend} if args.backend else {}))
+    cases = load_cases(args.cases)
+    planner = build_planner(settings)
+    created = args.created or _now()
+    results = []
+    for case in cases:
+        raw = _read(case.bundle)
+        profile = ingest(raw, max_resources=settings.max_bundle_resources)
+        plan_id = "plan-" + hashlib.sha256(raw).hexdigest()[:16]
+        r = asyncio.run(planner.plan(profile, plan_id=plan_id, created=created))
+        results.append(check_case(case, r.deliberation, r.evaluation))
+    report = report_json(results)
+    if args.report:
+        args.report.write_text(json.dumps(report, indent=2) + "\n")
+    out = json.dumps(report, indent=2) if args.format == "json" else report_table(results)
+    sys.stdout.write(out + "\n")
+    return EXIT_OK if report["passed"] else EXIT_EVAL_FAILED
 
 
 def _now() -> str:
@@ -106,7 +155,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     from fhir_mapping.ingest import ingest
     from service.backends import build_planner
     from service.core import to_document
-    from service.render import render_plan
+    from service.render import render_plan, render_summary
     from service.settings import load_settings
 
     overrides = {"backend": args.backend} if args.backend else {}
@@ -125,8 +174,10 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     d, ev = result.deliberation, result.evaluation
     if args.deliberation:
         args.deliberation.write_text(json.dumps(to_document(d, ev), indent=2) + "\n")
-    if args.format == "text":
+    if args.format == "text" and args.detail:
         out = render_plan(d, ev, {e.id: e for e in result.evidence})
+    elif args.format == "text":
+        out = render_summary(d, ev)
     elif args.format == "json":
         out = json.dumps(to_document(d, ev), indent=2)
     else:

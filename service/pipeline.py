@@ -15,7 +15,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, cast, get_args
 
 from inference.protocol import (
     ArgumentDraft,
@@ -28,6 +28,7 @@ from inference.protocol import (
     Experts,
     ModelCall,
     PanelMember,
+    Priority,
     ProblemVote,
     Relation,
 )
@@ -44,6 +45,7 @@ from service.core.model import (
     Vote,
 )
 from service.core.profile import PatientProfile
+from service.core.summary import fact_words
 from service.errors import BackendTimeout, BackendUnavailable, StepFailed
 
 __all__ = ["STAGES", "EvidenceSource", "PlanResult", "Planner", "Progress", "UsageLog"]
@@ -241,6 +243,14 @@ class Planner:
                 missing=tuple(run.missing),
                 unused_facts=tuple(f"{u.ref} {u.field}: {u.reason}" for u in profile.unused),
                 created=created,
+                facts=fact_words(
+                    profile,
+                    (
+                        r
+                        for o in options
+                        for r in (*(f for a in o.arguments for f in a.facts), *o.refs)
+                    ),
+                ),
             ),
         )
         evaluation = await run.stage("propagation", _now(evaluate, deliberation))
@@ -348,7 +358,14 @@ class Planner:
         )
         clashes: dict[str, list[Clash]] = {o.id: [] for o in candidates}
         for (o, s, a), v in zip(pairs, verdicts, strict=True):
-            clashes[o.id].append(Clash(support=s, attack=a, winner=v.winner if v else None))
+            clashes[o.id].append(
+                Clash(
+                    support=s,
+                    attack=a,
+                    winner=v.winner if v else None,
+                    reason=v.rationale if v else "adjudication failed; counts for nobody",
+                )
+            )
 
         options = []
         for o in candidates:
@@ -369,6 +386,7 @@ class Planner:
                     problem_ids=o.problem_ids,
                     code=o.code,
                     medication_ref=o.medication_ref,
+                    priority=o.priority,
                 )
             )
         return tuple(options)
@@ -415,6 +433,7 @@ class Planner:
                 problem_ids=o.problem_ids,
                 code=o.code,
                 medication_ref=o.medication_ref,
+                priority=_priority(o.priority),
             )
             (included if r.decision == "include" else excluded).append((cand, r.score))
         return await self.experts.synthesize(profile, included, excluded, ctx)
@@ -434,6 +453,14 @@ async def _gather(aws: Iterable[Awaitable[T]]) -> list[T]:
 
 async def _now(fn: Callable[..., T], *args: object) -> T:
     return fn(*args)
+
+
+def _priority(value: str | None) -> Priority:
+    """An option's stored priority as the protocol's type ("review" when none was stored)."""
+    for p in get_args(Priority):
+        if p == value:
+            return cast(Priority, p)
+    return "review"
 
 
 def _vote(v: ProblemVote) -> Vote:

@@ -1,9 +1,12 @@
 """Renders a plan as text a care planner can read in a terminal. Presentation only, no reasoning.
 
-Every activity shows the roles for and against, the surviving arguments with their strengths
-(tau, calibrated tau~, propagated sigma), the evidence and the patient facts cited, and the score
-with why it cleared or missed the threshold (CANOE 4.5 (i)-(iv)). No patient identifiers are
-printed: the patient appears as their FHIR reference.
+``render_summary`` is the default: at most eight ranked lines (``service.core.summary``).
+``render_plan`` is the detailed view: every activity shows the roles for and against, the
+surviving arguments with their strengths (tau, calibrated tau~, propagated sigma), the evidence
+and the patient facts cited, and the score with why it cleared or missed the threshold (CANOE
+4.5 (i)-(iv)); each argument with its id so a reader can contest it, and each clash with its
+winner and the adjudicator's reason. No patient identifiers are printed: the patient appears as
+their FHIR reference.
 """
 
 from __future__ import annotations
@@ -13,10 +16,16 @@ from collections.abc import Mapping
 from inference.protocol import EvidenceDoc
 from service.core import CATEGORY_ORDER, Evaluation, NodeScore
 from service.core.model import Deliberation, Option
+from service.core.summary import summary_text
 
-__all__ = ["render_plan"]
+__all__ = ["render_plan", "render_summary"]
 
 _CATEGORY_TITLES = {c: c.replace("-", " ").capitalize() for c in CATEGORY_ORDER}
+
+
+def render_summary(d: Deliberation, ev: Evaluation) -> str:
+    """The clinician summary (no FHIR ids, no strengths notation)."""
+    return summary_text(d, ev)
 
 
 def render_plan(
@@ -54,9 +63,12 @@ def render_plan(
     current = None
     for oid in ev.plan:
         o = options[oid]
-        if o.category != current:
-            current = o.category
-            out.append(f"  == {_CATEGORY_TITLES.get(o.category, o.category)} ==")
+        group = (
+            f"{o.priority} priority" if o.priority else _CATEGORY_TITLES.get(o.category, o.category)
+        )
+        if group != current:
+            current = group
+            out.append(f"  == {group.capitalize()} ==")
         out.extend(_option_block(o, ev, evidence, p.threshold))
     if not ev.plan:
         out.append("  (none cleared the threshold)")
@@ -128,6 +140,7 @@ def _option_block(
             f"      {sign} [{a.role}] {a.text}  "
             f"(tau {n.tau:.2f} -> tau~ {n.tau_calibrated:.2f} -> sigma {_sigma(n):.2f}){pinned}"
         )
+        lines.append(f"          id: {a.id}")
         cites = [
             f"{e} {evidence[e].source} ({evidence[e].year})" if e in evidence else e
             for e in a.evidence
@@ -136,6 +149,10 @@ def _option_block(
             lines.append(f"          evidence: {'; '.join(cites)}")
         if a.facts:
             lines.append(f"          facts: {', '.join(a.facts)}")
+    for c in o.clashes:
+        won = c.winner or "nobody"
+        reason = f": {c.reason}" if c.reason else ""
+        lines.append(f"      clash {c.support} vs {c.attack}, won by {won}{reason}")
     return lines
 
 

@@ -9,7 +9,14 @@ from dataclasses import dataclass
 
 from service.core.evaluation import CATEGORY_ORDER
 
-__all__ = ["CATEGORY_RELEVANCE", "POOL", "ROLE_BY_NAME", "AgentProfile"]
+__all__ = [
+    "CATEGORY_RELEVANCE",
+    "DOMAIN_ROLES",
+    "POOL",
+    "ROLE_BY_NAME",
+    "SEVERE_GROUPS",
+    "AgentProfile",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +161,38 @@ POOL: tuple[AgentProfile, ...] = (
         "thinks about how the plan is delivered",
         12,
     ),
+    AgentProfile(
+        "oncologist",
+        "oncologist",
+        ("oncology",),
+        ("anticancer treatment", "treatment toxicity", "interactions with cancer therapy"),
+        "weighs every change against the cancer treatment plan",
+        13,
+    ),
+    AgentProfile(
+        "addiction-psychiatrist",
+        "addiction psychiatrist",
+        ("mental", "medication"),
+        ("overdose prevention", "withdrawal management", "relapse prevention"),
+        "attends to dependence, overdose risk and safe prescribing",
+        14,
+    ),
+)
+
+# Roles a domain present in the record puts on the panel, whatever the complexity (issue 14:
+# configured sizes are a floor, never a cap that removes a needed role). Condition groups are
+# ``inference.knowledge.conditions`` keys; the other triggers are evaluated in
+# ``inference.embedded`` (medication criterion or >= 5 medicines, age >= 75, eGFR < 30).
+DOMAIN_ROLES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("cardiologist", ("heart-failure", "af", "chd")),
+    ("physiotherapist", ("copd",)),
+    ("oncologist", ("cancer",)),
+    ("addiction-psychiatrist", ("overdose",)),
+)
+
+# Condition groups counted as severe by the complexity floor of ``inference.embedded``.
+SEVERE_GROUPS: frozenset[str] = frozenset(
+    {"heart-failure", "copd", "stroke", "ckd", "diabetic-kidney", "cancer", "dementia", "af"}
 )
 
 ROLE_BY_NAME: dict[str, AgentProfile] = {a.role: a for a in POOL}
@@ -181,4 +220,6 @@ CATEGORY_RELEVANCE: dict[str, dict[str, int]] = {
     "social-worker": {"caregiver-support": 3, "referral": 2},
     "dietitian": {"monitoring": 1, "rehabilitation": 1},
     "care-coordinator": {"caregiver-support": 2, "follow-up": 3, "referral": 2},
+    "oncologist": {"medication": 2, "referral": 2},
+    "addiction-psychiatrist": {"immediate-safety": 3, "medication": 2, "mental-health": 3},
 }

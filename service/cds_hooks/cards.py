@@ -23,7 +23,9 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from fhir_mapping.definitions import CODE_SYSTEMS, CS_OVERRIDE_REASON
-from service.core import CATEGORY_ORDER
+from service.core import CATEGORY_ORDER, evaluate, from_document
+from service.core.summary import summarise
+from service.errors import DocumentError
 
 __all__ = [
     "CARD_NAMESPACE",
@@ -339,6 +341,16 @@ def _order(option: Mapping[str, Any]) -> tuple[int, float]:
     return rank, -float(option.get("score") or 0.0)
 
 
+def _clinician_lines(document: Mapping[str, Any]) -> list[str] | None:
+    """The clinician summary's ranked lines (``service.core.summary``), or None when the
+    document is not a complete deliberation (then the card lists the activities itself)."""
+    try:
+        d = from_document(document)
+    except DocumentError:
+        return None
+    return [f"- {line.text()}" for line in summarise(d, evaluate(d)).lines]
+
+
 def summary_card(
     document: Mapping[str, Any],
     *,
@@ -357,7 +369,10 @@ def summary_card(
         f"{len(included)} of {len(options)} candidate interventions cleared the "
         f"{thr:.2f} threshold.",
     ]
-    if safety:
+    ranked = _clinician_lines(document)
+    if ranked:
+        lines += ["", "**Ranked by clinical priority**", *ranked]
+    if safety and ranked is None:
         lines += ["", "**Safety: the panel found an issue that needs attention now**"]
         for o in safety:
             lines.append(
@@ -366,7 +381,7 @@ def summary_card(
                 f"{', '.join(_roles(o, 'attack')) or 'none'})"
             )
     top = [o for o in included if o not in safety][:TOP_ACTIVITIES]
-    if top:
+    if top and ranked is None:
         lines += ["", "**Top activities**"]
         for o in top:
             lines.append(

@@ -27,6 +27,7 @@ from service.core.document import (
 from service.core.evaluation import (
     CATEGORY_ORDER,
     OPTION_PRIOR,
+    PRIORITY_ORDER,
     Evaluation,
     NodeScore,
     OptionResult,
@@ -42,6 +43,7 @@ __all__ = [
     "CATEGORY_ORDER",
     "DELIBERATION_FORMAT",
     "OPTION_PRIOR",
+    "PRIORITY_ORDER",
     "QBAF",
     "AcceptArgument",
     "AddArgument",

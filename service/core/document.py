@@ -88,6 +88,13 @@ def _plain(value: object) -> object:
 # --------------------------------------------------------------------------------------- writing
 
 
+def _clash(c: Clash) -> dict[str, object]:
+    out: dict[str, object] = {"support": c.support, "attack": c.attack, "winner": c.winner}
+    if c.reason:  # optional: older documents have none and recompute bit for bit
+        out["reason"] = c.reason
+    return out
+
+
 def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]:
     """The JSON-ready document for ``d`` (``ev`` computed when not given)."""
     if ev is None:
@@ -160,12 +167,11 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
                 "iterations": r.iterations,
                 "nodes": nodes,
                 "edges": [edge_dict(e) for e in o.edges],
-                "clashes": [
-                    {"support": c.support, "attack": c.attack, "winner": c.winner}
-                    for c in o.clashes
-                ],
+                "clashes": [_clash(c) for c in o.clashes],
             }
         )
+        if o.priority is not None:  # optional: older documents have none and stay as they were
+            options[-1]["priority"] = o.priority
     return {
         "format": DELIBERATION_FORMAT,
         "plan_id": d.plan_id,
@@ -189,6 +195,7 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
             "unused_facts": list(m.unused_facts),
             "synthesis": m.synthesis,
             "created": m.created,
+            **({"facts": [{"ref": r, "text": x} for r, x in m.facts]} if m.facts else {}),
         },
         "problems": problems,
         "options": options,
@@ -277,6 +284,7 @@ def _meta(raw: Mapping[str, Any]) -> Meta:
         unused_facts=tuple(raw.get("unused_facts", ())),
         synthesis=raw.get("synthesis", ""),
         created=raw.get("created", ""),
+        facts=tuple((f["ref"], f["text"]) for f in raw.get("facts", ())),
     )
 
 
@@ -390,7 +398,7 @@ def _option(
         model_set = all(x.origin == "agent" and x.tau_source == "model" for x in (s, a))
         if model_set and not is_near_tie(s.tau, a.tau, params.delta):
             raise _fail(cw, f"|tau_s - tau_a| = {abs(s.tau - a.tau)!r} is not below delta")
-        clashes.append(Clash(s.id, a.id, c["winner"]))
+        clashes.append(Clash(s.id, a.id, c["winner"], c.get("reason", "")))
     # The converse: every near-tied opposing pair of model-scored arguments was adjudicated when
     # the plan was made (a failed verdict is kept as winner null). A missing pair means clashes
     # were removed, or delta changed after the fact: recomputing would silently drop calibration.
@@ -422,6 +430,7 @@ def _option(
         code=None if code is None else (code["system"], code["code"], code["display"]),
         medication_ref=raw.get("medication_ref"),
         human_decision=raw.get("human_decision"),
+        priority=raw.get("priority"),
     )
 
 

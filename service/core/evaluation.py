@@ -4,7 +4,8 @@ Per option: arena calibration over the stored clashes, the A-QBAF (option node a
 arguments at tau~, their edges), quadratic-energy propagation, the score F, the decision by score
 or by a human, and the borderline flag. Per problem: the CAMP route and the decision (consensus,
 fallback to y0, arbitration, human, or pending). Then the plan: included options ordered by
-category, score, id.
+priority class, score, id
+(documents without priorities: category, score, id).
 
 Rules the papers leave open, fixed here:
 - rejected arguments are out of the graph: their edges and their clashes are ignored;
@@ -31,6 +32,7 @@ from service.core.router import Path, count_votes, route_counts
 __all__ = [
     "CATEGORY_ORDER",
     "OPTION_PRIOR",
+    "PRIORITY_ORDER",
     "Evaluation",
     "NodeScore",
     "OptionResult",
@@ -52,6 +54,10 @@ CATEGORY_ORDER: tuple[str, ...] = (
     "follow-up",
 )
 _CATEGORY_RANK = {c: i for i, c in enumerate(CATEGORY_ORDER)}
+# Clinical priority classes, most urgent first: immediate safety, high-value omissions,
+# monitoring, routine review (issue 14). The plan is ordered by class, then by score.
+PRIORITY_ORDER: tuple[str, ...] = ("safety", "omission", "monitoring", "review")
+_PRIORITY_RANK = {c: i for i, c in enumerate(PRIORITY_ORDER)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,13 +193,24 @@ def evaluate_option(option: Option, parameters: Parameters) -> OptionResult:
 
 
 def plan_order(options: tuple[Option, ...], results: tuple[OptionResult, ...]) -> tuple[str, ...]:
-    """Included option ids: category (CATEGORY_ORDER, unknown last), then score down, then id."""
+    """Included option ids: priority class (PRIORITY_ORDER), then score down, then id.
+
+    An option without a priority (documents written before priorities existed) comes after
+    every prioritised one, ordered by category (CATEGORY_ORDER, unknown last) first, so such a
+    document recomputes to the very order it was issued with.
+    """
+    unranked = len(PRIORITY_ORDER)
     rows = [
-        (_CATEGORY_RANK.get(o.category, len(CATEGORY_ORDER)), -r.score, o.id)
+        (
+            _PRIORITY_RANK.get(o.priority, unranked) if o.priority is not None else unranked + 1,
+            0 if o.priority is not None else _CATEGORY_RANK.get(o.category, len(CATEGORY_ORDER)),
+            -r.score,
+            o.id,
+        )
         for o, r in zip(options, results, strict=True)
         if r.decision == "include"
     ]
-    return tuple(row[2] for row in sorted(rows))
+    return tuple(row[3] for row in sorted(rows))
 
 
 def evaluate(d: Deliberation, *, previous: Evaluation | None = None) -> Evaluation:

@@ -78,6 +78,9 @@ class Clash:
     support: str
     attack: str
     winner: Stance | None
+    # The adjudicator's stated reason (which rule decided, or why none did). Context for the
+    # reader; the calibration uses only ``winner``.
+    reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +97,10 @@ class Option:
     code: tuple[str, str, str] | None = None  # (system, code, display)
     medication_ref: str | None = None
     human_decision: OptionDecision | None = None
+    # Clinical priority class ("safety", "omission", "monitoring", "review"; PRIORITY_ORDER in
+    # ``service.core.evaluation``): orders the plan before the score. None in documents written
+    # before it existed; those keep the category order.
+    priority: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +150,9 @@ class Meta:
     unused_facts: tuple[str, ...] = ()  # facts the profile could not use, in words
     synthesis: str = ""
     created: str = ""  # ISO timestamp of version 1
+    # (reference, words): each cited patient fact with its value and date, for the clinician
+    # summary, which never shows the reference itself.
+    facts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

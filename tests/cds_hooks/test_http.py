@@ -117,7 +117,10 @@ def test_patient_view_full_prefetch(servers: Servers) -> None:
     _check_card(card)
     assert len(servers.fhir.requests) == before  # everything was prefetched
     assert card["indicator"] == "warning"  # the panel found immediate-safety issues
-    assert "Top activities" in card["detail"] and "pharmacist" in card["detail"]
+    # the clinician summary: ranked lines, a patient fact with its value, no FHIR ids
+    assert "Ranked by clinical priority" in card["detail"] and "pharmacist" in card["detail"]
+    assert "- 1. Review the need for clopidogrel with warfarin [safety]" in card["detail"]
+    assert "MedicationRequest/" not in card["detail"]
     link = card["links"][0]
     assert link["type"] == "smart"
     ctx = json.loads(link["appContext"])

@@ -69,9 +69,8 @@ async def test_every_fixture_well_formed_and_deterministic(path) -> None:
     for o in a.options:
         assert o.category in CATEGORIES
         assert set(o.problem_ids) <= pids
-    lo_hi = {"low": (2, 2), "moderate": (3, 3), "high": (4, 5), "very high": (6, 7)}
-    lo, hi = lo_hi[a.complexity]
-    assert lo <= len(first["panel"]) <= hi
+    lo = {"low": 2, "moderate": 3, "high": 4, "very high": 6}[a.complexity]
+    assert lo <= len(first["panel"])  # the configured size is a floor: needed roles stay
     assert len({m.role for m in first["panel"]}) == len(first["panel"])
     arg_ids = [x.id for x in first["args"]]
     assert len(set(arg_ids)) == len(arg_ids)
@@ -107,7 +106,9 @@ async def test_trey_interactions_addressed() -> None:
     assert "Potential drug interaction: warfarin + clopidogrel" in probs
     assert "Potential drug interaction: digoxin + verapamil" in probs
     clop = [x for x in out["args"] if x.option_id == "opt-review-clopidogrel"]
-    assert {"support", "attack"} <= {x.stance for x in clop}  # bleeding vs thrombosis
+    roles = [x.role for x in clop]
+    assert len(roles) == len(set(roles))  # one stance per role: the cardiologist argues once
+    assert {"pharmacist", "cardiologist"} <= set(roles)
 
 
 @pytest.mark.parametrize("name", ["renea", "gayla"])
@@ -150,7 +151,7 @@ async def test_conflict_path_occurs_and_arbitration_weighs_quality() -> None:
     assert (await ex.arbitrate(prof, p, [strong, weak], CallContext())).decision == "reject"
 
 
-async def test_adjudication_prefers_patient_specific_safety() -> None:
+async def test_adjudication_is_deterministic_and_grade_beats_a_bare_claim() -> None:
     ex = EmbeddedExperts()
     prof = load("adalberto")
     out = await run(prof)
@@ -167,9 +168,13 @@ async def test_adjudication_prefers_patient_specific_safety() -> None:
 
 
 async def test_relations_include_a_rebuttal_and_a_corroboration() -> None:
+    # adalberto's only rebuttal was the pharmacist answering their own objection (a taper against
+    # abrupt withdrawal); with one stance per role that lives inside one argument, so the
+    # rebuttal between roles is josue's (the nurse's recheck against the pharmacist's potassium).
     out = await run(load("adalberto"))
-    kinds = {r.relation for r in out["relations"]}
-    assert kinds == {"support", "attack"}
+    assert {r.relation for r in out["relations"]} == {"support"}
+    josue = await run(load("josue"))
+    assert {r.relation for r in josue["relations"]} == {"support", "attack"}
 
 
 async def test_recorder_gets_zero_token_calls_and_synthesis_names_activities() -> None:

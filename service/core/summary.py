@@ -1,0 +1,159 @@
+"""The clinician summary: a plan in at most eight ranked lines a busy clinician can read.
+
+Each line is one included activity in plan order (priority class, then score): the action, a
+one-line reason (the strongest supporting argument's first sentence), the key patient fact with
+its value and date, and the roles that proposed it. No FHIR ids, no strengths notation: the
+full reasoning, with argument ids to contest, is the detailed view. ``fact_words`` turns the
+cited facts of a profile into those words once, at plan time (kept in ``Meta.facts``), so a
+stored deliberation summarises the same way later.
+
+Pure: frozen data in, text out; no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from service.core.evaluation import Evaluation
+from service.core.model import Deliberation, Option
+from service.core.profile import PatientProfile
+
+__all__ = ["MAX_LINES", "Summary", "SummaryLine", "fact_words", "summarise", "summary_text"]
+
+MAX_LINES = 8
+# A reference to a FHIR resource ("Observation/abc", "urn:uuid:...") never reaches the summary.
+_FHIR_ID = re.compile(
+    r"(?:urn:uuid:[0-9a-fA-F-]+|\b(?:Patient|Condition|MedicationRequest|Medication|Observation"
+    r"|Encounter|AllergyIntolerance|Procedure|Practitioner|Organization|DiagnosticReport"
+    r"|Immunization|CarePlan|Task|Provenance|Binary|Device)/[A-Za-z0-9\-.]{1,64})"
+)
+# Which cited fact best explains an activity: a measured value first, then a diagnosis, a
+# medicine, a social fact, the person (age).
+_FACT_ORDER = ("Observation/", "Condition/", "MedicationRequest/", "Patient/")
+_UNITS = {"mm[Hg]": "mmHg", "mL/min/{1.73_m2}": "mL/min/1.73m2", "%": "%"}
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryLine:
+    rank: int
+    action: str
+    priority: str  # priority class, "" for documents without one
+    reason: str
+    fact: str  # the key patient fact with value and date; "" when none is known
+    proposed_by: tuple[str, ...]  # supporting roles, strongest first
+    borderline: bool
+
+    def text(self) -> str:
+        tag = f" [{self.priority}]" if self.priority else ""
+        fact = f" Key fact: {self.fact}." if self.fact else ""
+        who = ", ".join(self.proposed_by) or "a clinician's decision"
+        flag = " Borderline: needs your decision." if self.borderline else ""
+        return f"{self.rank}. {self.action}{tag}: {self.reason}{fact} Proposed by {who}.{flag}"
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    lines: tuple[SummaryLine, ...]
+    more: int  # included activities beyond the first MAX_LINES
+    awaiting: tuple[str, ...]  # titles of activities left out but flagged for a decision
+
+
+def _date(d: object) -> str:
+    return d.isoformat() if d is not None and hasattr(d, "isoformat") else ""
+
+
+def fact_words(profile: PatientProfile, refs: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    """(reference, words with value and date) for each of ``refs`` the profile holds."""
+    words: dict[str, str] = {}
+    for o in profile.observations:
+        value = f"{round(o.value, 1):g}" if o.value is not None else o.value_text
+        unit = _UNITS.get(o.unit, o.unit)
+        text = f"{o.display} {value} {unit}".strip()
+        when = f" on {_date(o.effective)}" if o.effective else ""
+        # blood pressure: systolic and diastolic share one reference; keep both values
+        words[o.ref] = f"{words[o.ref]}, {text}" if o.ref in words else text
+        words[o.ref + "#when"] = when
+    for ref in [r for r in words if not r.endswith("#when")]:
+        words[ref] += words.pop(ref + "#when")
+    for p in profile.problems:
+        words[p.ref] = p.text + (f" (since {_date(p.onset)})" if p.onset else "")
+    for m in profile.medications:
+        words[m.ref] = m.text + (f" (prescribed {_date(m.authored)})" if m.authored else "")
+    for s in profile.social:
+        words[s.ref] = s.text
+    if profile.age is not None:
+        words[profile.ref] = f"age {profile.age} on {_date(profile.as_of)}"
+    return tuple((r, words[r]) for r in dict.fromkeys(refs) if r in words)
+
+
+def _clean(text: str) -> str:
+    text = _FHIR_ID.sub("", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _first_sentence(text: str) -> str:
+    text = _clean(text)
+    m = re.search(r"(?<=[a-z0-9)%])\.\s+(?=[A-Z])", text)
+    out = text[: m.start() + 1] if m else text
+    return out if out.endswith((".", "!", "?")) else out + "."
+
+
+def _line(rank: int, o: Option, ev: Evaluation, facts: dict[str, str]) -> SummaryLine:
+    r = ev.option(o.id)
+    live = [a for a in o.arguments if a.stance == "support" and a.status != "rejected"]
+    live.sort(key=lambda a: (-(r.nodes[a.id].sigma or 0.0), a.id))
+    roles = tuple(dict.fromkeys(a.role for a in live if a.role != "human"))
+    if live:
+        reason = _first_sentence(live[0].text)
+    elif o.description:
+        reason = _first_sentence(o.description)
+    else:
+        reason = "Included by a clinician's decision."
+    # the key fact: the strongest supporter's own, a measured value first; then the others'
+    fact = ""
+    for cited in (*(a.facts for a in live), o.refs):
+        known = [f for f in cited if f in facts]
+        ranked = sorted(
+            known,
+            key=lambda f: next(
+                (k for k, p in enumerate(_FACT_ORDER) if f.startswith(p)), len(_FACT_ORDER)
+            ),
+        )
+        if ranked:
+            fact = _clean(facts[ranked[0]])
+            break
+    return SummaryLine(rank, _clean(o.title), o.priority or "", reason, fact, roles, r.borderline)
+
+
+def summarise(d: Deliberation, ev: Evaluation, limit: int = MAX_LINES) -> Summary:
+    options = {o.id: o for o in d.options}
+    facts = dict(d.meta.facts)
+    lines = tuple(_line(k, options[oid], ev, facts) for k, oid in enumerate(ev.plan[:limit], 1))
+    awaiting = tuple(
+        _clean(o.title)
+        for o in d.options
+        if o.id not in ev.plan
+        and ev.option(o.id).borderline
+        and ev.option(o.id).decided_by != "human"
+    )
+    return Summary(lines, max(0, len(ev.plan) - limit), awaiting)
+
+
+def summary_text(d: Deliberation, ev: Evaluation) -> str:
+    """The summary as plain text: a heading, the ranked lines, then what awaits a decision."""
+    s = summarise(d, ev)
+    n = len(ev.plan)
+    out = [
+        f"Care plan proposal, version {d.version}: {n} action{'s' if n != 1 else ''} "
+        "ranked by clinical priority (safety, omissions, monitoring, review)"
+        if n
+        else f"Care plan proposal, version {d.version}: no action cleared the threshold"
+    ]
+    out += [line.text() for line in s.lines]
+    if s.more:
+        out.append(f"{s.more} more in the detailed view.")
+    if s.awaiting:
+        out.append("Awaiting your decision (borderline, not included): " + "; ".join(s.awaiting))
+    return "\n".join(out)
