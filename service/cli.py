@@ -332,7 +332,8 @@ def _add_integrator_commands(sub: Any) -> None:
         help="send a signed CDS Hooks request and print the cards",
         description="Sign a fresh JWT (new jti, aud = the service URL, 60 s lifetime) with the "
         "sandbox key and POST REQUEST.json to the service of HOOK (a hook such as patient-view, "
-        "or a service id); HOOK 'discovery' GETs the discovery document. Prints the answer.",
+        "or a service id); 'HOOK/feedback' POSTs a feedback document to that service's feedback "
+        "endpoint; 'discovery' GETs the discovery document. Prints the answer.",
     )
     call.add_argument("hook")
     call.add_argument("request", type=Path, nargs="?")

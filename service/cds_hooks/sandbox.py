@@ -132,22 +132,29 @@ def call_service(
     timeout_s: float = 120.0,
 ) -> tuple[int, Any]:
     """(HTTP status, decoded JSON answer) of one signed call. ``hook`` ``discovery`` GETs the
-    discovery document; otherwise ``body`` (the request JSON) is POSTed to the hook's service,
+    discovery document; ``HOOK/feedback`` POSTs ``body`` (a feedback document) to the service's
+    feedback endpoint; otherwise ``body`` (the request JSON) is POSTed to the hook's service,
     with its ``hook`` field filled in when the request leaves it out."""
     base = base_url.rstrip("/")
+    content: bytes | None = None
     if hook == "discovery":
-        url, method, content = f"{base}/cds-services", "GET", None
+        url, method = f"{base}/cds-services", "GET"
     else:
         if body is None:
-            raise InputError(f"hook {hook!r} needs a request file")
-        service = SERVICES[_service_id(hook)]
+            raise InputError(f"{hook!r} needs a request file")
+        name, _, feedback = hook.partition("/")
+        if feedback not in ("", "feedback"):
+            raise InputError(f"{hook!r}: only HOOK or HOOK/feedback")
+        service = SERVICES[_service_id(name)]
         try:
             request = json.loads(body)
         except ValueError as exc:
             raise InputError(f"the request is not JSON: {exc}") from exc
-        if isinstance(request, dict):
+        if isinstance(request, dict) and not feedback:
             request.setdefault("hook", service.hook)
         url, method = f"{base}/cds-services/{service.id}", "POST"
+        if feedback:
+            url += "/feedback"
         content = json.dumps(request).encode("utf-8")
     verify: ssl.SSLContext | bool = True
     if ca_file is not None:
