@@ -236,3 +236,35 @@ def _tls(certs: dict[str, Any]) -> Any:
 def test_a_missing_certificate_file_is_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="cannot read"):
         CarePlanClient("127.0.0.1:1", root_certificates=tmp_path / "missing.pem")
+
+
+async def test_served_outputs_carry_the_configured_base(tmp_path: Path) -> None:
+    from fhir_mapping.definitions import DEFAULT_BASE
+
+    base = "https://fhir.hospital.test/canoe"
+    async with (
+        serving(tmp_path, fhir_base=base) as h,
+        AsyncCarePlanClient(_target(h.port)) as client,
+    ):
+        plan = await client.plan(bundle_bytes())
+        text = json.dumps(plan["bundle"])
+        assert DEFAULT_BASE not in text and f"{base}/StructureDefinition/argument" in text
+        assert all(e["fullUrl"].startswith(f"{base}/") for e in plan["bundle"]["entry"])
+        doc = await client.deliberation(plan["plan_id"])
+        task = reject_task(plan["plan_id"], 1, first_argument(doc), tid="b-t1", patient=PATIENT)
+        # A Task naming our CodeSystems under the deployment's base is understood ...
+        under_base = json.loads(json.dumps(task).replace(DEFAULT_BASE, base))
+        out = await client.contest(plan["plan_id"], 1, under_base)
+        assert out["version"] == 2
+        for answer in (out["bundle"], out["tasks"]):
+            assert DEFAULT_BASE not in json.dumps(answer)
+        (applied,) = out["tasks"]["entry"]
+        assert applied["resource"]["code"]["coding"][0]["system"].startswith(base)
+        # ... and so is one under the built-in default (what canoe's own tools write).
+        doc2 = await client.deliberation(plan["plan_id"])
+        task2 = reject_task(plan["plan_id"], 2, first_argument(doc2), tid="b-t2", patient=PATIENT)
+        again = await client.contest(plan["plan_id"], 2, task2)
+        assert again["version"] == 3 and DEFAULT_BASE not in json.dumps(again["bundle"])
+        # A replay answers with what was stored: still under the base.
+        replay = await client.contest(plan["plan_id"], 1, under_base)
+        assert replay["replayed"] and DEFAULT_BASE not in json.dumps(replay["tasks"])
