@@ -103,9 +103,9 @@ def _parser() -> argparse.ArgumentParser:
     srv = sub.add_parser(
         "serve",
         help="run the gRPC service (and the CDS Hooks HTTP side)",
-        description="Run the gRPC service, the CDS Hooks HTTP side and Prometheus metrics in one "
-        "process until SIGTERM/SIGINT. Configured by CANOE_* environment variables (or the same "
-        "keys in lower case in the YAML file named by CANOE_CONFIG_FILE).",
+        description="Run the gRPC service, the CDS Hooks HTTP side and Prometheus metrics in\n"
+        "one process until SIGTERM/SIGINT. Configured by CANOE_* environment variables (or\n"
+        "the same keys in lower case in the YAML file named by CANOE_CONFIG_FILE).",
         epilog=_serve_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
