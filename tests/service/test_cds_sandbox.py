@@ -77,7 +77,9 @@ def _canoe(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-async def test_cds_call_against_a_real_canoe_serve(tmp_path: Path) -> None:
+async def test_cds_call_against_a_real_canoe_serve(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     keys = tmp_path / "keys"
     assert main(["cds", "keys", str(keys), "--fhir-server", EHR_FHIR]) == 0
     http_port = _free_port()
@@ -92,13 +94,25 @@ async def test_cds_call_against_a_real_canoe_serve(tmp_path: Path) -> None:
     client_env.update(CANOE_HTTP_PORT=str(http_port), PYTHONPATH=str(REPO_ROOT))
     client = str(keys / "client.json")
 
+    for name in [k for k in os.environ if k.startswith("CANOE_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("CANOE_HTTP_PORT", str(http_port))
+
     async def call(*args: str) -> subprocess.CompletedProcess[str]:
-        return await asyncio.to_thread(_canoe, client_env, "cds", "call", *args, "--client", client)
+        """``canoe cds call`` in this process (the console command's code path, without a
+        process start per call; the first call below is a real ``canoe`` process)."""
+        argv = ["cds", "call", *args, "--client", client]
+        capsys.readouterr()
+        rc = await asyncio.to_thread(main, argv)
+        out = capsys.readouterr()
+        return subprocess.CompletedProcess(argv, rc, out.out, out.err)
 
     async with _serve(tmp_path / "canoe.sqlite3", server_env) as srv:
         await srv.started()
         await _until_http(http_port)
-        found = await call("discovery")
+        found = await asyncio.to_thread(
+            _canoe, client_env, "cds", "call", "discovery", "--client", client
+        )
         assert found.returncode == 0, found.stderr
         ids = {s["id"] for s in json.loads(found.stdout)["services"]}
         assert {"careplan-patient-view", "careplan-order-sign"} <= ids
