@@ -12,9 +12,10 @@ plan_bundle(d, ...))``. The argument graph is also readable from the CarePlan's 
 Bundle type is ``collection``: the result is a set of related resources handed to the caller,
 not an instruction to a server (``transaction`` would make this service dictate the EHR's writes
 and client-assigned ids; ``document`` needs a Composition and attestation semantics we do not
-offer). Our resources carry ``fullUrl`` under ``CANOE_BASE``; the patient's resources are
-referenced as the EHR sent them (``Type/id``). No clock here: ``recorded`` is passed in.
-This module must not call a model or the store.
+offer). Our resources carry ``fullUrl`` under the canonical base (``base``: the deployment's,
+default ``DEFAULT_BASE``; rendered under the default and rebased at the end); the patient's
+resources are referenced as the EHR sent them (``Type/id``). No clock here: ``recorded`` is
+passed in. This module must not call a model or the store.
 """
 
 from __future__ import annotations
@@ -33,8 +34,10 @@ from fhir_mapping.definitions import (
     AI_CONFIDENCE,
     AIAST,
     CANOE_BASE,
+    DEFAULT_BASE,
     DELIBERATION_CONTENT_TYPE,
     ext_url,
+    rebase,
 )
 from service.core import from_document, to_document
 from service.core.evaluation import Evaluation, OptionResult
@@ -600,8 +603,10 @@ def plan_bundle(
     service_version: str | None = None,
     tasks: Sequence[Mapping[str, Any]] = (),
     previous_version: int | None = None,
+    base: str = DEFAULT_BASE,
 ) -> dict[str, object]:
-    """The FHIR Bundle (type ``collection``) for plan version ``d.version``.
+    """The FHIR Bundle (type ``collection``) for plan version ``d.version``, every project URL
+    under the canonical ``base``.
 
     Entries: CarePlan, Provenance, the deliberation Binary, the service Device, one Device per
     role agent, then ``tasks`` (the contestation Tasks, as given) when there are any.
@@ -647,13 +652,14 @@ def plan_bundle(
     resources: list[Mapping[str, Any]] = [careplan, provenance, binary, service]
     resources += [dev for _role, dev in agents]
     resources += list(tasks)
-    return {
+    out: dict[str, object] = {
         "resourceType": "Bundle",
         "id": f"{cid}-bundle",
         "type": "collection",
         "timestamp": recorded,
         "entry": [_entry(r) for r in resources],
     }
+    return rebase(out, base)
 
 
 # --------------------------------------------------------------------------- reading back
@@ -680,8 +686,10 @@ def careplan_of(bundle: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
     return found[0][0], dict(found[0][1])
 
 
-def deliberation_from_bundle(bundle: Mapping[str, Any]) -> Deliberation:
-    """The exact deliberation a plan Bundle was written from (via its deliberation Binary)."""
+def deliberation_from_bundle(bundle: Mapping[str, Any], base: str = DEFAULT_BASE) -> Deliberation:
+    """The exact deliberation a plan Bundle was written from (via its deliberation Binary);
+    ``base``: the canonical base the Bundle was written under."""
+    bundle = rebase(bundle, DEFAULT_BASE, from_base=base)
     i, cp = careplan_of(bundle)
     url = ext_url("deliberation")
     refs = [
@@ -730,13 +738,17 @@ def _parts(ext: Mapping[str, Any]) -> dict[str, list[object]]:
     return out
 
 
-def graph_from_careplan(careplan: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The argument graph read from the CarePlan's extensions alone (no Binary, no service).
+def graph_from_careplan(
+    careplan: Mapping[str, Any], base: str = DEFAULT_BASE
+) -> dict[str, dict[str, Any]]:
+    """The argument graph read from the CarePlan's extensions alone (no Binary, no service);
+    ``base``: the canonical base the CarePlan was written under.
 
     ``{option_id: {"evaluation": {...}, "arguments": [{...}], "relations": [...], "clashes":
     [...], "activity": index or None}}``; single-valued parts are plain values, repeating ones
     (evidence, fact, problem) lists.
     """
+    careplan = rebase(careplan, DEFAULT_BASE, from_base=base)
     repeating = {"evidence", "fact", "problem", "condition"}
 
     def flat(ext: Mapping[str, Any]) -> dict[str, Any]:

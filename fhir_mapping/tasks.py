@@ -13,6 +13,10 @@ Task shape (codes from ``definitions.CS_ACTION`` / ``CS_INPUT``): status ``reque
 ``order``, ``code`` the action, ``focus`` ``CarePlan/<plan>-v<N>``, ``for`` the Patient,
 ``requester`` a Practitioner(Role), ``authoredOn``, optional ``reasonCode``/``note``, and typed
 ``input``s. No clock and no store here: times come from the Tasks and the caller.
+
+``base`` is the deployment's canonical base (``CANOE_FHIR_BASE``, handed in by the service):
+Tasks may name our CodeSystems under it or under ``DEFAULT_BASE``, and what this module writes
+is under it.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Any, Final, Literal
 from pydantic import ValidationError
 
 from fhir_mapping.careplan import careplan_id, careplan_of, deliberation_from_bundle, plan_bundle
-from fhir_mapping.definitions import CANOE_BASE, CS_ACTION, CS_INPUT
+from fhir_mapping.definitions import CANOE_BASE, CS_ACTION, CS_INPUT, DEFAULT_BASE, rebase
 from fhir_mapping.outcome import operation_outcome
 from fhir_mapping.r4 import Task
 from service.core import (
@@ -585,14 +589,19 @@ _BUILDERS: dict[str, Callable[[_TaskInputs, str], ContestAction | None]] = {
 
 
 def parse_tasks(
-    raw: bytes | str | Mapping[str, Any], *, plan: Deliberation, careplan_id: str
+    raw: bytes | str | Mapping[str, Any],
+    *,
+    plan: Deliberation,
+    careplan_id: str,
+    base: str = DEFAULT_BASE,
 ) -> tuple[ParsedTask, ...]:
-    """The contestation Tasks in ``raw``, in order, checked against ``plan``.
+    """The contestation Tasks in ``raw``, in order, checked against ``plan``. The parsed
+    resources are under ``DEFAULT_BASE`` whatever ``base`` the Tasks were written under.
 
     Raises ``TaskError`` listing every problem found (one Issue each), or ``StaleVersionError``
     when a Task's focus is another version of this plan.
     """
-    entries = _task_entries(_load(raw))
+    entries = _task_entries(rebase(_load(raw), DEFAULT_BASE, from_base=base))
     issues = _Issues()
     known = _Plan(plan)
     seen: set[str] = set()
@@ -694,7 +703,11 @@ def rejected_tasks(
 
 
 def refusal_bundle(
-    raw: bytes | str | Mapping[str, Any], err: BaseException, *, at: str | None = None
+    raw: bytes | str | Mapping[str, Any],
+    err: BaseException,
+    *,
+    at: str | None = None,
+    base: str = DEFAULT_BASE,
 ) -> dict[str, Any]:
     """What a refused contestation answers: a ``collection`` Bundle with the OperationOutcome
     first, then every Task ``raw`` holds, marked ``rejected`` with the reason."""
@@ -710,7 +723,7 @@ def refusal_bundle(
     out: dict[str, Any] = {"resourceType": "Bundle", "type": "collection", "entry": entries}
     if at:
         out["timestamp"] = at
-    return out
+    return rebase(out, base)
 
 
 def contest_bundle(
@@ -719,13 +732,15 @@ def contest_bundle(
     *,
     recorded: str,
     service_version: str | None = None,
+    base: str = DEFAULT_BASE,
 ) -> dict[str, Any]:
     """Apply contestation Tasks to a plan Bundle: the new version's Bundle (CarePlan that
     ``replaces`` the old one, a Provenance naming the Practitioner(s), the Tasks and the previous
-    version, and the Tasks ``completed``). All or none: any refusal raises and nothing applies."""
-    d = deliberation_from_bundle(plan_bundle_json)
+    version, and the Tasks ``completed``). All or none: any refusal raises and nothing applies.
+    ``base``: the canonical base the plan was written under, and the new Bundle is."""
+    d = deliberation_from_bundle(plan_bundle_json, base)
     _, cp = careplan_of(plan_bundle_json)
-    parsed = parse_tasks(tasks_raw, plan=d, careplan_id=str(cp["id"]))
+    parsed = parse_tasks(tasks_raw, plan=d, careplan_id=str(cp["id"]), base=base)
     try:
         new = apply_all(d, [(p.action, p.task_id, p.actor, p.at, p.reason) for p in parsed])
     except TaskError as exc:
@@ -746,11 +761,14 @@ def contest_bundle(
             for e in same.get("entry", ())
             if e.get("resource", {}).get("resourceType") == "Task"
         }
-        same["entry"] = list(same.get("entry", ())) + [
-            {"fullUrl": f"{CANOE_BASE}/Task/{t['id']}", "resource": t}
-            for t in done
-            if t["id"] not in have
-        ]
+        same["entry"] = list(same.get("entry", ())) + rebase(
+            [
+                {"fullUrl": f"{CANOE_BASE}/Task/{t['id']}", "resource": t}
+                for t in done
+                if t["id"] not in have
+            ],
+            base,
+        )
         return same
     return plan_bundle(
         new,
@@ -759,4 +777,5 @@ def contest_bundle(
         service_version=service_version,
         tasks=done,
         previous_version=d.version,
+        base=base,
     )

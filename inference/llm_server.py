@@ -386,21 +386,23 @@ def serve(
     models: dict[str, str],
     latency_s: float,
     guided_key: str,
+    host: str = "127.0.0.1",
 ) -> None:
-    """Start tritonserver with the models and block until SIGTERM/SIGINT."""
+    """Start tritonserver with the models and block until SIGTERM/SIGINT. ``host``: the address
+    to listen on (loopback for tests; ``0.0.0.0`` in a container, see compose.yaml)."""
     from pytriton.triton import Triton, TritonConfig
 
     config = TritonConfig(
-        grpc_address="127.0.0.1",
+        grpc_address=host,
         grpc_port=grpc_port,
-        http_address="127.0.0.1",
+        http_address=host,
         http_port=http_port,
         metrics_port=metrics_port,
         exit_timeout_secs=2,
     )
     with Triton(config=config) as triton:
         _bind_models(triton, models, latency_s, guided_key)
-        print(f"canoe llm_server ready grpc=127.0.0.1:{grpc_port}", flush=True)
+        print(f"canoe llm_server ready grpc={host}:{grpc_port}", flush=True)
         triton.serve()
 
 
@@ -524,6 +526,7 @@ def start_server(
 
 def main(argv: Sequence[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    p.add_argument("--host", default="127.0.0.1", help="listen address (0.0.0.0 in a container)")
     p.add_argument("--grpc-port", type=int, default=8001)
     p.add_argument("--http-port", type=int, default=8000)
     p.add_argument("--metrics-port", type=int, default=8002)
@@ -545,6 +548,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         models=models,
         latency_s=a.latency,
         guided_key=a.guided_key,
+        host=a.host,
     )
 
 

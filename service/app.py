@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -27,7 +26,7 @@ from service.core.contest import apply_all
 from service.core.model import Deliberation
 from service.core.profile import PatientProfile
 from service.errors import BackendTimeout, Issue, LimitError, StaleVersionError, TaskError
-from service.pipeline import Planner, PlanResult, Progress
+from service.pipeline import Planner, PlanResult, Progress, new_plan_id
 from service.settings import Settings
 from service.store import (
     FeedbackRecord,
@@ -157,7 +156,7 @@ class CarePlanService:
         """``started``: ``perf_counter`` at the start of the request, for ``timings_ms.total``."""
         from fhir_mapping.careplan import careplan_id, plan_bundle
 
-        plan_id = uuid.uuid4().hex
+        plan_id = new_plan_id()
         created = self.clock()
         t0 = time.perf_counter()
         stages = _StageSpans(self.telemetry, progress)
@@ -166,7 +165,7 @@ class CarePlanService:
         )
         stages.close()
         d, ev = result.deliberation, result.evaluation
-        bundle = plan_bundle(d, ev, recorded=created)
+        bundle = plan_bundle(d, ev, recorded=created, base=self.settings.fhir_base)
         document = to_document(d, ev)
         # The stored copy cannot hold its own write time: its total ends just before the write.
         stored = _summary(
@@ -218,6 +217,7 @@ class CarePlanService:
         of two concurrent contestations of one version exactly one wins.
         """
         from fhir_mapping.careplan import careplan_id, plan_bundle
+        from fhir_mapping.definitions import rebase
 
         # remap_core_error: core field paths of a refused action -> FHIRPath of the Task element.
         from fhir_mapping.tasks import parse_tasks, remap_core_error, task_outcomes
@@ -225,7 +225,8 @@ class CarePlanService:
         async with self._deadline(None):
             rec = await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
             d = self._deliberation_of(rec)
-            parsed = parse_tasks(tasks, plan=d, careplan_id=rec.careplan_id)
+            base = self.settings.fhir_base
+            parsed = parse_tasks(tasks, plan=d, careplan_id=rec.careplan_id, base=base)
             ids = [t.task_id for t in parsed]
             known = await self.store.get_tasks(tenant=tenant, task_ids=ids)
             foreign = [k for k, r in known.items() if r.plan_id != plan_id]
@@ -253,7 +254,10 @@ class CarePlanService:
                 careplan_ref=f"CarePlan/{new_cid}/_history/{new_d.version}",
                 at=now,
             )
-            bundle = plan_bundle(new_d, ev, recorded=now, tasks=outcomes, previous_version=version)
+            bundle = plan_bundle(
+                new_d, ev, recorded=now, tasks=outcomes, previous_version=version, base=base
+            )
+            outcomes = rebase(outcomes, base)  # as the Bundle holds them
             document = to_document(new_d, ev)
             new_version = new_d.version
             await self.store.append_version(

@@ -1,8 +1,12 @@
 """The ``canoe`` command line: plan a bundle offline, recompute a deliberation, contest, serve.
 
+For integrators: ``definitions`` writes the FHIR package a hospital publishes under its own base;
+``cds keys`` / ``cds call`` are a local CDS Hooks client (a key pair, and signed calls).
+
 Exit codes tell bad input from failures, so scripts can react:
     0  success
-    1  canoe eval: a required finding was missed or an unsafe recommendation included
+    1  canoe eval: a required finding was missed or an unsafe recommendation included;
+       recompute --check: the document states values its inputs do not give
     2  bad input (the bundle, Task or document was refused; an OperationOutcome is printed)
     69 the model backend is unavailable (EX_UNAVAILABLE)
     70 internal error (EX_SOFTWARE)
@@ -14,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import json
 import os
 import sys
@@ -37,6 +40,7 @@ __all__ = ["main"]
 
 EXIT_OK, EXIT_INPUT, EXIT_UNAVAILABLE, EXIT_INTERNAL = 0, 2, 69, 70
 EXIT_EVAL_FAILED = 1  # canoe eval: a finding was missed or an unsafe activity included
+EXIT_DIFFERS = 1  # recompute --check: the document states values its inputs do not give
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -83,8 +87,19 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--no-progress", action="store_true", help="no progress display")
     plan.set_defaults(func=_cmd_plan)
 
-    rec = sub.add_parser("recompute", help="recompute every derived value of a deliberation")
+    rec = sub.add_parser(
+        "recompute",
+        help="recompute every derived value of a deliberation",
+        description="Recompute every derived value of a canoe.deliberation/1 document from its "
+        "inputs and print the recomputed document; stderr says how many stated values differed.",
+    )
     rec.add_argument("document", type=Path)
+    rec.add_argument(
+        "--check",
+        action="store_true",
+        help="an auditor's verdict instead of the document: list every derived value that "
+        "differs from its recomputation (path, stated, recomputed) and exit 1 if any does",
+    )
     rec.set_defaults(func=_cmd_recompute)
 
     con = sub.add_parser("contest", help="apply FHIR Task contestations to a plan Bundle")
@@ -93,9 +108,18 @@ def _parser() -> argparse.ArgumentParser:
     con.add_argument("--recorded", help="ISO timestamp for the new version (default: now)")
     con.set_defaults(func=_cmd_contest, format="fhir")
 
-    srv = sub.add_parser("serve", help="run the gRPC service (and the CDS Hooks HTTP side)")
+    srv = sub.add_parser(
+        "serve",
+        help="run the gRPC service (and the CDS Hooks HTTP side)",
+        description="Run the gRPC service, the CDS Hooks HTTP side and Prometheus metrics in\n"
+        "one process until SIGTERM/SIGINT. Configured by CANOE_* environment variables (or\n"
+        "the same keys in lower case in the YAML file named by CANOE_CONFIG_FILE).",
+        epilog=_serve_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     srv.set_defaults(func=_cmd_serve)
     _add_eval(sub)
+    _add_integrator_commands(sub)
     return p
 
 
@@ -119,6 +143,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from fhir_mapping.ingest import ingest
     from service.backends import build_planner
     from service.eval import check_case, load_cases, report_json, report_table
+    from service.pipeline import new_plan_id
     from service.settings import load_settings
 
     settings = load_settings(**({"backend": args.backend} if args.backend else {}))
@@ -129,7 +154,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     for case in cases:
         raw = _read(case.bundle)
         profile = ingest(raw, max_resources=settings.max_bundle_resources)
-        plan_id = "plan-" + hashlib.sha256(raw).hexdigest()[:16]
+        plan_id = new_plan_id(raw)
         r = asyncio.run(planner.plan(profile, plan_id=plan_id, created=created))
         results.append(check_case(case, r.deliberation, r.evaluation))
     report = report_json(results)
@@ -155,6 +180,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     from fhir_mapping.ingest import ingest
     from service.backends import build_planner
     from service.core import to_document
+    from service.pipeline import new_plan_id
     from service.render import render_plan, render_summary
     from service.settings import load_settings
 
@@ -165,7 +191,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     profile = ingest(raw, max_resources=settings.max_bundle_resources)
     t_ingest = time.perf_counter() - t0
     planner = build_planner(settings)
-    plan_id = "plan-" + hashlib.sha256(raw).hexdigest()[:16]
+    plan_id = new_plan_id(raw)
     created = args.created or _now()
 
     show = not args.no_progress and sys.stderr.isatty()
@@ -183,7 +209,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     else:
         from fhir_mapping.careplan import plan_bundle
 
-        out = json.dumps(plan_bundle(d, ev, recorded=created), indent=2)
+        out = json.dumps(plan_bundle(d, ev, recorded=created, base=settings.fhir_base), indent=2)
     sys.stdout.write(out + "\n")
     if args.timings:
         t_out = time.perf_counter() - t1
@@ -219,19 +245,37 @@ async def _plan_with_progress(
 
 
 def _cmd_recompute(args: argparse.Namespace) -> int:
+    from service.audit import differences
     from service.core import recompute_document
 
     try:
         doc = json.loads(_read(args.document))
     except json.JSONDecodeError as exc:
         raise InputError(f"{args.document} is not JSON: {exc}") from exc
-    sys.stdout.write(json.dumps(recompute_document(doc), indent=2) + "\n")
+    recomputed = recompute_document(doc)
+    diffs = differences(doc, recomputed)
+    if not args.check:
+        sys.stdout.write(json.dumps(recomputed, indent=2) + "\n")
+        print(
+            f"canoe: {len(diffs)} stated derived value(s) differed from the recomputation"
+            + (" (list them with --check)" if diffs else ""),
+            file=sys.stderr,
+        )
+        return EXIT_OK
+    for d in diffs:
+        sys.stdout.write(f"{d.path}: stated {d.stated_json}, recomputed {d.recomputed_json}\n")
+    if diffs:
+        print(f"canoe: FAIL: {len(diffs)} derived value(s) differ", file=sys.stderr)
+        return EXIT_DIFFERS
+    print("canoe: OK: every stated derived value matches its recomputation", file=sys.stderr)
     return EXIT_OK
 
 
 def _cmd_contest(args: argparse.Namespace) -> int:
     from fhir_mapping.tasks import contest_bundle
+    from service.settings import load_settings
 
+    base = load_settings().fhir_base
     try:
         plan = json.loads(_read(args.plan))
     except json.JSONDecodeError as exc:
@@ -239,13 +283,14 @@ def _cmd_contest(args: argparse.Namespace) -> int:
     tasks = _read(args.tasks)
     recorded = args.recorded or _now()
     try:
-        out = contest_bundle(plan, tasks, recorded=recorded)
+        out = contest_bundle(plan, tasks, recorded=recorded, base=base)
     except CanoeError as exc:
         # The refusal answers with the OperationOutcome and every Task marked rejected.
         from fhir_mapping.tasks import refusal_bundle
 
         _fail(exc, fhir=False)
-        sys.stdout.write(json.dumps(refusal_bundle(tasks, exc, at=recorded), indent=2) + "\n")
+        refusal = refusal_bundle(tasks, exc, at=recorded, base=base)
+        sys.stdout.write(json.dumps(refusal, indent=2) + "\n")
         return _exit_code(exc)
     sys.stdout.write(json.dumps(out, indent=2) + "\n")
     return EXIT_OK
@@ -256,6 +301,161 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from service.settings import load_settings
 
     return serve_forever(load_settings())
+
+
+# ---------------------------------------------------------------- for integrators (issue 16)
+
+# The settings `canoe serve --help` names: (setting, what it is).
+_SERVE_SETTINGS: tuple[tuple[str, str], ...] = (
+    ("grpc_host", "address gRPC, HTTP and metrics listen on"),
+    ("grpc_port", "gRPC port"),
+    ("http_port", "CDS Hooks HTTP(S) port, with /healthz and /livez"),
+    ("metrics_port", "Prometheus /metrics port (0: off)"),
+    ("store_dsn", "plan store: sqlite:///FILE or postgresql://..."),
+    ("backend", "expert backend: embedded | triton"),
+    ("triton_url", "Triton gRPC address (backend triton)"),
+    ("auth_mode", "gRPC auth: none | tokens | jwt"),
+    ("auth_tokens_file", "bearer tokens file (auth_mode tokens)"),
+    ("auth_jwks_file", "JWKS for bearer JWTs (auth_mode jwt)"),
+    ("tls_cert_file", "server certificate (PEM); TLS on gRPC and HTTP"),
+    ("tls_key_file", "its private key (PEM)"),
+    ("tls_client_ca_file", "client CA (PEM): mutual TLS on gRPC"),
+    ("cds_base_url", "public CDS Hooks URL (JWT aud); default http://localhost:<http_port>"),
+    ("cds_jwks_file", "trusted CDS clients (see canoe cds keys)"),
+    ("fhir_base", "canonical base of every project FHIR URL"),
+    ("log_level", "debug | info | warning | error"),
+)
+
+
+def _serve_epilog() -> str:
+    from service.settings import Settings
+
+    fields = Settings.model_fields
+    rows = []
+    for name, what in _SERVE_SETTINGS:
+        default = fields[name].default
+        shown = f" (default: {default})" if default not in ("", None) else ""
+        rows.append(f"  CANOE_{name.upper():<24}{what}{shown}")
+    return (
+        "main settings (environment variables):\n"
+        + "\n".join(rows)
+        + "\n\nevery setting: the fields of service/settings.py Settings, as CANOE_<NAME>"
+    )
+
+
+def _add_integrator_commands(sub: Any) -> None:
+    de = sub.add_parser(
+        "definitions",
+        help="write the FHIR package of our extensions, CodeSystems and ValueSets",
+        description="Write the StructureDefinitions, CodeSystems and ValueSets under a canonical "
+        "base as a FHIR package: OUT_DIR/package/ (package.json, .index.json, one file per "
+        "resource) and OUT_DIR/<name>-<version>.tgz.",
+    )
+    de.add_argument("out_dir", type=Path)
+    de.add_argument("--base", help="canonical base URL (default: CANOE_FHIR_BASE)")
+    de.add_argument("--name", help="package name (default: canoe.careplan.definitions)")
+    de.add_argument("--version", dest="package_version", help="package version (default: 1.0.0)")
+    de.set_defaults(func=_cmd_definitions)
+
+    cds = sub.add_parser("cds", help="a local CDS Hooks client: keys, signed calls")
+    cds_sub = cds.add_subparsers(dest="cds_command", required=True)
+    keys = cds_sub.add_parser(
+        "keys",
+        help="write a client key pair and the trusted-clients file canoe serve reads",
+        description="Write DIR/client.key.pem (ES384 private key), DIR/client.json (what "
+        "'canoe cds call' signs with) and DIR/trusted-clients.json (set "
+        "CANOE_CDS_JWKS_FILE to it).",
+    )
+    keys.add_argument("dir", type=Path, nargs="?", default=Path("cds-sandbox"))
+    keys.add_argument("--iss", default="https://ehr.local/sandbox", help="the client's iss")
+    keys.add_argument("--tenant", default="", help="tenant of its plans (default: the iss)")
+    keys.add_argument(
+        "--fhir-server",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a FHIR server the client may name as fhirServer (repeatable)",
+    )
+    keys.add_argument("--force", action="store_true", help="overwrite existing files")
+    keys.set_defaults(func=_cmd_cds_keys)
+
+    call = cds_sub.add_parser(
+        "call",
+        help="send a signed CDS Hooks request and print the cards",
+        description="Sign a fresh JWT (new jti, aud = the service URL, 60 s lifetime) with the "
+        "sandbox key and POST REQUEST.json to the service of HOOK (a hook such as patient-view, "
+        "or a service id); 'HOOK/feedback' POSTs a feedback document to that service's feedback "
+        "endpoint; 'discovery' GETs the discovery document. Prints the answer.",
+    )
+    call.add_argument("hook")
+    call.add_argument("request", type=Path, nargs="?")
+    call.add_argument("--client", type=Path, default=Path("cds-sandbox/client.json"))
+    call.add_argument("--url", help="the service's CDS base URL (default: the settings' cds URL)")
+    call.add_argument("--ca", type=Path, help="CA certificate to trust for https")
+    call.add_argument("--timeout", type=float, default=120.0, help="seconds (default 120)")
+    call.set_defaults(func=_cmd_cds_call)
+
+
+def _cmd_definitions(args: argparse.Namespace) -> int:
+    import tarfile
+
+    from fhir_mapping.definitions import DEFINITIONS_VERSION, PACKAGE_NAME, package_files
+    from service.settings import load_settings
+
+    base = args.base or load_settings().fhir_base
+    name = args.name or PACKAGE_NAME
+    version = args.package_version or DEFINITIONS_VERSION
+    try:
+        files = package_files(base, name=name, version=version)
+    except ValueError as exc:
+        raise InputError(str(exc)) from exc
+    folder = args.out_dir / "package"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for fn, res in files.items():
+            (folder / fn).write_text(json.dumps(res, indent=2, ensure_ascii=False) + "\n")
+        tgz = args.out_dir / f"{name}-{version}.tgz"
+        with tarfile.open(tgz, "w:gz") as tar:
+            for fn in sorted(files):
+                tar.add(folder / fn, arcname=f"package/{fn}")
+    except OSError as exc:
+        raise InputError(f"cannot write {args.out_dir}: {exc.strerror}") from exc
+    print(f"{len(files) - 2} definitions under {base} -> {folder} and {tgz}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _cmd_cds_keys(args: argparse.Namespace) -> int:
+    from service.cds_hooks.sandbox import write_keys
+
+    written = write_keys(
+        args.dir,
+        iss=args.iss,
+        tenant=args.tenant,
+        fhir_servers=tuple(args.fhir_server),
+        force=args.force,
+    )
+    for path in written:
+        print(path)
+    trusted = written[-1].resolve()
+    print(f"serve with: CANOE_CDS_JWKS_FILE={trusted} canoe serve", file=sys.stderr)
+    return EXIT_OK
+
+
+def _cmd_cds_call(args: argparse.Namespace) -> int:
+    from service.cds_hooks.sandbox import call_service, load_client
+    from service.settings import load_settings
+
+    client = load_client(args.client)
+    url = (args.url or load_settings().cds_url).rstrip("/")
+    body = None if args.request is None else _read(args.request)
+    status, answer = call_service(
+        client, url, args.hook, body, ca_file=args.ca, timeout_s=args.timeout
+    )
+    sys.stdout.write(json.dumps(answer, indent=2) + "\n")
+    if status < 300:
+        return EXIT_OK
+    print(f"canoe: the service answered HTTP {status}", file=sys.stderr)
+    return EXIT_INPUT if status < 500 else EXIT_UNAVAILABLE
 
 
 def _fail(exc: CanoeError, *, fhir: bool) -> int:

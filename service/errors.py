@@ -61,6 +61,10 @@ class CanoeError(Exception):
     """Root of every error this project raises on purpose."""
 
     issue_code = "exception"
+    # Set by a client (service.client) on an error a remote service answered with: its FHIR
+    # OperationOutcome as JSON, and the gRPC status code's name.
+    outcome: dict[str, object] | None = None
+    status_code: str = ""
 
     def __init__(self, message: str, *, issues: tuple[Issue, ...] | None = None) -> None:
         super().__init__(message)

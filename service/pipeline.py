@@ -12,7 +12,9 @@ knowledge is behind ``inference.protocol.Experts``.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol, TypeVar, cast, get_args
@@ -48,7 +50,25 @@ from service.core.profile import PatientProfile
 from service.core.summary import fact_words
 from service.errors import BackendTimeout, BackendUnavailable, StepFailed
 
-__all__ = ["STAGES", "EvidenceSource", "PlanResult", "Planner", "Progress", "UsageLog"]
+__all__ = [
+    "STAGES",
+    "EvidenceSource",
+    "PlanResult",
+    "Planner",
+    "Progress",
+    "UsageLog",
+    "new_plan_id",
+]
+
+
+def new_plan_id(content: bytes | None = None) -> str:
+    """The one plan-id scheme of every entry point (CLI, gRPC, CDS Hooks): 32 lower-case hex
+    digits. Random for a served plan; derived from ``content`` (the Bundle) for an offline plan,
+    so that planning one file twice names the plan the same."""
+    if content is None:
+        return uuid.uuid4().hex
+    return hashlib.sha256(content).hexdigest()[:32]
+
 
 T = TypeVar("T")
 

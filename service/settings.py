@@ -15,6 +15,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from fhir_mapping.definitions import DEFAULT_BASE, check_base
 from inference.panel_sizes import (
     COMPLEXITIES,
     DEFAULT_PANEL_SIZES,
@@ -106,9 +107,32 @@ class Settings(BaseModel):
     request_deadline_s: float = Field(default=120.0, gt=0)
 
     # CDS Hooks
-    cds_base_url: str = "http://localhost:8080"
+    # The public URL CDS clients call (JWT aud is checked against it); "" means this machine on
+    # http_port (see cds_url).
+    cds_base_url: str = ""
     cds_jwks_file: str = ""
     cds_review_url: str = ""
+
+    # ---- Publishing (issue 16): the canonical base of every project-owned FHIR URL ----------
+    # Extensions, CodeSystems, ValueSets and our resources' fullUrls in every output live under
+    # it; `canoe definitions` writes the matching FHIR package. The default is a documentation
+    # domain (RFC 2606): a hospital sets its own.
+    fhir_base: str = DEFAULT_BASE
+
+    @field_validator("fhir_base")
+    @classmethod
+    def _fhir_base(cls, value: str) -> str:
+        return check_base(value)
+
+    @property
+    def cds_url(self) -> str:
+        """``cds_base_url``, or this machine on the configured HTTP port (https under TLS)."""
+        if self.cds_base_url:
+            return self.cds_base_url.rstrip("/")
+        scheme = "https" if self.tls_cert_file else "http"
+        return f"{scheme}://localhost:{self.http_port}"
+
+    # ---- end of issue 16's block ------------------------------------------------------------
 
     @field_validator(
         "panel_size_low",

@@ -1,24 +1,30 @@
 """The project's FHIR conformance resources: one base URL, its CodeSystems and extensions.
 
-Every project-owned URL is built from ``CANOE_BASE`` here and nowhere else. The extensions and
+Every project-owned URL is built from a canonical base here and nowhere else. The extensions and
 CodeSystems are *specified* once in this module (``EXTENSIONS``, ``CODE_SYSTEMS``); the JSON
 files beside it are those specifications rendered as R4 StructureDefinition / CodeSystem
-resources, committed so an EHR or a reviewer can load them without running our code. A test
-re-renders them and fails if the committed files drift from the specification. This module
-only describes; it builds no CarePlan and reads no Task.
+resources under ``DEFAULT_BASE``, committed so an EHR or a reviewer can load them without running
+our code. A test re-renders them and fails if the committed files drift from the specification.
+This module only describes; it builds no CarePlan and reads no Task.
 
-``CANOE_BASE`` sits under ``example.org``, a domain reserved for documentation (RFC 2606), so the
-canonical URLs can never collide with someone else's; a deployment that publishes its own
-definitions changes this one constant.
+``DEFAULT_BASE`` (also ``CANOE_BASE``) sits under ``example.org``, a domain reserved for
+documentation (RFC 2606). A deployment publishes the definitions under its own base (the
+service's ``CANOE_FHIR_BASE`` setting, handed in by the caller: this package reads no settings):
+``rebase`` moves a rendered resource, Bundle or card from one base to another, and
+``package_files`` renders the whole set, ValueSets included, as a FHIR package for that base.
+The mapping code renders under ``DEFAULT_BASE`` and rebases at its edges, so the specifications
+stay constants.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Final, Literal
+from typing import Final, Literal, TypeVar
+from urllib.parse import urlsplit
 
 __all__ = [
     "AIAST",
@@ -28,19 +34,27 @@ __all__ = [
     "CS_ACTION",
     "CS_INPUT",
     "CS_OVERRIDE_REASON",
+    "DEFAULT_BASE",
+    "DEFINITIONS_VERSION",
     "DELIBERATION_CONTENT_TYPE",
     "EXTENSIONS",
+    "PACKAGE_NAME",
     "CodeSystemSpec",
     "ExtensionSpec",
     "Part",
+    "check_base",
     "definition_files",
     "ext_url",
     "load_definition",
+    "package_files",
+    "rebase",
     "render_code_system",
     "render_structure_definition",
+    "render_value_set",
 ]
 
-CANOE_BASE: Final = "https://canoe.example.org/fhir"
+DEFAULT_BASE: Final = "https://canoe.example.org/fhir"
+CANOE_BASE: Final = DEFAULT_BASE  # what the mapping renders under; ``rebase`` moves it
 CS_ACTION: Final = f"{CANOE_BASE}/CodeSystem/contestation-action"
 CS_INPUT: Final = f"{CANOE_BASE}/CodeSystem/contestation-input"
 CS_OVERRIDE_REASON: Final = f"{CANOE_BASE}/CodeSystem/cds-override-reason"
@@ -55,6 +69,8 @@ AIAST: Final = {
 AI_CONFIDENCE: Final = "http://hl7.org/fhir/uv/aitransparency/StructureDefinition/AIconfidence"
 
 FHIR_VERSION: Final = "4.0.1"
+DEFINITIONS_VERSION: Final = "1.0.0"
+PACKAGE_NAME: Final = "canoe.careplan.definitions"
 ValueType = Literal[
     "string", "code", "decimal", "boolean", "integer", "dateTime", "Reference", "Coding"
 ]
@@ -84,8 +100,44 @@ class ExtensionSpec:
     targets: tuple[str, ...] = ()  # allowed Reference targets of a simple Reference extension
 
 
-def ext_url(ext_id: str) -> str:
-    return f"{CANOE_BASE}/StructureDefinition/{ext_id}"
+def ext_url(ext_id: str, base: str = DEFAULT_BASE) -> str:
+    return f"{base}/StructureDefinition/{ext_id}"
+
+
+def check_base(base: str) -> str:
+    """``base`` as a canonical base (no trailing ``/``); ValueError when it cannot be one: an
+    absolute http(s) URL with a host and no query or fragment."""
+    base = base.strip().rstrip("/")
+    parts = urlsplit(base)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"a FHIR canonical base must be an absolute http(s) URL, not {base!r}")
+    if parts.query or parts.fragment or " " in base:
+        raise ValueError(f"a FHIR canonical base has no query, fragment or spaces: {base!r}")
+    return base
+
+
+J = TypeVar("J")
+
+
+def rebase(value: J, base: str, *, from_base: str = DEFAULT_BASE) -> J:
+    """A copy of the JSON ``value`` with every project URL under ``from_base`` (extension and
+    CodeSystem URLs, ``fullUrl``s, references) moved under ``base``. Only strings that *start*
+    with ``from_base/`` change, so patient data and other systems' URLs are never touched.
+    ``value`` itself is returned when the two bases are the same."""
+    if base == from_base:
+        return value
+    old = from_base + "/"
+
+    def walk(v: object) -> object:
+        if isinstance(v, str):
+            return base + "/" + v[len(old) :] if v.startswith(old) else v
+        if isinstance(v, Mapping):
+            return {k: walk(x) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [walk(x) for x in v]
+        return v
+
+    return walk(value)  # type: ignore[return-value]
 
 
 _GRAPH_CONTEXTS = ("CarePlan", "CarePlan.activity")
@@ -333,9 +385,9 @@ CODE_SYSTEMS: Final[dict[str, CodeSystemSpec]] = {
 }
 
 
-def render_structure_definition(spec: ExtensionSpec) -> dict[str, object]:
+def render_structure_definition(spec: ExtensionSpec, base: str = DEFAULT_BASE) -> dict[str, object]:
     """The R4 StructureDefinition (differential only) for an extension specification."""
-    url = ext_url(spec.id)
+    url = ext_url(spec.id, base)
     root = "Extension"
     elements: list[dict[str, object]] = [
         {"id": root, "path": root, "short": spec.title, "definition": spec.description}
@@ -381,7 +433,7 @@ def render_structure_definition(spec: ExtensionSpec) -> dict[str, object]:
         "resourceType": "StructureDefinition",
         "id": spec.id,
         "url": url,
-        "version": "1.0.0",
+        "version": DEFINITIONS_VERSION,
         "name": "".join(w.capitalize() for w in spec.id.split("-")),
         "title": spec.title,
         "status": "draft",
@@ -404,12 +456,12 @@ def _type(code: str, targets: tuple[str, ...]) -> dict[str, object]:
     return t
 
 
-def render_code_system(spec: CodeSystemSpec) -> dict[str, object]:
+def render_code_system(spec: CodeSystemSpec, base: str = DEFAULT_BASE) -> dict[str, object]:
     return {
         "resourceType": "CodeSystem",
         "id": spec.id,
-        "url": spec.url,
-        "version": "1.0.0",
+        "url": rebase(spec.url, base),
+        "version": DEFINITIONS_VERSION,
         "name": "".join(w.capitalize() for w in spec.id.split("-")),
         "title": spec.title,
         "status": "draft",
@@ -418,17 +470,77 @@ def render_code_system(spec: CodeSystemSpec) -> dict[str, object]:
         "content": "complete",
         "count": len(spec.concepts),
         "concept": [{"code": c, "display": d, "definition": x} for c, d, x in spec.concepts],
+        "valueSet": f"{base}/ValueSet/{spec.id}",
     }
 
 
-def definition_files() -> dict[str, dict[str, object]]:
-    """File name -> resource, for every definition this module specifies."""
+def render_value_set(spec: CodeSystemSpec, base: str = DEFAULT_BASE) -> dict[str, object]:
+    """The ValueSet of every code of one of our CodeSystems (what a binding names)."""
+    return {
+        "resourceType": "ValueSet",
+        "id": spec.id,
+        "url": f"{base}/ValueSet/{spec.id}",
+        "version": DEFINITIONS_VERSION,
+        "name": "".join(w.capitalize() for w in spec.id.split("-")),
+        "title": spec.title,
+        "status": "draft",
+        "description": f"All codes of the CodeSystem {spec.title}.",
+        "immutable": True,
+        "compose": {"include": [{"system": rebase(spec.url, base)}]},
+    }
+
+
+def definition_files(base: str = DEFAULT_BASE) -> dict[str, dict[str, object]]:
+    """File name -> resource, for every CodeSystem (with its all-codes ValueSet) and extension
+    this module specifies (the files committed beside it, under ``DEFAULT_BASE``)."""
     out: dict[str, dict[str, object]] = {}
     for cs in CODE_SYSTEMS.values():
-        out[f"CodeSystem-{cs.id}.json"] = render_code_system(cs)
+        out[f"CodeSystem-{cs.id}.json"] = render_code_system(cs, base)
+        out[f"ValueSet-{cs.id}.json"] = render_value_set(cs, base)
     for ext in EXTENSIONS.values():
-        out[f"StructureDefinition-{ext.id}.json"] = render_structure_definition(ext)
+        out[f"StructureDefinition-{ext.id}.json"] = render_structure_definition(ext, base)
     return out
+
+
+def package_files(
+    base: str, *, name: str = PACKAGE_NAME, version: str = DEFINITIONS_VERSION
+) -> dict[str, dict[str, object]]:
+    """A FHIR NPM package of every definition under ``base``: file name -> JSON, for the
+    ``package/`` folder. Holds ``package.json`` (name, version, fhirVersions, canonical, the R4
+    core dependency), ``.index.json`` (index-version 2) and one file per StructureDefinition,
+    CodeSystem and ValueSet."""
+    base = check_base(base)
+    files = definition_files(base)
+    for res in files.values():
+        res["version"] = version
+    index = [
+        {
+            "filename": fn,
+            "resourceType": res["resourceType"],
+            "id": res["id"],
+            "url": res["url"],
+            "version": version,
+            **({"kind": res["kind"], "type": res["type"]} if "kind" in res else {}),
+        }
+        for fn, res in sorted(files.items())
+    ]
+    manifest: dict[str, object] = {
+        "name": name,
+        "version": version,
+        "description": "CANOE care-plan service: argument-graph extensions and contestation "
+        "terminology",
+        "fhirVersions": [FHIR_VERSION],
+        "type": "fhir.ig",
+        "canonical": base,
+        "url": base,
+        "dependencies": {"hl7.fhir.r4.core": FHIR_VERSION},
+        "license": "CC0-1.0",
+    }
+    return {
+        "package.json": manifest,
+        ".index.json": {"index-version": 2, "files": index},
+        **files,
+    }
 
 
 @cache

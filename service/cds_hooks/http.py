@@ -40,6 +40,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from fhir_mapping.definitions import DEFAULT_BASE, rebase
 from service.cds_hooks.auth import (
     ClientIdentity,
     JwtVerifier,
@@ -131,14 +132,16 @@ class CdsConfig:
     review_url: str  # SMART launch URL of the review app
     max_body_bytes: int = 8 * 1024 * 1024
     fhir_timeout_s: float = FHIR_FETCH_TIMEOUT_S
+    fhir_base: str = DEFAULT_BASE  # canonical base of our CodeSystems in the cards
 
     @classmethod
     def from_settings(cls, settings: Settings) -> CdsConfig:
-        base = settings.cds_base_url.rstrip("/")
+        base = settings.cds_url
         return cls(
             base_url=base,
             review_url=settings.cds_review_url or f"{base}/review",
             max_body_bytes=settings.max_message_bytes,
+            fhir_base=settings.fhir_base,
         )
 
     @property
@@ -327,7 +330,8 @@ class _Bridge:
             who = await self._identity(request, service.id)
             body = await self._body(request)
             call = parse_hook_request(body, service)
-            return JSONResponse(await self._answer(service, who, call))
+            answer = await self._answer(service, who, call)
+            return JSONResponse(rebase(answer, self.config.fhir_base))
 
         return await self._guard(
             request, run, endpoint="hook", service=request.path_params["service_id"]

@@ -647,3 +647,15 @@ def test_config_change_rolls_the_pods(helm: Helm) -> None:
         ]
 
     assert checksum(helm.render()) != checksum(helm.render(sets=["config.logLevel=debug"]))
+
+
+def test_the_fhir_base_reaches_the_service_and_is_checked(helm: Helm) -> None:
+    assert "CANOE_FHIR_BASE" not in configmap_data(helm.render())
+    base = "https://fhir.hospital.test/canoe"
+    data = configmap_data(helm.render(sets=[f"fhirBase={base}"]))
+    assert data["CANOE_FHIR_BASE"] == base
+    from service.settings import load_settings
+
+    assert load_settings(environ={"CANOE_FHIR_BASE": data["CANOE_FHIR_BASE"]}).fhir_base == base
+    refused = helm.template(sets=["fhirBase=canoe.example.org/fhir"])
+    assert refused.returncode != 0 and "fhirBase" in refused.stderr
