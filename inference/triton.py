@@ -20,7 +20,7 @@ import itertools
 import json
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -37,11 +37,9 @@ from inference._triton_steps import (
     vote_request,
 )
 from inference.panel_sizes import (
-    COMPLEXITIES,
     DEFAULT_PANEL_SIZES,
     PanelSizes,
     panel_sizes,
-    parse_panel_size,
 )
 from inference.prompts import (
     CHAT_FAMILIES,
@@ -99,8 +97,9 @@ class TritonSettings:
     url: str = "localhost:8001"
     protocol: Literal["stream", "infer"] = "stream"  # stream: decoupled (vLLM); infer: plain
     guided_key: Literal["structured_outputs", "guided_decoding", "none"] = "structured_outputs"
-    agent_model: str = "medgemma"
-    adjudicator_model: str = "adjudicator"
+    # The same defaults as service.settings.Settings (a test keeps them equal).
+    agent_model: str = "medgemma-4b-it"
+    adjudicator_model: str = "medgemma-27b-text-it"
     models: tuple[tuple[str, str], ...] = ()  # per-step overrides: (step, model name)
     concurrency: int = 8
     deadline_s: float | None = None  # caps ctx.deadline_s when set
@@ -151,48 +150,6 @@ class TritonSettings:
     @property
     def model_names(self) -> tuple[str, ...]:
         return tuple(sorted({self.model_for(s) for s in STEP_KINDS}))
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str]) -> TritonSettings:
-        """Settings from ``CANOE_TRITON_*`` variables (and ``CANOE_CALL_DEADLINE_S``);
-        ``CANOE_TRITON_MODEL_<STEP>`` overrides the model of one step kind;
-        ``CANOE_PANEL_SIZE_<LEVEL>`` ("4" or "4,5") the panel size asked for at one complexity."""
-        kw: dict[str, Any] = {}
-        simple: dict[str, tuple[str, Callable[[str], Any]]] = {
-            "CANOE_TRITON_URL": ("url", str),
-            "CANOE_TRITON_PROTOCOL": ("protocol", str),
-            "CANOE_TRITON_GUIDED_KEY": ("guided_key", str),
-            "CANOE_TRITON_MODEL_AGENT": ("agent_model", str),
-            "CANOE_TRITON_MODEL_ADJUDICATOR": ("adjudicator_model", str),
-            "CANOE_TRITON_CONCURRENCY": ("concurrency", int),
-            "CANOE_CALL_DEADLINE_S": ("deadline_s", float),
-            "CANOE_TRITON_CHAT_TEMPLATE": ("chat_template", str),
-            "CANOE_TRITON_QUEUE_TIMEOUT_US": ("queue_timeout_us", int),
-            "CANOE_TRITON_RETRIES": ("retries", int),
-            "CANOE_TRITON_BREAKER_THRESHOLD": ("breaker_threshold", int),
-            "CANOE_TRITON_BREAKER_COOLDOWN_S": ("breaker_cooldown_s", float),
-            "CANOE_TRITON_TEMPERATURE": ("temperature", float),
-        }
-        for var, (name, conv) in simple.items():
-            raw = environ.get(var, "").strip()
-            if raw:
-                try:
-                    kw[name] = conv(raw)
-                except ValueError as exc:
-                    raise ValueError(f"{var}={raw!r} is not a valid {conv.__name__}") from exc
-        kw["models"] = tuple(
-            (s, environ[f"CANOE_TRITON_MODEL_{s.upper()}"].strip())
-            for s in STEP_KINDS
-            if environ.get(f"CANOE_TRITON_MODEL_{s.upper()}", "").strip()
-        )
-        sizes = {c: (b, e) for c, b, e in DEFAULT_PANEL_SIZES}
-        for c in COMPLEXITIES:
-            var = f"CANOE_PANEL_SIZE_{c.upper().replace(' ', '_')}"
-            raw = environ.get(var, "").strip()
-            if raw:
-                sizes[c] = parse_panel_size(raw)
-        kw["panel_sizes"] = panel_sizes(sizes)
-        return cls(**kw)
 
 
 @dataclass(slots=True)

@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-from typing import get_args
+from typing import TYPE_CHECKING
 
 from inference.evidence import EvidenceBase
-from inference.protocol import Experts, StepKind
+from inference.protocol import STEP_KINDS, Experts
 from service.pipeline import Planner
 from service.settings import Settings
 
-__all__ = ["build_experts", "build_planner"]
+if TYPE_CHECKING:
+    from inference.triton import TritonSettings
+
+__all__ = ["build_experts", "build_planner", "triton_settings"]
 
 
 def build_experts(settings: Settings, evidence: EvidenceBase | None = None) -> Experts:
     if settings.backend == "triton":
-        from inference.triton import TritonExperts, TritonSettings
+        from inference.triton import TritonExperts
 
-        return TritonExperts(
-            TritonSettings.from_env(_triton_env(settings)),
-        )
+        return TritonExperts(triton_settings(settings))
     from inference.embedded import EmbeddedExperts
 
     return EmbeddedExperts(
@@ -37,30 +38,29 @@ def build_planner(settings: Settings, experts: Experts | None = None) -> Planner
     )
 
 
-def _triton_env(settings: Settings) -> dict[str, str]:
-    """The settings as the ``CANOE_*`` variables ``TritonSettings.from_env`` reads: every
-    Triton-related setting, so none configured here is silently dropped on the way."""
-    env = {
-        "CANOE_TRITON_URL": settings.triton_url,
-        "CANOE_TRITON_PROTOCOL": settings.triton_protocol,
-        "CANOE_TRITON_GUIDED_KEY": settings.triton_guided_key,
-        "CANOE_TRITON_MODEL_AGENT": settings.triton_model_agent,
-        "CANOE_TRITON_MODEL_ADJUDICATOR": settings.triton_model_adjudicator,
-        "CANOE_TRITON_CONCURRENCY": str(settings.triton_concurrency),
-        "CANOE_CALL_DEADLINE_S": str(settings.call_deadline_s),
-        "CANOE_TRITON_CHAT_TEMPLATE": settings.triton_chat_template,
-        "CANOE_TRITON_RETRIES": str(settings.triton_retries),
-        "CANOE_TRITON_BREAKER_THRESHOLD": str(settings.triton_breaker_threshold),
-        "CANOE_TRITON_BREAKER_COOLDOWN_S": str(settings.triton_breaker_cooldown_s),
-        "CANOE_TRITON_TEMPERATURE": str(settings.triton_temperature),
-        # 0 means no server-side queue timeout: an empty value leaves TritonSettings' None.
-        "CANOE_TRITON_QUEUE_TIMEOUT_US": (
-            str(settings.triton_queue_timeout_us) if settings.triton_queue_timeout_us else ""
+def triton_settings(settings: Settings) -> TritonSettings:
+    """The Triton backend's options, built from the one ``Settings`` (no environment round trip):
+    every Triton-related setting, so none configured is silently dropped on the way."""
+    from inference.triton import TritonSettings
+
+    return TritonSettings(
+        url=settings.triton_url,
+        protocol=settings.triton_protocol,
+        guided_key=settings.triton_guided_key,
+        agent_model=settings.triton_model_agent,
+        adjudicator_model=settings.triton_model_adjudicator,
+        # "" keeps the step's default model
+        models=tuple(
+            (step, model) for step in STEP_KINDS if (model := settings.triton_model_for(step))
         ),
-    }
-    for step in get_args(StepKind):  # "" keeps the step's default model
-        env[f"CANOE_TRITON_MODEL_{step.upper()}"] = getattr(settings, f"triton_model_{step}")
-    for complexity, base, extended in settings.panel_sizes:
-        key = complexity.upper().replace(" ", "_")
-        env[f"CANOE_PANEL_SIZE_{key}"] = f"{base},{extended}"
-    return env
+        concurrency=settings.triton_concurrency,
+        deadline_s=settings.call_deadline_s,
+        chat_template=settings.triton_chat_template,  # type: ignore[arg-type]  # checked there
+        retries=settings.triton_retries,
+        breaker_threshold=settings.triton_breaker_threshold,
+        breaker_cooldown_s=settings.triton_breaker_cooldown_s,
+        temperature=settings.triton_temperature,
+        # 0 means no server-side queue timeout
+        queue_timeout_us=settings.triton_queue_timeout_us or None,
+        panel_sizes=settings.panel_sizes,
+    )

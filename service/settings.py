@@ -23,6 +23,7 @@ from inference.panel_sizes import (
     panel_sizes,
     parse_panel_size,
 )
+from inference.protocol import StepKind
 from service.core.model import Parameters
 from service.errors import InputError
 
@@ -168,6 +169,11 @@ class Settings(BaseModel):
             {c: getattr(self, f) for c, f in fields.items()},
             {c: f"{f} (CANOE_{f.upper()})" for c, f in fields.items()},
         )
+
+    def triton_model_for(self, step: StepKind) -> str:
+        """The model configured for one step kind ("" when the step keeps its default)."""
+        model: str = getattr(self, f"triton_model_{step}")
+        return model
 
     @property
     def parameters(self) -> Parameters:

@@ -14,7 +14,7 @@ from fhir_mapping.ingest import ingest
 from inference.embedded import EmbeddedExperts
 from inference.protocol import CallContext
 from inference.triton import STEP_KINDS, TritonSettings
-from service.backends import _triton_env, build_experts
+from service.backends import build_experts, triton_settings
 from service.errors import InputError
 from service.settings import load_settings
 from tests.conftest import fixture_bundle
@@ -31,7 +31,7 @@ NUMERIC: list[tuple[str, str, Any, str, Any]] = [
 
 
 def triton(settings: Any) -> TritonSettings:
-    return TritonSettings.from_env(_triton_env(settings))
+    return triton_settings(settings)
 
 
 def via_file(tmp_path: Path, values: dict[str, Any]) -> dict[str, str]:
@@ -52,6 +52,19 @@ def test_defaults_reach_triton_unchanged() -> None:
     assert (t.temperature, t.queue_timeout_us) == (base.temperature, None)
     assert t.model_for("vote") == "medgemma-4b-it"
     assert t.model_for("adjudicate") == "medgemma-27b-text-it"
+
+
+def test_one_set_of_defaults() -> None:
+    """TritonSettings used on its own (tests, scripts) defaults like the service's Settings."""
+    t, base = triton(load_settings({})), TritonSettings()
+    assert (t.agent_model, t.adjudicator_model) == (base.agent_model, base.adjudicator_model)
+    assert (t.protocol, t.guided_key, t.concurrency, t.chat_template) == (
+        base.protocol,
+        base.guided_key,
+        base.concurrency,
+        base.chat_template,
+    )
+    assert t.panel_sizes == base.panel_sizes
 
 
 @pytest.mark.parametrize("step", STEP_KINDS)

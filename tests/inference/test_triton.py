@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import date
+from typing import Any
 
 import pytest
 
@@ -54,48 +55,31 @@ def _arg(aid: str, stance: str, tau: float) -> ArgumentDraft:
 # -- settings -----------------------------------------------------------------------------------
 
 
-def test_settings_from_env_reads_every_variable() -> None:
-    s = TritonSettings.from_env(
-        {
-            "CANOE_TRITON_URL": "triton:8001",
-            "CANOE_TRITON_PROTOCOL": "infer",
-            "CANOE_TRITON_GUIDED_KEY": "guided_decoding",
-            "CANOE_TRITON_MODEL_AGENT": "medgemma-4b",
-            "CANOE_TRITON_MODEL_ADJUDICATOR": "medgemma-27b",
-            "CANOE_TRITON_MODEL_SYNTHESIZE": "writer",
-            "CANOE_TRITON_CONCURRENCY": "3",
-            "CANOE_CALL_DEADLINE_S": "12.5",
-            "CANOE_TRITON_CHAT_TEMPLATE": "llama3",
-        }
-    )
-    assert (s.url, s.protocol, s.guided_key, s.concurrency, s.deadline_s, s.chat_template) == (
-        "triton:8001",
-        "infer",
-        "guided_decoding",
-        3,
-        12.5,
-        "llama3",
+def test_settings_model_per_step() -> None:
+    s = TritonSettings(
+        agent_model="medgemma-4b",
+        adjudicator_model="medgemma-27b",
+        models=(("synthesize", "writer"),),
     )
     assert s.model_for("argue") == "medgemma-4b"
     assert s.model_for("adjudicate") == s.model_for("arbitrate") == "medgemma-27b"
     assert s.model_for("synthesize") == "writer"
     assert s.model_names == ("medgemma-27b", "medgemma-4b", "writer")
-    assert TritonSettings.from_env({}) == TritonSettings()
 
 
 @pytest.mark.parametrize(
-    "env",
+    "kw",
     [
-        {"CANOE_TRITON_PROTOCOL": "http"},
-        {"CANOE_TRITON_GUIDED_KEY": "grammar"},
-        {"CANOE_TRITON_CHAT_TEMPLATE": "mistral"},
-        {"CANOE_TRITON_CONCURRENCY": "0"},
-        {"CANOE_TRITON_CONCURRENCY": "many"},
+        {"protocol": "http"},
+        {"guided_key": "grammar"},
+        {"chat_template": "mistral"},
+        {"concurrency": 0},
+        {"models": (("vote-twice", "m"),)},
     ],
 )
-def test_settings_reject_bad_values(env: dict[str, str]) -> None:
+def test_settings_reject_bad_values(kw: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
-        TritonSettings.from_env(env)
+        TritonSettings(**kw)
 
 
 # -- prompts ------------------------------------------------------------------------------------
