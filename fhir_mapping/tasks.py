@@ -18,7 +18,6 @@ Task shape (codes from ``definitions.CS_ACTION`` / ``CS_INPUT``): status ``reque
 from __future__ import annotations
 
 import copy
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +41,8 @@ from service.core import (
     evaluate,
 )
 from service.core.model import Argument, Deliberation, Edge, Stance
-from service.errors import Issue, StaleVersionError, TaskError
+from service.errors import Issue, LimitError, StaleVersionError, TaskError
+from service.jsonio import load_json_object
 
 __all__ = [
     "ParsedTask",
@@ -116,19 +116,14 @@ class _Issues:
 def _load(raw: bytes | str | Mapping[str, Any]) -> Mapping[str, Any]:
     if isinstance(raw, Mapping):
         return raw
-    try:
-        obj = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        msg = "the contestation is not valid JSON"
-        raise TaskError(msg, issues=(Issue("error", "structure", msg),)) from exc
-    if not isinstance(obj, Mapping):
-        msg = "the contestation must be a Task or a Bundle of Tasks (a JSON object)"
-        raise TaskError(msg, issues=(Issue("error", "structure", msg),))
-    return obj
+    return load_json_object(
+        raw, what="the contestation (a Task or a Bundle of Tasks)", error=TaskError
+    )
 
 
-def _task_entries(obj: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    """(FHIRPath, resource) per Task; refuses anything that is not a Task or Bundle of Tasks."""
+def _task_entries(obj: Mapping[str, Any], max_tasks: int | None = None) -> list[tuple[str, Any]]:
+    """(FHIRPath, resource) per Task; refuses anything that is not a Task or Bundle of Tasks,
+    and a Bundle of more than ``max_tasks`` entries (LimitError, before any validation)."""
     kind = obj.get("resourceType")
     if kind == "Task":
         return [("Task", obj)]
@@ -145,6 +140,12 @@ def _task_entries(obj: Mapping[str, Any]) -> list[tuple[str, Any]]:
     if not isinstance(entries, list) or not entries:
         msg = "the Bundle holds no Task"
         raise TaskError(msg, issues=(Issue("error", "required", msg, ("Bundle.entry",)),))
+    if max_tasks is not None and len(entries) > max_tasks:
+        msg = (
+            f"the Bundle holds {len(entries)} entries; at most {max_tasks} Tasks are applied "
+            "per request (CANOE_MAX_TASKS_PER_REQUEST)"
+        )
+        raise LimitError(msg, issues=(Issue("error", "too-costly", msg, ("Bundle.entry",)),))
     issues = _Issues()
     out: list[tuple[str, Any]] = []
     for i, e in enumerate(entries):
@@ -514,14 +515,19 @@ def _one_task(
 
 
 def parse_tasks(
-    raw: bytes | str | Mapping[str, Any], *, plan: Deliberation, careplan_id: str
+    raw: bytes | str | Mapping[str, Any],
+    *,
+    plan: Deliberation,
+    careplan_id: str,
+    max_tasks: int | None = None,
 ) -> tuple[ParsedTask, ...]:
     """The contestation Tasks in ``raw``, in order, checked against ``plan``.
 
-    Raises ``TaskError`` listing every problem found (one Issue each), or ``StaleVersionError``
-    when a Task's focus is another version of this plan.
+    Raises ``TaskError`` listing every problem found (one Issue each), ``StaleVersionError``
+    when a Task's focus is another version of this plan, and ``LimitError`` for a Bundle of
+    more than ``max_tasks`` entries.
     """
-    entries = _task_entries(_load(raw))
+    entries = _task_entries(_load(raw), max_tasks)
     issues = _Issues()
     known = _Plan(plan)
     seen: set[str] = set()

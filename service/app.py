@@ -9,15 +9,18 @@ raises only the project's error tree; the transports translate. It knows nothing
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import math
+import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from opentelemetry import trace
 from opentelemetry.trace import Span
@@ -43,6 +46,7 @@ from service.telemetry import Telemetry, TracedExperts
 __all__ = ["CarePlanService", "ContestOutcome", "PlanOutcome", "utc_now"]
 
 ProgressFn = Callable[[Progress], None]
+T = TypeVar("T")
 _PARSED_CACHE = 512
 _JTI_PURGE_EVERY_S = 300.0  # how often a process sweeps expired JWT ids out of the store
 
@@ -82,8 +86,15 @@ class CarePlanService:
         *,
         telemetry: Telemetry | None = None,
         clock: Callable[[], str] = utc_now,
+        offload_planning: bool = False,
     ) -> None:
         self.settings = settings
+        # True when the experts hold nothing bound to the serving event loop (the embedded
+        # backend): a whole plan then runs on a worker thread with a loop of its own, so a big
+        # plan cannot stall health probes and other calls. Triton's clients belong to the
+        # serving loop; there the model calls are awaits, and the CPU-heavy steps around them
+        # (ingest, FHIR writing, contestation) still leave the loop.
+        self.offload_planning = offload_planning
         self.planner = planner
         self.store = store
         self.telemetry = telemetry or Telemetry()
@@ -100,13 +111,13 @@ class CarePlanService:
         cls, settings: Settings, *, telemetry: Telemetry | None = None, experts: Any = None
     ) -> CarePlanService:
         """Build the planner the settings ask for, open and migrate the store."""
-        from service.backends import build_experts, build_planner
+        from service.backends import build_experts, build_planner, loop_agnostic
 
         tel = telemetry or Telemetry()
         inner = experts if experts is not None else build_experts(settings)
         planner = build_planner(settings, TracedExperts(inner, tel))
         store = await open_store(settings.store_dsn)
-        return cls(settings, planner, store, telemetry=tel)
+        return cls(settings, planner, store, telemetry=tel, offload_planning=loop_agnostic(inner))
 
     async def ready(self) -> bool:
         """True when the model backend answers ready and the store is migrated and reachable."""
@@ -174,13 +185,26 @@ class CarePlanService:
         created = self.clock()
         t0 = time.perf_counter()
         stages = _StageSpans(self.telemetry, progress)
-        result = await self.planner.plan(
-            profile, plan_id=plan_id, created=created, progress=stages.on_progress
-        )
-        stages.close()
-        d, ev = result.deliberation, result.evaluation
-        bundle = plan_bundle(d, ev, recorded=created)
-        document = to_document(d, ev)
+        offload = self.offload_planning
+        on_progress = _threadsafe(stages.on_progress) if offload else stages.on_progress
+
+        def write(result: PlanResult) -> tuple[dict[str, Any], dict[str, Any]]:
+            d, ev = result.deliberation, result.evaluation
+            return plan_bundle(d, ev, recorded=created), to_document(d, ev)
+
+        async def deliberate() -> tuple[PlanResult, tuple[dict[str, Any], dict[str, Any]]]:
+            result = await self.planner.plan(
+                profile, plan_id=plan_id, created=created, progress=on_progress
+            )
+            return result, (write(result) if offload else await asyncio.to_thread(write, result))
+
+        try:
+            result, (bundle, document) = await (off_loop(deliberate) if offload else deliberate())
+        finally:
+            if offload:
+                await asyncio.sleep(0)  # let the last posted progress events run first
+            stages.close()
+        d = result.deliberation
         # The stored copy cannot hold its own write time: its total ends just before the write.
         stored = _summary(
             result, ingest_s, time.perf_counter() - started, self.planner.experts.name
@@ -237,8 +261,16 @@ class CarePlanService:
 
         async with self._deadline(None):
             rec = await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
-            d = self._deliberation_of(rec)
-            parsed = parse_tasks(tasks, plan=d, careplan_id=rec.careplan_id)
+            d = await self._deliberation_of(rec)
+            # Parsing (JSON, R4 validation of every Task) is CPU work proportional to the
+            # request: a worker thread does it, and the Task cap stops an absurd one early.
+            parsed = await asyncio.to_thread(
+                parse_tasks,
+                tasks,
+                plan=d,
+                careplan_id=rec.careplan_id,
+                max_tasks=self.settings.max_tasks_per_request,
+            )
             ids = [t.task_id for t in parsed]
             known = await self.store.get_tasks(tenant=tenant, task_ids=ids)
             foreign = [k for k, r in known.items() if r.plan_id != plan_id]
@@ -253,21 +285,28 @@ class CarePlanService:
                 raise _stale(plan_id, current)
             fresh = [t for t in parsed if t.task_id not in known]
             now = self.clock()
-            actions = [(t.action, t.task_id, t.actor, t.at or now, t.reason) for t in fresh]
-            try:
-                new_d = apply_all(d, actions)
-            except TaskError as exc:
-                raise remap_core_error(exc, fresh) from exc
-            ev = evaluate(new_d)
+
+            def recompute() -> tuple[Deliberation, list[dict[str, Any]], Any, dict[str, Any]]:
+                actions = [(t.action, t.task_id, t.actor, t.at or now, t.reason) for t in fresh]
+                try:
+                    new_d = apply_all(d, actions)
+                except TaskError as exc:
+                    raise remap_core_error(exc, fresh) from exc
+                ev = evaluate(new_d)
+                new_cid = careplan_id(plan_id, new_d.version)
+                outcomes = task_outcomes(
+                    fresh,
+                    status="completed",
+                    careplan_ref=f"CarePlan/{new_cid}/_history/{new_d.version}",
+                    at=now,
+                )
+                bundle = plan_bundle(
+                    new_d, ev, recorded=now, tasks=outcomes, previous_version=version
+                )
+                return new_d, outcomes, bundle, to_document(new_d, ev)
+
+            new_d, outcomes, bundle, document = await asyncio.to_thread(recompute)
             new_cid = careplan_id(plan_id, new_d.version)
-            outcomes = task_outcomes(
-                fresh,
-                status="completed",
-                careplan_ref=f"CarePlan/{new_cid}/_history/{new_d.version}",
-                at=now,
-            )
-            bundle = plan_bundle(new_d, ev, recorded=now, tasks=outcomes, previous_version=version)
-            document = to_document(new_d, ev)
             new_version = new_d.version
             await self.store.append_version(
                 VersionRecord(
@@ -312,11 +351,11 @@ class CarePlanService:
             replayed=True,
         )
 
-    def _deliberation_of(self, rec: VersionRecord) -> Deliberation:
+    async def _deliberation_of(self, rec: VersionRecord) -> Deliberation:
         key = (rec.plan_id, rec.version)
         d = self._parsed.get(key)
         if d is None:
-            d = from_document(rec.deliberation)
+            d = await asyncio.to_thread(from_document, rec.deliberation)
             self._remember(d)
         else:
             self._parsed.move_to_end(key)
@@ -454,6 +493,46 @@ class _StageSpans:
         for span in self._open.values():
             span.end()
         self._open.clear()
+
+
+async def off_loop(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run the coroutine ``make()`` on a worker thread with an event loop of its own, in a copy
+    of the caller's context (request id, current span). Cancelling the caller (deadline, client
+    gone) cancels the work on the worker's loop too."""
+    cancelled = threading.Event()
+    handle: dict[str, Any] = {}
+
+    async def runner() -> T:
+        handle["loop"] = asyncio.get_running_loop()
+        handle["task"] = asyncio.current_task()
+        if cancelled.is_set():
+            raise asyncio.CancelledError
+        return await make()
+
+    def work() -> T:
+        return asyncio.run(runner())
+
+    ctx = contextvars.copy_context()
+    future = asyncio.get_running_loop().run_in_executor(None, ctx.run, work)
+    try:
+        return await future
+    except asyncio.CancelledError:
+        cancelled.set()
+        loop, task = handle.get("loop"), handle.get("task")
+        if loop is not None and task is not None:
+            with contextlib.suppress(RuntimeError):  # its loop may have finished meanwhile
+                loop.call_soon_threadsafe(task.cancel)
+        raise
+
+
+def _threadsafe(progress: ProgressFn) -> ProgressFn:
+    """``progress`` called on the current (serving) loop, whatever thread reports."""
+    loop = asyncio.get_running_loop()
+
+    def post(p: Progress) -> None:
+        loop.call_soon_threadsafe(progress, p)
+
+    return post
 
 
 def _emit(progress: ProgressFn | None, p: Progress) -> None:

@@ -9,7 +9,7 @@ from inference.protocol import Experts, StepKind
 from service.pipeline import Planner
 from service.settings import Settings
 
-__all__ = ["build_experts", "build_planner"]
+__all__ = ["build_experts", "build_planner", "loop_agnostic"]
 
 
 def build_experts(settings: Settings, evidence: EvidenceBase | None = None) -> Experts:
@@ -35,6 +35,14 @@ def build_planner(settings: Settings, experts: Experts | None = None) -> Planner
         concurrency=settings.triton_concurrency,
         call_deadline_s=settings.call_deadline_s,
     )
+
+
+def loop_agnostic(experts: Experts) -> bool:
+    """True when ``experts`` hold nothing bound to an event loop, so a plan may run on a worker
+    thread's own loop: the embedded backend (pure computation over its knowledge base)."""
+    from inference.embedded import EmbeddedExperts
+
+    return isinstance(experts, EmbeddedExperts)
 
 
 def _triton_env(settings: Settings) -> dict[str, str]:

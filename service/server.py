@@ -80,7 +80,9 @@ def build_server(
         ],
     )
     pb_grpc.add_CarePlanServiceServicer_to_server(
-        CarePlanServicer(app, auth or build_authenticator(settings), telemetry or app.telemetry),
+        CarePlanServicer(
+            app, auth or build_authenticator(settings, replay=app), telemetry or app.telemetry
+        ),
         server,
     )
     hs = health_servicer or health.aio.HealthServicer()
@@ -112,7 +114,11 @@ class RunningServer:
     async def stop(self, grace_s: float) -> None:
         """Health NOT_SERVING, refuse new RPCs, let in-flight ones finish within ``grace_s``."""
         if self._watch is not None:
-            self._watch.cancel()
+            # Python 3.11's wait_for (inside app.ready) can swallow a cancellation that lands
+            # just as its inner call finishes, and the watcher would loop on: cancel until done.
+            while not self._watch.done():
+                self._watch.cancel()
+                await asyncio.wait({self._watch}, timeout=0.5)
             with contextlib.suppress(asyncio.CancelledError):
                 await self._watch
         await self.health.enter_graceful_shutdown()
