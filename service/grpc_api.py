@@ -40,6 +40,7 @@ from service.errors import (
     NotFoundError,
     StaleVersionError,
 )
+from service.jsonio import dump_json
 from service.logs import get_logger, new_request_id, request_context
 from service.pipeline import Progress
 from service.telemetry import Telemetry
@@ -119,7 +120,7 @@ def _progress_event(p: Progress) -> pb.PlanEvent:
 
 
 def _json(value: object) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return dump_json(value)
 
 
 def _need(value: object, what: str) -> None:

@@ -63,8 +63,9 @@ def load_json_object(
 
 
 def dump_json(value: Any) -> bytes:
-    """Compact UTF-8 JSON (non-ASCII kept as is): what the transports send back."""
-    return orjson.dumps(value)
+    """Compact UTF-8 JSON (non-ASCII kept as is), as ``json.dumps(..., ensure_ascii=False,
+    separators=(",", ":"))`` writes it, several times faster: what the transports send back."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
 
 
 def _refuse(error: type[InputError], what: str, why: str, where: tuple[str, ...]) -> InputError:

@@ -22,7 +22,6 @@ ledger and the seen JWT ids live in the plan store, so any replica can answer an
 from __future__ import annotations
 
 import asyncio
-import json
 import ssl
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -82,6 +81,7 @@ from service.errors import (
     StaleVersionError,
     TaskError,
 )
+from service.jsonio import dump_json
 from service.logs import get_logger, new_request_id, request_context
 from service.settings import Settings
 
@@ -339,7 +339,9 @@ class _Bridge:
             service = self._service(request)
             who = await self._identity(request, service.id)
             body = await self._body(request)
-            call = parse_hook_request(body, service)
+            # JSON and R4 validation of the drafts: CPU work proportional to the body, done
+            # off the event loop so probes and other calls keep being answered.
+            call = await asyncio.to_thread(parse_hook_request, body, service)
             return JSONResponse(await self._answer(service, who, call))
 
         return await self._guard(
@@ -350,7 +352,7 @@ class _Bridge:
         async def run() -> Response:
             service = self._service(request)
             who = await self._identity(request, service.id)
-            items = parse_feedback(await self._body(request))
+            items = await asyncio.to_thread(parse_feedback, await self._body(request))
             applied = await self._feedback(service, who, items)
             return JSONResponse({"recorded": len(items), "contested": applied})
 
@@ -370,14 +372,17 @@ class _Bridge:
             return {"cards": []}
         now = self.now()
         resolved = await self._resolve(service, who, call, now)
-        bundle = assemble_bundle(call, resolved, timestamp=now.isoformat(timespec="milliseconds"))
+        stamp = now.isoformat(timespec="milliseconds")
+        bundle = await asyncio.to_thread(assemble_bundle, call, resolved, timestamp=stamp)
         log.info(
             "cds.prefetch",
             resources=len(bundle["entry"]),
             fetched=list(resolved.fetched),
             notes=len(resolved.notes),
         )
-        outcome = await self.service.generate(json.dumps(bundle).encode("utf-8"), tenant=who.tenant)
+        outcome = await self.service.generate(
+            await asyncio.to_thread(dump_json, bundle), tenant=who.tenant
+        )
         document = outcome.deliberation
         patient_ref = str(document.get("patient_ref") or f"Patient/{call.patient_id}")
 

@@ -14,6 +14,7 @@ import contextlib
 import copy
 import io
 import json
+import logging
 import socket
 import threading
 import time
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import structlog
 
 from service.logs import configure_logging
 from tests.cds_hooks.conftest import Keys, Servers, cds_fixture
@@ -314,13 +316,28 @@ def _record_ids(path: Path) -> set[str]:
     return {e["resource"]["id"] for e in bundle["entry"] if e["resource"].get("id")}
 
 
+@contextlib.contextmanager
+def _captured_logs() -> Iterator[io.StringIO]:
+    """The service's own logging set-up, writing to a buffer; undone afterwards, as the
+    observability tests do, so later tests see the default again."""
+    buffer = io.StringIO()
+    root = logging.getLogger()
+    level = root.level
+    configure_logging("debug", stream=buffer)
+    try:
+        yield buffer
+    finally:
+        structlog.reset_defaults()
+        for h in [h for h in root.handlers if getattr(h, "_canoe", False)]:
+            root.removeHandler(h)
+        root.setLevel(level)
+
+
 def test_no_record_id_reaches_any_log_line(hardened: Servers) -> None:
     """A whole hook call whose record is read over FHIR REST (five fetches, each logged by
     httpx; uvicorn access logs on both servers): every line, ours and the libraries', is
     searched for every id of the record, the draft order's id and the FHIR token."""
-    buffer = io.StringIO()
-    configure_logging("debug", stream=buffer)
-    try:
+    with _captured_logs() as buffer:
         body = _no_prefetch(hardened.fhir_base, hardened)
         before = len(hardened.fhir.requests)
         r = hardened.post(OSIGN, body)
@@ -333,8 +350,6 @@ def test_no_record_id_reaches_any_log_line(hardened: Servers) -> None:
         done = hardened.feedback(OSIGN, feedback)
         assert done.status_code == 200, done.text
         time.sleep(0.2)  # the servers' thread writes its last access-log lines
-    finally:
-        configure_logging("info")
     lines = [json.loads(line) for line in buffer.getvalue().splitlines() if line.strip()]
     loggers = {line.get("logger") for line in lines}
     assert sum(1 for line in lines if line.get("logger") == "httpx") >= 4, loggers
@@ -351,15 +366,11 @@ def test_no_record_id_reaches_any_log_line(hardened: Servers) -> None:
 
 
 def test_a_refused_feedback_with_deep_json_leaves_no_traceback(hardened: Servers) -> None:
-    buffer = io.StringIO()
-    configure_logging("info", stream=buffer)
-    try:
+    with _captured_logs() as buffer:
         r = hardened.post(f"{PV}/feedback", DEEP, headers=hardened.auth(PV))
         body = copy.deepcopy(cds_fixture("requests", "patient-view_trey_berge.json"))
         body["prefetch"] = json.loads("[" * 80 + "]" * 80)
         deep_request = hardened.post(PV, body)
         time.sleep(0.1)
-    finally:
-        configure_logging("info")
     assert r.status_code == 400 and deep_request.status_code == 400
     assert "Traceback" not in buffer.getvalue() and "cds.failed" not in buffer.getvalue()
