@@ -11,12 +11,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import math
 import threading
 import time
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -49,6 +51,7 @@ ProgressFn = Callable[[Progress], None]
 T = TypeVar("T")
 _PARSED_CACHE = 512
 _JTI_PURGE_EVERY_S = 300.0  # how often a process sweeps expired JWT ids out of the store
+CPU_WORKERS = 2  # threads for CPU-heavy work; see CarePlanService.__init__
 
 
 def utc_now() -> str:
@@ -95,6 +98,10 @@ class CarePlanService:
         # serving loop; there the model calls are awaits, and the CPU-heavy steps around them
         # (ingest, FHIR writing, contestation) still leave the loop.
         self.offload_planning = offload_planning
+        # CPU work (ingest, planning on the embedded backend, Task parsing, recomputation)
+        # runs here, on few threads: under the GIL more threads would not plan faster, and
+        # each extra one would make the serving loop wait longer for its turn.
+        self._pool = ThreadPoolExecutor(max_workers=CPU_WORKERS, thread_name_prefix="canoe-cpu")
         self.planner = planner
         self.store = store
         self.telemetry = telemetry or Telemetry()
@@ -151,7 +158,7 @@ class CarePlanService:
             t0 = time.perf_counter()
             _emit(progress, Progress("ingest", "started", 0, 0))
             with self.telemetry.tracer.start_as_current_span("stage.ingest"):
-                profile = await asyncio.to_thread(
+                profile = await self._cpu(
                     ingest, bundle, max_resources=self.settings.max_bundle_resources
                 )
             _emit(progress, Progress("ingest", "finished", 0, 0))
@@ -196,10 +203,12 @@ class CarePlanService:
             result = await self.planner.plan(
                 profile, plan_id=plan_id, created=created, progress=on_progress
             )
-            return result, (write(result) if offload else await asyncio.to_thread(write, result))
+            return result, (write(result) if offload else await self._cpu(write, result))
 
         try:
-            result, (bundle, document) = await (off_loop(deliberate) if offload else deliberate())
+            result, (bundle, document) = await (
+                off_loop(deliberate, self._pool) if offload else deliberate()
+            )
         finally:
             if offload:
                 await asyncio.sleep(0)  # let the last posted progress events run first
@@ -264,7 +273,7 @@ class CarePlanService:
             d = await self._deliberation_of(rec)
             # Parsing (JSON, R4 validation of every Task) is CPU work proportional to the
             # request: a worker thread does it, and the Task cap stops an absurd one early.
-            parsed = await asyncio.to_thread(
+            parsed = await self._cpu(
                 parse_tasks,
                 tasks,
                 plan=d,
@@ -305,7 +314,7 @@ class CarePlanService:
                 )
                 return new_d, outcomes, bundle, to_document(new_d, ev)
 
-            new_d, outcomes, bundle, document = await asyncio.to_thread(recompute)
+            new_d, outcomes, bundle, document = await self._cpu(recompute)
             new_cid = careplan_id(plan_id, new_d.version)
             new_version = new_d.version
             await self.store.append_version(
@@ -355,7 +364,7 @@ class CarePlanService:
         key = (rec.plan_id, rec.version)
         d = self._parsed.get(key)
         if d is None:
-            d = await asyncio.to_thread(from_document, rec.deliberation)
+            d = await self._cpu(from_document, rec.deliberation)
             self._remember(d)
         else:
             self._parsed.move_to_end(key)
@@ -434,7 +443,14 @@ class CarePlanService:
         try:
             await self.planner.experts.aclose()
         finally:
+            self._pool.shutdown(wait=False, cancel_futures=True)
             await self.store.aclose()
+
+    async def _cpu(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` on the CPU pool, in a copy of the caller's context."""
+        ctx = contextvars.copy_context()
+        call = functools.partial(ctx.run, fn, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
 
     # ------------------------------------------------------------------ limits
 
@@ -495,7 +511,9 @@ class _StageSpans:
         self._open.clear()
 
 
-async def off_loop(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+async def off_loop(
+    make: Callable[[], Coroutine[Any, Any, T]], executor: Executor | None = None
+) -> T:
     """Run the coroutine ``make()`` on a worker thread with an event loop of its own, in a copy
     of the caller's context (request id, current span). Cancelling the caller (deadline, client
     gone) cancels the work on the worker's loop too."""
@@ -513,7 +531,7 @@ async def off_loop(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         return asyncio.run(runner())
 
     ctx = contextvars.copy_context()
-    future = asyncio.get_running_loop().run_in_executor(None, ctx.run, work)
+    future = asyncio.get_running_loop().run_in_executor(executor, ctx.run, work)
     try:
         return await future
     except asyncio.CancelledError:

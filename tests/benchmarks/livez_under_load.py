@@ -35,6 +35,8 @@ import httpx
 from tests.conftest import REALISTIC_BUNDLES, REPO_ROOT
 from tests.service.conftest import first_argument, pb, pb_grpc, reject_task
 
+SLOW: list[str] = []  # with --debug-loop: the event loop's own reports of slow steps
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -76,8 +78,9 @@ async def spawned(env: dict[str, str]) -> AsyncIterator[tuple[str, int]]:
 
     async def drain() -> None:
         assert proc.stderr is not None
-        while await proc.stderr.readline():
-            pass
+        while line := await proc.stderr.readline():
+            if b'"asyncio"' in line and b"took" in line:
+                SLOW.append(line.decode(errors="replace").strip())
 
     drainer = asyncio.ensure_future(drain())
     try:
@@ -107,6 +110,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "CANOE_MAX_TASKS_PER_REQUEST": str(args.max_tasks),
         "CANOE_MAX_MESSAGE_BYTES": str(64 * 1024 * 1024),
     }
+    if args.debug_loop:
+        env["PYTHONASYNCIODEBUG"] = "1"  # asyncio logs every step that holds the loop > 100 ms
     bundles = [p.read_bytes() for p in REALISTIC_BUNDLES]
     options = [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
     async with spawned(env) as (target, http_port):
@@ -216,6 +221,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=30.0)
     ap.add_argument("--probe-ms", type=float, default=50.0)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--debug-loop", action="store_true", help="print what held the loop")
     args = ap.parse_args()
     out = asyncio.run(run(args))
     if args.json:
@@ -236,6 +242,11 @@ def main() -> None:
         f"{out['max_tasks_per_request']}): {out['contests']['n']} round-trips, "
         f"p50 {out['contests']['p50_ms']} ms, codes {out['contests']['codes']}"
     )
+    for line in SLOW:
+        # Worker threads run loops of their own (the embedded planner): only the serving
+        # loop's steps matter here.
+        if "off_loop" not in line and "pipeline.py" not in line:
+            print("slow serving-loop step:", line[:160], "...", line[line.rfind("took") :][:24])
 
 
 if __name__ == "__main__":
