@@ -32,7 +32,6 @@ Decisions:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -44,6 +43,7 @@ from fhir_mapping._issues import IssueList, validation_issues
 from fhir_mapping._refs import RefIndex, entry_ref
 from service.core.profile import PatientProfile
 from service.errors import BundleError, CanoeError, Issue, LimitError
+from service.jsonio import load_json_object
 
 __all__ = [
     "ACCEPTED_BUNDLE_TYPES",
@@ -114,25 +114,10 @@ class ParsedBundle:
         return None if i is None else self.entries[i]
 
 
-def _load(raw: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> object:
+def _load(raw: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> Mapping[str, Any]:
     if isinstance(raw, Mapping):
         return raw
-    try:
-        if isinstance(raw, bytes | bytearray | memoryview):
-            raw = bytes(raw).decode("utf-8-sig")
-        if not isinstance(raw, str):
-            raise TypeError(type(raw).__name__)
-        return json.loads(raw, parse_constant=_reject_constant)
-    except (ValueError, TypeError, RecursionError) as exc:
-        # UnicodeDecodeError and JSONDecodeError are ValueErrors; RecursionError: absurd nesting.
-        raise BundleError(
-            "request body is not a JSON document",
-            issues=(Issue("error", "structure", "body is not valid UTF-8 JSON", ("Bundle",)),),
-        ) from exc
-
-
-def _reject_constant(name: str) -> object:
-    raise ValueError(f"{name} is not valid JSON")
+    return load_json_object(raw, what="request body", error=BundleError, expression="Bundle")
 
 
 def _fail(issues: IssueList) -> BundleError:
@@ -312,9 +297,6 @@ def _parse(
 ) -> ParsedBundle:
     doc = _load(raw)
     issues = IssueList()
-    if not isinstance(doc, Mapping):
-        issues.add("structure", "body must be a JSON object (a FHIR Bundle)", "Bundle")
-        raise _fail(issues)
     top = _check_shell(doc, issues)
     if top is None:
         raise _fail(issues)

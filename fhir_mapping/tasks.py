@@ -22,7 +22,6 @@ is under it.
 from __future__ import annotations
 
 import copy
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,7 +45,8 @@ from service.core import (
     evaluate,
 )
 from service.core.model import Argument, Deliberation, Edge, Stance
-from service.errors import Issue, StaleVersionError, TaskError
+from service.errors import Issue, LimitError, StaleVersionError, TaskError
+from service.jsonio import load_json_object
 
 __all__ = [
     "ParsedTask",
@@ -120,19 +120,14 @@ class _Issues:
 def _load(raw: bytes | str | Mapping[str, Any]) -> Mapping[str, Any]:
     if isinstance(raw, Mapping):
         return raw
-    try:
-        obj = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        msg = "the contestation is not valid JSON"
-        raise TaskError(msg, issues=(Issue("error", "structure", msg),)) from exc
-    if not isinstance(obj, Mapping):
-        msg = "the contestation must be a Task or a Bundle of Tasks (a JSON object)"
-        raise TaskError(msg, issues=(Issue("error", "structure", msg),))
-    return obj
+    return load_json_object(
+        raw, what="the contestation (a Task or a Bundle of Tasks)", error=TaskError
+    )
 
 
-def _task_entries(obj: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    """(FHIRPath, resource) per Task; refuses anything that is not a Task or Bundle of Tasks."""
+def _task_entries(obj: Mapping[str, Any], max_tasks: int | None = None) -> list[tuple[str, Any]]:
+    """(FHIRPath, resource) per Task; refuses anything that is not a Task or Bundle of Tasks,
+    and a Bundle of more than ``max_tasks`` entries (LimitError, before any validation)."""
     kind = obj.get("resourceType")
     if kind == "Task":
         return [("Task", obj)]
@@ -149,6 +144,12 @@ def _task_entries(obj: Mapping[str, Any]) -> list[tuple[str, Any]]:
     if not isinstance(entries, list) or not entries:
         msg = "the Bundle holds no Task"
         raise TaskError(msg, issues=(Issue("error", "required", msg, ("Bundle.entry",)),))
+    if max_tasks is not None and len(entries) > max_tasks:
+        msg = (
+            f"the Bundle holds {len(entries)} entries; at most {max_tasks} Tasks are applied "
+            "per request (CANOE_MAX_TASKS_PER_REQUEST)"
+        )
+        raise LimitError(msg, issues=(Issue("error", "too-costly", msg, ("Bundle.entry",)),))
     issues = _Issues()
     out: list[tuple[str, Any]] = []
     for i, e in enumerate(entries):
@@ -594,14 +595,16 @@ def parse_tasks(
     plan: Deliberation,
     careplan_id: str,
     base: str = DEFAULT_BASE,
+    max_tasks: int | None = None,
 ) -> tuple[ParsedTask, ...]:
     """The contestation Tasks in ``raw``, in order, checked against ``plan``. The parsed
     resources are under ``DEFAULT_BASE`` whatever ``base`` the Tasks were written under.
 
-    Raises ``TaskError`` listing every problem found (one Issue each), or ``StaleVersionError``
-    when a Task's focus is another version of this plan.
+    Raises ``TaskError`` listing every problem found (one Issue each), ``StaleVersionError``
+    when a Task's focus is another version of this plan, and ``LimitError`` for a Bundle of
+    more than ``max_tasks`` entries.
     """
-    entries = _task_entries(rebase(_load(raw), DEFAULT_BASE, from_base=base))
+    entries = _task_entries(rebase(_load(raw), DEFAULT_BASE, from_base=base), max_tasks)
     issues = _Issues()
     known = _Plan(plan)
     seen: set[str] = set()

@@ -9,14 +9,19 @@ raises only the project's error tree; the transports translate. It knows nothing
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
+import functools
 import math
+import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from opentelemetry import trace
 from opentelemetry.trace import Span
@@ -42,8 +47,10 @@ from service.telemetry import Telemetry, TracedExperts
 __all__ = ["CarePlanService", "ContestOutcome", "PlanOutcome", "utc_now"]
 
 ProgressFn = Callable[[Progress], None]
+T = TypeVar("T")
 _PARSED_CACHE = 512
 _JTI_PURGE_EVERY_S = 300.0  # how often a process sweeps expired JWT ids out of the store
+CPU_WORKERS = 2  # threads for CPU-heavy work; see CarePlanService.__init__
 
 
 def utc_now() -> str:
@@ -81,8 +88,19 @@ class CarePlanService:
         *,
         telemetry: Telemetry | None = None,
         clock: Callable[[], str] = utc_now,
+        offload_planning: bool = False,
     ) -> None:
         self.settings = settings
+        # True when the experts hold nothing bound to the serving event loop (the embedded
+        # backend): a whole plan then runs on a worker thread with a loop of its own, so a big
+        # plan cannot stall health probes and other calls. Triton's clients belong to the
+        # serving loop; there the model calls are awaits, and the CPU-heavy steps around them
+        # (ingest, FHIR writing, contestation) still leave the loop.
+        self.offload_planning = offload_planning
+        # CPU work (ingest, planning on the embedded backend, Task parsing, recomputation)
+        # runs here, on few threads: under the GIL more threads would not plan faster, and
+        # each extra one would make the serving loop wait longer for its turn.
+        self._pool = ThreadPoolExecutor(max_workers=CPU_WORKERS, thread_name_prefix="canoe-cpu")
         self.planner = planner
         self.store = store
         self.telemetry = telemetry or Telemetry()
@@ -99,13 +117,13 @@ class CarePlanService:
         cls, settings: Settings, *, telemetry: Telemetry | None = None, experts: Any = None
     ) -> CarePlanService:
         """Build the planner the settings ask for, open and migrate the store."""
-        from service.backends import build_experts, build_planner
+        from service.backends import build_experts, build_planner, loop_agnostic
 
         tel = telemetry or Telemetry()
         inner = experts if experts is not None else build_experts(settings)
         planner = build_planner(settings, TracedExperts(inner, tel))
         store = await open_store(settings.store_dsn)
-        return cls(settings, planner, store, telemetry=tel)
+        return cls(settings, planner, store, telemetry=tel, offload_planning=loop_agnostic(inner))
 
     async def ready(self) -> bool:
         """True when the model backend answers ready and the store is migrated and reachable."""
@@ -139,7 +157,7 @@ class CarePlanService:
             t0 = time.perf_counter()
             _emit(progress, Progress("ingest", "started", 0, 0))
             with self.telemetry.tracer.start_as_current_span("stage.ingest"):
-                profile = await asyncio.to_thread(
+                profile = await self._cpu(
                     ingest, bundle, max_resources=self.settings.max_bundle_resources
                 )
             _emit(progress, Progress("ingest", "finished", 0, 0))
@@ -160,13 +178,31 @@ class CarePlanService:
         created = self.clock()
         t0 = time.perf_counter()
         stages = _StageSpans(self.telemetry, progress)
-        result = await self.planner.plan(
-            profile, plan_id=plan_id, created=created, progress=stages.on_progress
-        )
-        stages.close()
-        d, ev = result.deliberation, result.evaluation
-        bundle = plan_bundle(d, ev, recorded=created, base=self.settings.fhir_base)
-        document = to_document(d, ev)
+        offload = self.offload_planning
+        on_progress = _threadsafe(stages.on_progress) if offload else stages.on_progress
+
+        def write(result: PlanResult) -> tuple[dict[str, Any], dict[str, Any]]:
+            d, ev = result.deliberation, result.evaluation
+            return (
+                plan_bundle(d, ev, recorded=created, base=self.settings.fhir_base),
+                to_document(d, ev),
+            )
+
+        async def deliberate() -> tuple[PlanResult, tuple[dict[str, Any], dict[str, Any]]]:
+            result = await self.planner.plan(
+                profile, plan_id=plan_id, created=created, progress=on_progress
+            )
+            return result, (write(result) if offload else await self._cpu(write, result))
+
+        try:
+            result, (bundle, document) = await (
+                off_loop(deliberate, self._pool) if offload else deliberate()
+            )
+        finally:
+            if offload:
+                await asyncio.sleep(0)  # let the last posted progress events run first
+            stages.close()
+        d = result.deliberation
         # The stored copy cannot hold its own write time: its total ends just before the write.
         stored = _summary(
             result, ingest_s, time.perf_counter() - started, self.planner.experts.name
@@ -224,9 +260,18 @@ class CarePlanService:
 
         async with self._deadline(None):
             rec = await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
-            d = self._deliberation_of(rec)
+            d = await self._deliberation_of(rec)
             base = self.settings.fhir_base
-            parsed = parse_tasks(tasks, plan=d, careplan_id=rec.careplan_id, base=base)
+            # Parsing (JSON, R4 validation of every Task) is CPU work proportional to the
+            # request: a worker thread does it, and the Task cap stops an absurd one early.
+            parsed = await self._cpu(
+                parse_tasks,
+                tasks,
+                plan=d,
+                careplan_id=rec.careplan_id,
+                max_tasks=self.settings.max_tasks_per_request,
+                base=base,
+            )
             ids = [t.task_id for t in parsed]
             known = await self.store.get_tasks(tenant=tenant, task_ids=ids)
             foreign = [k for k, r in known.items() if r.plan_id != plan_id]
@@ -241,24 +286,29 @@ class CarePlanService:
                 raise _stale(plan_id, current)
             fresh = [t for t in parsed if t.task_id not in known]
             now = self.clock()
-            actions = [(t.action, t.task_id, t.actor, t.at or now, t.reason) for t in fresh]
-            try:
-                new_d = apply_all(d, actions)
-            except TaskError as exc:
-                raise remap_core_error(exc, fresh) from exc
-            ev = evaluate(new_d)
+
+            def recompute() -> tuple[Deliberation, list[dict[str, Any]], Any, dict[str, Any]]:
+                actions = [(t.action, t.task_id, t.actor, t.at or now, t.reason) for t in fresh]
+                try:
+                    new_d = apply_all(d, actions)
+                except TaskError as exc:
+                    raise remap_core_error(exc, fresh) from exc
+                ev = evaluate(new_d)
+                new_cid = careplan_id(plan_id, new_d.version)
+                outcomes = task_outcomes(
+                    fresh,
+                    status="completed",
+                    careplan_ref=f"CarePlan/{new_cid}/_history/{new_d.version}",
+                    at=now,
+                )
+                bundle = plan_bundle(
+                    new_d, ev, recorded=now, tasks=outcomes, previous_version=version, base=base
+                )
+                outcomes = rebase(outcomes, base)  # as the Bundle holds them
+                return new_d, outcomes, bundle, to_document(new_d, ev)
+
+            new_d, outcomes, bundle, document = await self._cpu(recompute)
             new_cid = careplan_id(plan_id, new_d.version)
-            outcomes = task_outcomes(
-                fresh,
-                status="completed",
-                careplan_ref=f"CarePlan/{new_cid}/_history/{new_d.version}",
-                at=now,
-            )
-            bundle = plan_bundle(
-                new_d, ev, recorded=now, tasks=outcomes, previous_version=version, base=base
-            )
-            outcomes = rebase(outcomes, base)  # as the Bundle holds them
-            document = to_document(new_d, ev)
             new_version = new_d.version
             await self.store.append_version(
                 VersionRecord(
@@ -303,11 +353,11 @@ class CarePlanService:
             replayed=True,
         )
 
-    def _deliberation_of(self, rec: VersionRecord) -> Deliberation:
+    async def _deliberation_of(self, rec: VersionRecord) -> Deliberation:
         key = (rec.plan_id, rec.version)
         d = self._parsed.get(key)
         if d is None:
-            d = from_document(rec.deliberation)
+            d = await self._cpu(from_document, rec.deliberation)
             self._remember(d)
         else:
             self._parsed.move_to_end(key)
@@ -386,7 +436,14 @@ class CarePlanService:
         try:
             await self.planner.experts.aclose()
         finally:
+            self._pool.shutdown(wait=False, cancel_futures=True)
             await self.store.aclose()
+
+    async def _cpu(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` on the CPU pool, in a copy of the caller's context."""
+        ctx = contextvars.copy_context()
+        call = functools.partial(ctx.run, fn, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
 
     # ------------------------------------------------------------------ limits
 
@@ -445,6 +502,48 @@ class _StageSpans:
         for span in self._open.values():
             span.end()
         self._open.clear()
+
+
+async def off_loop(
+    make: Callable[[], Coroutine[Any, Any, T]], executor: Executor | None = None
+) -> T:
+    """Run the coroutine ``make()`` on a worker thread with an event loop of its own, in a copy
+    of the caller's context (request id, current span). Cancelling the caller (deadline, client
+    gone) cancels the work on the worker's loop too."""
+    cancelled = threading.Event()
+    handle: dict[str, Any] = {}
+
+    async def runner() -> T:
+        handle["loop"] = asyncio.get_running_loop()
+        handle["task"] = asyncio.current_task()
+        if cancelled.is_set():
+            raise asyncio.CancelledError
+        return await make()
+
+    def work() -> T:
+        return asyncio.run(runner())
+
+    ctx = contextvars.copy_context()
+    future = asyncio.get_running_loop().run_in_executor(executor, ctx.run, work)
+    try:
+        return await future
+    except asyncio.CancelledError:
+        cancelled.set()
+        loop, task = handle.get("loop"), handle.get("task")
+        if loop is not None and task is not None:
+            with contextlib.suppress(RuntimeError):  # its loop may have finished meanwhile
+                loop.call_soon_threadsafe(task.cancel)
+        raise
+
+
+def _threadsafe(progress: ProgressFn) -> ProgressFn:
+    """``progress`` called on the current (serving) loop, whatever thread reports."""
+    loop = asyncio.get_running_loop()
+
+    def post(p: Progress) -> None:
+        loop.call_soon_threadsafe(progress, p)
+
+    return post
 
 
 def _emit(progress: ProgressFn | None, p: Progress) -> None:

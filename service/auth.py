@@ -12,7 +12,11 @@ laptop or behind a trusted mesh), ``tokens`` (static tokens from ``auth_tokens_f
         scopes: [canoe.plan, canoe.contest, canoe.read]   # optional: all scopes when absent
 
 A JWT names its tenant in the ``tenant`` claim and its scopes in ``scope`` (space-separated)
-or ``scp`` (a list); without either it holds every scope. Raises ``AuthError`` (no or bad
+or ``scp`` (a list); without either it holds **no** scope (every RPC then answers
+PERMISSION_DENIED). It must carry ``exp``, ``iat`` and ``jti``; it may live at most
+``auth_jwt_max_lifetime_s`` (default one hour, 30 s of clock skew tolerated), and a ``jti`` seen
+before while its token is valid is a replay, refused through the plan store's token-id table
+(the one the CDS Hooks side uses, so every replica agrees). Raises ``AuthError`` (no or bad
 credentials) and ``ForbiddenError`` (a scope the caller lacks). Token values are never logged.
 """
 
@@ -20,8 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
@@ -29,6 +33,7 @@ from typing import Any, Final, Protocol
 import yaml
 
 from service.errors import AuthError, ForbiddenError, InputError
+from service.jsonio import load_json_object
 from service.settings import Settings
 
 __all__ = [
@@ -41,6 +46,7 @@ __all__ = [
     "NoAuth",
     "Principal",
     "StaticTokens",
+    "TokenIdStore",
     "build_authenticator",
     "require",
 ]
@@ -50,6 +56,10 @@ SCOPE_CONTEST: Final = "canoe.contest"
 SCOPE_READ: Final = "canoe.read"
 ALL_SCOPES: Final = frozenset({SCOPE_PLAN, SCOPE_CONTEST, SCOPE_READ})
 _JWT_ALGORITHMS: Final = ("RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA")
+_LEEWAY_S: Final = 30  # tolerated clock skew between the identity provider and us
+# gRPC token ids share the store's table with CDS Hooks client ids; the prefix keeps the two
+# issuers' namespaces apart.
+_REPLAY_NAMESPACE: Final = "grpc "
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +70,14 @@ class Principal:
 
 
 class Authenticator(Protocol):
-    def authenticate(self, authorization: str | None) -> Principal: ...
+    async def authenticate(self, authorization: str | None) -> Principal: ...
+
+
+class TokenIdStore(Protocol):
+    """The replay check: True on a token id's first use (store-wide), False for a replay.
+    ``service.app.CarePlanService.claim_token_id`` is one."""
+
+    async def claim_token_id(self, *, issuer: str, jti: str, expires_at: float) -> bool: ...
 
 
 def require(principal: Principal, scope: str) -> None:
@@ -77,9 +94,9 @@ def _bearer(authorization: str | None) -> str:
     return token.strip()
 
 
-def _scopes(raw: object) -> frozenset[str]:
+def _scopes(raw: object, *, absent: frozenset[str] = ALL_SCOPES) -> frozenset[str]:
     if raw is None:
-        return ALL_SCOPES
+        return absent
     items = raw.split() if isinstance(raw, str) else raw
     if not isinstance(items, list | tuple) or not all(isinstance(s, str) for s in items):
         raise InputError("scopes must be a list of strings or a space-separated string")
@@ -88,17 +105,24 @@ def _scopes(raw: object) -> frozenset[str]:
 
 def _read(path: str, what: str) -> Any:
     try:
-        text = Path(path).read_text(encoding="utf-8")
-        return json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
-    except (OSError, ValueError, yaml.YAMLError) as exc:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {what} {path}: {exc.strerror}") from exc
+    if path.endswith(".json"):
+        return load_json_object(raw, what=f"{what} {path}")
+    try:
+        return yaml.safe_load(raw)
+    except yaml.YAMLError as exc:
         raise InputError(f"cannot read {what} {path}: {exc}") from exc
+    except RecursionError:
+        raise InputError(f"{what} {path} nests too deeply") from None
 
 
 class NoAuth:
     def __init__(self, tenant: str = "default") -> None:
         self._p = Principal(tenant, "anonymous", ALL_SCOPES)
 
-    def authenticate(self, authorization: str | None) -> Principal:
+    async def authenticate(self, authorization: str | None) -> Principal:
         return self._p
 
 
@@ -128,7 +152,7 @@ class StaticTokens:
             out[digest] = Principal(row["tenant"], subject, _scopes(row.get("scopes")))
         return cls(out)
 
-    def authenticate(self, authorization: str | None) -> Principal:
+    async def authenticate(self, authorization: str | None) -> Principal:
         digest = hashlib.sha256(_bearer(authorization).encode()).hexdigest()
         found = None
         for known, principal in self._by_digest.items():
@@ -140,9 +164,19 @@ class StaticTokens:
 
 
 class JwtAuth:
-    """JWTs signed by a key of a configured JWKS (asymmetric algorithms only)."""
+    """JWTs signed by a key of a configured JWKS (asymmetric algorithms only), each usable once
+    (``replay``) and for at most ``max_lifetime_s``."""
 
-    def __init__(self, jwks: Mapping[str, Any], *, issuer: str = "", audience: str = "") -> None:
+    def __init__(
+        self,
+        jwks: Mapping[str, Any],
+        *,
+        issuer: str = "",
+        audience: str = "",
+        max_lifetime_s: float = 3600.0,
+        replay: TokenIdStore | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         import jwt
 
         try:
@@ -151,53 +185,81 @@ class JwtAuth:
             raise InputError(f"unusable JWKS: {exc}") from exc
         self._issuer = issuer or None
         self._audience = audience or None
+        self._max_lifetime = max_lifetime_s
+        self._replay = replay
+        self._clock = clock
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> JwtAuth:
+    def from_settings(cls, settings: Settings, *, replay: TokenIdStore | None = None) -> JwtAuth:
         return cls(
             _read(settings.auth_jwks_file, "JWKS file"),
             issuer=settings.auth_issuer,
             audience=settings.auth_audience,
+            max_lifetime_s=settings.auth_jwt_max_lifetime_s,
+            replay=replay,
         )
 
-    def authenticate(self, authorization: str | None) -> Principal:
+    async def authenticate(self, authorization: str | None) -> Principal:
+        claims = self._verify(_bearer(authorization))
+        tenant = claims.get("tenant")
+        if not isinstance(tenant, str) or not tenant:
+            raise AuthError("the token names no tenant")
+        raw = claims.get("scope", claims.get("scp"))
+        try:
+            scopes = _scopes(raw, absent=frozenset())
+        except InputError as exc:
+            raise AuthError("the token's scopes are malformed") from exc
+        # Last, after the signature: nobody can fill the table with forged ids.
+        jti = claims.get("jti")
+        if not isinstance(jti, str) or not jti or len(jti) > 256:
+            raise AuthError("the token's jti must be a non-empty string (at most 256 characters)")
+        if self._replay is not None and not await self._replay.claim_token_id(
+            issuer=_REPLAY_NAMESPACE + str(claims.get("iss", "")),
+            jti=jti,
+            expires_at=float(claims["exp"]) + _LEEWAY_S,
+        ):
+            raise AuthError("the token was already used (jti replay)")
+        return Principal(tenant, str(claims.get("sub", "")), scopes)
+
+    def _verify(self, token: str) -> dict[str, Any]:
         import jwt
 
-        token = _bearer(authorization)
         try:
             header = jwt.get_unverified_header(token)
             kid = header.get("kid")
             keys = [k for k in self._keys.keys if kid is None or k.key_id == kid]
             if not keys:
                 raise AuthError("the token's signing key is not trusted")
-            claims = jwt.decode(
+            claims: dict[str, Any] = jwt.decode(
                 token,
                 keys[0].key,
                 algorithms=list(_JWT_ALGORITHMS),
                 issuer=self._issuer,
                 audience=self._audience,
+                leeway=_LEEWAY_S,
                 options={
-                    "require": ["exp", "tenant"],
+                    "require": ["exp", "iat", "jti", "tenant"],
                     "verify_aud": self._audience is not None,
                 },
             )
         except jwt.PyJWTError as exc:
             # The library's message names the failed check (expired, audience...), not the token.
             raise AuthError(f"invalid token: {exc}") from exc
-        tenant = claims.get("tenant")
-        if not isinstance(tenant, str) or not tenant:
-            raise AuthError("the token names no tenant")
-        raw = claims.get("scope", claims.get("scp"))
-        try:
-            scopes = _scopes(raw)
-        except InputError as exc:
-            raise AuthError("the token's scopes are malformed") from exc
-        return Principal(tenant, str(claims.get("sub", "")), scopes)
+        exp, iat = float(claims["exp"]), float(claims["iat"])
+        longest = self._max_lifetime + _LEEWAY_S
+        if exp - iat > longest or exp - self._clock() > longest:
+            raise AuthError(
+                f"the token lives longer than {self._max_lifetime:g} s "
+                "(CANOE_AUTH_JWT_MAX_LIFETIME_S)"
+            )
+        return claims
 
 
-def build_authenticator(settings: Settings) -> Authenticator:
+def build_authenticator(settings: Settings, *, replay: TokenIdStore | None = None) -> Authenticator:
+    """The authenticator ``auth_mode`` names; ``replay`` (the plan store's token-id table) is
+    where JWT ids are claimed, so a token is used once across every replica."""
     if settings.auth_mode == "tokens":
         return StaticTokens.from_file(settings.auth_tokens_file)
     if settings.auth_mode == "jwt":
-        return JwtAuth.from_settings(settings)
+        return JwtAuth.from_settings(settings, replay=replay)
     return NoAuth()

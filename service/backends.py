@@ -12,7 +12,7 @@ from service.settings import Settings
 if TYPE_CHECKING:
     from inference.triton import TritonSettings
 
-__all__ = ["build_experts", "build_planner", "triton_settings"]
+__all__ = ["build_experts", "build_planner", "loop_agnostic", "triton_settings"]
 
 
 def build_experts(settings: Settings, evidence: EvidenceBase | None = None) -> Experts:
@@ -64,3 +64,11 @@ def triton_settings(settings: Settings) -> TritonSettings:
         queue_timeout_us=settings.triton_queue_timeout_us or None,
         panel_sizes=settings.panel_sizes,
     )
+
+
+def loop_agnostic(experts: Experts) -> bool:
+    """True when ``experts`` hold nothing bound to an event loop, so a plan may run on a worker
+    thread's own loop: the embedded backend (pure computation over its knowledge base)."""
+    from inference.embedded import EmbeddedExperts
+
+    return isinstance(experts, EmbeddedExperts)

@@ -40,6 +40,7 @@ from service.errors import (
     NotFoundError,
     StaleVersionError,
 )
+from service.jsonio import dump_json
 from service.logs import get_logger, new_request_id, request_context
 from service.pipeline import Progress
 from service.telemetry import Telemetry
@@ -119,7 +120,7 @@ def _progress_event(p: Progress) -> pb.PlanEvent:
 
 
 def _json(value: object) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return dump_json(value)
 
 
 def _need(value: object, what: str) -> None:
@@ -137,8 +138,8 @@ class _Call:
         self.request_id = new_request_id(md.get("x-request-id"))
         self.attrs: dict[str, Any] = {}
 
-    def principal(self, scope: str) -> Principal:
-        p = self.s.auth.authenticate(self.metadata.get("authorization"))
+    async def principal(self, scope: str) -> Principal:
+        p = await self.s.auth.authenticate(self.metadata.get("authorization"))
         require(p, scope)
         self.attrs["tenant"] = p.tenant
         return p
@@ -211,7 +212,7 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
         self, request: pb.GeneratePlanRequest, context: Any
     ) -> pb.GeneratePlanResponse:
         async def body(call: _Call) -> pb.GeneratePlanResponse:
-            p = call.principal(SCOPE_PLAN)
+            p = await call.principal(SCOPE_PLAN)
             _need(request.bundle_json, "bundle_json")
             out = await self.app.generate(
                 request.bundle_json, tenant=p.tenant, deadline_s=call.deadline_s()
@@ -226,7 +227,7 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
         queue: asyncio.Queue[pb.PlanEvent | None] = asyncio.Queue()
 
         async def body(call: _Call) -> None:
-            p = call.principal(SCOPE_PLAN)
+            p = await call.principal(SCOPE_PLAN)
             _need(request.bundle_json, "bundle_json")
             work = asyncio.ensure_future(
                 self.app.generate(
@@ -265,7 +266,7 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
 
     async def Contest(self, request: pb.ContestRequest, context: Any) -> pb.ContestResponse:
         async def body(call: _Call) -> pb.ContestResponse:
-            p = call.principal(SCOPE_CONTEST)
+            p = await call.principal(SCOPE_CONTEST)
             _need(request.plan_id, "plan_id")
             _need(request.tasks_json, "tasks_json")
             if request.version < 1:
@@ -301,7 +302,7 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
         self, request: pb.GetDeliberationRequest, context: Any
     ) -> pb.GetDeliberationResponse:
         async def body(call: _Call) -> pb.GetDeliberationResponse:
-            p = call.principal(SCOPE_READ)
+            p = await call.principal(SCOPE_READ)
             _need(request.plan_id, "plan_id")
             version = request.version if request.HasField("version") else None
             call.attrs.update(plan_id=request.plan_id)
@@ -319,7 +320,7 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
         self, request: pb.ListPlanVersionsRequest, context: Any
     ) -> pb.ListPlanVersionsResponse:
         async def body(call: _Call) -> pb.ListPlanVersionsResponse:
-            p = call.principal(SCOPE_READ)
+            p = await call.principal(SCOPE_READ)
             which = request.WhichOneof("selector")
             if which is None or not getattr(request, which):
                 raise InputError("name a plan_id or a patient_ref")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,7 @@ _log = get_logger("canoe.server")
 # it, so a Triton or store outage (overall NOT_SERVING) takes pods out of rotation instead of
 # having Kubernetes restart every one of them.
 LIVENESS = "liveness"
+SWITCH_INTERVAL_S = 0.001  # see serve_forever
 _SERVING = health_pb2.HealthCheckResponse.SERVING
 _NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
@@ -80,7 +82,9 @@ def build_server(
         ],
     )
     pb_grpc.add_CarePlanServiceServicer_to_server(
-        CarePlanServicer(app, auth or build_authenticator(settings), telemetry or app.telemetry),
+        CarePlanServicer(
+            app, auth or build_authenticator(settings, replay=app), telemetry or app.telemetry
+        ),
         server,
     )
     hs = health_servicer or health.aio.HealthServicer()
@@ -112,7 +116,11 @@ class RunningServer:
     async def stop(self, grace_s: float) -> None:
         """Health NOT_SERVING, refuse new RPCs, let in-flight ones finish within ``grace_s``."""
         if self._watch is not None:
-            self._watch.cancel()
+            # Python 3.11's wait_for (inside app.ready) can swallow a cancellation that lands
+            # just as its inner call finishes, and the watcher would loop on: cancel until done.
+            while not self._watch.done():
+                self._watch.cancel()
+                await asyncio.wait({self._watch}, timeout=0.5)
             with contextlib.suppress(asyncio.CancelledError):
                 await self._watch
         await self.health.enter_graceful_shutdown()
@@ -261,6 +269,10 @@ class _HttpSide:
 def serve_forever(settings: Settings) -> int:
     """``canoe serve``: run until SIGTERM/SIGINT; exit status 0 after a graceful stop."""
     configure_logging(settings.log_level)
+    # CPU-heavy work runs on worker threads (service.app); the serving loop then waits for the
+    # GIL each time it wakes (a probe, a socket, a log write). A shorter switch interval than
+    # CPython's 5 ms bounds that wait, at a small cost in throughput.
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     telemetry = Telemetry.from_settings(settings, prometheus=True)
     try:
         return asyncio.run(_serve(settings, telemetry))

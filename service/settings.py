@@ -26,6 +26,7 @@ from inference.panel_sizes import (
 from inference.protocol import StepKind
 from service.core.model import Parameters
 from service.errors import InputError
+from service.jsonio import load_json_object
 
 __all__ = ["Settings", "load_settings"]
 
@@ -114,6 +115,14 @@ class Settings(BaseModel):
     cds_jwks_file: str = ""
     cds_review_url: str = ""
 
+    # Hardening (issue 11): caps and deadlines on what one request may cost, and how long a
+    # gRPC JWT may live. Per-CDS-client FHIR server allowlists live in the trusted-clients file
+    # (cds_jwks_file: fhir_servers, fhir_http_hosts, fhir_private_networks), next to its keys.
+    max_tasks_per_request: int = Field(default=200, ge=1)
+    cds_prefetch_deadline_s: float = Field(default=10.0, gt=0)
+    cds_prefetch_max_pages: int = Field(default=20, ge=1, le=1000)
+    auth_jwt_max_lifetime_s: int = Field(default=3600, ge=60)
+
     # ---- Publishing (issue 16): the canonical base of every project-owned FHIR URL ----------
     # Extensions, CodeSystems, ValueSets and our resources' fullUrls in every output live under
     # it; `canoe definitions` writes the matching FHIR package. The default is a documentation
@@ -188,10 +197,7 @@ def load_settings(environ: Mapping[str, str] | None = None, **overrides: Any) ->
     values: dict[str, Any] = {}
     path = env.get("CANOE_CONFIG_FILE", "")
     if path:
-        try:
-            loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise InputError(f"cannot read config file {path}: {exc}") from exc
+        loaded = _read_config_file(path)
         if not isinstance(loaded, dict):
             raise InputError(f"config file {path} must hold a mapping of settings")
         values.update(loaded)
@@ -204,6 +210,22 @@ def load_settings(environ: Mapping[str, str] | None = None, **overrides: Any) ->
         return Settings.model_validate(values)
     except ValidationError as exc:
         raise InputError("invalid settings:\n" + _describe(exc)) from None
+
+
+def _read_config_file(path: str) -> object:
+    """The file's mapping: JSON through the one JSON loader, YAML (a superset) otherwise."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read config file {path}: {exc.strerror}") from exc
+    if path.endswith(".json"):
+        return load_json_object(raw, what=f"config file {path}")
+    try:
+        return yaml.safe_load(raw) or {}
+    except yaml.YAMLError as exc:
+        raise InputError(f"cannot read config file {path}: {exc}") from exc
+    except RecursionError:
+        raise InputError(f"config file {path} nests too deeply") from None
 
 
 def _describe(exc: ValidationError) -> str:

@@ -187,3 +187,29 @@ def test_error_lists_each_field_and_echoes_no_input() -> None:
     assert "errors.pydantic.dev" not in text
     names = [line.split(" ", 1)[0] for line in text.splitlines()[1:]]
     assert sorted(names) == ["grpc_port", "triton_concurrency"]
+
+
+def test_hardening_defaults() -> None:
+    s = load_settings({})
+    assert s.max_tasks_per_request == 200
+    assert s.cds_prefetch_deadline_s == 10.0
+    assert s.cds_prefetch_max_pages == 20
+    assert s.auth_jwt_max_lifetime_s == 3600
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "why"),
+    [
+        ("deep.json", '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", "not valid JSON"),
+        ("deep2.json", '{"a": ' + "[" * 70 + "]" * 70 + "}", "deeper than"),
+        ("list.json", "[]", "JSON object"),
+        ("deep.yaml", "a: " + "[" * 5000 + "]" * 5000, "config file"),
+    ],
+)
+def test_a_config_file_that_cannot_be_read_is_an_input_error(
+    tmp_path: Path, name: str, text: str, why: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(InputError, match=why):
+        load_settings({"CANOE_CONFIG_FILE": str(path)})

@@ -15,15 +15,17 @@ The trusted-clients file (``Settings.cds_jwks_file``, JSON) is either
   is accepted and becomes the tenant; or
 * a mapping ``{"<iss>": {"jwks": {...}} | {"jwks_url": "https://..."}, ...}`` with, per
   client, optional ``"tenant"`` (default: the ``iss``), ``"sub"`` (the client id it must carry),
-  ``"jku"`` (JWKS URLs the client may name in its header; only those are ever fetched) and
-  ``"fhir_servers"`` (URL prefixes its ``fhirServer`` must start with; default: any).
+  ``"jku"`` (JWKS URLs the client may name in its header; only those are ever fetched) and its
+  FHIR egress allowlists (``egress.EgressPolicy``): ``"fhir_servers"`` (base URLs its
+  ``fhirServer`` must sit under; none: its server is never read), ``"fhir_http_hosts"`` (hosts
+  it may be read from over plain http) and ``"fhir_private_networks"`` (CIDRs of non-public
+  addresses it may be read from). A plain JWKS may carry the same three keys beside ``keys``.
 
 This module must not log tokens or claims other than ``iss``; it knows nothing of hooks.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,7 +37,9 @@ import jwt
 from jwt import PyJWK, PyJWKSet
 from jwt.exceptions import InvalidKeyError, PyJWKError, PyJWKSetError, PyJWTError
 
+from service.cds_hooks.egress import EgressPolicy
 from service.errors import AuthError, InputError
+from service.jsonio import load_json_object
 
 __all__ = [
     "ALLOWED_ALGORITHMS",
@@ -78,13 +82,10 @@ class TrustedClient:
     tenant: str = ""
     sub: str = ""
     jku: tuple[str, ...] = ()
-    fhir_servers: tuple[str, ...] = ()
+    egress: EgressPolicy = field(default_factory=EgressPolicy)  # where its FHIR token may go
 
     def tenant_for(self, iss: str) -> str:
         return self.tenant or iss
-
-    def allows_fhir_server(self, url: str) -> bool:
-        return not self.fhir_servers or any(url.startswith(p) for p in self.fhir_servers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,9 +109,8 @@ def _client(iss: str, spec: object) -> TrustedClient:
     if jwks is not None:
         _keyset(jwks, iss)  # fail at start-up, not at the first call
     jku = spec.get("jku", ())
-    servers = spec.get("fhir_servers", ())
-    if isinstance(jku, str) or isinstance(servers, str):
-        raise InputError(f"trusted client {iss!r}: 'jku' and 'fhir_servers' are lists")
+    if isinstance(jku, str):
+        raise InputError(f"trusted client {iss!r}: 'jku' is a list")
     return TrustedClient(
         iss=iss,
         jwks=jwks,
@@ -118,7 +118,7 @@ def _client(iss: str, spec: object) -> TrustedClient:
         tenant=str(spec.get("tenant", "")),
         sub=str(spec.get("sub", "")),
         jku=tuple(str(u) for u in jku) + ((str(url),) if url else ()),
-        fhir_servers=tuple(str(s) for s in servers),
+        egress=EgressPolicy.from_config(iss, spec),
     )
 
 
@@ -128,14 +128,23 @@ def load_trusted_clients(source: str | Path | Mapping[str, Any]) -> dict[str, Tr
         data: object = source
     else:
         try:
-            data = json.loads(Path(source).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise InputError(f"cannot read CDS trusted-clients file {source}: {exc}") from exc
+            raw = Path(source).read_bytes()
+        except OSError as exc:
+            raise InputError(
+                f"cannot read CDS trusted-clients file {source}: {exc.strerror}"
+            ) from exc
+        data = load_json_object(raw, what=f"CDS trusted-clients file {source}")
     if not isinstance(data, Mapping):
         raise InputError("CDS trusted-clients configuration must be a JSON object")
     if "keys" in data:
-        _keyset(data, "(plain JWKS)")
-        return {"": TrustedClient(iss="", jwks=data)}
+        _keyset({"keys": data["keys"]}, "(plain JWKS)")
+        return {
+            "": TrustedClient(
+                iss="",
+                jwks={"keys": data["keys"]},
+                egress=EgressPolicy.from_config("(plain JWKS)", data),
+            )
+        }
     return {str(iss): _client(str(iss), spec) for iss, spec in data.items()}
 
 
@@ -297,7 +306,7 @@ class JwtVerifier:
         try:
             resp = await client.get(url, headers={"Accept": "application/json"})
             resp.raise_for_status()
-            keyset = _keyset(resp.json(), url)
+            keyset = _keyset(load_json_object(resp.content, what="JWKS"), url)
         except (httpx.HTTPError, ValueError, InputError) as exc:
             raise AuthError(f"cannot fetch the client's JWKS: {exc}") from exc
         finally:

@@ -22,8 +22,8 @@ from typing import Any, Final, Protocol
 from fhir_mapping.careplan import careplan_id
 from fhir_mapping.definitions import CS_ACTION, CS_INPUT
 from service.cds_hooks.cards import CARD_NAMESPACE, CardRecord
-from service.cds_hooks.request import parse_json_object
 from service.errors import InputError, Issue
+from service.jsonio import load_json_object
 from service.store import IssuedCard
 
 __all__ = [
@@ -70,7 +70,7 @@ def _is_uuid(value: object) -> bool:
 
 
 def parse_feedback(body: bytes) -> tuple[Feedback, ...]:
-    data = parse_json_object(body, "feedback")
+    data = load_json_object(body, what="feedback")
     items = data.get("feedback")
     if not isinstance(items, list) or not items:
         raise InputError("feedback: 'feedback' must be a non-empty array")

@@ -22,11 +22,10 @@ ledger and the seen JWT ids live in the plan store, so any replica can answer an
 from __future__ import annotations
 
 import asyncio
-import json
 import ssl
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol
@@ -54,6 +53,7 @@ from service.cds_hooks.cards import (
     order_findings,
     summary_card,
 )
+from service.cds_hooks.egress import EgressPolicy, EgressRefused, GuardedTransport
 from service.cds_hooks.feedback import (
     CardLedger,
     CardStore,
@@ -62,7 +62,7 @@ from service.cds_hooks.feedback import (
     override_tasks,
     parse_feedback,
 )
-from service.cds_hooks.prefetch import FhirClient, assemble_bundle, resolve_prefetch
+from service.cds_hooks.prefetch import FhirClient, Resolved, assemble_bundle, resolve_prefetch
 from service.cds_hooks.request import HookRequest, parse_hook_request
 from service.cds_hooks.services import SERVICES, ServiceDefinition, discovery_document
 from service.errors import (
@@ -82,10 +82,19 @@ from service.errors import (
     StaleVersionError,
     TaskError,
 )
+from service.jsonio import dump_json
 from service.logs import get_logger, new_request_id, request_context
 from service.settings import Settings
 
-__all__ = ["CdsConfig", "PlanService", "build_app", "create_app", "serve", "uvicorn_tls"]
+__all__ = [
+    "CdsConfig",
+    "PlanService",
+    "build_app",
+    "create_app",
+    "guarded_client_factory",
+    "serve",
+    "uvicorn_tls",
+]
 
 log = get_logger("canoe.cds_hooks")
 
@@ -133,6 +142,8 @@ class CdsConfig:
     max_body_bytes: int = 8 * 1024 * 1024
     fhir_timeout_s: float = FHIR_FETCH_TIMEOUT_S
     fhir_base: str = DEFAULT_BASE  # canonical base of our CodeSystems in the cards
+    prefetch_deadline_s: float = 10.0  # all FHIR reads of one hook call together
+    prefetch_max_pages: int = 20  # per search
 
     @classmethod
     def from_settings(cls, settings: Settings) -> CdsConfig:
@@ -142,6 +153,8 @@ class CdsConfig:
             review_url=settings.cds_review_url or f"{base}/review",
             max_body_bytes=settings.max_message_bytes,
             fhir_base=settings.fhir_base,
+            prefetch_deadline_s=settings.cds_prefetch_deadline_s,
+            prefetch_max_pages=settings.cds_prefetch_max_pages,
         )
 
     @property
@@ -238,14 +251,14 @@ class _Bridge:
         config: CdsConfig,
         verifier: JwtVerifier,
         ledger: CardLedger,
-        http: httpx.AsyncClient,
+        egress_client: EgressClientFactory,
         now: Callable[[], datetime],
     ) -> None:
         self.service = service
         self.config = config
         self.verifier = verifier
         self.ledger = ledger
-        self.http = http
+        self.egress_client = egress_client
         self.now = now
 
     # -- plumbing
@@ -329,7 +342,9 @@ class _Bridge:
             service = self._service(request)
             who = await self._identity(request, service.id)
             body = await self._body(request)
-            call = parse_hook_request(body, service)
+            # JSON and R4 validation of the drafts: CPU work proportional to the body, done
+            # off the event loop so probes and other calls keep being answered.
+            call = await asyncio.to_thread(parse_hook_request, body, service)
             answer = await self._answer(service, who, call)
             return JSONResponse(rebase(answer, self.config.fhir_base))
 
@@ -341,7 +356,7 @@ class _Bridge:
         async def run() -> Response:
             service = self._service(request)
             who = await self._identity(request, service.id)
-            items = parse_feedback(await self._body(request))
+            items = await asyncio.to_thread(parse_feedback, await self._body(request))
             applied = await self._feedback(service, who, items)
             return JSONResponse({"recorded": len(items), "contested": applied})
 
@@ -359,27 +374,19 @@ class _Bridge:
             # selected): nothing for the panel to say, so no card and no plan.
             log.info("cds.no_medication_drafts", other_drafts=len(call.other_drafts))
             return {"cards": []}
-        fhir: FhirClient | None = None
-        if call.can_fetch:
-            if not who.client.allows_fhir_server(call.fhir_server):
-                raise ForbiddenError("fhirServer is not one this CDS client is configured for")
-            assert call.fhir_authorization is not None
-            fhir = FhirClient(
-                self.http,
-                call.fhir_server,
-                call.fhir_authorization.access_token,
-                timeout_s=self.config.fhir_timeout_s,
-            )
         now = self.now()
-        resolved = await resolve_prefetch(call, service, fhir, today=now.date())
-        bundle = assemble_bundle(call, resolved, timestamp=now.isoformat(timespec="milliseconds"))
+        resolved = await self._resolve(service, who, call, now)
+        stamp = now.isoformat(timespec="milliseconds")
+        bundle = await asyncio.to_thread(assemble_bundle, call, resolved, timestamp=stamp)
         log.info(
             "cds.prefetch",
             resources=len(bundle["entry"]),
             fetched=list(resolved.fetched),
             notes=len(resolved.notes),
         )
-        outcome = await self.service.generate(json.dumps(bundle).encode("utf-8"), tenant=who.tenant)
+        outcome = await self.service.generate(
+            await asyncio.to_thread(dump_json, bundle), tenant=who.tenant
+        )
         document = outcome.deliberation
         patient_ref = str(document.get("patient_ref") or f"Patient/{call.patient_id}")
 
@@ -429,6 +436,35 @@ class _Bridge:
         await self.ledger.remember(issued)
         log.info("cds.cards", plan_id=outcome.plan_id, cards=len(cards))
         return {"cards": cards}
+
+    async def _resolve(
+        self, service: ServiceDefinition, who: ClientIdentity, call: HookRequest, now: datetime
+    ) -> Resolved:
+        """The record's data: prefetch, then the client's FHIR server where its egress policy
+        allows, through a client of its own (its allowlists bound to its connections)."""
+        if not call.can_fetch:
+            return await resolve_prefetch(call, service, None, today=now.date())
+        assert call.fhir_authorization is not None
+        policy = who.client.egress
+        async with self.egress_client(policy) as http:
+            fhir = FhirClient(
+                http,
+                call.fhir_server,
+                call.fhir_authorization.access_token,
+                timeout_s=self.config.fhir_timeout_s,
+                policy=policy,
+                deadline_s=self.config.prefetch_deadline_s,
+                max_pages=self.config.prefetch_max_pages,
+                max_bytes=self.config.max_body_bytes,
+            )
+            try:
+                fhir.check()
+            except EgressRefused as exc:
+                log.info("cds.fhir_refused", reason=exc.reason)
+                return await resolve_prefetch(
+                    call, service, None, today=now.date(), no_fetch=exc.message
+                )
+            return await resolve_prefetch(call, service, fhir, today=now.date())
 
     async def _feedback(
         self, service: ServiceDefinition, who: ClientIdentity, items: tuple[Feedback, ...]
@@ -487,35 +523,47 @@ class _Bridge:
         raise AssertionError("unreachable")
 
 
+EgressClientFactory = Callable[[EgressPolicy], AbstractAsyncContextManager[httpx.AsyncClient]]
+
+
+def guarded_client_factory() -> EgressClientFactory:
+    """One HTTP client per hook call, its connections bound to the calling CDS client's
+    egress policy (so no pooled connection crosses from one client's allowlists to another's);
+    the TLS context, the costly part, is built once."""
+    context = ssl.create_default_context()
+
+    @asynccontextmanager
+    async def client(policy: EgressPolicy) -> AsyncIterator[httpx.AsyncClient]:
+        async with httpx.AsyncClient(
+            transport=GuardedTransport(policy, ssl_context=context),
+            follow_redirects=False,  # FhirClient follows same-origin redirects itself
+            trust_env=False,
+        ) as http:
+            yield http
+
+    return client
+
+
 def build_app(
     service: PlanService,
     config: CdsConfig,
     verifier: JwtVerifier,
     *,
     ledger: CardLedger | None = None,
-    http: httpx.AsyncClient | None = None,
+    egress_client: EgressClientFactory | None = None,
     now: Callable[[], datetime] | None = None,
     cors_origins: tuple[str, ...] = ("*",),
 ) -> Starlette:
-    """The ASGI app. ``http`` (the FHIR REST client) is closed with the app when built here."""
-    own_http = http is None
-    client = http or httpx.AsyncClient(follow_redirects=False)
+    """The ASGI app. ``egress_client`` makes the HTTP client for one hook call's FHIR reads
+    (default: ``guarded_client_factory``)."""
     bridge = _Bridge(
         service,
         config,
         verifier,
         ledger or StoreCardLedger(service),
-        client,
+        egress_client or guarded_client_factory(),
         now or (lambda: datetime.now(UTC)),
     )
-
-    @asynccontextmanager
-    async def lifespan(_app: Starlette) -> Any:
-        try:
-            yield
-        finally:
-            if own_http:
-                await client.aclose()
 
     base = f"{config.prefix}/cds-services"
     return Starlette(
@@ -537,7 +585,6 @@ def build_app(
                 max_age=600,
             )
         ],
-        lifespan=lifespan,
     )
 
 

@@ -8,24 +8,32 @@ makes the call fail with ``PrefetchUnavailable`` (HTTP 412, as the specification
 optional key means the client has no such data, a missing optional one is skipped and reported.
 The result is assembled into one FHIR ``collection`` Bundle for ``fhir_mapping.ingest``.
 
-The bearer token is only ever sent to URLs under ``fhirServer``. Nothing here logs resources,
-ids or tokens.
+The bearer token is only ever sent to URLs under ``fhirServer`` that the CDS client's egress
+policy allows (``egress``), within one deadline per hook call. Nothing here logs resources,
+URLs, ids or tokens: only why a read failed, in general terms.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Final
-from urllib.parse import quote
+from urllib.parse import quote, urljoin
 
 import httpx
 
+from service.cds_hooks.egress import EgressPolicy, EgressRefused, same_origin
 from service.cds_hooks.request import HookRequest
 from service.cds_hooks.services import ServiceDefinition
-from service.errors import Issue, PrefetchUnavailable
+from service.errors import InputError, Issue, PrefetchUnavailable
+from service.jsonio import load_json_object
+from service.logs import get_logger
+
+log = get_logger("canoe.cds_hooks.prefetch")
 
 __all__ = [
     "FhirClient",
@@ -35,7 +43,9 @@ __all__ = [
     "resolve_prefetch",
 ]
 
-MAX_PAGES: Final = 20  # per searchset: a bound on what one hook call may pull
+MAX_PAGES: Final = 20  # per searchset, by default (CANOE_CDS_PREFETCH_MAX_PAGES)
+MAX_REDIRECTS: Final = 3
+_REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
 _TOKEN: Final = re.compile(r"\{\{\s*([^}]+?)\s*\}\}")
 
 
@@ -75,51 +85,119 @@ def render_template(template: str, context: Mapping[str, Any], today: date) -> s
 
 
 class FhirClient:
-    """Reads from the client's FHIR server with its bearer token, under a deadline."""
+    """Reads from the client's FHIR server with its bearer token, under one deadline for the
+    whole hook call and a page cap per search.
 
-    def __init__(self, http: httpx.AsyncClient, base: str, token: str, *, timeout_s: float):
+    Every URL is checked against the client's ``EgressPolicy`` before the token goes out (and
+    the transport checks the address it connects to); redirects are followed only within the
+    same origin and under ``fhirServer``. Failures raise ``PrefetchUnavailable`` saying "could
+    not read the FHIR server"; what went wrong (transport error type, HTTP status) is logged
+    without URL or ids.
+    """
+
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        base: str,
+        token: str,
+        *,
+        timeout_s: float,
+        policy: EgressPolicy | None = None,
+        deadline_s: float | None = None,
+        max_pages: int = MAX_PAGES,
+        max_bytes: int = 8 * 1024 * 1024,
+    ):
         self._http = http
         self._base = base.rstrip("/")
         self._token = token
         self._timeout = timeout_s
+        self._policy = policy
+        self._deadline = None if deadline_s is None else time.monotonic() + deadline_s
+        self._deadline_s = deadline_s
+        self.max_pages = max_pages
+        self._max_bytes = max_bytes
 
     def owns(self, url: str) -> bool:
         return url == self._base or url.startswith(self._base + "/")
+
+    def check(self) -> None:
+        """Refuse at once when the policy forbids this ``fhirServer`` (no connection made)."""
+        if self._policy is not None:
+            self._policy.check_url(self._base)
 
     async def get(self, path_or_url: str) -> Mapping[str, Any] | None:
         """The resource at a relative path or an absolute URL under the base; None on 404/410.
         Failures raise PrefetchUnavailable (the caller decides whether they matter)."""
         url = path_or_url if "://" in path_or_url else f"{self._base}/{path_or_url.lstrip('/')}"
-        if not self.owns(url):
-            raise PrefetchUnavailable("a link points outside fhirServer; not followed")
-        try:
-            resp = await self._http.get(
-                url,
-                headers={
-                    "Authorization": f"Bearer {self._token}",
-                    "Accept": "application/fhir+json",
-                },
-                timeout=self._timeout,
-            )
-        except httpx.HTTPError as exc:
-            raise PrefetchUnavailable(f"FHIR server unreachable ({type(exc).__name__})") from exc
+        for _ in range(MAX_REDIRECTS + 1):
+            resp = await self._send(url)
+            if resp.status_code in _REDIRECTS and "location" in resp.headers:
+                target = urljoin(url, resp.headers["location"])
+                if not same_origin(url, target):
+                    raise _unreadable("redirect to another origin, not followed")
+                url = target
+                continue
+            break
+        else:
+            raise _unreadable("too many redirects")
         if resp.status_code in (404, 410):
             return None
         if resp.status_code != 200:
-            raise PrefetchUnavailable(f"FHIR server answered HTTP {resp.status_code}")
+            raise _unreadable(f"HTTP {resp.status_code}")
+        if len(resp.content) > self._max_bytes:
+            raise _unreadable("answer over the size limit")
         try:
-            data = resp.json()
-        except ValueError as exc:
-            raise PrefetchUnavailable("FHIR server answered with something not JSON") from exc
-        if not isinstance(data, Mapping) or not isinstance(data.get("resourceType"), str):
-            raise PrefetchUnavailable("FHIR server answered with something not a resource")
+            data = load_json_object(resp.content, what="FHIR server answer")
+        except InputError as exc:
+            raise _unreadable("answer not a JSON object") from exc
+        if not isinstance(data.get("resourceType"), str):
+            raise _unreadable("answer not a FHIR resource")
         return data
+
+    async def _send(self, url: str) -> httpx.Response:
+        if not self.owns(url):
+            raise _unreadable("link outside fhirServer, not followed")
+        if self._policy is not None:
+            self._policy.check_url(url)
+        left = self._timeout
+        if self._deadline is not None:
+            left = min(left, self._deadline - time.monotonic())
+            if left <= 0:
+                raise self._late()
+        try:
+            # The per-request timeout bounds each socket operation; this bounds the whole
+            # request, so a server trickling bytes cannot outlast the deadline.
+            async with asyncio.timeout(left):
+                return await self._http.get(
+                    url,
+                    headers={
+                        "Authorization": f"Bearer {self._token}",
+                        "Accept": "application/fhir+json",
+                    },
+                    timeout=left,
+                )
+        except EgressRefused as exc:
+            log.info("cds.fhir_refused", reason=exc.reason)
+            raise
+        except TimeoutError as exc:
+            if self._deadline is not None and time.monotonic() >= self._deadline:
+                raise self._late() from exc
+            raise _unreadable("timeout") from exc
+        except httpx.HTTPError as exc:
+            raise _unreadable(type(exc).__name__) from exc
+
+    def _late(self) -> PrefetchUnavailable:
+        log.info("cds.fhir_unreadable", reason="prefetch deadline passed")
+        return PrefetchUnavailable(
+            f"could not read the FHIR server within {self._deadline_s:g} s "
+            "(CANOE_CDS_PREFETCH_DEADLINE_S)"
+        )
 
     async def complete(self, bundle: Mapping[str, Any]) -> Mapping[str, Any]:
         """A searchset with every page: follows ``next`` links (bounded) under the base."""
         entries = list(bundle.get("entry") or [])
         page = bundle
-        for _ in range(MAX_PAGES):
+        for _ in range(self.max_pages):
             nxt = _next_link(page)
             if nxt is None:
                 break
@@ -129,10 +207,21 @@ class FhirClient:
             entries.extend(got.get("entry") or [])
             page = got
         else:
-            raise PrefetchUnavailable(f"search result has more than {MAX_PAGES} pages")
+            if _next_link(page) is not None:
+                raise PrefetchUnavailable(
+                    f"search result has more than {self.max_pages} pages "
+                    "(CANOE_CDS_PREFETCH_MAX_PAGES)"
+                )
         out = {k: v for k, v in bundle.items() if k not in ("link", "entry")}
         out["entry"] = entries
         return out
+
+
+def _unreadable(detail: str) -> PrefetchUnavailable:
+    """The caller hears only that the server could not be read: the detail (refused, reset,
+    not HTTP...) would make the service a port scanner. The detail goes to the log."""
+    log.info("cds.fhir_unreadable", reason=detail)
+    return PrefetchUnavailable("could not read the FHIR server")
 
 
 def _next_link(bundle: Mapping[str, Any]) -> str | None:
@@ -177,8 +266,10 @@ async def resolve_prefetch(
     fhir: FhirClient | None,
     *,
     today: date,
+    no_fetch: str = "not prefetched, and no fhirServer with fhirAuthorization to read it from",
 ) -> Resolved:
-    """Every prefetch key of ``service`` resolved, or PrefetchUnavailable naming what is not."""
+    """Every prefetch key of ``service`` resolved, or PrefetchUnavailable naming what is not.
+    ``no_fetch``: why a missing key cannot be read when ``fhir`` is None."""
     given: Mapping[str, Any] = request.prefetch or {}
     data: dict[str, Mapping[str, Any] | None] = {}
     notes: list[str] = []
@@ -215,7 +306,7 @@ async def resolve_prefetch(
                     fetched.append(key)
                     continue
         else:
-            why = "not prefetched, and no fhirServer with fhirAuthorization to read it from"
+            why = no_fetch
         if value is None:
             # null: the client has no such data (the specification's meaning of null).
             data[key] = None

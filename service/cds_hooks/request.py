@@ -13,8 +13,8 @@ specification's own examples carry invalid ones. Nothing here does I/O or logs.
 
 from __future__ import annotations
 
-import json
 import re
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -24,13 +24,13 @@ from pydantic import ValidationError
 from fhir_mapping import r4
 from service.cds_hooks.services import ServiceDefinition
 from service.errors import BundleError, InputError, Issue
+from service.jsonio import load_json_object
 
 __all__ = [
     "FHIR_ID",
     "FhirAuthorization",
     "HookRequest",
     "parse_hook_request",
-    "parse_json_object",
 ]
 
 FHIR_ID: Final = re.compile(r"^[A-Za-z0-9\-.]{1,64}$")
@@ -90,14 +90,16 @@ class HookRequest:
         return bool(self.fhir_server and self.fhir_authorization)
 
 
-def parse_json_object(body: bytes, what: str) -> Mapping[str, Any]:
+def _is_uuid(value: str) -> bool:
+    # The canonical 36-character form only: the specification says a UUID, and a bounded
+    # shape keeps 100 kB strings out of logs and stores.
+    if len(value) != 36:
+        return False
     try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError(f"{what} is not valid JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise InputError(f"{what} must be a JSON object")
-    return data
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
 
 
 class _Problems:
@@ -292,12 +294,14 @@ def _check_medication_request(
 
 def parse_hook_request(body: bytes, service: ServiceDefinition) -> HookRequest:
     """Check a request for ``service``. InputError (400) or BundleError (422) when unusable."""
-    data = parse_json_object(body, "CDS Hooks request")
+    data = load_json_object(body, what="CDS Hooks request")
     p = _Problems()
     hook = _string(data, "hook", "", p, required=True)
     if hook and hook != service.hook:
         p.add("hook", f"{hook!r} was sent to the {service.hook} service {service.id!r}")
     instance = _string(data, "hookInstance", "", p, required=True)
+    if instance and not _is_uuid(instance):
+        p.add("hookInstance", "must be a UUID (CDS Hooks: a universally unique identifier)")
     server = data.get("fhirServer") or ""
     if server and (not isinstance(server, str) or not re.match(r"^https?://", server)):
         p.add("fhirServer", "must be an http(s) URL")

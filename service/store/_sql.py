@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from service.errors import (
-    ForbiddenError,
     InputError,
     Issue,
     NotFoundError,
@@ -434,10 +433,10 @@ class SqlPlanStore:
         if lock and self.dialect == "postgres":
             sql += " FOR UPDATE"
         rows = await tx.fetchall(sql, (plan_id,))
-        if not rows or int(rows[0][1]) == 0:
+        # Another tenant's plan answers exactly like an unknown one: the same error, the same
+        # message, from the same single query, so no caller can learn which plan ids exist.
+        if not rows or int(rows[0][1]) == 0 or rows[0][0] != tenant:
             raise NotFoundError(f"no plan {plan_id}")
-        if rows[0][0] != tenant:
-            raise ForbiddenError(f"plan {plan_id} belongs to another tenant")
         return int(rows[0][1])
 
     async def _check_current(self, tx: Tx, plan_id: str, expected: int) -> None:

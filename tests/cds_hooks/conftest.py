@@ -10,7 +10,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -67,14 +67,39 @@ def _free_socket() -> socket.socket:
 class Servers:
     """The CDS service and the fake FHIR server, running in a background thread."""
 
-    def __init__(self, tmp: Path, keys: Keys) -> None:
+    def __init__(
+        self,
+        tmp: Path,
+        keys: Keys,
+        *,
+        other_clients: Callable[[Servers], dict[str, Any]] | None = None,
+        settings: dict[str, Any] | None = None,
+        access_log: bool = False,
+    ) -> None:
         self.keys = keys
+        self._settings = settings or {}
+        self._access_log = access_log
         self._cds_sock = _free_socket()
         self._fhir_sock = _free_socket()
         self.base = f"http://127.0.0.1:{self._cds_sock.getsockname()[1]}"
         self.fhir_base = f"http://127.0.0.1:{self._fhir_sock.getsockname()[1]}/fhir"
         clients = tmp / "cds-clients.json"
-        clients.write_text(json.dumps({ISS: {"jwks": keys.jwks(), "tenant": "ehr-test"}}))
+        # Deny by default: the client names its FHIR server, and since the fake one listens
+        # on loopback over plain http, allows exactly that.
+        self.egress = {
+            "fhir_servers": [self.fhir_base],
+            "fhir_http_hosts": ["127.0.0.1"],
+            "fhir_private_networks": ["127.0.0.1/32"],
+        }
+        more = other_clients(self) if other_clients is not None else {}
+        clients.write_text(
+            json.dumps(
+                {
+                    ISS: {"jwks": keys.jwks(), "tenant": "ehr-test", **self.egress},
+                    **{iss: {"jwks": keys.jwks(), **spec} for iss, spec in more.items()},
+                }
+            )
+        )
         self.clients_file = clients
         self.store = tmp / "plans.sqlite3"
         self.fhir = FakeFhir(token=FHIR_TOKEN, base=self.fhir_base).load(
@@ -124,9 +149,10 @@ class Servers:
             cds_base_url=self.base,
             cds_jwks_file=str(self.clients_file),
             max_concurrent_plans=4,
+            **self._settings,
         )
         self.service = await CarePlanService.create(settings)
-        common = {"log_config": None, "access_log": False, "lifespan": "on"}
+        common = {"log_config": None, "access_log": self._access_log, "lifespan": "on"}
         cds = uvicorn.Server(uvicorn.Config(create_app(self.service, settings), **common))
         fhir = uvicorn.Server(uvicorn.Config(self.fhir.app(), **common))
         self._servers = [cds, fhir]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import time
 import uuid
@@ -13,6 +14,7 @@ import pytest
 
 from service.cds_hooks.auth import JwtVerifier, ReplayCache, load_trusted_clients
 from service.cds_hooks.cards import CardRecord, order_card, order_findings, summary_card
+from service.cds_hooks.egress import EgressPolicy, EgressRefused
 from service.cds_hooks.feedback import override_tasks, parse_feedback
 from service.cds_hooks.prefetch import render_template, resolve_prefetch
 from service.cds_hooks.request import parse_hook_request
@@ -298,3 +300,94 @@ def test_feedback_parsing_and_tasks() -> None:
     assert override_tasks(fb, _record("summary"), version=3) == []
     (plain,) = parse_feedback(json.dumps(cds_fixture("spec", "feedback_overridden.json")).encode())
     assert override_tasks(plain, _record(), version=1) == []  # no reason: recorded only
+
+
+# ------------------------------------------------------------------ egress policy (finding 1)
+
+
+def _policy(**spec: Any) -> Any:
+    return EgressPolicy.from_config("test-client", spec)
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "127.0.0.1",
+        "10.1.2.3",
+        "172.16.0.9",
+        "192.168.1.1",
+        "169.254.169.254",  # the cloud metadata service
+        "100.64.0.1",  # carrier-grade NAT
+        "0.0.0.0",
+        "224.0.0.1",
+        "::1",
+        "fe80::1",
+        "fc00::1",
+        "::ffff:127.0.0.1",  # IPv4-mapped loopback, which Python 3.11 calls not-loopback
+        "::ffff:10.0.0.1",
+    ],
+)
+def test_non_public_addresses_are_refused(address: str) -> None:
+    with pytest.raises(EgressRefused) as err:
+        _policy(fhir_servers=["https://fhir.example.org"]).check_address(
+            ipaddress.ip_address(address)
+        )
+    assert err.value.message == "could not read the FHIR server"  # the reason stays in logs
+    allowed = _policy(fhir_servers=["https://x.org"], fhir_private_networks=["0.0.0.0/0", "::/0"])
+    allowed.check_address(ipaddress.ip_address(address))
+
+
+def test_public_addresses_pass() -> None:
+    for address in ("93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"):
+        _policy(fhir_servers=["https://x.org"]).check_address(ipaddress.ip_address(address))
+
+
+@pytest.mark.parametrize(
+    ("url", "ok"),
+    [
+        ("https://fhir.example.org/r4", True),
+        ("https://fhir.example.org/r4/Patient/1", True),
+        ("https://FHIR.example.org/r4", True),
+        ("https://fhir.example.org:443/r4", True),
+        ("https://fhir.example.org/r4x", False),
+        ("https://fhir.example.org.evil.com/r4", False),
+        ("https://fhir.example.org@evil.com/r4", False),
+        ("https://user@fhir.example.org/r4", False),
+        ("https://fhir.example.org:8443/r4", False),
+        ("http://fhir.example.org/r4", False),  # https only
+        ("http://lab.internal/fhir", True),  # plain http, explicitly allowed for this host
+        ("ftp://fhir.example.org/r4", False),
+        ("file:///etc/passwd", False),
+    ],
+)
+def test_urls_under_the_listed_servers_only(url: str, ok: bool) -> None:
+    policy = _policy(
+        fhir_servers=["https://fhir.example.org/r4", "http://lab.internal/fhir"],
+        fhir_http_hosts=["lab.internal"],
+    )
+    if ok:
+        policy.check_url(url)
+    else:
+        with pytest.raises(EgressRefused):
+            policy.check_url(url)
+
+
+def test_no_fhir_servers_means_no_fetching() -> None:
+    with pytest.raises(EgressRefused, match="fhir_servers"):
+        _policy().check_url("https://fhir.example.org/r4")
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"fhir_servers": "https://one.org"},
+        {"fhir_servers": ["not a url"]},
+        {"fhir_servers": ["https://a.org/?q=1"]},
+        {"fhir_private_networks": ["10.0.0.0/33"]},
+        {"fhir_http_hosts": [1]},
+    ],
+)
+def test_malformed_allowlists_are_refused_at_start_up(spec: dict[str, Any], keys: Keys) -> None:
+    load_trusted_clients({"test-iss": {"jwks": keys.jwks()}})  # the keys themselves are fine
+    with pytest.raises(InputError, match=r"test-iss.*fhir_"):
+        load_trusted_clients({"test-iss": {"jwks": keys.jwks(), **spec}})

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,14 @@ async def refused(aw: Any, code: grpc.StatusCode) -> dict[str, Any]:
         await aw
     assert err.value.code() == code, err.value.details()
     return outcome_of(err.value)
+
+
+async def _refusal(call: Any, code: grpc.StatusCode) -> tuple[dict[str, Any], str]:
+    """(OperationOutcome, status message) of a refused call."""
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await call
+    assert err.value.code() == code, err.value.details()
+    return outcome_of(err.value), str(err.value.details())
 
 
 @pytest.fixture
@@ -75,15 +84,29 @@ async def test_static_tokens_and_tenant_isolation(tmp_path: Path, tokens_file: P
             (await h.stub.GetDeliberation(get, metadata=bearer("token-a-read"))).deliberation_json
         )
 
-        # Another tenant can neither read nor contest it, nor see it in a patient's history.
-        await refused(
-            h.stub.GetDeliberation(get, metadata=bearer("token-b")), CODE.PERMISSION_DENIED
+        # Another tenant can neither read nor contest it, nor see it in a patient's history;
+        # and it cannot tell the plan exists: the answer is an unknown plan's, word for word.
+        theirs_oo, theirs_msg = await _refusal(
+            h.stub.GetDeliberation(get, metadata=bearer("token-b")), CODE.NOT_FOUND
+        )
+        unknown = uuid.uuid4().hex
+        unknown_oo, unknown_msg = await _refusal(
+            h.stub.GetDeliberation(
+                pb.GetDeliberationRequest(plan_id=unknown), metadata=bearer("token-b")
+            ),
+            CODE.NOT_FOUND,
+        )
+        assert theirs_msg.replace(r.plan_id, "ID") == unknown_msg.replace(unknown, "ID")
+        assert json.dumps(theirs_oo).replace(r.plan_id, "ID") == json.dumps(unknown_oo).replace(
+            unknown, "ID"
         )
         task = reject_task(r.plan_id, 1, first_argument(doc), tid="x", patient=doc["patient_ref"])
         contest = pb.ContestRequest(
             plan_id=r.plan_id, version=1, tasks_json=json.dumps(task).encode()
         )
-        await refused(h.stub.Contest(contest, metadata=bearer("token-b")), CODE.PERMISSION_DENIED)
+        await refused(h.stub.Contest(contest, metadata=bearer("token-b")), CODE.NOT_FOUND)
+        listing = pb.ListPlanVersionsRequest(plan_id=r.plan_id)
+        await refused(h.stub.ListPlanVersions(listing, metadata=bearer("token-b")), CODE.NOT_FOUND)
         await refused(
             h.stub.Contest(contest, metadata=bearer("token-a-read")), CODE.PERMISSION_DENIED
         )
@@ -115,10 +138,13 @@ def _jwk(key: rsa.RSAPrivateKey, kid: str) -> dict[str, Any]:
     return {**jwk, "kid": kid, "use": "sig", "alg": "RS256"}
 
 
-async def test_jwt_bearer_tokens_are_verified_against_the_jwks(tmp_path: Path) -> None:
+async def test_jwt_bearer_tokens_are_verified_against_the_jwks(
+    tmp_path: Path, store_dsn: str
+) -> None:
     key, stranger = _rsa(), _rsa()
     jwks = tmp_path / "jwks.json"
     jwks.write_text(json.dumps({"keys": [_jwk(key, "k1")]}))
+    every_scope = "canoe.plan canoe.contest canoe.read"
 
     def token(signer: rsa.RSAPrivateKey = key, kid: str = "k1", **claims: Any) -> str:
         now = int(time.time())
@@ -129,12 +155,20 @@ async def test_jwt_bearer_tokens_are_verified_against_the_jwks(tmp_path: Path) -
             "tenant": "clinic-a",
             "iat": now,
             "exp": now + 300,
+            "jti": uuid.uuid4().hex,
+            "scope": every_scope,
             **claims,
         }
-        return jwt.encode(body, signer, algorithm="RS256", headers={"kid": kid})
+        return jwt.encode(
+            {k: v for k, v in body.items() if v is not None},
+            signer,
+            algorithm="RS256",
+            headers={"kid": kid},
+        )
 
     async with serving(
         tmp_path,
+        dsn=store_dsn,
         auth_mode="jwt",
         auth_jwks_file=str(jwks),
         auth_issuer="https://idp.example.org",
@@ -143,16 +177,43 @@ async def test_jwt_bearer_tokens_are_verified_against_the_jwks(tmp_path: Path) -
         req = pb.ListPlanVersionsRequest(patient_ref="Patient/none")
         ok = await h.stub.ListPlanVersions(req, metadata=bearer(token()))
         assert ok.versions == []
+        now = int(time.time())
         for bad in (
-            token(exp=int(time.time()) - 10),
+            token(exp=now - 120),  # past the 30 s of tolerated clock skew
             token(aud="someone-else"),
             token(iss="https://evil.example.org"),
             token(signer=stranger),
             token(signer=stranger, kid="k2"),
             token(tenant=None),
+            token(jti=None),
+            token(iat=None),
+            # Longer than the one-hour default: by exp - iat, and by exp alone (iat forged).
+            token(iat=now, exp=now + 10 * 365 * 86400),
+            token(iat=now + 10 * 365 * 86400 - 600, exp=now + 10 * 365 * 86400),
             "not.a.jwt",
         ):
             await refused(h.stub.ListPlanVersions(req, metadata=bearer(bad)), CODE.UNAUTHENTICATED)
+        # One hour exactly is fine.
+        await h.stub.ListPlanVersions(req, metadata=bearer(token(exp=now + 3600)))
+
+        # A token is used once: the same jti again (the very same token, or a new one) is a
+        # replay, refused through the store's token-id table.
+        once = token(jti="jti-once")
+        await h.stub.ListPlanVersions(req, metadata=bearer(once))
+        oo = await refused(
+            h.stub.ListPlanVersions(req, metadata=bearer(once)), CODE.UNAUTHENTICATED
+        )
+        assert "replay" in oo["issue"][0]["diagnostics"]
+        await refused(
+            h.stub.ListPlanVersions(req, metadata=bearer(token(jti="jti-once"))),
+            CODE.UNAUTHENTICATED,
+        )
+
+        # Scopes are required: no scope claim grants nothing.
+        for unscoped in (token(scope=None), token(scope="")):
+            await refused(
+                h.stub.ListPlanVersions(req, metadata=bearer(unscoped)), CODE.PERMISSION_DENIED
+            )
         await refused(
             h.stub.GeneratePlan(
                 pb.GeneratePlanRequest(bundle_json=bundle_bytes()),
@@ -160,6 +221,21 @@ async def test_jwt_bearer_tokens_are_verified_against_the_jwks(tmp_path: Path) -
             ),
             CODE.PERMISSION_DENIED,
         )
+
+
+async def test_jwt_replay_is_refused_by_every_replica(tmp_path: Path, store_dsn: str) -> None:
+    """Two servers over one store: a token used at one is refused at the other."""
+    key = _rsa()
+    jwks = tmp_path / "jwks.json"
+    jwks.write_text(json.dumps({"keys": [_jwk(key, "k1")]}))
+    now = int(time.time())
+    claims = {"tenant": "t", "iat": now, "exp": now + 60, "jti": "j-1", "scope": "canoe.read"}
+    once = jwt.encode(claims, key, algorithm="RS256", headers={"kid": "k1"})
+    settings = {"dsn": store_dsn, "auth_mode": "jwt", "auth_jwks_file": str(jwks)}
+    req = pb.ListPlanVersionsRequest(patient_ref="Patient/none")
+    async with serving(tmp_path, **settings) as a, serving(tmp_path, **settings) as b:
+        await a.stub.ListPlanVersions(req, metadata=bearer(once))
+        await refused(b.stub.ListPlanVersions(req, metadata=bearer(once)), CODE.UNAUTHENTICATED)
 
 
 # --------------------------------------------------------------------------- TLS

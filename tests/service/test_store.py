@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from service.errors import ForbiddenError, InputError, NotFoundError, StaleVersionError, TaskError
+from service.errors import InputError, NotFoundError, StaleVersionError, TaskError
 from service.store import (
     FeedbackRecord,
     IssuedCard,
@@ -147,11 +147,12 @@ async def test_a_failed_write_leaves_nothing_behind(store: SqlPlanStore) -> None
 async def test_plans_are_visible_to_their_tenant_only(store: SqlPlanStore) -> None:
     pid = uuid.uuid4().hex
     await store.create_plan(_rec(pid, 1, tenant="clinic-a"))
-    with pytest.raises(ForbiddenError):
+    # Another tenant's plan is reported exactly like an unknown one (no existence oracle).
+    with pytest.raises(NotFoundError, match=f"^no plan {pid}$"):
         await store.get_version(tenant="clinic-b", plan_id=pid)
-    with pytest.raises(ForbiddenError):
+    with pytest.raises(NotFoundError, match=f"^no plan {pid}$"):
         await store.append_version(_rec(pid, 2, tenant="clinic-b"), expected_current=1, tasks=[])
-    with pytest.raises(ForbiddenError):
+    with pytest.raises(NotFoundError, match=f"^no plan {pid}$"):
         await store.list_versions(tenant="clinic-b", plan_id=pid)
     assert await store.list_versions(tenant="clinic-b", patient_ref="Patient/p1") == [] or all(
         i.plan_id != pid
@@ -182,7 +183,7 @@ async def test_feedback_is_kept(store: SqlPlanStore) -> None:
     await store.add_feedback(FeedbackRecord("t1", pid, "card-1", "overridden", {"x": 1}, "now"))
     (fb,) = await store.list_feedback(tenant="t1", plan_id=pid)
     assert (fb.card_id, fb.outcome, fb.payload) == ("card-1", "overridden", {"x": 1})
-    with pytest.raises(ForbiddenError):
+    with pytest.raises(NotFoundError):
         await store.add_feedback(FeedbackRecord("t2", pid, "c", "accepted", {}, "now"))
 
 
@@ -202,7 +203,7 @@ async def test_cards_are_found_by_their_own_tenant_only(store: SqlPlanStore) -> 
     assert await store.get_card(tenant="t2", card_id=cid) is None
     assert await store.get_card(tenant="t1", card_id=str(uuid.uuid4())) is None
     # A card cannot be filed under another tenant's plan, nor under a plan that does not exist.
-    with pytest.raises(ForbiddenError):
+    with pytest.raises(NotFoundError):
         await store.add_cards([_card(pid, str(uuid.uuid4()), tenant="t2")])
     with pytest.raises(NotFoundError):
         await store.add_cards([_card(uuid.uuid4().hex, str(uuid.uuid4()))])
