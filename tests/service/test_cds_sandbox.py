@@ -41,8 +41,8 @@ def test_keys_writes_a_key_pair_and_a_trusted_clients_file(tmp_path: Path, capsy
     clients = load_trusted_clients(folder / "trusted-clients.json")
     assert set(clients) == {"https://ehr.test"}
     client = clients["https://ehr.test"]
-    assert client.fhir_servers == (EHR_FHIR,)
-    assert client.allows_fhir_server(EHR_FHIR + "/Patient/1")
+    assert client.egress.servers == (EHR_FHIR,)
+    client.egress.check_url(EHR_FHIR + "/Patient/1")  # under the named server: allowed
     sandbox = load_client(folder / "client.json")
     token = sign_token(sandbox, "http://localhost:1/cds-services/x")
     header = jwt.get_unverified_header(token)
