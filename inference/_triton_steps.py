@@ -186,6 +186,7 @@ def assess_request(
                     problem_ids=tuple(o["problem_ids"]),
                     code=(code[0], code[1], code[2]) if code is not None else None,
                     medication_ref=o["medication_ref"],
+                    priority=o.get("priority", "review"),
                 )
             )
         oids = [o.id for o in options]
@@ -430,6 +431,7 @@ def encode_answer(step: str, result: Any) -> dict[str, Any]:
                     "problem_ids": list(o.problem_ids),
                     "code": list(o.code) if o.code is not None else None,
                     "medication_ref": o.medication_ref,
+                    "priority": o.priority,
                 }
                 for o in a.options
             ],

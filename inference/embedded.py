@@ -282,6 +282,7 @@ def _assess(a: Analysis) -> Assessment:
             p.problem_ids,
             p.code,
             p.medication_ref,
+            p.priority,
         )
         for p in a.proposals
     )
