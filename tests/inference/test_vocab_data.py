@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -518,3 +520,23 @@ def test_every_group_label_and_domain_is_usable_text() -> None:
     for g in conditions.CONDITION_GROUPS:
         assert g.label and g.label == g.label.strip() and not re.search(r"\s{2,}", g.label)
         assert set(g.domains) <= set(conditions.DOMAINS)
+
+
+def test_a_broken_data_file_stops_start_up(tmp_path: Path) -> None:
+    """Importing the knowledge package with a broken drug table fails, naming the file."""
+    shutil.copy(conditions.CONDITIONS_FILE, tmp_path / "conditions.yaml")
+    _broken(tmp_path, drugs.DRUGS_FILE, lambda d: _drug(d, "warfarin").update(acb="high"))
+    # _datafile is loaded first, pointed at the broken copy, then the package is imported as the
+    # service does at start-up.
+    datafile = Path(drugs.__file__).with_name("_datafile.py")
+    code = (
+        "import importlib.util, sys; from pathlib import Path; import inference\n"
+        "spec = importlib.util.spec_from_file_location("
+        f"'inference.knowledge._datafile', {str(datafile)!r})\n"
+        "m = importlib.util.module_from_spec(spec); sys.modules[spec.name] = m\n"
+        f"spec.loader.exec_module(m); m.DATA_DIR = Path({str(tmp_path)!r})\n"
+        "import inference.knowledge\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0
+    assert "KnowledgeFileError: drugs.yaml: drugs[warfarin].acb: " in run.stderr
