@@ -447,6 +447,11 @@ def test_classes_and_flags_are_closed_over_inclusion() -> None:
         "tramadol", "flag:serotonergic"
     )
     assert drugs.matches("clarithromycin", "flag:strong-cyp3a4-inhibitor")
+    assert drugs.matches("carbamazepine", "flag:siadh-risk")  # Beers: named antiepileptics only
+    assert not drugs.matches("levetiracetam", "flag:siadh-risk")
+    assert drugs.matches("pregabalin", "flag:cns-active") and not drugs.matches(
+        "bupropion", "flag:falls-risk"
+    )
     assert not drugs.matches("azithromycin", "flag:strong-cyp3a4-inhibitor")
     assert drugs.members("drug:warfarin") == {"warfarin"}
     assert drugs.members("drug:unobtainium") == frozenset() == drugs.members("nonsense")
