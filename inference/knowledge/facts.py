@@ -33,6 +33,8 @@ __all__ = [
 # An acute condition still "active" this long after onset is a stale record, not a problem.
 STALE_ACUTE_DAYS = 365
 _STRENGTH = re.compile(r"(\d+(?:\.\d+)?)\s*(mg|mcg|µg|g)\b", re.I)
+_KDIGO_EDGES = (90.0, 60.0, 45.0, 30.0, 15.0)
+_QUOTED_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _TO_MG = {"mg": 1.0, "mcg": 0.001, "µg": 0.001, "g": 1000.0}
 
 
@@ -256,8 +258,11 @@ class Facts:
             return None
         value, basis = min(candidates)
         high = max(v for v, _ in candidates)
-        # Disagreement: estimates more than a quarter apart, or a same-day conflict.
-        discordant = conflicted or (len(candidates) > 1 and (high - value) > 0.25 * high)
+        # Disagreement: a same-day conflict, estimates more than a fifth apart, or more than a
+        # tenth apart across a KDIGO category boundary (90, 60, 45, 30, 15) where dosing changes.
+        gap = (high - value) / high if high else 0.0
+        crosses = any(value < edge <= high for edge in _KDIGO_EDGES)
+        discordant = conflicted or gap > 0.2 or (crosses and gap > 0.1)
         refs = tuple(o.ref for o in (reported, creat) if o is not None)
         return Kidney(value, basis, reported, creat, computed, crcl, discordant, refs)
 
@@ -325,7 +330,10 @@ class Facts:
         if self.bp is not None:
             vals += [float(self.bp.readings), float(self.bp.raised)]
         vals += [float(len(self.meds))]
-        return frozenset(fmt(v) for v in vals if v is not None)
+        # Names quoted from the record carry their own numbers ("Digoxin 0.125 MG Oral Tablet").
+        quoted = [m.text for m in self.meds] + [p.text for p, _ in self.problems]
+        words = {w for t in quoted for w in _QUOTED_NUMBER.findall(t)}
+        return frozenset(fmt(v) for v in vals if v is not None) | words
 
 
 def _unit_dose(m: Medication, text: str) -> tuple[float | None, bool]:

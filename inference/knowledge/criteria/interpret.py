@@ -17,7 +17,7 @@ from itertools import product
 from service.core.profile import Observation, Problem
 
 from ..drugs import drug
-from ..facts import Facts, MedFact, fmt
+from ..facts import Conflict, Facts, MedFact, fmt
 from ..model import Output, Point, Proposal, add_or_merge, refs, rid, slug
 from ..strength import tau
 from .schema import Criterion, PointTemplate, Trigger
@@ -46,6 +46,7 @@ class Binding:
     count_value: int = 0
     monitor_last: Observation | None = None
     monitor_quantity: str = ""
+    conflict: Conflict | None = None
     uncertain: bool = False  # a fact it rests on is unknown (dose not stated)
     probable: bool = False  # a fact it rests on is indirect or stale
 
@@ -59,6 +60,7 @@ class Binding:
             self.count_value,
             self.monitor_last,
             self.monitor_quantity,
+            self.conflict,
             self.uncertain,
             self.probable,
         )
@@ -72,6 +74,17 @@ class Firing:
 
 
 _NAMES = "abcdefgh"
+_QUANTITY_LABEL = {
+    "egfr": "eGFR",
+    "creatinine": "creatinine",
+    "potassium": "potassium",
+    "sodium": "sodium",
+    "hba1c": "HbA1c",
+    "inr": "INR",
+    "systolic_bp": "systolic blood pressure",
+    "diastolic_bp": "diastolic blood pressure",
+    "haemoglobin": "haemoglobin",
+}
 
 
 def _conds(f: Facts, groups: Sequence[str]) -> list[_Cond]:
@@ -121,7 +134,11 @@ def _match(
         return
     if t.bp_severe and not (f.bp is not None and f.bp.severe):
         return
+    if t.conflict and not f.conflicts:
+        return
     b0 = base.copy() if base is not None else Binding()
+    if t.conflict:
+        b0.conflict = next(iter(sorted(f.conflicts.values(), key=lambda c: c.quantity)))
     for lab in t.labs:
         got = _value(f, lab.quantity)
         if got is None or not _cmp(got[0], lab.op, params[lab.param]):
@@ -290,7 +307,7 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
                 if k.reported is not None:
                     parts.append(f"reported eGFR {fmt(k.reported.value)}")
                 if k.computed is not None:
-                    parts.append(f"eGFR from creatinine (CKD-EPI 2021) {fmt(k.computed)}")
+                    parts.append(f"CKD-EPI eGFR from creatinine {fmt(k.computed)}")
                 if k.crcl is not None:
                     parts.append(f"Cockcroft-Gault clearance {fmt(k.crcl)} mL/min")
                 return ", ".join(parts)
@@ -299,6 +316,10 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             if attr == "names":
                 return ", ".join(m.text for m in b.count)
             return str(b.count_value)
+        if head == "conflict" and b.conflict is not None:
+            if attr == "quantity":
+                return _QUANTITY_LABEL.get(b.conflict.quantity, b.conflict.quantity)
+            return ", ".join(fmt(v) for v in b.conflict.values)
         if head == "monitor":
             last = b.monitor_last
             if last is None:
@@ -345,6 +366,8 @@ def _cited(names: Sequence[str], b: Binding, f: Facts) -> tuple[str, ...]:
             out += f.kidney.refs
         elif n == "monitor" and b.monitor_last is not None:
             out.append(b.monitor_last.ref)
+        elif n == "conflict" and b.conflict is not None:
+            out += b.conflict.refs
         elif n == "bp" and f.bp is not None:
             out += f.bp.refs
         elif n.startswith("lab:") and n[4:] in b.labs:
@@ -352,14 +375,20 @@ def _cited(names: Sequence[str], b: Binding, f: Facts) -> tuple[str, ...]:
     return refs(out)
 
 
-def _certainty(b: Binding) -> str:
-    return "uncertain" if b.uncertain else "probable" if b.probable else "certain"
+_CERTAINTY_ORDER = ("certain", "probable", "uncertain")
+
+
+def _certainty(b: Binding, own: str | None) -> str:
+    bound = "uncertain" if b.uncertain else "probable" if b.probable else "certain"
+    if own is None:
+        return bound
+    return max(bound, own, key=_CERTAINTY_ORDER.index)
 
 
 def _point(c: Criterion, pt: PointTemplate, f: Facts, b: Binding) -> Point:
     strength = tau(
         pt.severity or c.factors.severity,
-        _certainty(b),
+        _certainty(b, pt.certainty),
         c.factors.grade,
         pt.directness or c.factors.directness,
     )

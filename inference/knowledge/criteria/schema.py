@@ -115,6 +115,7 @@ class Trigger(_Strict):
     kidney_discordant: bool = False
     lab_ckd: bool = False  # CKD proven by labs (two low eGFRs 90 days apart, or UACR)
     bp_severe: bool = False
+    conflict: bool = False  # the latest day of some quantity holds conflicting values
     # At least one alternative must also hold; the first that does extends the binding
     # (e.g. "diabetes OR on metformin").
     any_of: tuple[Trigger, ...] = ()
@@ -136,6 +137,9 @@ class PointTemplate(_Strict):
     evidence: tuple[str, ...] = ()
     severity: Severity | None = None  # overrides the criterion's factor for this point
     directness: Directness | None = None
+    # The point's own basis when weaker than the facts bound (a speculation, "may loosen..."):
+    # the lower of this and the binding's certainty is used.
+    certainty: Literal["certain", "probable", "uncertain"] | None = None
     when: Trigger | None = None  # only made when this also holds
 
     @field_validator("text")
