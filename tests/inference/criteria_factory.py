@@ -152,6 +152,9 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
         b.lab("egfr", 48.0)
     if t.bp_severe:
         b.lab("systolic_bp", 190.0)
+    if t.renal_table:
+        b.med("metformin")
+        b.lab("egfr", 25.0)
     if t.conflict:
         b.lab("potassium", 4.0)
         b.lab("potassium", 6.1)
@@ -206,6 +209,10 @@ def negative(c: Criterion) -> tuple[PatientProfile, str]:
     if t.age_min is not None:
         b.age = int(c.params[t.age_min]) - 5
         return b.build(), "younger than the threshold"
+    if t.renal_table:
+        b.obs = [o for o in b.obs if o.display != "egfr"]
+        b.lab("egfr", 95.0)
+        return b.build(), "kidney function above every band"
     if t.kidney_discordant:
         b.obs = [o for o in b.obs if o.display != "creatinine"]
         return b.build(), "a single kidney estimate"

@@ -107,7 +107,7 @@ def test_metformin_within_the_ceiling_is_not_reduced() -> None:
     b.med("metformin", dose_mg=500.0)
     b.lab("egfr", 38.0)
     fired = {x.criterion.id for x in evaluate(CRITERIA, Facts(b.build()))}
-    assert "renal-metformin-reduce" not in fired
+    assert "renal-dose-table" not in fired
 
 
 def test_metformin_dose_not_stated_asks_to_verify_at_lower_strength() -> None:
@@ -115,7 +115,7 @@ def test_metformin_dose_not_stated_asks_to_verify_at_lower_strength() -> None:
     b.med("Metformin 500 MG Oral Tablet")
     b.lab("egfr", 38.0)
     facts = Facts(b.build())
-    (firing,) = [x for x in evaluate(CRITERIA, facts) if x.criterion.id == "renal-metformin-reduce"]
+    (firing,) = [x for x in evaluate(CRITERIA, facts) if x.criterion.id == "renal-dose-table"]
     assert firing.proposal.title.startswith("Verify")
     assert "dose not stated" in firing.proposal.points[0].text
     known = Builder(age=78)
@@ -124,7 +124,7 @@ def test_metformin_dose_not_stated_asks_to_verify_at_lower_strength() -> None:
     (sure,) = [
         x
         for x in evaluate(CRITERIA, Facts(known.build()))
-        if x.criterion.id == "renal-metformin-reduce"
+        if x.criterion.id == "renal-dose-table"
     ]
     assert firing.proposal.points[0].tau < sure.proposal.points[0].tau
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import product
 
 from service.core.profile import Observation, Problem
 
-from ..drugs import drug
+from ..drugs import RenalLimit, drug, renal_limit
 from ..facts import Conflict, Facts, MedFact, fmt
 from ..model import Output, Point, Proposal, add_or_merge, refs, rid, slug
 from ..strength import tau
@@ -47,6 +47,7 @@ class Binding:
     monitor_last: Observation | None = None
     monitor_quantity: str = ""
     conflict: Conflict | None = None
+    limit: RenalLimit | None = None
     uncertain: bool = False  # a fact it rests on is unknown (dose not stated)
     probable: bool = False  # a fact it rests on is indirect or stale
 
@@ -61,6 +62,7 @@ class Binding:
             self.monitor_last,
             self.monitor_quantity,
             self.conflict,
+            self.limit,
             self.uncertain,
             self.probable,
         )
@@ -136,6 +138,10 @@ def _match(
         return
     if t.conflict and not f.conflicts:
         return
+    if t.bound_matches:
+        bound = base.meds.get("a") if base is not None else None
+        if bound is None or not any(bound in f.with_spec(s) for s in t.bound_matches):
+            return
     b0 = base.copy() if base is not None else Binding()
     if t.conflict:
         b0.conflict = next(iter(sorted(f.conflicts.values(), key=lambda c: c.quantity)))
@@ -171,6 +177,9 @@ def _match(
         if alt is None:
             return
         b0 = alt
+    if t.renal_table:
+        yield from _renal_bindings(f, b0)
+        return
     conds: list[_Cond | None] = [None]
     if t.any_conditions:
         found = _conds(f, t.any_conditions)
@@ -214,6 +223,37 @@ def _match(
             bc = b.copy()
             bc.cond = c
             yield bc
+
+
+# Strictest first: one band, one activity per ingredient.
+_ACTION_RANK = ("avoid", "max-dose", "reduce", "review", "monitor")
+
+
+def _renal_bindings(f: Facts, base: Binding) -> Iterator[Binding]:
+    k = f.kidney
+    if k is None:
+        return
+    estimates = [v for v in (k.reported.value if k.reported else None, k.computed) if v]
+    egfr = min(estimates) if estimates else None
+    for m in f.meds:
+        for name in m.drugs:
+            limits = [
+                lim
+                for lim in renal_limit(name, egfr=egfr, crcl=k.crcl)
+                if lim.action in _ACTION_RANK
+            ]
+            for lim in sorted(limits, key=lambda x: (_ACTION_RANK.index(x.action), -x.urgent)):
+                b = base.copy()
+                b.meds["a"], b.names["a"], b.limit = m, name, lim
+                if k.discordant:
+                    b.probable = True
+                if lim.action == "max-dose" and lim.max_daily_mg is not None:
+                    if m.daily_mg is not None and m.daily_mg <= lim.max_daily_mg:
+                        continue
+                    if m.daily_mg is None:
+                        b.uncertain = True
+                yield b
+                break
 
 
 def _pick(m: MedFact, spec: str) -> str:
@@ -316,6 +356,17 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             if attr == "names":
                 return ", ".join(m.text for m in b.count)
             return str(b.count_value)
+        if head == "limit" and b.limit is not None:
+            lim = b.limit
+            if attr == "advice":
+                return lim.advice
+            if attr == "below":
+                return fmt(lim.below)
+            if attr == "max":
+                return fmt(lim.max_daily_mg)
+            if attr == "measure":
+                return "eGFR" if lim.measure == "egfr" else "creatinine clearance"
+            return lim.advice
         if head == "conflict" and b.conflict is not None:
             if attr == "quantity":
                 return _QUANTITY_LABEL.get(b.conflict.quantity, b.conflict.quantity)
@@ -350,6 +401,10 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
             out.add(str(_months(days)))
     if f.bp is not None:
         out |= {str(f.bp.readings), str(f.bp.raised)}
+    if b.limit is not None:  # the band's own thresholds, as its source states them
+        lim = b.limit
+        out |= {fmt(v) for v in (lim.below, lim.at_least, lim.max_daily_mg) if v is not None}
+        out |= set(re.findall(r"\d+(?:\.\d+)?", lim.advice))
     return frozenset(out)
 
 
@@ -432,18 +487,27 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
     every = _cited(("a", "b", "c", "cond", "count", "monitor"), b, f)
     every = refs(every, *(pt.facts for pt in points))
     acts = b.meds.get(o.acts_on) if o.acts_on else None
+    oid, title, category, priority, urgency = o.id, o.title, c.category, c.priority, o.urgency
+    if b.limit is not None and b.limit.action in c.variants:
+        v = c.variants[b.limit.action]
+        oid, title, category, priority = v.id, v.title, v.category, v.priority
+        if b.limit.urgent:
+            category, priority, urgency = "immediate-safety", "safety", 3
+    evidence = tuple(dict.fromkeys((*b.limit.evidence, *c.evidence))) if b.limit else ()
+    if evidence:
+        points = tuple(replace(x, evidence=evidence) for x in points)
     return Proposal(
-        slug_id(render(o.id, f, b, p)),
-        render(o.verify_title if b.uncertain else o.title, f, b, p),
-        "medication" if b.uncertain and c.category == "immediate-safety" else c.category,
+        slug_id(render(oid, f, b, p)),
+        render(o.verify_title if b.uncertain else title, f, b, p),
+        "medication" if b.uncertain and category == "immediate-safety" else category,
         render(o.description, f, b, p),
         every,
         pids,
         points,
         o.code,
         acts.ref if acts is not None else None,
-        min(o.urgency, 1) if b.uncertain else o.urgency,
-        "review" if b.uncertain else c.priority,
+        min(urgency, 1) if b.uncertain else urgency,
+        "review" if b.uncertain else priority,
         (c.id,),
     )
 

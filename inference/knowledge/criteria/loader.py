@@ -54,7 +54,7 @@ def _check_spec(spec: str) -> str | None:
 
 def _check_trigger(t: Trigger, where: str, quantities: frozenset[str]) -> list[tuple[str, str]]:
     bad: list[tuple[str, str]] = []
-    for field in ("drugs", "absent_drugs"):
+    for field in ("drugs", "absent_drugs", "bound_matches"):
         for i, spec in enumerate(getattr(t, field)):
             problem = _check_spec(spec)
             if problem:

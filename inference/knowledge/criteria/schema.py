@@ -116,11 +116,15 @@ class Trigger(_Strict):
     lab_ckd: bool = False  # CKD proven by labs (two low eGFRs 90 days apart, or UACR)
     bp_severe: bool = False
     conflict: bool = False  # the latest day of some quantity holds conflicting values
+    # Each active drug with a kidney-function band (drugs data, ``renal_limits``) that holds
+    # the governing kidney function binds ``a`` and ``limit`` (strictest band per ingredient).
+    renal_table: bool = False
+    bound_matches: tuple[str, ...] = ()  # in a point's ``when``: the bound ``a`` matches one
     # At least one alternative must also hold; the first that does extends the binding
     # (e.g. "diabetes OR on metformin").
     any_of: tuple[Trigger, ...] = ()
 
-    @field_validator("drugs", "absent_drugs")
+    @field_validator("drugs", "absent_drugs", "bound_matches")
     @classmethod
     def _specs(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         for s in v:
@@ -177,6 +181,20 @@ class ProblemTemplate(_Strict):
         return _no_literal_numbers(v)
 
 
+class Variant(_Strict):
+    """Option wording for one renal-band action (avoid, reduce, max-dose, review, monitor)."""
+
+    id: str
+    title: str
+    category: Category
+    priority: Priority
+
+    @field_validator("title")
+    @classmethod
+    def _numbers(cls, v: str) -> str:
+        return _no_literal_numbers(v)
+
+
 class Factors(_Strict):
     """Strength factors (see ``inference.knowledge.strength``); certainty of the patient fact
     is read from the facts themselves at evaluation time."""
@@ -202,6 +220,7 @@ class Criterion(_Strict):
     points: tuple[PointTemplate, ...] = Field(min_length=1)
     evidence: tuple[str, ...] = Field(min_length=1)
     factors: Factors
+    variants: dict[str, Variant] = Field(default_factory=dict)  # renal_table criteria only
     high_risk: bool = False  # counts toward the case's complexity
     negative_case: str = ""  # test hint: which exception the table-driven test exercises
 
