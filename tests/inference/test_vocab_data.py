@@ -7,6 +7,7 @@ recognise at least as much.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -67,11 +68,20 @@ def test_files_load_and_carry_the_evidence_base_version() -> None:
 Edit = Callable[[dict[str, Any]], object]
 
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+@functools.cache
+def _raw(source: Path) -> str:
+    return json.dumps(yaml.load(source.read_text(), Loader=_LOADER))
+
+
 def _broken(tmp_path: Path, source: Path, edit: Edit) -> Path:
-    data = yaml.safe_load(source.read_text())
+    data = json.loads(_raw(source))  # a fresh copy of the parsed file
     edit(data)
     out = tmp_path / source.name
-    out.write_text(yaml.safe_dump(data, sort_keys=False))
+    out.write_text(yaml.dump(data, Dumper=_DUMPER, sort_keys=False))
     return out
 
 
