@@ -518,6 +518,14 @@ def test_classify_uses_codes_text_ranges_and_implications() -> None:
     assert conditions.classify(_problem("Stress (finding)", (SNOMED, "73595000"))) == ("sdoh-need",)
     assert conditions.classify(_problem("Body mass index 30+ - obesity (finding)")) == ("obesity",)
     assert conditions.classify(_problem("Wobbly knees", ("urn:local", "LPL-0042"))) == ()
+    # VSAC value-set members, filtered by meaning: HFrEF is heart failure; a haemorrhagic
+    # infarction is not an ischaemic stroke (no antiplatelet); venous hypertension is not
+    # hypertension.
+    assert "heart-failure" in conditions.classify(_problem("", (SNOMED, "703272007")))
+    assert not conditions.matches_code("stroke", SNOMED, "230706003")
+    assert conditions.matches_code("stroke", SNOMED, "422504002")
+    assert not conditions.matches_code("hypertension", SNOMED, "234075003")
+    assert conditions.matches_code("limited-life-expectancy", SNOMED, "300936002")
     assert conditions.matches_code("ckd", ICD10, "N18.4")
     assert not conditions.matches_code("ckd", SNOMED, "N18.4")
     assert conditions.expand_icd10("F11-F13") == ("F11", "F12", "F13")
