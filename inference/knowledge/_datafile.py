@@ -1,4 +1,4 @@
-"""Load one knowledge data file (YAML) into its pydantic schema, or refuse it by name.
+"""Load one knowledge data file (YAML or JSON) into its pydantic schema, or refuse it by name.
 
 The knowledge tables under ``inference/knowledge/data`` are read once, when their module is
 imported (service start-up). A file that cannot be read, is not YAML, or breaks its schema raises
@@ -8,13 +8,14 @@ start-up instead of silently changing what the service recommends. No other I/O 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["DATA_DIR", "KnowledgeFileError", "load_yaml"]
+__all__ = ["DATA_DIR", "KnowledgeFileError", "load_file", "load_yaml"]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -57,18 +58,28 @@ def _where(raw: object, loc: tuple[int | str, ...]) -> str:
     return out
 
 
-def load_yaml(path: Path, model: type[M]) -> M:
-    """Read ``path`` and validate it as ``model``; any failure is a ``KnowledgeFileError``."""
+def load_file(path: Path, model: type[M]) -> M:
+    """Read ``path`` (JSON when it ends in .json, else YAML) and validate it as ``model``; any
+    failure is a ``KnowledgeFileError``."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise KnowledgeFileError(path, "", f"cannot be read ({exc.strerror})") from exc
-    try:
-        raw = yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else ""
-        raise KnowledgeFileError(path, where, f"not valid YAML ({exc})") from exc
+    raw: object
+    if path.suffix == ".json":
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise KnowledgeFileError(
+                path, f"line {exc.lineno}", f"not valid JSON ({exc.msg})"
+            ) from exc
+    else:
+        try:
+            raw = yaml.load(text, Loader=_Loader)  # a safe loader, see _Loader
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"line {mark.line + 1}" if mark is not None else ""
+            raise KnowledgeFileError(path, where, f"not valid YAML ({exc})") from exc
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
@@ -76,3 +87,6 @@ def load_yaml(path: Path, model: type[M]) -> M:
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         problem = str(err["msg"]).removeprefix("Value error, ")
         raise KnowledgeFileError(path, _where(raw, tuple(err["loc"])), problem + more) from exc
+
+
+load_yaml = load_file

@@ -74,6 +74,8 @@ _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 @functools.cache
 def _raw(source: Path) -> str:
+    if source.suffix == ".json":
+        return source.read_text()
     return json.dumps(yaml.load(source.read_text(), Loader=_LOADER))
 
 
@@ -81,7 +83,10 @@ def _broken(tmp_path: Path, source: Path, edit: Edit) -> Path:
     data = json.loads(_raw(source))  # a fresh copy of the parsed file
     edit(data)
     out = tmp_path / source.name
-    out.write_text(yaml.dump(data, Dumper=_DUMPER, sort_keys=False))
+    if source.suffix == ".json":
+        out.write_text(json.dumps(data))
+    else:
+        out.write_text(yaml.dump(data, Dumper=_DUMPER, sort_keys=False))
     return out
 
 
@@ -137,11 +142,6 @@ def _group(data: dict[str, Any], gid: str) -> dict[str, Any]:
             "unknown drug 'metforman'",
         ),
         (
-            lambda d: d["clinical_drugs"][0].update(ingredients={}),
-            "clinical_drugs[1043400].ingredients",
-            "at least 1 item",
-        ),
-        (
             lambda d: d["classes"].append({"id": "nsaid", "label": "again", "source": "atc"}),
             "(top level)",
             "'nsaid' is defined twice",
@@ -159,6 +159,42 @@ def test_a_drug_file_that_breaks_its_schema_is_refused(
     assert err.value.where == where
     assert problem in err.value.problem
     assert str(err.value).startswith(f"drugs.yaml: {where}: ")
+
+
+@pytest.mark.parametrize(
+    ("edit", "where", "problem"),
+    [
+        (
+            lambda d: d["clinical_drugs"][0].update(ingredients={}),
+            "clinical_drugs[1043400].ingredients",
+            "at least 1 item",
+        ),
+        (
+            lambda d: d["clinical_drugs"][0].update(ingredients={"acetaminophen": 0}),
+            "clinical_drugs[1043400].ingredients.acetaminophen",
+            "greater than 0",
+        ),
+        (
+            lambda d: d["clinical_drugs"][0].update(ingredients={"paracetamoll": 325}),
+            "clinical_drugs[1043400].ingredients",
+            "unknown drug 'paracetamoll'",
+        ),
+        (
+            lambda d: d["clinical_drugs"].append(dict(d["clinical_drugs"][0])),
+            "(top level)",
+            "'1043400' is defined twice",
+        ),
+        (lambda d: d.update(version="1999.01-1"), "version", "differs from drugs.yaml's"),
+    ],
+)
+def test_a_clinical_drug_file_that_breaks_its_schema_is_refused(
+    tmp_path: Path, edit: Edit, where: str, problem: str
+) -> None:
+    bad = _broken(tmp_path, drugs.CLINICAL_FILE, edit)
+    with pytest.raises(KnowledgeFileError) as err:
+        drugs.load_drugs(drugs.DRUGS_FILE, bad)
+    assert (err.value.file, err.value.where) == (bad, where)
+    assert problem in err.value.problem
 
 
 @pytest.mark.parametrize(
@@ -219,6 +255,10 @@ def test_unreadable_or_malformed_files_are_refused_by_name(tmp_path: Path) -> No
     bad.write_text(bad.read_text().replace("  - id: gout\n", "  - id: gout\n   bad: [\n", 1))
     with pytest.raises(KnowledgeFileError, match=r"conditions\.yaml: line \d+: not valid YAML"):
         conditions.load_conditions(bad)
+    bad_json = tmp_path / "clinical_drugs.json"
+    bad_json.write_text(drugs.CLINICAL_FILE.read_text().replace("},\n", "}\n", 1))
+    with pytest.raises(KnowledgeFileError, match=r"clinical_drugs\.json: line 5: not valid JSON"):
+        drugs.load_drugs(drugs.DRUGS_FILE, bad_json)
 
 
 # ------------------------------------------------------------------------------- codes
