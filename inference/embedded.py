@@ -57,7 +57,7 @@ from service.errors import BackendTimeout, CanoeError, StepFailed
 
 __all__ = ["KB_VERSION", "PANEL_SIZES", "EmbeddedExperts", "themes"]
 
-KB_VERSION = "2026.11-1"
+KB_VERSION = "2026.11-2"
 # The default sizes, by complexity: (base, extended).
 PANEL_SIZES: dict[str, tuple[int, int]] = {c: (b, e) for c, b, e in DEFAULT_PANEL_SIZES}
 _GRADE_RANK = {"A": 3, "B": 2, "C": 1}

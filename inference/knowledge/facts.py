@@ -226,8 +226,11 @@ class Facts:
             series = self.p.series(loincs)
             if not series or series[-1].effective is None:
                 continue
-            day = series[-1].effective
-            same = [o for o in series if o.effective == day and o.value is not None]
+            day, code = series[-1].effective, series[-1].loinc
+            # Same code, same day: two methods (direct and calculated LDL) may differ honestly.
+            same = [
+                o for o in series if o.effective == day and o.loinc == code and o.value is not None
+            ]
             values = sorted({o.value for o in same if o.value is not None})
             if len(values) >= 2 and values[-1] - values[0] > 0.1 * abs(values[-1]):
                 out[quantity] = Conflict(
@@ -262,7 +265,8 @@ class Facts:
         # tenth apart across a KDIGO category boundary (90, 60, 45, 30, 15) where dosing changes.
         gap = (high - value) / high if high else 0.0
         crosses = any(value < edge <= high for edge in _KDIGO_EDGES)
-        discordant = conflicted or gap > 0.2 or (crosses and gap > 0.1)
+        # Only where it matters for dosing: the lower estimate below 60.
+        discordant = conflicted or (value < 60 and (gap > 0.2 or (crosses and gap > 0.1)))
         refs = tuple(o.ref for o in (reported, creat) if o is not None)
         return Kidney(value, basis, reported, creat, computed, crcl, discordant, refs)
 
@@ -321,6 +325,8 @@ class Facts:
     def numbers(self) -> frozenset[str]:
         """Every number rendered from a typed fact (the property test's allow-list)."""
         vals: list[float | None] = [float(self.age) if self.age is not None else None]
+        if self.age is not None and self.age >= 90:
+            vals.append(90.0)  # ages from 90 are stated as "90 or over"
         vals += [o.value for o in self.p.readings]
         vals += [o.value for o in self.p.observations]
         for m in self.meds:

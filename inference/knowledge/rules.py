@@ -2007,7 +2007,6 @@ def analyse(profile: PatientProfile) -> Analysis:
     _sulfonylureas(c, o)
     _nsaids(c, o)
     _antipsychotics(c, o)
-    fired = apply_criteria(CRITERIA, c, o)
     _missing_therapy(c, o)
     _blood_pressure(c, o)
     _falls(c, o)
@@ -2016,6 +2015,14 @@ def analyse(profile: PatientProfile) -> Analysis:
     _social(c, o, base)
     _copd(c, o)
     _nephrology(c, o)
+    # Criteria after the rule functions: where both propose an activity, the rule's wording
+    # (often more specific) leads and the points are united in one option.
+    fired = apply_criteria(CRITERIA, c, o)
+    # Rule functions and criteria may propose the same activity: one option, points united.
+    merged = Output(o.problems, [], o.high_risk)
+    for prop in o.proposals:
+        add_or_merge(merged, prop)
+    o = merged
     level, score, breakdown, dims = _complexity(c, base, o)
     problems = (*base, *sorted(o.problems, key=lambda p: p.id))
     known = {p.id for p in problems}

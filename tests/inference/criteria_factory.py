@@ -109,6 +109,16 @@ class Builder:
         )
 
 
+def _excluded(c: Criterion) -> frozenset[str]:
+    """Drugs an exception names for the bound ``a`` (a positive case must avoid them)."""
+    out: set[str] = set()
+    for ex in c.exceptions:
+        for spec in ex.bound_matches:
+            kind, _, name = spec.partition(":")
+            out |= {name} if kind == "drug" else {d.name for d in DRUGS if name in d.classes}
+    return frozenset(out)
+
+
 def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
     if t.age_min is not None:
         b.age = max(b.age, int(params[t.age_min]) + 1)
@@ -125,6 +135,8 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
             dose = params[t.daily_mg_above] * 2
         if i == 0 and t.min_years_on is not None:
             authored = date(AS_OF.year - int(params[t.min_years_on]) - 1, 1, 1)
+        if i == 0 and t.min_days_on is not None:
+            authored = AS_OF - timedelta(days=int(params[t.min_days_on]) + 10)
         b.med(name, authored, dose)
     for group in t.any_conditions[:1]:
         b.condition(group)
@@ -132,10 +144,19 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
         v = params[lab.param]
         value = v * 0.9 if lab.op in ("<", "<=") else v * 1.1 + 1
         b.lab("egfr" if lab.quantity == "kidney" else lab.quantity, value)
-    if t.count is not None:
+    if t.count is not None and t.count.by == "acb":
+        total = 0
+        for d in DRUGS:
+            if total >= params[t.count.min]:
+                break
+            if getattr(d, "acb", 0) and d.name not in taken:
+                taken.add(d.name)
+                b.med(d.name)
+                total += int(d.acb)
+    elif t.count is not None:
         need = int(params[t.count.min])
         got = 0
-        for spec in t.count.specs or ("flag:anticholinergic",):
+        for spec in t.count.specs:
             while got < need:
                 try:
                     name = drug_for(spec, frozenset(taken))
@@ -164,17 +185,19 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
 
 def positive(c: Criterion) -> PatientProfile:
     b = Builder()
-    _satisfy(b, c.trigger, c.params, set())
+    _satisfy(b, c.trigger, c.params, set(_excluded(c)))
     return b.build()
 
 
 def negative(c: Criterion) -> tuple[PatientProfile, str]:
     """A profile the criterion must not fire on, and why."""
     b = Builder()
-    taken: set[str] = set()
+    taken: set[str] = set(_excluded(c))
     _satisfy(b, c.trigger, c.params, taken)
     if c.exceptions:
         ex = c.exceptions[0]
+        if ex.bound_matches:  # the bound drug is the excepted one
+            b.meds[0] = replace(b.meds[0], text=drug_for(ex.bound_matches[0]))
         # An exception's labs replace the trigger's own readings of the same quantity.
         qs = {("egfr" if lab.quantity == "kidney" else lab.quantity) for lab in ex.labs}
         b.obs = [o for o in b.obs if o.display not in qs]
@@ -206,6 +229,9 @@ def negative(c: Criterion) -> tuple[PatientProfile, str]:
     if t.drugs:
         b.meds.pop()
         return b.build(), "one trigger drug missing"
+    if t.any_conditions:
+        b.problems.pop(0)
+        return b.build(), "the condition is absent"
     if t.age_min is not None:
         b.age = int(c.params[t.age_min]) - 5
         return b.build(), "younger than the threshold"

@@ -102,7 +102,7 @@ def test_criteria_set_priority_and_category() -> None:
 
 
 def _copy_with(tmp_path: Path, mutate: object) -> Path:
-    src = sorted(CRITERIA_DIR.glob("*.json"))[0]
+    src = CRITERIA_DIR / "interactions.json"
     data = json.loads(src.read_text())
     mutate(data)  # type: ignore[operator]
     out = tmp_path / src.name

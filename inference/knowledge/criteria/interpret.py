@@ -86,6 +86,10 @@ _QUANTITY_LABEL = {
     "systolic_bp": "systolic blood pressure",
     "diastolic_bp": "diastolic blood pressure",
     "haemoglobin": "haemoglobin",
+    "ldl": "LDL cholesterol",
+    "uacr": "urine albumin-creatinine ratio",
+    "weight": "body weight",
+    "tsh": "TSH",
 }
 
 
@@ -208,6 +212,10 @@ def _match(
             yrs = f.years_on(a) if a is not None else None
             if yrs is None or yrs < params[t.min_years_on]:
                 continue
+        if t.min_days_on is not None:
+            start = a.first_authored if a is not None else None
+            if start is None or (f.p.as_of - start).days < params[t.min_days_on]:
+                continue
         if t.daily_mg_above is not None:
             if a is None:
                 continue
@@ -324,6 +332,9 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
                 return _dose_phrase(med)
             if attr == "years":
                 return fmt(float(f.years_on(med) or 0))
+            if attr == "weeks":
+                start = med.first_authored
+                return fmt(float((f.p.as_of - start).days // 7)) if start else "?"
             return "?"
         if head == "trigger":
             if b.cond is not None:
@@ -401,6 +412,9 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
             out.add(str(_months(days)))
     if f.bp is not None:
         out |= {str(f.bp.readings), str(f.bp.raised)}
+    for m in b.meds.values():
+        if m.first_authored is not None:
+            out.add(fmt(float((f.p.as_of - m.first_authored).days // 7)))
     if b.limit is not None:  # the band's own thresholds, as its source states them
         lim = b.limit
         out |= {fmt(v) for v in (lim.below, lim.at_least, lim.max_daily_mg) if v is not None}

@@ -44,8 +44,16 @@ Kind = Literal[
 ]
 KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
 Priority = Literal["safety", "omission", "monitoring", "review"]
+# The plan categories (``service.core.evaluation.CATEGORY_ORDER``).
 Category = Literal[
-    "immediate-safety", "medication", "monitoring", "referral", "education", "lifestyle", "social"
+    "immediate-safety",
+    "medication",
+    "monitoring",
+    "mental-health",
+    "rehabilitation",
+    "caregiver-support",
+    "referral",
+    "follow-up",
 ]
 Severity = Literal["critical", "major", "moderate", "minor"]
 Grade = Literal["A", "B", "C", "D"]
@@ -111,6 +119,7 @@ class Trigger(_Strict):
     monitor: Monitor | None = None
     count: Count | None = None
     min_years_on: str | None = None  # drug ``a`` taken at least this many years (first order)
+    min_days_on: str | None = None  # drug ``a`` taken at least this many days (first order)
     daily_mg_above: str | None = None  # drug ``a``'s daily dose above this (unknown: verify)
     kidney_discordant: bool = False
     lab_ckd: bool = False  # CKD proven by labs (two low eGFRs 90 days apart, or UACR)
@@ -228,7 +237,11 @@ class Criterion(_Strict):
     def _params_named(self) -> Criterion:
         used: list[str] = []
         for t in (self.trigger, *self.exceptions):
-            used += [x for x in (t.age_min, t.age_max, t.min_years_on, t.daily_mg_above) if x]
+            used += [
+                x
+                for x in (t.age_min, t.age_max, t.min_years_on, t.min_days_on, t.daily_mg_above)
+                if x
+            ]
             used += [lab.param for lab in t.labs]
             if t.monitor is not None:
                 used.append(t.monitor.days)
