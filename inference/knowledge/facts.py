@@ -17,7 +17,7 @@ from datetime import date
 from service.core.profile import LOINC_GROUPS, Medication, Observation, PatientProfile, Problem
 
 from .conditions import GROUPS_BY_KEY, classify
-from .drugs import drug, identify
+from .drugs import drug, identify, strength_mg
 
 __all__ = [
     "BloodPressure",
@@ -158,6 +158,17 @@ class Facts:
             starts = [first[n] for n in names if n in first]
             text = m.text or next((c.display for c in m.codes if c.display), m.ref)
             unit_mg, stated = _unit_dose(m, text)
+            if unit_mg is None and names:  # the RxNorm clinical drug's strength (drug table)
+                unit_mg = next(
+                    (
+                        mg
+                        for c in m.codes
+                        if c.code
+                        for mg in (strength_mg(c.code, names[0]),)
+                        if mg is not None
+                    ),
+                    None,
+                )
             daily = unit_mg * m.times_per_day if unit_mg and m.times_per_day else None
             out.append(
                 MedFact(

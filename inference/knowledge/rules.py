@@ -24,7 +24,7 @@ from .conditions import GROUPS_BY_KEY, is_sdoh_need
 from .criteria import load
 from .criteria.interpret import apply_criteria
 from .drugs import CLASS_LABELS, drug
-from .facts import Facts, MedFact
+from .facts import BloodPressure, Facts, MedFact
 from .model import (
     Analysis,
     Cited,
@@ -39,7 +39,6 @@ from .model import (
 from .roles import POOL, ROLE_BY_NAME
 from .tables import (
     LOINC_BMI,
-    LOINC_DBP,
     LOINC_MMSE,
     LOINC_POTASSIUM,
     LOINC_SBP,
@@ -93,6 +92,9 @@ class _Case(Facts):
 
     def egfr(self) -> Observation | None:
         return self.latest("egfr")
+
+    def series_refs(self, bp: BloodPressure) -> tuple[str, ...]:
+        return bp.refs
 
     def latest_obs(self, loincs: Iterable[str]) -> Observation | None:
         found = [self.obs[c] for c in loincs if c in self.obs]
@@ -1161,83 +1163,78 @@ def _missing_therapy(c: _Case, o: Output) -> None:
                 1,
             )
         )
-    for m in c.with_spec("class:bisphosphonate"):
-        yrs = _years(m.authored, c.p.as_of)
-        if not yrs or yrs < 5:
-            continue
-        fractures = c.ever("fracture")
-        pts = [
-            _pt(
-                "pharmacist",
-                "support",
-                f"{m.text} for {yrs} years: after five years the benefit should be reassessed "
-                "and a drug holiday considered (rare atypical fractures).",
-                (m,),
-                ("EB-BONE-002",),
-                0.5,
-            ),
-        ]
-        if fractures:
-            pts.append(
-                _pt(
-                    "geriatrician",
-                    "attack",
-                    f"Fragility fractures on record ({_names_p(fractures[:2])}): fracture "
-                    "risk remains high, so continuing treatment is reasonable.",
-                    (m, *fractures),
-                    ("EB-BONE-001",),
-                    0.58,
-                )
-            )
-        o.proposals.append(
-            Proposal(
-                f"opt-review-duration-{m.drugs[0]}",
-                f"Review long-term {m.drugs[0]} (over 5 years)",
-                "medication",
-                "Reassess fracture risk and the case for a drug holiday.",
-                refs((m,), fractures),
-                _prob_ids(c.active("osteoporosis")),
-                tuple(pts),
-                None,
-                m.ref,
-                0,
-            )
-        )
+    # Bisphosphonate duration is the criterion deprescribe-bisphosphonate-duration (counted
+    # from the first order of the ingredient, not the latest repeat).
+
+
+
+# Every class that lowers blood pressure, so the text names all of them (verapamil included).
+_BP_LOWERING = (
+    "class:antihypertensive",
+    "class:ccb",
+    "class:thiazide",
+    "class:loop-diuretic",
+    "class:beta-blocker",
+    "class:alpha-blocker",
+    "class:mra",
+)
 
 
 def _blood_pressure(c: _Case, o: Output) -> None:
+    """Raised blood pressure read from every reading in the last year (issue 13 item 3): how
+    many readings, how many raised, every antihypertensive named; a severe reading (180
+    systolic or 110 diastolic and above) is acted on, not deferred for confirmation."""
     htn = c.active("hypertension")
-    sbp = c.latest_obs((LOINC_SBP,))
-    dbp = c.latest_obs((LOINC_DBP,))
-    if not htn or sbp is None or sbp.value is None:
+    bpf = c.bp
+    if not htn or bpf is None:
         return
-    high = sbp.value >= 140 or (dbp is not None and (dbp.value or 0) >= 90)
-    if not high:
+    if bpf.systolic < 140 and bpf.diastolic < 90:
         return
-    bp = f"{_fmt(sbp.value)}/{_fmt(dbp.value if dbp else None)} mmHg"
-    facts: tuple[Cited, ...] = (*htn, sbp)
-    treatment = _names(c.with_spec("class:thiazide") + c.with_spec("class:dhp-ccb"))
+    bp = f"{_fmt(bpf.systolic)}/{_fmt(bpf.diastolic)} mmHg"
+    readings = c.series_refs(bpf)
+    facts: tuple[Cited | str, ...] = (*htn, *readings)
+    drugs = tuple(dict.fromkeys(m for k in _BP_LOWERING for m in c.with_spec(k)))
+    treatment = _names(drugs)
+    count = (
+        f"{bpf.raised} of {bpf.readings} readings in the last year raised"
+        if bpf.readings > 1
+        else "one reading in the last year"
+    )
     pts = [
         _pt(
             "gp",
             "support",
-            f"Latest blood pressure {bp} with {htn[0].text} on "
-            f"{treatment or 'current treatment'}"
-            ": above target; adjust treatment after confirming with home readings.",
-            facts,
+            f"Latest blood pressure {bp} ({count}) with {htn[0].text} on "
+            f"{treatment or 'no antihypertensive'}: above target; adjust treatment.",
+            (*facts, *drugs),
             ("EB-CV-001",),
-            0.62,
-        ),
-        _pt(
-            "nurse",
-            "support",
-            f"A single reading of {bp} needs confirming with home or ambulatory measurement "
-            "before treatment changes.",
-            facts,
-            ("EB-CV-002",),
-            0.5,
+            0.7 if bpf.severe else 0.62,
         ),
     ]
+    if bpf.severe:
+        pts.append(
+            _pt(
+                "nurse",
+                "support",
+                f"A reading of {bp} is severe: treat now and recheck within days rather than "
+                "waiting for home readings.",
+                facts,
+                ("EB-CV-001", "EB-CV-002"),
+                0.65,
+            )
+        )
+    elif bpf.readings <= 1 or bpf.raised <= 1:
+        pts.append(
+            _pt(
+                "nurse",
+                "support",
+                f"Only {'one raised reading' if bpf.raised <= 1 else 'one reading'} ({bp}) in the "
+                "last year: confirm with home or ambulatory measurement before changing treatment.",
+                facts,
+                ("EB-CV-002",),
+                0.5,
+            )
+        )
     if c.with_spec("class:nsaid"):
         pts.append(
             _pt(
@@ -1245,12 +1242,12 @@ def _blood_pressure(c: _Case, o: Output) -> None:
                 "support",
                 f"{_names(c.with_spec('class:nsaid'))} raises blood pressure; stopping it "
                 "is the first step.",
-                (*c.with_spec("class:nsaid"), sbp),
+                (*c.with_spec("class:nsaid"), *readings[-1:]),
                 ("EB-MEDSAFE-006",),
                 0.5,
             )
         )
-    if c.age is not None and c.age >= 80:
+    if c.age is not None and c.age >= 80 and not bpf.severe:
         pts.append(
             _pt(
                 "geriatrician",
@@ -1267,14 +1264,16 @@ def _blood_pressure(c: _Case, o: Output) -> None:
         Proposal(
             "opt-review-bp",
             f"Review blood pressure treatment (latest {bp})",
-            "medication",
-            "Confirm raised readings and adjust antihypertensive treatment.",
+            "immediate-safety" if bpf.severe else "medication",
+            f"{count.capitalize()}; adjust antihypertensive treatment"
+            + (" now." if bpf.severe else " after confirming raised readings."),
             refs(facts),
             _prob_ids(htn),
             tuple(pts),
             None,
             None,
-            1,
+            3 if bpf.severe else 1,
+            "safety" if bpf.severe else "review",
         )
     )
 
@@ -1798,8 +1797,10 @@ def _copd(c: _Case, o: Output) -> None:
     copd = c.active("copd")
     if not copd:
         return
-    inhalers = (*c.with_spec("class:bronchodilator"), *c.with_spec("class:inhaled-corticosteroid"))
+    inhalers = tuple(dict.fromkeys(c.with_spec("class:inhaler")))
     dementia = c.active("dementia")
+    # Inhaler technique only where an inhaler is prescribed (no claims about absent drugs);
+    # a COPD diagnosis with no inhaler is an omission (criterion start-inhaler-copd).
     pts = [
         _pt(
             "physiotherapist",
@@ -1811,15 +1812,6 @@ def _copd(c: _Case, o: Output) -> None:
             0.6,
         ),
         _pt(
-            "nurse",
-            "support",
-            f"Check inhaler technique for {_names(inhalers) or 'the inhalers'}; poor technique "
-            "is common and fixable.",
-            (*copd, *inhalers),
-            ("EB-RESP-001",),
-            0.55,
-        ),
-        _pt(
             "care-coordinator",
             "attack",
             "A rehabilitation course means many visits; transport may be a barrier.",
@@ -1828,7 +1820,19 @@ def _copd(c: _Case, o: Output) -> None:
             0.3,
         ),
     ]
-    if dementia:
+    if inhalers:
+        pts.append(
+            _pt(
+                "nurse",
+                "support",
+                f"Check inhaler technique for {_names(inhalers)}; poor technique is common and "
+                "fixable.",
+                (*copd, *inhalers),
+                ("EB-RESP-001",),
+                0.55,
+            )
+        )
+    if dementia and inhalers:
         pts.append(
             _pt(
                 "occupational-therapist",
@@ -1843,7 +1847,11 @@ def _copd(c: _Case, o: Output) -> None:
     o.proposals.append(
         Proposal(
             "opt-copd-rehab",
-            "Inhaler technique review and pulmonary rehabilitation",
+            (
+                "Inhaler technique review and pulmonary rehabilitation"
+                if inhalers
+                else "Pulmonary rehabilitation"
+            ),
             "rehabilitation",
             "COPD self-management and rehabilitation.",
             refs(copd, inhalers),

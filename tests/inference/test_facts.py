@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 from datetime import date, timedelta
 
 import pytest
@@ -200,3 +201,54 @@ def test_plausible_extremes_are_kept() -> None:
     profile = ingest(_with_values(6.0, 0.0))
     assert any(o.loinc == "33914-3" and o.value == 6.0 for o in profile.observations)
     assert any(o.loinc == "72106-8" and o.value == 0.0 for o in profile.observations)
+
+
+# -- rule functions read the typed facts ------------------------------------------------------
+
+
+def test_blood_pressure_line_counts_readings_names_every_drug_and_does_not_defer_severe() -> None:
+    b = Builder(age=72)
+    b.condition("hypertension")
+    b.med("Amlodipine 5 MG Oral Tablet")
+    b.med("Verapamil Hydrochloride 40 MG")
+    b.med("Hydrochlorothiazide 25 MG")
+    for days in (270, 180, 90, 0):
+        b.lab("systolic_bp", 189.0, AS_OF - timedelta(days=days))
+        b.obs[-1] = replace(b.obs[-1], ref=f"Observation/bp{days}")
+        b.obs.append(replace(b.obs[-1], loinc="8462-4", value=102.0, display="diastolic_bp"))
+    a = analyse(b.build())
+    p = a.proposal("opt-review-bp")
+    assert p is not None and p.category == "immediate-safety"
+    text = " ".join(pt.text for pt in p.points)
+    assert "4 of 4 readings" in text
+    assert "single reading" not in text and "confirm with home" not in text
+    for name in ("Amlodipine", "Verapamil", "Hydrochlorothiazide"):
+        assert name in text
+
+
+def test_no_inhaler_technique_claim_without_an_inhaler() -> None:
+    b = Builder()
+    b.condition("copd")
+    a = analyse(b.build())
+    texts = " ".join(pt.text for p in a.proposals for pt in p.points)
+    assert "inhaler technique" not in texts.lower()
+    assert a.proposal("opt-start-copd-inhaler") is not None
+
+
+def test_bisphosphonate_duration_counts_from_the_first_order() -> None:
+    b = Builder()
+    for year in (2008, 2012, 2016, 2021):
+        b.meds.append(
+            Medication(
+                f"MedicationRequest/aln{year}",
+                "alendronic acid 70 MG",
+                (Code(RXNORM, "", "alendronate"),),
+                "active" if year == 2021 else "completed",
+                "order",
+                date(year, 3, 1),
+            )
+        )
+    a = analyse(b.build())
+    p = a.proposal("opt-review-duration-alendronate")
+    assert p is not None
+    assert "16 years" in p.points[0].text
