@@ -601,64 +601,6 @@ def _classes_of(name: str) -> tuple[str, ...]:
     return drug(name).classes
 
 
-def _sulfonylureas(c: _Case, o: Output) -> None:
-    if not c.older:
-        return
-    for m in c.with_spec("class:long-acting-sulfonylurea"):
-        name = m.drugs[0]
-        pid = o.problem(
-            f"prob-pim-{name}",
-            f"Potentially inappropriate medication: {name} (long-acting sulfonylurea)",
-            (m,),
-            "prolonged hypoglycaemia risk in older adults",
-            ("medication", "metabolic"),
-            m.text,
-            0.85,
-        )
-        o.high_risk += 1
-        pts = (
-            _pt(
-                "pharmacist",
-                "support",
-                f"{m.text} is a long-acting sulfonylurea: prolonged hypoglycaemia in "
-                f"{_age_phrase(c)}; the Beers criteria advise avoiding it.",
-                (m,),
-                ("EB-MEDSAFE-005", "EB-DM-002"),
-                0.75,
-            ),
-            _pt(
-                "endocrinologist",
-                "support",
-                "An agent with low hypoglycaemia risk fits a relaxed, individualised target.",
-                (m,),
-                ("EB-DM-002",),
-                0.6,
-            ),
-            _pt(
-                "gp",
-                "attack",
-                "Switching needs glucose checks while the new agent settles.",
-                (m,),
-                ("EB-DM-001",),
-                0.3,
-            ),
-        )
-        o.proposals.append(
-            Proposal(
-                f"opt-switch-{name}",
-                f"Switch {name} to a lower-hypoglycaemia agent",
-                "medication",
-                f"Replace {m.text}.",
-                (m.ref,),
-                (pid,),
-                pts,
-                None,
-                m.ref,
-                2,
-            )
-        )
-
-
 def _nsaids(c: _Case, o: Output) -> None:
     ckd = (*c.active("ckd"),)
     hf = c.active("heart-failure")
@@ -819,57 +761,6 @@ def _nsaids(c: _Case, o: Output) -> None:
                 m.ref,
                 2,
             ),
-        )
-
-
-def _antipsychotics(c: _Case, o: Output) -> None:
-    dementia = c.active("dementia")
-    if not dementia:
-        return
-    for m in c.with_spec("class:antipsychotic"):
-        name = m.drugs[0]
-        pid = o.problem(
-            f"prob-pim-{name}",
-            f"Antipsychotic in dementia: {name}",
-            (m, *dementia),
-            "raised stroke and mortality risk in dementia",
-            ("medication", "cognition", "mental"),
-            m.text,
-            0.85,
-        )
-        o.high_risk += 1
-        pts = (
-            _pt(
-                "psychiatrist",
-                "support",
-                f"{m.text} in {dementia[0].text}: higher risk of stroke and death; reduce and "
-                "stop unless distressing psychosis persists.",
-                (m, *dementia),
-                ("EB-MEDSAFE-008",),
-                0.75,
-            ),
-            _pt(
-                "nurse",
-                "attack",
-                "Behavioural symptoms may return; carers need a plan before the dose is cut.",
-                (m,),
-                ("EB-COG-003",),
-                0.4,
-            ),
-        )
-        o.proposals.append(
-            Proposal(
-                f"opt-review-{name}",
-                f"Reduce and review {name}",
-                "medication",
-                f"Review the indication for {m.text}.",
-                (m.ref,),
-                (pid,),
-                pts,
-                None,
-                m.ref,
-                2,
-            )
         )
 
 
@@ -2012,9 +1903,7 @@ def analyse(profile: PatientProfile) -> Analysis:
     _polypharmacy(c, o)
     _benzodiazepines(c, o)
     _anticholinergics(c, o)
-    _sulfonylureas(c, o)
     _nsaids(c, o)
-    _antipsychotics(c, o)
     _missing_therapy(c, o)
     _blood_pressure(c, o)
     _falls(c, o)
