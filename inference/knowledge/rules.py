@@ -24,7 +24,7 @@ from .conditions import GROUPS_BY_KEY, is_sdoh_need
 from .criteria import load
 from .criteria.interpret import apply_criteria
 from .drugs import CLASS_LABELS, drug
-from .facts import BloodPressure, Facts, MedFact
+from .facts import BloodPressure, Facts, MedFact, fmt
 from .model import (
     Analysis,
     Cited,
@@ -74,9 +74,8 @@ def _years(a: date | None, b: date) -> int | None:
 
 
 def _fmt(value: float | None) -> str:
-    if value is None:
-        return "?"
-    return f"{value:.0f}" if abs(value) >= 20 else f"{value:.1f}"
+    """One rendering of numbers for rules and criteria (``facts.fmt``), so texts match facts."""
+    return fmt(value)
 
 
 class _Case(Facts):
@@ -1228,7 +1227,10 @@ def _falls(c: _Case, o: Output) -> str | None:
             ("osteoporosis", osteo),
             ("dementia", dementia),
             ("fall-risk medicines: " + ", ".join(m.drugs[0] for m in frids), frids),
-            ("age 80 or over", c.age is not None and c.age >= 80),
+            (
+                f"age {c.age}" if (c.age or 0) < 90 else "age 90 or over",
+                c.age is not None and c.age >= 80,
+            ),
             ("previous stroke", c.active("stroke")),
         )
         if on

@@ -160,3 +160,19 @@ def test_the_shipped_files_load() -> None:
 @pytest.fixture(scope="module")
 def fixture_profiles() -> dict[str, object]:
     return {p.stem: ingest(p.read_bytes()) for p in REALISTIC_BUNDLES}
+
+
+def test_rule_function_texts_state_only_typed_facts(fixture_profiles: dict[str, object]) -> None:
+    """The remaining rule functions (not yet data) obey the same number rule on the fixtures."""
+    checked = 0
+    for name, profile in fixture_profiles.items():
+        facts = Facts(profile)  # type: ignore[arg-type]
+        allowed = facts.numbers()
+        for p in analyse(profile).proposals:  # type: ignore[arg-type]
+            if p.criteria:
+                continue
+            for text in (p.title, p.description, *(pt.text for pt in p.points)):
+                stray = [n for n in _numbers_in(text) if n not in allowed]
+                assert not stray, f"{name} {p.id}: {stray} in {text!r}"
+                checked += 1
+    assert checked > 50
