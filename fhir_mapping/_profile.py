@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Final
 
 from fhir_mapping import r4
+from fhir_mapping._plausible import implausible
 from fhir_mapping._social import social_kind
 from fhir_mapping.codes import (
     ICD10,
@@ -176,6 +177,7 @@ class _Builder:
         self.encounters: list[Encounter] = []
         self.social: list[SocialFact] = []
         self.unused: list[UnusedFact] = []
+        self.readings: list[tuple[date, int, Observation]] = []
         self.dates: list[date] = []
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -269,9 +271,13 @@ class _Builder:
             recognised = _recognise(e.ref, path, concept, _MEDICATION_SYSTEMS, self.unused)
         (authored,) = self._note(r.authoredOn)
         dose = frequency = route = ""
+        dose_value: float | None = None
+        dose_unit = ""
+        per_day: float | None = None
         dosage: Any = (r.dosageInstruction or [None])[0]
         if dosage is not None:
             dose, frequency, route = _dosage(dosage)
+            dose_value, dose_unit, per_day = _typed_dose(dosage)
         self.medications.append(
             Medication(
                 ref=e.ref,
@@ -284,6 +290,9 @@ class _Builder:
                 frequency=frequency,
                 route=route,
                 recognised=recognised,
+                dose_value=dose_value,
+                dose_unit=dose_unit,
+                times_per_day=per_day,
             )
         )
 
@@ -348,6 +357,12 @@ class _Builder:
         return (candidates[0] if candidates else ""), ok and bool(candidates)
 
     def _keep_obs(self, obs: Observation, order: int) -> None:
+        if obs.value is not None and obs.recognised:
+            problem = implausible(obs.loinc, obs.value, obs.unit)
+            if problem is not None:
+                self.unused.append(UnusedFact(obs.ref, f"Observation[{obs.loinc}].value", problem))
+                return
+            self.readings.append((obs.effective or date.min, order, obs))
         # Latest per LOINC code; ties (Synthea repeats results on one date) go to the later entry.
         # Observations without a LOINC code are kept one per resource.
         key = obs.loinc if obs.loinc and obs.recognised else f"{obs.ref}#{obs.loinc}#{obs.display}"
@@ -419,6 +434,26 @@ def _dosage(dosage: Any) -> tuple[str, str, str]:
     return dose, frequency, route
 
 
+_PER_DAY = {"s": 86_400.0, "min": 1_440.0, "h": 24.0, "d": 1.0, "wk": 1 / 7, "mo": 1 / 30}
+
+
+def _typed_dose(dosage: Any) -> tuple[float | None, str, float | None]:
+    """(dose per administration, its unit, administrations per day) where the record states them
+    as data; never guessed from free text."""
+    value: float | None = None
+    unit = ""
+    for dr in dosage.doseAndRate or ():
+        q = dr.doseQuantity
+        if q is not None and q.value is not None:
+            value, unit = float(q.value), str(q.unit or q.code or "")
+            break
+    per_day: float | None = None
+    rep = dosage.timing.repeat if dosage.timing is not None else None
+    if rep is not None and rep.frequency and rep.period and rep.periodUnit in _PER_DAY:
+        per_day = float(rep.frequency) / float(rep.period) * _PER_DAY[str(rep.periodUnit)]
+    return value, unit, per_day
+
+
 def _value(r: Any) -> tuple[float | None, str, str]:
     """(numeric value, unit, text value) of an Observation or component."""
     q = r.valueQuantity
@@ -477,6 +512,7 @@ def build(parsed: ParsedBundle) -> PatientProfile:
         encounters=tuple(b.encounters),
         social=tuple(b.social),
         unused=tuple(b.unused),
+        readings=tuple(o for _, _, o in sorted(b.readings, key=lambda t: (t[0], t[1]))),
         source_refs=_source_refs(parsed.entries),
     )
 

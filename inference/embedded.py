@@ -76,7 +76,7 @@ from service.errors import BackendTimeout, CanoeError, StepFailed
 
 __all__ = ["KB_VERSION", "PANEL_SIZES", "EmbeddedExperts", "themes"]
 
-KB_VERSION = "2026.11-1"
+KB_VERSION = "2026.11-2"
 # The default sizes, by complexity: (base, extended).
 PANEL_SIZES: dict[str, tuple[int, int]] = {c: (b, e) for c, b, e in DEFAULT_PANEL_SIZES}
 T = TypeVar("T")
@@ -343,11 +343,21 @@ def _assess(a: Analysis, profile: PatientProfile) -> Assessment:
     return Assessment(_complexity(a, profile), a.dimensions, problems, options)
 
 
+_PRIORITY_ORDER: tuple[Priority, ...] = ("safety", "omission", "monitoring", "review")
+
+
 def _priority(p: Proposal) -> Priority:
-    """The clinical priority class of a proposal (a ``priority`` the rules set wins)."""
+    """The clinical priority class of a proposal: the more urgent of the class its criteria
+    state and the class its kind of action implies (a proposal that a rule function and a
+    criterion both made must not lose the rule's "stop this drug" urgency to a default)."""
+    implied = _implied_priority(p)
     given = getattr(p, "priority", None)
-    if given in ("safety", "omission", "monitoring", "review"):
-        return cast(Priority, given)
+    if given in _PRIORITY_ORDER:
+        return min(cast(Priority, given), implied, key=_PRIORITY_ORDER.index)
+    return implied
+
+
+def _implied_priority(p: Proposal) -> Priority:
     if p.category == "immediate-safety":
         return "safety"
     if p.id.startswith(_OMISSIONS):

@@ -1,194 +1,394 @@
-"""Drug knowledge as data: ingredients, their classes, and how to recognise them in a record.
+"""Drug knowledge: ingredients, classes, flags, anticholinergic scores and renal dose limits.
 
-A MedicationRequest is recognised by its RxNorm code (the codes below are the ones our Synthea
-fixtures carry, checked against their display text) and, independently, by ingredient or brand
-names found in its text (Synthea writes "Diazepam [Valium]", "Simvistatin 10 MG" (sic),
-"Lasix 40mg"). Tables only: no rules, no patient logic, no I/O.
+The table itself is data (``data/drugs.yaml``), validated against the schema below when this
+module is imported; a file that breaks it stops start-up with ``KnowledgeFileError``. This module
+turns it into frozen records and answers the questions rules and criteria ask: which ingredients
+a MedicationRequest holds (by RxNorm code, ingredient or clinical drug, and by name in its text —
+Synthea writes "Diazepam [Valium]", "Simvistatin 10 MG" (sic), "Lasix 40mg"), what classes and
+flags an ingredient has, its ACB score, the strength of a clinical drug, and which kidney-function
+band limits its dose. Criteria name drugs as ``drug:<ingredient>``, ``class:<id>`` or ``flag:<id>``.
+No rules, no patient logic, no I/O after import.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from service.core.profile import RXNORM, Medication
 
-__all__ = ["CLASS_LABELS", "DRUGS", "Drug", "drug", "identify"]
+from ._datafile import DATA_DIR, KnowledgeFileError, load_file
+
+__all__ = [
+    "CLASS_LABELS",
+    "CLINICAL_FILE",
+    "DRUGS",
+    "DRUGS_FILE",
+    "FLAG_LABELS",
+    "VERSION",
+    "ClinicalDrug",
+    "ClinicalDrugsFile",
+    "Drug",
+    "DrugTable",
+    "DrugsFile",
+    "KnowledgeFileError",
+    "RenalLimit",
+    "acb",
+    "clinical_drug",
+    "drug",
+    "identify",
+    "load_drugs",
+    "matches",
+    "max_daily_mg",
+    "members",
+    "renal_limit",
+    "renal_limits",
+    "strength_mg",
+]
+
+DRUGS_FILE = DATA_DIR / "drugs.yaml"
+# RxNorm clinical drugs are many (about 2,000) and machine-extracted: JSON, which loads ~10x
+# faster than YAML.
+CLINICAL_FILE = DATA_DIR / "clinical_drugs.json"
+
+# --------------------------------------------------------------------------- file schema
+
+_Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
+_Name = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9 .-]*[a-z0-9]$")]
+_Rxcui = Annotated[str, Field(pattern=r"^[1-9][0-9]{0,9}$")]
+_Text = Annotated[str, Field(min_length=1)]
+Action = Literal["avoid", "do-not-start", "reduce", "max-dose", "review", "monitor"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ClassDef(_Strict):
+    id: _Id
+    label: _Text
+    includes: tuple[_Id, ...] = ()
+    source: _Id
+
+
+class DrugDef(_Strict):
+    name: _Name
+    rxcui: _Rxcui | None = None
+    names: tuple[Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9 .-]*$")], ...] = Field(
+        min_length=1
+    )
+    classes: tuple[_Id, ...]
+    flags: tuple[_Id, ...] = ()
+    acb: Annotated[int, Field(ge=1, le=3)] | None = None
+    acb_source: _Id | None = None
+    max_daily_mg: Annotated[float, Field(gt=0)] | None = None
+    max_source: _Id | None = None
+
+    @model_validator(mode="after")
+    def _paired(self) -> DrugDef:
+        if (self.acb is None) != (self.acb_source is None):
+            raise ValueError("acb and acb_source go together")
+        if (self.max_daily_mg is None) != (self.max_source is None):
+            raise ValueError("max_daily_mg and max_source go together")
+        if self.name not in self.names:
+            raise ValueError(f"names must include the ingredient name {self.name!r}")
+        return self
+
+
+class RenalLimitDef(_Strict):
+    spec: Annotated[str, Field(pattern=r"^(drug|class):[a-z0-9][a-z0-9 .-]*$")]
+    measure: Literal["egfr", "crcl"]
+    below: Annotated[float, Field(gt=0, le=150)]
+    at_least: Annotated[float, Field(ge=0)] | None = None
+    action: Action
+    max_daily_mg: Annotated[float, Field(gt=0)] | None = None
+    advice: _Text
+    source: _Id
+    ref: _Text
+    evidence: tuple[Annotated[str, Field(pattern=r"^EB-[A-Z]+-[0-9]{3}$")], ...] = ()
+    urgent: bool = False
+
+    @model_validator(mode="after")
+    def _band(self) -> RenalLimitDef:
+        if self.at_least is not None and self.at_least >= self.below:
+            raise ValueError(f"at_least {self.at_least} must be below {self.below}")
+        if (self.action == "max-dose") != (self.max_daily_mg is not None):
+            raise ValueError("max_daily_mg is given exactly when action is max-dose")
+        return self
+
+
+class ClinicalDrugDef(_Strict):
+    rxcui: _Rxcui
+    display: _Text
+    ingredients: dict[_Name, Annotated[float, Field(gt=0)] | None] = Field(min_length=1)
+    source: _Id
+
+
+class DrugsFile(_Strict):
+    version: _Text
+    sources: dict[_Id, _Text]
+    classes: tuple[ClassDef, ...]
+    flags: tuple[ClassDef, ...]
+    drugs: tuple[DrugDef, ...]
+    renal_limits: tuple[RenalLimitDef, ...]
+
+    @model_validator(mode="after")
+    def _references(self) -> DrugsFile:
+        """Every id a record uses is defined once; class inclusion has no cycle."""
+        problems: list[str] = []
+        classes = _unique("classes", (c.id for c in self.classes), problems)
+        flags = _unique("flags", (f.id for f in self.flags), problems)
+        names = _unique("drugs", (d.name for d in self.drugs), problems)
+        if classes & flags:
+            problems.append(f"ids used both as class and flag: {sorted(classes & flags)}")
+        _unique("rxcui", (d.rxcui for d in self.drugs if d.rxcui), problems)
+
+        def need(where: str, kind: str, value: str, known: set[str]) -> None:
+            if value not in known:
+                problems.append(f"{where}: unknown {kind} {value!r}")
+
+        for c in self.classes:
+            for inc in c.includes:
+                need(f"classes[{c.id}].includes", "class", inc, classes)
+            need(f"classes[{c.id}].source", "source", c.source, set(self.sources))
+        for f in self.flags:
+            for inc in f.includes:
+                need(f"flags[{f.id}].includes", "class", inc, classes)
+            need(f"flags[{f.id}].source", "source", f.source, set(self.sources))
+        for d in self.drugs:
+            for c_id in d.classes:
+                need(f"drugs[{d.name}].classes", "class", c_id, classes)
+            for f_id in d.flags:
+                need(f"drugs[{d.name}].flags", "flag", f_id, flags)
+            for src in (d.acb_source, d.max_source):
+                if src is not None:
+                    need(f"drugs[{d.name}]", "source", src, set(self.sources))
+            if (d.acb == 3) != ("strong-anticholinergic" in d.classes):
+                problems.append(
+                    f"drugs[{d.name}]: class strong-anticholinergic is exactly the drugs "
+                    "with an ACB score of 3"
+                )
+        for r in self.renal_limits:
+            kind, _, value = r.spec.partition(":")
+            need(f"renal_limits[{r.spec}].spec", kind, value, names if kind == "drug" else classes)
+            need(f"renal_limits[{r.spec}].source", "source", r.source, set(self.sources))
+        graph = {c.id: c.includes for c in self.classes}
+        for c_id in graph:
+            if c_id in _closure(c_id, graph):
+                problems.append(f"classes[{c_id}]: includes itself through its subclasses")
+        if problems:
+            raise ValueError("; ".join(problems[:5]) + (" ..." if len(problems) > 5 else ""))
+        return self
+
+
+class ClinicalDrugsFile(_Strict):
+    version: _Text
+    description: _Text
+    sources: dict[_Id, _Text]
+    clinical_drugs: tuple[ClinicalDrugDef, ...]
+
+    @model_validator(mode="after")
+    def _references(self) -> ClinicalDrugsFile:
+        problems: list[str] = []
+        _unique("rxcui", (c.rxcui for c in self.clinical_drugs), problems)
+        for cd in self.clinical_drugs:
+            if cd.source not in self.sources:
+                problems.append(f"clinical_drugs[{cd.rxcui}].source: unknown source {cd.source!r}")
+        if problems:
+            raise ValueError("; ".join(problems[:5]) + (" ..." if len(problems) > 5 else ""))
+        return self
+
+
+def _unique(what: str, values: Iterable[str], problems: list[str]) -> set[str]:
+    seen: set[str] = set()
+    for v in values:
+        if v in seen:
+            problems.append(f"{what}: {v!r} is defined twice")
+        seen.add(v)
+    return seen
+
+
+def _closure(start: str, graph: dict[str, tuple[str, ...]]) -> set[str]:
+    """Every class reachable from ``start`` through ``includes`` (not ``start`` itself unless
+    there is a cycle)."""
+    out: set[str] = set()
+    todo = list(graph.get(start, ()))
+    while todo:
+        x = todo.pop()
+        if x not in out:
+            out.add(x)
+            todo.extend(graph.get(x, ()))
+    return out
+
+
+# --------------------------------------------------------------------------- records
 
 
 @dataclass(frozen=True, slots=True)
 class Drug:
-    """One ingredient. ``names`` are lower-case words or phrases matched on word boundaries."""
+    """One ingredient. ``classes`` and ``flags`` are closed over class inclusion (warfarin is a
+    ``vka`` and therefore an ``anticoagulant``); ``names`` are lower-case words or phrases matched
+    on word boundaries; ``rxnorm`` holds the ingredient RxCUI (when confirmed) and every clinical
+    drug code that contains it."""
 
     name: str
     classes: tuple[str, ...]
     names: tuple[str, ...] = ()
     rxnorm: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    rxcui: str | None = None
+    acb: int = 0
+    acb_source: str | None = None
+    max_daily_mg: float | None = None
 
 
-# Class keys used by the rules; labels are what texts and retrieval queries say.
-CLASS_LABELS: dict[str, str] = {
-    "benzodiazepine": "benzodiazepine",
-    "z-drug": "non-benzodiazepine hypnotic",
-    "sedating-antihistamine": "first-generation sedating antihistamine",
-    "strong-anticholinergic": "strongly anticholinergic drug",
-    "antipsychotic": "antipsychotic",
-    "opioid": "opioid",
-    "nsaid": "NSAID",
-    "anticoagulant": "oral anticoagulant",
-    "vka": "vitamin K antagonist",
-    "doac": "direct oral anticoagulant",
-    "antiplatelet": "antiplatelet",
-    "ssri": "SSRI antidepressant",
-    "tca": "tricyclic antidepressant",
-    "acei": "ACE inhibitor",
-    "arb": "angiotensin receptor blocker",
-    "potassium-sparing": "potassium-sparing diuretic",
-    "potassium-supplement": "potassium supplement",
-    "thiazide": "thiazide diuretic",
-    "loop-diuretic": "loop diuretic",
-    "beta-blocker": "beta-blocker",
-    "rate-limiting-ccb": "rate-limiting calcium-channel blocker",
-    "dhp-ccb": "dihydropyridine calcium-channel blocker",
-    "cardiac-glycoside": "cardiac glycoside",
-    "amiodarone": "amiodarone",
-    "statin": "statin",
-    "metformin": "biguanide",
-    "sulfonylurea": "sulfonylurea",
-    "long-acting-sulfonylurea": "long-acting sulfonylurea",
-    "insulin": "insulin",
-    "sglt2i": "SGLT2 inhibitor",
-    "cholinesterase-inhibitor": "cholinesterase inhibitor",
-    "nmda-antagonist": "NMDA receptor antagonist",
-    "bisphosphonate": "bisphosphonate",
-    "thyroid-hormone": "thyroid hormone",
-    "antiepileptic": "antiepileptic",
-    "nitrate": "nitrate",
-    "inhaled-corticosteroid": "inhaled corticosteroid",
-    "bronchodilator": "bronchodilator",
-    "interacting-antibiotic": "antibiotic that raises INR",
-    "chemotherapy": "cytotoxic chemotherapy",
-    "analgesic": "simple analgesic",
-}
+@dataclass(frozen=True, slots=True)
+class RenalLimit:
+    """A dose limit in one band of kidney function: ``at_least`` <= value < ``below``, the value
+    being ``measure`` (eGFR in mL/min/1.73m2 or Cockcroft-Gault CrCl in mL/min)."""
 
-DRUGS: tuple[Drug, ...] = (
-    Drug("diazepam", ("benzodiazepine", "antiepileptic"), ("diazepam", "valium"), ("563026",)),
-    Drug("lorazepam", ("benzodiazepine",), ("lorazepam", "ativan")),
-    Drug("alprazolam", ("benzodiazepine",), ("alprazolam", "xanax")),
-    Drug("clonazepam", ("benzodiazepine", "antiepileptic"), ("clonazepam", "klonopin")),
-    Drug("temazepam", ("benzodiazepine",), ("temazepam",)),
-    Drug("zolpidem", ("z-drug",), ("zolpidem", "ambien")),
-    Drug(
-        "diphenhydramine",
-        ("sedating-antihistamine", "strong-anticholinergic"),
-        ("diphenhydramine", "benadryl"),
-        ("1049630",),
-    ),
-    Drug(
-        "chlorpheniramine",
-        ("sedating-antihistamine", "strong-anticholinergic"),
-        ("chlorpheniramine", "chlorphenamine"),
-        ("477045",),
-    ),
-    Drug("doxylamine", ("sedating-antihistamine", "strong-anticholinergic"), ("doxylamine",)),
-    Drug("hydroxyzine", ("sedating-antihistamine", "strong-anticholinergic"), ("hydroxyzine",)),
-    Drug("promethazine", ("sedating-antihistamine", "strong-anticholinergic"), ("promethazine",)),
-    Drug("oxybutynin", ("strong-anticholinergic",), ("oxybutynin",)),
-    Drug("amitriptyline", ("tca", "strong-anticholinergic"), ("amitriptyline",)),
-    Drug("haloperidol", ("antipsychotic",), ("haloperidol",)),
-    Drug("quetiapine", ("antipsychotic",), ("quetiapine", "seroquel")),
-    Drug("risperidone", ("antipsychotic",), ("risperidone",)),
-    Drug("olanzapine", ("antipsychotic", "strong-anticholinergic"), ("olanzapine",)),
-    Drug("hydrocodone", ("opioid",), ("hydrocodone",), ("857005",)),
-    Drug("oxycodone", ("opioid",), ("oxycodone",)),
-    Drug("morphine", ("opioid",), ("morphine",)),
-    Drug("tramadol", ("opioid",), ("tramadol",)),
-    Drug(
-        "meperidine", ("opioid", "strong-anticholinergic"), ("meperidine", "pethidine"), ("861467",)
-    ),
-    Drug("fentanyl", ("opioid",), ("fentanyl",)),
-    Drug("naproxen", ("nsaid",), ("naproxen", "aleve"), ("849574",)),
-    Drug("ibuprofen", ("nsaid",), ("ibuprofen",), ("310965",)),
-    Drug("diclofenac", ("nsaid",), ("diclofenac",)),
-    Drug("celecoxib", ("nsaid",), ("celecoxib",)),
-    Drug("meloxicam", ("nsaid",), ("meloxicam",)),
-    Drug("acetaminophen", ("analgesic",), ("acetaminophen", "paracetamol"), ("313782",)),
-    Drug("warfarin", ("anticoagulant", "vka"), ("warfarin", "coumadin"), ("855332",)),
-    Drug("apixaban", ("anticoagulant", "doac"), ("apixaban", "eliquis")),
-    Drug("rivaroxaban", ("anticoagulant", "doac"), ("rivaroxaban", "xarelto")),
-    Drug("dabigatran", ("anticoagulant", "doac"), ("dabigatran",)),
-    Drug("clopidogrel", ("antiplatelet",), ("clopidogrel", "plavix"), ("309362",)),
-    Drug("aspirin", ("antiplatelet",), ("aspirin",)),
-    Drug("ticagrelor", ("antiplatelet",), ("ticagrelor",)),
-    Drug("sertraline", ("ssri",), ("sertraline",)),
-    Drug("citalopram", ("ssri",), ("citalopram",)),
-    Drug("escitalopram", ("ssri",), ("escitalopram",)),
-    Drug("fluoxetine", ("ssri",), ("fluoxetine",)),
-    Drug("paroxetine", ("ssri", "strong-anticholinergic"), ("paroxetine",)),
-    Drug("lisinopril", ("acei",), ("lisinopril",), ("314076",)),
-    Drug("enalapril", ("acei",), ("enalapril",)),
-    Drug("ramipril", ("acei",), ("ramipril",)),
-    Drug("losartan", ("arb",), ("losartan",)),
-    Drug("valsartan", ("arb",), ("valsartan",)),
-    Drug("spironolactone", ("potassium-sparing",), ("spironolactone",)),
-    Drug("eplerenone", ("potassium-sparing",), ("eplerenone",)),
-    Drug("amiloride", ("potassium-sparing",), ("amiloride",)),
-    Drug("triamterene", ("potassium-sparing",), ("triamterene",)),
-    Drug("potassium chloride", ("potassium-supplement",), ("potassium chloride",)),
-    Drug("hydrochlorothiazide", ("thiazide",), ("hydrochlorothiazide",), ("316049", "310798")),
-    Drug("chlorthalidone", ("thiazide",), ("chlorthalidone",)),
-    Drug("furosemide", ("loop-diuretic",), ("furosemide", "lasix"), ("315971",)),
-    Drug("metoprolol", ("beta-blocker",), ("metoprolol", "toprol"), ("866414",)),
-    Drug("atenolol", ("beta-blocker",), ("atenolol",)),
-    Drug("bisoprolol", ("beta-blocker",), ("bisoprolol",)),
-    Drug("carvedilol", ("beta-blocker",), ("carvedilol",)),
-    Drug("verapamil", ("rate-limiting-ccb",), ("verapamil",), ("897718",)),
-    Drug("diltiazem", ("rate-limiting-ccb",), ("diltiazem",)),
-    Drug("amlodipine", ("dhp-ccb",), ("amlodipine",), ("197361",)),
-    Drug("digoxin", ("cardiac-glycoside",), ("digoxin", "lanoxin"), ("197604",)),
-    Drug("amiodarone", ("amiodarone",), ("amiodarone",)),
-    Drug("simvastatin", ("statin",), ("simvastatin", "simvistatin", "zocor"), ("312961", "316672")),
-    Drug("atorvastatin", ("statin",), ("atorvastatin", "lipitor")),
-    Drug("rosuvastatin", ("statin",), ("rosuvastatin",)),
-    Drug("pravastatin", ("statin",), ("pravastatin",)),
-    Drug("metformin", ("metformin",), ("metformin",), ("860975",)),
-    Drug("glyburide", ("sulfonylurea", "long-acting-sulfonylurea"), ("glyburide", "glibenclamide")),
-    Drug("glimepiride", ("sulfonylurea", "long-acting-sulfonylurea"), ("glimepiride",)),
-    Drug("glipizide", ("sulfonylurea",), ("glipizide",)),
-    Drug("insulin", ("insulin",), ("insulin", "humulin"), ("106892",)),
-    Drug("empagliflozin", ("sglt2i",), ("empagliflozin", "jardiance")),
-    Drug("dapagliflozin", ("sglt2i",), ("dapagliflozin", "farxiga")),
-    Drug("canagliflozin", ("sglt2i",), ("canagliflozin",)),
-    Drug("donepezil", ("cholinesterase-inhibitor",), ("donepezil", "aricept"), ("1599803",)),
-    Drug("galantamine", ("cholinesterase-inhibitor",), ("galantamine",), ("310436",)),
-    Drug("rivastigmine", ("cholinesterase-inhibitor",), ("rivastigmine",)),
-    Drug("memantine", ("nmda-antagonist",), ("memantine",), ("1599803",)),
-    Drug("alendronate", ("bisphosphonate",), ("alendronate", "alendronic acid"), ("904419",)),
-    Drug("levothyroxine", ("thyroid-hormone",), ("levothyroxine",), ("966222",)),
-    Drug("levetiracetam", ("antiepileptic",), ("levetiracetam",)),
-    Drug("phenytoin", ("antiepileptic",), ("phenytoin",)),
-    Drug("carbamazepine", ("antiepileptic",), ("carbamazepine",)),
-    Drug("gabapentin", ("antiepileptic",), ("gabapentin",)),
-    Drug("nitroglycerin", ("nitrate",), ("nitroglycerin", "glyceryl trinitrate"), ("705129",)),
-    Drug("fluticasone", ("inhaled-corticosteroid",), ("fluticasone",), ("895994", "896209")),
-    Drug("salmeterol", ("bronchodilator",), ("salmeterol",), ("896209",)),
-    Drug("albuterol", ("bronchodilator",), ("albuterol", "salbutamol"), ("745679",)),
-    Drug("ciprofloxacin", ("interacting-antibiotic",), ("ciprofloxacin",)),
-    Drug("sulfamethoxazole", ("interacting-antibiotic",), ("sulfamethoxazole",)),
-    Drug("metronidazole", ("interacting-antibiotic",), ("metronidazole",)),
-    Drug("docetaxel", ("chemotherapy",), ("docetaxel",), ("1860480",)),
-    Drug("oxaliplatin", ("chemotherapy",), ("oxaliplatin",), ("1736776",)),
-)
+    spec: str
+    measure: Literal["egfr", "crcl"]
+    below: float
+    at_least: float | None
+    action: Action
+    max_daily_mg: float | None
+    advice: str
+    source: str
+    ref: str
+    evidence: tuple[str, ...]
+    urgent: bool
+
+    def applies(self, value: float) -> bool:
+        return value < self.below and (self.at_least is None or value >= self.at_least)
+
+
+@dataclass(frozen=True, slots=True)
+class ClinicalDrug:
+    """An RxNorm clinical drug: its ingredients and their mg per unit (None when not stated or
+    not a solid unit)."""
+
+    rxcui: str
+    display: str
+    strengths: tuple[tuple[str, float | None], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DrugTable:
+    version: str
+    drugs: tuple[Drug, ...]
+    class_labels: dict[str, str]
+    flag_labels: dict[str, str]
+    renal: tuple[RenalLimit, ...]
+    clinical: dict[str, ClinicalDrug]
+    sources: dict[str, str]
+
+
+def load_drugs(path: Path = DRUGS_FILE, clinical_path: Path = CLINICAL_FILE) -> DrugTable:
+    """Validate both files and build the table; ``KnowledgeFileError`` when either is unusable
+    or they disagree (a clinical drug naming an unknown ingredient, a code used twice, versions
+    that differ)."""
+    f = load_file(path, DrugsFile)
+    cf = load_file(clinical_path, ClinicalDrugsFile)
+    if cf.version != f.version:
+        raise KnowledgeFileError(
+            clinical_path, "version", f"{cf.version!r} differs from {path.name}'s {f.version!r}"
+        )
+    names = {d.name for d in f.drugs}
+    ingredient_codes = {d.rxcui for d in f.drugs if d.rxcui}
+    for cd in cf.clinical_drugs:
+        unknown = sorted(set(cd.ingredients) - names)
+        if unknown:
+            where = f"clinical_drugs[{cd.rxcui}].ingredients"
+            raise KnowledgeFileError(clinical_path, where, f"unknown drug {unknown[0]!r}")
+        if cd.rxcui in ingredient_codes:
+            where = f"clinical_drugs[{cd.rxcui}]"
+            raise KnowledgeFileError(clinical_path, where, f"{cd.rxcui} is an ingredient code")
+    graph = {c.id: c.includes for c in f.classes}
+    flag_graph = {x.id: x.includes for x in f.flags}
+    codes: dict[str, list[str]] = {d.name: ([d.rxcui] if d.rxcui else []) for d in f.drugs}
+    for cd in cf.clinical_drugs:
+        for ing in cd.ingredients:
+            codes[ing].append(cd.rxcui)
+    below = {c_id: _closure(c_id, graph) for c_id in graph}
+    parents = {c_id: sorted(p for p in graph if c_id in below[p]) for c_id in graph}
+    drugs: list[Drug] = []
+    for d in f.drugs:
+        classes = list(d.classes)
+        for c_id in d.classes:
+            classes += [p for p in parents[c_id] if p not in classes]
+        flags = list(d.flags)
+        for flag_id, members in flag_graph.items():
+            if flag_id not in flags and set(members) & set(classes):
+                flags.append(flag_id)
+        drugs.append(
+            Drug(
+                d.name,
+                tuple(dict.fromkeys(classes)),
+                d.names,
+                tuple(codes[d.name]),
+                tuple(flags),
+                d.rxcui,
+                d.acb or 0,
+                d.acb_source,
+                d.max_daily_mg,
+            )
+        )
+    renal = tuple(
+        RenalLimit(
+            r.spec,
+            r.measure,
+            r.below,
+            r.at_least,
+            r.action,
+            r.max_daily_mg,
+            r.advice,
+            r.source,
+            r.ref,
+            r.evidence,
+            r.urgent,
+        )
+        for r in f.renal_limits
+    )
+    clinical = {
+        cd.rxcui: ClinicalDrug(cd.rxcui, cd.display, tuple(cd.ingredients.items()))
+        for cd in cf.clinical_drugs
+    }
+    return DrugTable(
+        f.version,
+        tuple(drugs),
+        {c.id: c.label for c in f.classes},
+        {x.id: x.label for x in f.flags},
+        renal,
+        clinical,
+        {**f.sources, **cf.sources},
+    )
+
+
+_TABLE = load_drugs()
+
+VERSION: str = _TABLE.version
+DRUGS: tuple[Drug, ...] = _TABLE.drugs
+# Labels for class and flag ids: what argument texts and retrieval queries say.
+CLASS_LABELS: dict[str, str] = {**_TABLE.class_labels, **_TABLE.flag_labels}
+FLAG_LABELS: dict[str, str] = dict(_TABLE.flag_labels)
 
 _BY_NAME = {d.name: d for d in DRUGS}
-_PATTERNS = tuple(
-    (d, re.compile(r"\b(" + "|".join(re.escape(n) for n in d.names) + r")\b")) for d in DRUGS
-)
 _BY_CODE: dict[str, tuple[Drug, ...]] = {}
 for _d in DRUGS:
     for _c in _d.rxnorm:
         _BY_CODE[_c] = (*_BY_CODE.get(_c, ()), _d)
+_NAME_OF: dict[str, str] = {n: d.name for d in DRUGS for n in d.names}
+# One alternation, longest names first, so "isosorbide mononitrate" wins over shorter overlaps.
+_NAMES_RE = re.compile(
+    r"\b(" + "|".join(re.escape(n) for n in sorted(_NAME_OF, key=len, reverse=True)) + r")\b"
+)
 
 
 def drug(name: str) -> Drug:
@@ -197,8 +397,7 @@ def drug(name: str) -> Drug:
 
 @lru_cache(maxsize=4096)
 def _from_text(text: str) -> tuple[str, ...]:
-    low = text.lower()
-    return tuple(d.name for d, pat in _PATTERNS if pat.search(low))
+    return tuple(sorted({_NAME_OF[m.group(1)] for m in _NAMES_RE.finditer(text.lower())}))
 
 
 def identify(med: Medication) -> tuple[str, ...]:
@@ -209,5 +408,64 @@ def identify(med: Medication) -> tuple[str, ...]:
             names.update(d.name for d in _BY_CODE[code.code])
         names.update(_from_text(code.display))
     names.update(_from_text(med.text))
-    # Topical hydrocortisone and the like are not in the table; nothing to do for them.
     return tuple(sorted(names))
+
+
+@lru_cache(maxsize=1024)
+def members(spec: str) -> frozenset[str]:
+    """Ingredient names a ``drug:``/``class:``/``flag:`` spec stands for (empty when unknown)."""
+    kind, _, value = spec.partition(":")
+    if kind == "drug":
+        return frozenset({value} & _BY_NAME.keys())
+    if kind == "class":
+        return frozenset(d.name for d in DRUGS if value in d.classes)
+    if kind == "flag":
+        return frozenset(d.name for d in DRUGS if value in d.flags)
+    return frozenset()
+
+
+def matches(name: str, spec: str) -> bool:
+    return name in members(spec)
+
+
+def acb(name: str) -> int:
+    """Anticholinergic Cognitive Burden score of an ingredient (0 when not listed)."""
+    d = _BY_NAME.get(name)
+    return d.acb if d is not None else 0
+
+
+def max_daily_mg(name: str) -> float | None:
+    """Usual adult daily maximum in mg, where the table holds one."""
+    d = _BY_NAME.get(name)
+    return d.max_daily_mg if d is not None else None
+
+
+def clinical_drug(rxcui: str) -> ClinicalDrug | None:
+    return _TABLE.clinical.get(rxcui)
+
+
+def strength_mg(rxcui: str, ingredient: str) -> float | None:
+    """mg of ``ingredient`` per unit of the clinical drug ``rxcui`` (None when unknown)."""
+    cd = _TABLE.clinical.get(rxcui)
+    if cd is None:
+        return None
+    return dict(cd.strengths).get(ingredient)
+
+
+def renal_limits(name: str) -> tuple[RenalLimit, ...]:
+    """Every kidney-function limit for an ingredient, its own and its classes', in file order."""
+    return tuple(r for r in _TABLE.renal if matches(name, r.spec))
+
+
+def renal_limit(
+    name: str, *, egfr: float | None = None, crcl: float | None = None
+) -> tuple[RenalLimit, ...]:
+    """The limits whose band holds the patient's kidney function. Each limit is read against the
+    measure its source uses; when only the other measure is known, that one stands in for it."""
+    out: list[RenalLimit] = []
+    for r in renal_limits(name):
+        own, other = (egfr, crcl) if r.measure == "egfr" else (crcl, egfr)
+        value = own if own is not None else other
+        if value is not None and r.applies(value):
+            out.append(r)
+    return tuple(out)

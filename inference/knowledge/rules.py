@@ -11,33 +11,44 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import replace
 from datetime import date
 from functools import lru_cache
-from typing import Literal, Protocol
+from typing import Literal
 
-from inference.protocol import Complexity, Judgement
+from inference.protocol import Complexity, Judgement, Priority
 from service.core.evaluation import CATEGORY_ORDER
 from service.core.profile import Medication, Observation, PatientProfile, Problem, SocialFact
 
-from .conditions import GROUPS_BY_KEY, classify, is_sdoh_need
-from .drugs import CLASS_LABELS, DRUGS, identify
+from .conditions import GROUPS_BY_KEY, is_sdoh_need
+from .criteria import load
+from .criteria.interpret import apply_criteria
+from .drugs import CLASS_LABELS, drug
+from .facts import BloodPressure, Facts, MedFact, fmt
+from .model import (
+    Analysis,
+    Cited,
+    Output,
+    Point,
+    ProblemCase,
+    Proposal,
+    add_or_merge,
+    refs,
+    rid,
+)
 from .roles import POOL, ROLE_BY_NAME
 from .tables import (
-    EGFR_LOINCS,
-    INTERACTIONS,
     LOINC_BMI,
-    LOINC_DBP,
     LOINC_MMSE,
     LOINC_POTASSIUM,
     LOINC_SBP,
     LOINC_UACR,
-    MONITORING,
-    RENAL_LIMITS,
-    SIMVASTATIN_CEILINGS,
 )
 
-__all__ = ["Analysis", "MedFact", "Point", "ProblemCase", "Proposal", "analyse"]
+__all__ = ["CRITERIA", "Analysis", "MedFact", "Point", "ProblemCase", "Proposal", "analyse"]
+
+# Loaded and validated at import, so a bad criteria file stops start-up (KnowledgeError).
+CRITERIA = load()
 
 Stance = Literal["support", "attack"]
 SNOMED_URL = "http://snomed.info/sct"
@@ -45,91 +56,7 @@ LOINC_URL = "http://loinc.org"
 MEDICATION_REVIEW = (SNOMED_URL, "182836005", "Review of medication")
 
 
-@dataclass(frozen=True, slots=True)
-class Point:
-    """One argument a role would make about one option."""
-
-    role: str
-    stance: Stance
-    text: str
-    facts: tuple[str, ...]
-    evidence: tuple[str, ...]  # preferred evidence ids, best first
-    tau: float
-
-
-@dataclass(frozen=True, slots=True)
-class Proposal:
-    id: str
-    title: str
-    category: str
-    description: str
-    refs: tuple[str, ...]
-    problem_ids: tuple[str, ...]
-    points: tuple[Point, ...]
-    code: tuple[str, str, str] | None = None
-    medication_ref: str | None = None
-    urgency: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class ProblemCase:
-    id: str
-    display: str
-    refs: tuple[str, ...]
-    initial: Judgement
-    rationale: str
-    kind: str  # chronic | derived | stale | noise | history | sdoh-need | sdoh-context | ...
-    domains: tuple[str, ...]
-    quote: str
-    confidence: float
-    keepers: tuple[tuple[str, str], ...] = ()  # (role, reason): roles that keep it regardless
-
-
-@dataclass(frozen=True, slots=True)
-class MedFact:
-    ref: str
-    text: str
-    drugs: tuple[str, ...]
-    classes: tuple[str, ...]
-    authored: date | None
-    dose_mg: float | None
-
-
-@dataclass(frozen=True, slots=True)
-class Analysis:
-    age: int | None
-    complexity: Complexity
-    score: int
-    breakdown: tuple[tuple[str, int], ...]
-    dimensions: tuple[str, ...]
-    problems: tuple[ProblemCase, ...]
-    proposals: tuple[Proposal, ...]
-    role_weights: tuple[tuple[str, float], ...]
-    query_terms: tuple[str, ...]
-    fact_texts: tuple[tuple[str, str], ...] = field(default=())  # (ref, quotable text)
-
-    def proposal(self, option_id: str) -> Proposal | None:
-        for p in self.proposals:
-            if p.id == option_id:
-                return p
-        return None
-
-    def problem(self, problem_id: str) -> ProblemCase | None:
-        for p in self.problems:
-            if p.id == problem_id:
-                return p
-        return None
-
-
 # ---------------------------------------------------------------------------------- helpers
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60]
-
-
-def _rid(ref: str) -> str:
-    return _slug(ref.rsplit("/", 1)[-1].replace("urn:uuid:", ""))
 
 
 _DOSE = re.compile(r"(\d+(?:\.\d+)?)\s*mg\b", re.I)
@@ -147,73 +74,35 @@ def _years(a: date | None, b: date) -> int | None:
 
 
 def _fmt(value: float | None) -> str:
-    if value is None:
-        return "?"
-    return f"{value:.0f}" if abs(value) >= 20 else f"{value:.1f}"
+    """One rendering of numbers for rules and criteria (``facts.fmt``), so texts match facts."""
+    return fmt(value)
 
 
-class _Case:
-    """Indexed view of a profile that the rule functions share."""
+class _Case(Facts):
+    """The typed facts plus the lookups the remaining rule functions use."""
 
     def __init__(self, profile: PatientProfile) -> None:
-        self.p = profile
-        self.age = profile.age
+        super().__init__(profile)
         self.older = self.age is not None and self.age >= 65
-        meds = []
-        for m in profile.active_medications:
-            names = identify(m)
-            classes = sorted({c for d in DRUGS if d.name in names for c in d.classes})
-            meds.append(
-                MedFact(
-                    m.ref,
-                    m.text or _first_display(m),
-                    names,
-                    tuple(classes),
-                    m.authored,
-                    _dose_mg(m.text),
-                )
-            )
-        self.meds = tuple(sorted(meds, key=lambda x: (x.ref, x.text)))
-        self.problems: tuple[tuple[Problem, tuple[str, ...]], ...] = tuple(
-            (pr, classify(pr)) for pr in profile.problems
-        )
         self.obs = {o.loinc: o for o in profile.observations}
-
-    # medications
-    def with_spec(self, spec: str) -> tuple[MedFact, ...]:
-        kind, _, name = spec.partition(":")
-        if kind == "drug":
-            return tuple(m for m in self.meds if name in m.drugs)
-        return tuple(m for m in self.meds if name in m.classes)
 
     def has(self, spec: str) -> bool:
         return bool(self.with_spec(spec))
 
-    # problems
-    def active(self, group: str) -> tuple[Problem, ...]:
-        return tuple(
-            pr for pr, gs in self.problems if pr.active and group in gs and self._current(pr, gs)
-        )
+    def egfr(self) -> Observation | None:
+        return self.latest("egfr")
 
-    def ever(self, group: str) -> tuple[Problem, ...]:
-        return tuple(pr for pr, gs in self.problems if group in gs)
+    def series_refs(self, bp: BloodPressure) -> tuple[str, ...]:
+        return bp.refs
 
-    def _current(self, pr: Problem, gs: tuple[str, ...]) -> bool:
-        return not any(GROUPS_BY_KEY[g].kind in ("acute", "history", "noise") for g in gs)
-
-    # observations
-    def latest(self, loincs: Iterable[str]) -> Observation | None:
+    def latest_obs(self, loincs: Iterable[str]) -> Observation | None:
         found = [self.obs[c] for c in loincs if c in self.obs]
         if not found:
             return None
         return max(found, key=lambda o: (o.effective or date.min, o.loinc))
 
-    def egfr(self) -> Observation | None:
-        o = self.latest(EGFR_LOINCS)
-        return o if o is not None and o.value is not None else None
-
     def days_before(self, d: date | None) -> int | None:
-        return None if d is None else (self.p.as_of - d).days
+        return self.days_since(d)
 
     def social(self, *words: str) -> tuple[str, ...]:
         return tuple(
@@ -223,23 +112,6 @@ class _Case:
 
 def _first_display(m: Medication) -> str:
     return next((c.display for c in m.codes if c.display), m.ref)
-
-
-class _Cited(Protocol):
-    """Any profile fact or derived fact: all carry the FHIR ref they came from."""
-
-    @property
-    def ref(self) -> str: ...
-
-
-def _refs(*groups: Iterable[str | _Cited]) -> tuple[str, ...]:
-    out: list[str] = []
-    for g in groups:
-        for x in g:
-            ref = x if isinstance(x, str) else x.ref
-            if ref not in out:
-                out.append(ref)
-    return tuple(out)
 
 
 def _obs_text(o: Observation) -> str:
@@ -254,11 +126,11 @@ def _pt(
     role: str,
     stance: Stance,
     text: str,
-    facts: Iterable[str | _Cited],
+    facts: Iterable[str | Cited],
     ev: tuple[str, ...],
     tau: float,
 ) -> Point:
-    return Point(role, stance, text, _refs(facts), ev, round(tau, 3))
+    return Point(role, stance, text, refs(facts), ev, round(tau, 3))
 
 
 def _age_phrase(c: _Case) -> str:
@@ -276,7 +148,7 @@ def _record_problems(c: _Case) -> list[ProblemCase]:
     out: list[ProblemCase] = []
     seen: dict[str, int] = {}
     diabetes = bool(c.active("diabetes"))
-    bmi = c.latest((LOINC_BMI,))
+    bmi = c.latest_obs((LOINC_BMI,))
     for pr, groups in c.problems:
         recent_resolved = (
             not pr.active and pr.abatement is not None and (c.days_before(pr.abatement) or 0) <= 365
@@ -305,7 +177,7 @@ def _record_problems(c: _Case) -> list[ProblemCase]:
         kinds = {GROUPS_BY_KEY[g].kind for g in groups}
         years = _years(pr.onset, c.p.as_of)
         since = f" (recorded active for {years} years)" if years else ""
-        pid = f"prob-{_rid(pr.ref)}"
+        pid = f"prob-{rid(pr.ref)}"
         quote = pr.text
         keepers: tuple[tuple[str, str], ...] = ()
         conf = 0.75
@@ -419,36 +291,11 @@ def _treated(c: _Case, groups: Iterable[str]) -> bool:
 # ----------------------------------------------------------------------- rule families
 
 
-@dataclass
-class _Out:
-    problems: list[ProblemCase] = field(default_factory=list)
-    proposals: list[Proposal] = field(default_factory=list)
-    high_risk: int = 0
-
-    def problem(
-        self,
-        pid: str,
-        display: str,
-        refs: Iterable[str | _Cited],
-        why: str,
-        domains: tuple[str, ...],
-        quote: str,
-        conf: float = 0.8,
-    ) -> str:
-        if not any(p.id == pid for p in self.problems):
-            self.problems.append(
-                ProblemCase(
-                    pid, display, _refs(refs), "accept", why, "derived", domains, quote, conf
-                )
-            )
-        return pid
-
-
 def _prob_ids(probs: Iterable[Problem]) -> tuple[str, ...]:
-    return tuple(f"prob-{_rid(p.ref)}" for p in probs)
+    return tuple(f"prob-{rid(p.ref)}" for p in probs)
 
 
-def _polypharmacy(c: _Case, o: _Out) -> None:
+def _polypharmacy(c: _Case, o: Output) -> None:
     n = len(c.meds)
     if n < 5:
         return
@@ -510,7 +357,7 @@ def _polypharmacy(c: _Case, o: _Out) -> None:
             "Structured medication review",
             "medication",
             f"Review all {n} active medicines for indication, dose, interactions and burden.",
-            _refs(c.meds),
+            refs(c.meds),
             (pid,),
             tuple(pts),
             MEDICATION_REVIEW,
@@ -520,7 +367,7 @@ def _polypharmacy(c: _Case, o: _Out) -> None:
     )
 
 
-def _benzodiazepines(c: _Case, o: _Out) -> None:
+def _benzodiazepines(c: _Case, o: Output) -> None:
     dementia = c.active("dementia")
     epilepsy = c.active("epilepsy")
     opioids = c.with_spec("class:opioid")
@@ -655,7 +502,7 @@ def _benzodiazepines(c: _Case, o: _Out) -> None:
         )
 
 
-def _anticholinergics(c: _Case, o: _Out) -> None:
+def _anticholinergics(c: _Case, o: Output) -> None:
     dementia = c.active("dementia")
     rhinitis = c.active("allergic-rhinitis")
     for m in c.with_spec("class:strong-anticholinergic"):
@@ -750,74 +597,16 @@ def _anticholinergics(c: _Case, o: _Out) -> None:
 
 
 def _classes_of(name: str) -> tuple[str, ...]:
-    return next((d.classes for d in DRUGS if d.name == name), ())
+    return drug(name).classes
 
 
-def _sulfonylureas(c: _Case, o: _Out) -> None:
-    if not c.older:
-        return
-    for m in c.with_spec("class:long-acting-sulfonylurea"):
-        name = m.drugs[0]
-        pid = o.problem(
-            f"prob-pim-{name}",
-            f"Potentially inappropriate medication: {name} (long-acting sulfonylurea)",
-            (m,),
-            "prolonged hypoglycaemia risk in older adults",
-            ("medication", "metabolic"),
-            m.text,
-            0.85,
-        )
-        o.high_risk += 1
-        pts = (
-            _pt(
-                "pharmacist",
-                "support",
-                f"{m.text} is a long-acting sulfonylurea: prolonged hypoglycaemia in "
-                f"{_age_phrase(c)}; the Beers criteria advise avoiding it.",
-                (m,),
-                ("EB-MEDSAFE-005", "EB-DM-002"),
-                0.75,
-            ),
-            _pt(
-                "endocrinologist",
-                "support",
-                "An agent with low hypoglycaemia risk fits a relaxed, individualised target.",
-                (m,),
-                ("EB-DM-002",),
-                0.6,
-            ),
-            _pt(
-                "gp",
-                "attack",
-                "Switching needs glucose checks while the new agent settles.",
-                (m,),
-                ("EB-DM-001",),
-                0.3,
-            ),
-        )
-        o.proposals.append(
-            Proposal(
-                f"opt-switch-{name}",
-                f"Switch {name} to a lower-hypoglycaemia agent",
-                "medication",
-                f"Replace {m.text}.",
-                (m.ref,),
-                (pid,),
-                pts,
-                None,
-                m.ref,
-                2,
-            )
-        )
-
-
-def _nsaids(c: _Case, o: _Out) -> None:
+def _nsaids(c: _Case, o: Output) -> None:
     ckd = (*c.active("ckd"),)
     hf = c.active("heart-failure")
     htn = c.active("hypertension")
     oa = c.active("osteoarthritis")
     egfr = c.egfr()
-    sbp = c.latest((LOINC_SBP,))
+    sbp = c.latest_obs((LOINC_SBP,))
     for m in c.with_spec("class:nsaid"):
         name = m.drugs[0]
         reasons: list[str] = []
@@ -839,7 +628,7 @@ def _nsaids(c: _Case, o: _Out) -> None:
         low_egfr = egfr is not None and egfr.value is not None and egfr.value < 60
         if ckd or low_egfr:
             reasons.append("kidney disease")
-            facts: tuple[_Cited, ...] = (m, *ckd, *((egfr,) if low_egfr and egfr else ()))
+            facts: tuple[Cited, ...] = (m, *ckd, *((egfr,) if low_egfr and egfr else ()))
             what = ckd[0].text if ckd else f"eGFR {_fmt(egfr.value if egfr else None)}"
             pts.append(
                 _pt(
@@ -956,7 +745,7 @@ def _nsaids(c: _Case, o: _Out) -> None:
                 0.5,
             )
         )
-        _add_or_merge(
+        add_or_merge(
             o,
             Proposal(
                 f"opt-stop-{name}",
@@ -974,305 +763,6 @@ def _nsaids(c: _Case, o: _Out) -> None:
         )
 
 
-def _add_or_merge(o: _Out, new: Proposal) -> None:
-    for i, p in enumerate(o.proposals):
-        if p.id == new.id:
-            cat = min(p.category, new.category, key=CATEGORY_ORDER.index)
-            o.proposals[i] = Proposal(
-                p.id,
-                p.title,
-                cat,
-                p.description,
-                _refs(p.refs, new.refs),
-                _refs(p.problem_ids, new.problem_ids),
-                (*p.points, *new.points),
-                p.code,
-                p.medication_ref or new.medication_ref,
-                max(p.urgency, new.urgency),
-            )
-            return
-    o.proposals.append(new)
-
-
-def _antipsychotics(c: _Case, o: _Out) -> None:
-    dementia = c.active("dementia")
-    if not dementia:
-        return
-    for m in c.with_spec("class:antipsychotic"):
-        name = m.drugs[0]
-        pid = o.problem(
-            f"prob-pim-{name}",
-            f"Antipsychotic in dementia: {name}",
-            (m, *dementia),
-            "raised stroke and mortality risk in dementia",
-            ("medication", "cognition", "mental"),
-            m.text,
-            0.85,
-        )
-        o.high_risk += 1
-        pts = (
-            _pt(
-                "psychiatrist",
-                "support",
-                f"{m.text} in {dementia[0].text}: higher risk of stroke and death; reduce and "
-                "stop unless distressing psychosis persists.",
-                (m, *dementia),
-                ("EB-MEDSAFE-008",),
-                0.75,
-            ),
-            _pt(
-                "nurse",
-                "attack",
-                "Behavioural symptoms may return; carers need a plan before the dose is cut.",
-                (m,),
-                ("EB-COG-003",),
-                0.4,
-            ),
-        )
-        o.proposals.append(
-            Proposal(
-                f"opt-review-{name}",
-                f"Reduce and review {name}",
-                "medication",
-                f"Review the indication for {m.text}.",
-                (m.ref,),
-                (pid,),
-                pts,
-                None,
-                m.ref,
-                2,
-            )
-        )
-
-
-_ACTION_TITLE = {
-    "stop": "Stop {d}",
-    "review": "Review the need for {d}",
-    "reduce": "Reduce {d} and check for toxicity",
-    "taper": "Gradually taper and stop {d}",
-}
-
-
-def _interactions(c: _Case, o: _Out) -> None:
-    ckd = c.active("ckd")
-    af = c.active("af")
-    chd = (*c.active("chd"), *c.active("stroke"))
-    potassium = c.latest(LOINC_POTASSIUM)
-    for ix in INTERACTIONS:
-        for ma in c.with_spec(ix.a):
-            for mb in c.with_spec(ix.b):
-                if ma.ref == mb.ref:
-                    continue
-                da = _pick(ma, ix.a)
-                db = _pick(mb, ix.b)
-                target, other = (mb, ma) if ix.change == "b" else (ma, mb)
-                dt = db if ix.change == "b" else da
-                pid = o.problem(
-                    f"prob-ddi-{da}-{db}",
-                    f"Potential drug interaction: {da} + {db}",
-                    (ma, mb),
-                    f"{da} with {db}: {ix.effect}",
-                    ix.domains,
-                    f"{ma.text}; {mb.text}",
-                    0.85 if ix.severity == "high" else 0.7,
-                )
-                if ix.severity == "high":
-                    o.high_risk += 1
-                base = 0.78 if ix.severity == "high" else 0.6
-                pts = [
-                    _pt(
-                        "pharmacist",
-                        "support",
-                        f"{ma.text} with {mb.text}: {ix.effect}.",
-                        (ma, mb),
-                        ix.evidence,
-                        base,
-                    ),
-                ]
-                if ix.key.startswith("anticoag"):
-                    pts.append(
-                        _pt(
-                            "nurse",
-                            "support",
-                            f"Bleeding on {da} with {db} can follow a minor fall; watch "
-                            "for bruising and black stools.",
-                            (ma, mb),
-                            ("EB-DDI-001", "EB-FALLS-004"),
-                            0.5,
-                        )
-                    )
-                if ix.key == "anticoag-antiplatelet":
-                    recent = (c.days_before(mb.authored) or 10_000) <= 365
-                    pts.append(
-                        _pt(
-                            "cardiologist",
-                            "attack",
-                            f"{db} protects against coronary and stroke events "
-                            f"({_names_p(chd) or 'vascular disease'}); stopping it "
-                            "trades bleeding for thrombosis"
-                            + (", and it was started within the last year" if recent else "")
-                            + ".",
-                            (mb, *chd),
-                            ("EB-DDI-002",),
-                            0.6 if recent else 0.45,
-                        )
-                    )
-                    pts.append(
-                        _pt(
-                            "cardiologist",
-                            "support",
-                            f"Beyond the first year after an event, {da} alone usually "
-                            f"protects {_names_p(af) or 'the heart'} and the arteries "
-                            "with less bleeding than the combination.",
-                            (ma, mb, *af),
-                            ("EB-DDI-002", "EB-CV-005"),
-                            0.55,
-                        )
-                    )
-                if ix.key.startswith("digoxin"):
-                    pts.append(
-                        _pt(
-                            "cardiologist",
-                            "attack",
-                            f"Rate control of {_names_p(af) or 'the arrhythmia'} relies "
-                            f"on this combination; cutting {da} may let the heart rate "
-                            "rise.",
-                            (ma, mb, *af),
-                            ("EB-DDI-005",),
-                            0.42,
-                        )
-                    )
-                    pts.append(
-                        _pt(
-                            "cardiologist",
-                            "support",
-                            f"Check a digoxin level and pulse; {db} raises digoxin "
-                            "levels and a lower dose usually keeps rate control.",
-                            (ma, mb),
-                            ("EB-DDI-005", "EB-RENAL-003"),
-                            0.6,
-                        )
-                    )
-                if ix.key.startswith("ras"):
-                    facts: tuple[_Cited, ...] = (ma, mb, *ckd, *((potassium,) if potassium else ()))
-                    pts.append(
-                        _pt(
-                            "nephrologist",
-                            "support",
-                            f"Risk of hyperkalaemia; latest potassium "
-                            f"{_fmt(potassium.value if potassium else None)}.",
-                            facts,
-                            ("EB-DDI-006",),
-                            0.7,
-                        )
-                    )
-                if ix.key.startswith("ache"):
-                    pts.append(
-                        _pt(
-                            "geriatrician",
-                            "support",
-                            f"Slow heart rate from {da} with {db} causes dizziness and "
-                            "falls; check the pulse and review the combination.",
-                            (ma, mb),
-                            ("EB-MEDSAFE-010", "EB-FALLS-004"),
-                            0.55,
-                        )
-                    )
-                    pts.append(
-                        _pt(
-                            "psychiatrist",
-                            "attack",
-                            f"{da} supports cognition; stopping it may worsen memory "
-                            "and behaviour.",
-                            (ma,),
-                            ("EB-COG-002",),
-                            0.45,
-                        )
-                    )
-                if ix.key == "opioid-benzo":
-                    pts.append(
-                        _pt(
-                            "gp",
-                            "attack",
-                            "Both drugs need a slow reduction; one change at a time.",
-                            (ma, mb),
-                            ("EB-MEDSAFE-002",),
-                            0.35,
-                        )
-                    )
-                cat = "immediate-safety" if ix.severity == "high" else "medication"
-                title = _ACTION_TITLE[ix.action].format(d=dt)
-                if ix.action == "review":
-                    title += f" with {da if ix.change == 'b' else db}"
-                _add_or_merge(
-                    o,
-                    Proposal(
-                        f"opt-{ix.action}-{dt}",
-                        title,
-                        cat,
-                        f"{target.text} interacts with {other.text}: {ix.effect}.",
-                        (target.ref, other.ref),
-                        (pid,),
-                        tuple(pts),
-                        None,
-                        target.ref,
-                        3 if ix.severity == "high" else 2,
-                    ),
-                )
-    # Simvastatin dose ceilings
-    for ms in c.with_spec("drug:simvastatin"):
-        for spec, ceiling in SIMVASTATIN_CEILINGS:
-            for mo in c.with_spec(spec):
-                if ms.dose_mg is None or ms.dose_mg <= ceiling:
-                    continue
-                do = _pick(mo, spec)
-                pid = o.problem(
-                    f"prob-ddi-simvastatin-{do}",
-                    f"Potential drug interaction: simvastatin + {do}",
-                    (ms, mo),
-                    f"simvastatin {_fmt(ms.dose_mg)} mg above the {_fmt(ceiling)} "
-                    f"mg ceiling with {do}",
-                    ("medication",),
-                    f"{ms.text}; {mo.text}",
-                    0.7,
-                )
-                ceiling_pts = (
-                    _pt(
-                        "pharmacist",
-                        "support",
-                        f"{ms.text} with {mo.text}: simvastatin above {_fmt(ceiling)} mg a day "
-                        "raises the risk of muscle damage; lower the dose or switch statin.",
-                        (ms, mo),
-                        ("EB-DDI-009",),
-                        0.6,
-                    ),
-                    _pt(
-                        "cardiologist",
-                        "attack",
-                        "A lower statin dose weakens lipid lowering unless another statin "
-                        "replaces it.",
-                        (ms,),
-                        ("EB-CV-004",),
-                        0.35,
-                    ),
-                )
-                _add_or_merge(
-                    o,
-                    Proposal(
-                        "opt-reduce-simvastatin",
-                        "Reduce simvastatin dose or switch statin",
-                        "medication",
-                        f"{ms.text} exceeds the dose ceiling with {mo.text}.",
-                        (ms.ref, mo.ref),
-                        (pid,),
-                        ceiling_pts,
-                        None,
-                        ms.ref,
-                        1,
-                    ),
-                )
-
-
 def _names_p(probs: Sequence[Problem]) -> str:
     return ", ".join(p.text for p in probs)
 
@@ -1284,193 +774,14 @@ def _pick(m: MedFact, spec: str) -> str:
     return next((d for d in m.drugs if name in _classes_of(d)), m.drugs[0])
 
 
-def _renal(c: _Case, o: _Out) -> None:
-    egfr = c.egfr()
-    if egfr is None or egfr.value is None:
-        return
-    done: set[str] = set()
-    for lim in RENAL_LIMITS:  # ordered strictest first per drug
-        if egfr.value >= lim.below:
-            continue
-        for m in c.with_spec(lim.spec):
-            name = _pick(m, lim.spec)
-            if name in done:
-                continue
-            done.add(name)
-            pid = o.problem(
-                f"prob-renal-{name}",
-                f"Dose not adjusted to kidney function: {name} at eGFR {_fmt(egfr.value)}",
-                (m, egfr),
-                lim.advice,
-                ("medication", "renal"),
-                f"{m.text}; {_obs_text(egfr)}",
-                0.85,
-            )
-            pts = [
-                _pt(
-                    "pharmacist",
-                    "support",
-                    f"Latest eGFR {_fmt(egfr.value)} {egfr.unit}: {lim.advice}; {m.text} needs "
-                    "adjusting.",
-                    (m, egfr),
-                    lim.evidence,
-                    0.78 if lim.urgent else 0.68,
-                ),
-                _pt(
-                    "nephrologist",
-                    "support",
-                    f"Kidney function at eGFR {_fmt(egfr.value)} makes {name} accumulate.",
-                    (m, egfr),
-                    (*lim.evidence, "EB-RENAL-002"),
-                    0.65,
-                ),
-            ]
-            if name == "metformin":
-                hba1c = c.latest(("4548-4",))
-                pts.append(
-                    _pt(
-                        "endocrinologist",
-                        "attack",
-                        "A lower metformin dose may loosen glycaemic control"
-                        + (f" (latest HbA1c {_fmt(hba1c.value)}%)" if hba1c else "")
-                        + "; another agent may be needed.",
-                        (m, *((hba1c,) if hba1c else ())),
-                        ("EB-DM-002",),
-                        0.35,
-                    )
-                )
-            title = {
-                "stop": f"Stop {name} (kidney function)",
-                "reduce": f"Reduce {name} dose for kidney function",
-                "review": f"Adjust {name} dose for kidney function",
-            }[lim.action]
-            verb = "stop" if lim.action == "stop" else "reduce"
-            _add_or_merge(
-                o,
-                Proposal(
-                    f"opt-{verb}-{name}",
-                    title,
-                    "immediate-safety" if lim.urgent else "medication",
-                    f"{m.text} at eGFR {_fmt(egfr.value)}: {lim.advice}.",
-                    (m.ref, egfr.ref),
-                    (pid,),
-                    tuple(pts),
-                    None,
-                    m.ref,
-                    3 if lim.urgent else 2,
-                ),
-            )
-
-
-def _monitoring(c: _Case, o: _Out, base_problems: Sequence[ProblemCase]) -> None:
-    dementia = c.active("dementia")
-    for rule in MONITORING:
-        trig_p = tuple(p for g in rule.conditions for p in c.active(g))
-        trig_m = tuple(m for s in rule.drugs for m in c.with_spec(s))
-        if not trig_p and not trig_m:
-            continue
-        last = c.latest(rule.loincs)
-        age_days = c.days_before(last.effective) if last else None
-        if last is not None and age_days is not None and age_days <= rule.window_days:
-            continue
-        months = rule.window_days // 30
-        # An undated result cannot show the window was met, so it counts as a gap too.
-        if last is None:
-            when = "no result in the record"
-        elif age_days is None:
-            when = "last result has no date"
-        else:
-            when = f"last result {age_days // 30} months before the record date"
-        trig_text = _names_p(trig_p) if trig_p else _names(trig_m)
-        facts = (*trig_p, *trig_m, *((last,) if last else ()))
-        pids = tuple(
-            dict.fromkeys(
-                pid for pid in _prob_ids(trig_p) if any(b.id == pid for b in base_problems)
-            )
-        )
-        lead, *others = rule.roles
-        pts = [
-            _pt(
-                lead,
-                "support",
-                f"{rule.test} is due for {trig_text}: {when}, window {months} months; {rule.why}.",
-                facts,
-                rule.evidence,
-                0.68,
-            ),
-        ]
-        for r in others:
-            pts.append(
-                _pt(
-                    r,
-                    "support",
-                    f"Without a current {rule.test} the plan for {trig_text} rests on "
-                    "outdated information.",
-                    facts,
-                    rule.evidence[:1],
-                    0.5,
-                )
-            )
-        if dementia:
-            pts.append(
-                _pt(
-                    "care-coordinator",
-                    "attack",
-                    f"Another test is a burden for a person with {dementia[0].text}; "
-                    "it needs a companion to attend.",
-                    dementia,
-                    ("EB-MM-003",),
-                    0.3,
-                )
-            )
-            pts.append(
-                _pt(
-                    "nurse",
-                    "support",
-                    "Combine the test with the next scheduled visit or a home visit to "
-                    "limit the burden.",
-                    dementia,
-                    ("EB-MM-003",),
-                    0.4,
-                )
-            )
-        if c.age is not None and c.age >= 90 and rule.key in ("hba1c", "uacr"):
-            pts.append(
-                _pt(
-                    "geriatrician",
-                    "attack",
-                    f"At very advanced age tight targets matter less; {rule.test} "
-                    "changes management only if symptoms or hypoglycaemia occur.",
-                    (),
-                    ("EB-MM-002",),
-                    0.4,
-                )
-            )
-        code = (LOINC_URL, rule.loincs[0], rule.test)
-        o.proposals.append(
-            Proposal(
-                f"opt-monitor-{rule.key}",
-                f"Check {rule.test} ({when})",
-                "monitoring",
-                f"{rule.test} for {trig_text}; {rule.why}.",
-                _refs(facts),
-                pids,
-                tuple(pts),
-                code,
-                trig_m[0].ref if trig_m and not trig_p else None,
-                1,
-            )
-        )
-
-
-def _missing_therapy(c: _Case, o: _Out) -> None:
+def _missing_therapy(c: _Case, o: Output) -> None:
     diabetes = c.active("diabetes")
     ckd = c.active("ckd")
     dkd = c.active("diabetic-kidney")
     htn = c.active("hypertension")
-    uacr = c.latest(LOINC_UACR)
+    uacr = c.latest_obs(LOINC_UACR)
     egfr = c.egfr()
-    potassium = c.latest(LOINC_POTASSIUM)
+    potassium = c.latest_obs(LOINC_POTASSIUM)
     very_old = c.age is not None and c.age >= 85
     albuminuric = bool(dkd) or (uacr is not None and uacr.value is not None and uacr.value >= 30)
     if (
@@ -1480,7 +791,7 @@ def _missing_therapy(c: _Case, o: _Out) -> None:
         and not (c.has("class:acei") or c.has("class:arb"))
     ):
         kidney = (*dkd, *[p for p in ckd if p not in dkd])
-        facts: tuple[_Cited, ...] = (*kidney, *diabetes[:1], *htn[:1]) + ((uacr,) if uacr else ())
+        facts: tuple[Cited, ...] = (*kidney, *diabetes[:1], *htn[:1]) + ((uacr,) if uacr else ())
         pts = [
             _pt(
                 "nephrologist",
@@ -1540,7 +851,7 @@ def _missing_therapy(c: _Case, o: _Out) -> None:
                 "Start an ACE inhibitor or ARB for diabetic kidney disease",
                 "medication",
                 "Kidney-protective RAS blockade, titrated with potassium and creatinine checks.",
-                _refs(facts),
+                refs(facts),
                 _prob_ids(kidney),
                 tuple(pts),
                 None,
@@ -1593,7 +904,7 @@ def _missing_therapy(c: _Case, o: _Out) -> None:
                 "Consider an SGLT2 inhibitor for diabetes with kidney disease",
                 "medication",
                 "Kidney and heart protection in type 2 diabetes with CKD.",
-                _refs(facts),
+                refs(facts),
                 _prob_ids(kidney),
                 tuple(pts),
                 None,
@@ -1642,7 +953,7 @@ def _missing_therapy(c: _Case, o: _Out) -> None:
                 "Start a statin for secondary prevention",
                 "medication",
                 "Statin after vascular events.",
-                _refs(facts),
+                refs(facts),
                 _prob_ids(athero),
                 tuple(pts),
                 None,
@@ -1688,7 +999,7 @@ def _missing_therapy(c: _Case, o: _Out) -> None:
                 "Start oral anticoagulation for atrial fibrillation",
                 "medication",
                 "Stroke prevention in AF.",
-                _refs(af),
+                refs(af),
                 _prob_ids(af),
                 tuple(pts),
                 None,
@@ -1734,7 +1045,7 @@ def _missing_therapy(c: _Case, o: _Out) -> None:
                 "Start bone-protecting treatment",
                 "medication",
                 "Fracture prevention in osteoporosis.",
-                _refs(osteo),
+                refs(osteo),
                 _prob_ids(osteo),
                 tuple(pts),
                 None,
@@ -1742,83 +1053,77 @@ def _missing_therapy(c: _Case, o: _Out) -> None:
                 1,
             )
         )
-    for m in c.with_spec("class:bisphosphonate"):
-        yrs = _years(m.authored, c.p.as_of)
-        if not yrs or yrs < 5:
-            continue
-        fractures = c.ever("fracture")
-        pts = [
-            _pt(
-                "pharmacist",
-                "support",
-                f"{m.text} for {yrs} years: after five years the benefit should be reassessed "
-                "and a drug holiday considered (rare atypical fractures).",
-                (m,),
-                ("EB-BONE-002",),
-                0.5,
-            ),
-        ]
-        if fractures:
-            pts.append(
-                _pt(
-                    "geriatrician",
-                    "attack",
-                    f"Fragility fractures on record ({_names_p(fractures[:2])}): fracture "
-                    "risk remains high, so continuing treatment is reasonable.",
-                    (m, *fractures),
-                    ("EB-BONE-001",),
-                    0.58,
-                )
-            )
-        o.proposals.append(
-            Proposal(
-                f"opt-review-duration-{m.drugs[0]}",
-                f"Review long-term {m.drugs[0]} (over 5 years)",
-                "medication",
-                "Reassess fracture risk and the case for a drug holiday.",
-                _refs((m,), fractures),
-                _prob_ids(c.active("osteoporosis")),
-                tuple(pts),
-                None,
-                m.ref,
-                0,
-            )
-        )
+    # Bisphosphonate duration is the criterion deprescribe-bisphosphonate-duration (counted
+    # from the first order of the ingredient, not the latest repeat).
 
 
-def _blood_pressure(c: _Case, o: _Out) -> None:
+# Every class that lowers blood pressure, so the text names all of them (verapamil included).
+_BP_LOWERING = (
+    "class:antihypertensive",
+    "class:ccb",
+    "class:thiazide",
+    "class:loop-diuretic",
+    "class:beta-blocker",
+    "class:alpha-blocker",
+    "class:mra",
+)
+
+
+def _blood_pressure(c: _Case, o: Output) -> None:
+    """Raised blood pressure read from every reading in the last year (issue 13 item 3): how
+    many readings, how many raised, every antihypertensive named; a severe reading (180
+    systolic or 110 diastolic and above) is acted on, not deferred for confirmation."""
     htn = c.active("hypertension")
-    sbp = c.latest((LOINC_SBP,))
-    dbp = c.latest((LOINC_DBP,))
-    if not htn or sbp is None or sbp.value is None:
+    bpf = c.bp
+    if not htn or bpf is None:
         return
-    high = sbp.value >= 140 or (dbp is not None and (dbp.value or 0) >= 90)
-    if not high:
+    if bpf.systolic < 140 and bpf.diastolic < 90:
         return
-    bp = f"{_fmt(sbp.value)}/{_fmt(dbp.value if dbp else None)} mmHg"
-    facts: tuple[_Cited, ...] = (*htn, sbp)
-    treatment = _names(c.with_spec("class:thiazide") + c.with_spec("class:dhp-ccb"))
+    bp = f"{_fmt(bpf.systolic)}/{_fmt(bpf.diastolic)} mmHg"
+    readings = c.series_refs(bpf)
+    facts: tuple[Cited | str, ...] = (*htn, *readings)
+    drugs = tuple(dict.fromkeys(m for k in _BP_LOWERING for m in c.with_spec(k)))
+    treatment = _names(drugs)
+    count = (
+        f"{bpf.raised} of {bpf.readings} readings in the last year raised"
+        if bpf.readings > 1
+        else "one reading in the last year"
+    )
     pts = [
         _pt(
             "gp",
             "support",
-            f"Latest blood pressure {bp} with {htn[0].text} on "
-            f"{treatment or 'current treatment'}"
-            ": above target; adjust treatment after confirming with home readings.",
-            facts,
+            f"Latest blood pressure {bp} ({count}) with {htn[0].text} on "
+            f"{treatment or 'no antihypertensive'}: above target; adjust treatment.",
+            (*facts, *drugs),
             ("EB-CV-001",),
-            0.62,
-        ),
-        _pt(
-            "nurse",
-            "support",
-            f"A single reading of {bp} needs confirming with home or ambulatory measurement "
-            "before treatment changes.",
-            facts,
-            ("EB-CV-002",),
-            0.5,
+            0.7 if bpf.severe else 0.62,
         ),
     ]
+    if bpf.severe:
+        pts.append(
+            _pt(
+                "nurse",
+                "support",
+                f"A reading of {bp} is severe: treat now and recheck within days rather than "
+                "waiting for home readings.",
+                facts,
+                ("EB-CV-001", "EB-CV-002"),
+                0.65,
+            )
+        )
+    elif bpf.readings <= 1 or bpf.raised <= 1:
+        pts.append(
+            _pt(
+                "nurse",
+                "support",
+                f"Only {'one raised reading' if bpf.raised <= 1 else 'one reading'} ({bp}) in the "
+                "last year: confirm with home or ambulatory measurement before changing treatment.",
+                facts,
+                ("EB-CV-002",),
+                0.5,
+            )
+        )
     if c.with_spec("class:nsaid"):
         pts.append(
             _pt(
@@ -1826,12 +1131,12 @@ def _blood_pressure(c: _Case, o: _Out) -> None:
                 "support",
                 f"{_names(c.with_spec('class:nsaid'))} raises blood pressure; stopping it "
                 "is the first step.",
-                (*c.with_spec("class:nsaid"), sbp),
+                (*c.with_spec("class:nsaid"), *readings[-1:]),
                 ("EB-MEDSAFE-006",),
                 0.5,
             )
         )
-    if c.age is not None and c.age >= 80:
+    if c.age is not None and c.age >= 80 and not bpf.severe:
         pts.append(
             _pt(
                 "geriatrician",
@@ -1848,14 +1153,16 @@ def _blood_pressure(c: _Case, o: _Out) -> None:
         Proposal(
             "opt-review-bp",
             f"Review blood pressure treatment (latest {bp})",
-            "medication",
-            "Confirm raised readings and adjust antihypertensive treatment.",
-            _refs(facts),
+            "immediate-safety" if bpf.severe else "medication",
+            f"{count.capitalize()}; adjust antihypertensive treatment"
+            + (" now." if bpf.severe else " after confirming raised readings."),
+            refs(facts),
             _prob_ids(htn),
             tuple(pts),
             None,
             None,
-            1,
+            3 if bpf.severe else 1,
+            "safety" if bpf.severe else "review",
         )
     )
 
@@ -1890,7 +1197,7 @@ _FRID = (
 )
 
 
-def _falls(c: _Case, o: _Out) -> str | None:
+def _falls(c: _Case, o: Output) -> str | None:
     if not c.older:
         return None
     fall_facts = c.social("fall")
@@ -1910,7 +1217,7 @@ def _falls(c: _Case, o: _Out) -> str | None:
     ]
     if sum(factors) < 1 or (sum(factors) < 2 and not fall_facts):
         return None
-    refs = _refs(fall_facts, fractures, osteo, dementia, frids, c.active("stroke"))
+    cited = refs(fall_facts, fractures, osteo, dementia, frids, c.active("stroke"))
     parts = [
         t
         for t, on in (
@@ -1919,7 +1226,10 @@ def _falls(c: _Case, o: _Out) -> str | None:
             ("osteoporosis", osteo),
             ("dementia", dementia),
             ("fall-risk medicines: " + ", ".join(m.drugs[0] for m in frids), frids),
-            ("age 80 or over", c.age is not None and c.age >= 80),
+            (
+                f"age {c.age}" if (c.age or 0) < 90 else "age 90 or over",
+                c.age is not None and c.age >= 80,
+            ),
             ("previous stroke", c.active("stroke")),
         )
         if on
@@ -1927,7 +1237,7 @@ def _falls(c: _Case, o: _Out) -> str | None:
     pid = o.problem(
         "prob-fall-risk",
         "Fall risk",
-        refs,
+        cited,
         "; ".join(parts),
         ("falls", "function"),
         "; ".join(parts),
@@ -1940,7 +1250,7 @@ def _falls(c: _Case, o: _Out) -> str | None:
             "support",
             f"Risk factors for falls ({'; '.join(parts)}): a multifactorial assessment with "
             "strength and balance training prevents falls in older people.",
-            refs,
+            cited,
             ("EB-FALLS-001", "EB-FALLS-002"),
             0.7,
         ),
@@ -1949,7 +1259,7 @@ def _falls(c: _Case, o: _Out) -> str | None:
             "support",
             "A falls assessment checks gait, vision, footwear, continence and night-time "
             "risks at home.",
-            refs,
+            cited,
             ("EB-FALLS-002",),
             0.55,
         ),
@@ -1957,7 +1267,7 @@ def _falls(c: _Case, o: _Out) -> str | None:
             "physiotherapist",
             "support",
             "A home exercise programme can continue between supervised sessions.",
-            refs,
+            cited,
             ("EB-FALLS-001",),
             0.4,
         ),
@@ -1987,7 +1297,7 @@ def _falls(c: _Case, o: _Out) -> str | None:
             )
         )
     if dementia:
-        mmse = c.latest(LOINC_MMSE)
+        mmse = c.latest_obs(LOINC_MMSE)
         pts.append(
             _pt(
                 "occupational-therapist",
@@ -2031,7 +1341,7 @@ def _falls(c: _Case, o: _Out) -> str | None:
             "Falls risk assessment and strength and balance programme",
             "rehabilitation",
             "Multifactorial falls assessment with supervised strength and balance exercise.",
-            refs,
+            cited,
             (pid,),
             tuple(pts),
             None,
@@ -2046,7 +1356,7 @@ def _falls(c: _Case, o: _Out) -> str | None:
                 "support",
                 "A home hazard assessment (lighting, rugs, bathroom rails, stairs) reduces "
                 "falls for people at high risk.",
-                refs,
+                cited,
                 ("EB-FALLS-003",),
                 0.62,
             ),
@@ -2054,7 +1364,7 @@ def _falls(c: _Case, o: _Out) -> str | None:
                 "care-coordinator",
                 "attack",
                 "Adds a home visit to the schedule; waiting times may delay it.",
-                refs[:1],
+                cited[:1],
                 ("EB-MM-003",),
                 0.25,
             ),
@@ -2077,7 +1387,7 @@ def _falls(c: _Case, o: _Out) -> str | None:
                 "Home safety assessment by occupational therapy",
                 "rehabilitation",
                 "Occupational therapy home hazard assessment and adaptations.",
-                refs,
+                cited,
                 (pid,),
                 tuple(pts2),
                 None,
@@ -2088,13 +1398,13 @@ def _falls(c: _Case, o: _Out) -> str | None:
     return pid
 
 
-def _cognition(c: _Case, o: _Out) -> None:
+def _cognition(c: _Case, o: Output) -> None:
     dementia = c.active("dementia")
     if not dementia:
         return
-    mmse = c.latest(LOINC_MMSE)
+    mmse = c.latest_obs(LOINC_MMSE)
     mm = f" (latest MMSE {_fmt(mmse.value)})" if mmse else ""
-    facts: tuple[_Cited, ...] = (
+    facts: tuple[Cited, ...] = (
         *dementia,
         *((mmse,) if mmse else ()),
         *c.with_spec("class:cholinesterase-inhibitor"),
@@ -2133,7 +1443,7 @@ def _cognition(c: _Case, o: _Out) -> None:
             "Structured dementia review with a named care coordinator",
             "follow-up",
             "Review cognition, function, behaviour, medicines and care needs.",
-            _refs(facts),
+            refs(facts),
             pids,
             tuple(pts),
             None,
@@ -2191,7 +1501,7 @@ def _cognition(c: _Case, o: _Out) -> None:
             "Carer needs assessment and support",
             "caregiver-support",
             "Assess the carer's needs; education, respite and community support.",
-            _refs(dementia, carer, alone),
+            refs(dementia, carer, alone),
             pids,
             tuple(pts2),
             None,
@@ -2201,7 +1511,7 @@ def _cognition(c: _Case, o: _Out) -> None:
     )
 
 
-def _mood(c: _Case, o: _Out, base: Sequence[ProblemCase]) -> None:
+def _mood(c: _Case, o: Output, base: Sequence[ProblemCase]) -> None:
     depression = c.active("depression")
     stress: tuple[Problem | SocialFact, ...] = (
         *(
@@ -2237,7 +1547,7 @@ def _mood(c: _Case, o: _Out, base: Sequence[ProblemCase]) -> None:
                 "Depression follow-up with a PHQ-9 score",
                 "mental-health",
                 "Structured follow-up of depression.",
-                _refs(depression),
+                refs(depression),
                 _prob_ids(depression),
                 pts,
                 (LOINC_URL, "44261-6", "PHQ-9 total score"),
@@ -2272,7 +1582,7 @@ def _mood(c: _Case, o: _Out, base: Sequence[ProblemCase]) -> None:
                 "Screen for depression and offer psychosocial support",
                 "mental-health",
                 "Mood screening and psychosocial support.",
-                _refs(stress),
+                refs(stress),
                 pids,
                 pts,
                 None,
@@ -2282,7 +1592,7 @@ def _mood(c: _Case, o: _Out, base: Sequence[ProblemCase]) -> None:
         )
 
 
-def _social(c: _Case, o: _Out, base: Sequence[ProblemCase]) -> None:
+def _social(c: _Case, o: Output, base: Sequence[ProblemCase]) -> None:
     needs: tuple[Problem | SocialFact, ...] = tuple(
         pr for pr, gs in c.problems if pr.active and "sdoh-need" in gs and is_sdoh_need(pr)
     )
@@ -2329,7 +1639,7 @@ def _social(c: _Case, o: _Out, base: Sequence[ProblemCase]) -> None:
                 "Confidential safety assessment and referral",
                 "immediate-safety",
                 "Safety planning for intimate partner abuse.",
-                _refs(abuse),
+                refs(abuse),
                 pids,
                 pts,
                 None,
@@ -2365,7 +1675,7 @@ def _social(c: _Case, o: _Out, base: Sequence[ProblemCase]) -> None:
                 "Social work assessment of social needs",
                 "referral",
                 "Assess and address recorded social needs.",
-                _refs(needs, facts),
+                refs(needs, facts),
                 pids,
                 tuple(need_pts),
                 None,
@@ -2375,12 +1685,14 @@ def _social(c: _Case, o: _Out, base: Sequence[ProblemCase]) -> None:
         )
 
 
-def _copd(c: _Case, o: _Out) -> None:
+def _copd(c: _Case, o: Output) -> None:
     copd = c.active("copd")
     if not copd:
         return
-    inhalers = (*c.with_spec("class:bronchodilator"), *c.with_spec("class:inhaled-corticosteroid"))
+    inhalers = tuple(dict.fromkeys(c.with_spec("class:inhaler")))
     dementia = c.active("dementia")
+    # Inhaler technique only where an inhaler is prescribed (no claims about absent drugs);
+    # a COPD diagnosis with no inhaler is an omission (criterion start-inhaler-copd).
     pts = [
         _pt(
             "physiotherapist",
@@ -2392,15 +1704,6 @@ def _copd(c: _Case, o: _Out) -> None:
             0.6,
         ),
         _pt(
-            "nurse",
-            "support",
-            f"Check inhaler technique for {_names(inhalers) or 'the inhalers'}; poor technique "
-            "is common and fixable.",
-            (*copd, *inhalers),
-            ("EB-RESP-001",),
-            0.55,
-        ),
-        _pt(
             "care-coordinator",
             "attack",
             "A rehabilitation course means many visits; transport may be a barrier.",
@@ -2409,7 +1712,19 @@ def _copd(c: _Case, o: _Out) -> None:
             0.3,
         ),
     ]
-    if dementia:
+    if inhalers:
+        pts.append(
+            _pt(
+                "nurse",
+                "support",
+                f"Check inhaler technique for {_names(inhalers)}; poor technique is common and "
+                "fixable.",
+                (*copd, *inhalers),
+                ("EB-RESP-001",),
+                0.55,
+            )
+        )
+    if dementia and inhalers:
         pts.append(
             _pt(
                 "occupational-therapist",
@@ -2424,10 +1739,14 @@ def _copd(c: _Case, o: _Out) -> None:
     o.proposals.append(
         Proposal(
             "opt-copd-rehab",
-            "Inhaler technique review and pulmonary rehabilitation",
+            (
+                "Inhaler technique review and pulmonary rehabilitation"
+                if inhalers
+                else "Pulmonary rehabilitation"
+            ),
             "rehabilitation",
             "COPD self-management and rehabilitation.",
-            _refs(copd, inhalers),
+            refs(copd, inhalers),
             _prob_ids(copd),
             tuple(pts),
             None,
@@ -2437,7 +1756,7 @@ def _copd(c: _Case, o: _Out) -> None:
     )
 
 
-def _nephrology(c: _Case, o: _Out) -> None:
+def _nephrology(c: _Case, o: Output) -> None:
     egfr = c.egfr()
     if egfr is None or egfr.value is None or egfr.value >= 30:
         return
@@ -2491,7 +1810,7 @@ def _nephrology(c: _Case, o: _Out) -> None:
             "Refer to nephrology",
             "referral",
             "Specialist kidney care for eGFR below 30.",
-            _refs((egfr,), ckd),
+            refs((egfr,), ckd),
             (pid, *_prob_ids(ckd)),
             tuple(pts),
             None,
@@ -2505,7 +1824,7 @@ def _nephrology(c: _Case, o: _Out) -> None:
 
 
 def _complexity(
-    c: _Case, base: Sequence[ProblemCase], out: _Out
+    c: _Case, base: Sequence[ProblemCase], out: Output
 ) -> tuple[Complexity, int, tuple[tuple[str, int], ...], tuple[str, ...]]:
     """Score = multimorbidity (0-3) + polypharmacy (0-2) + age (0-2) + cognition (0/2)
     + falls (0/1) + psychosocial (0-2) + safety findings (0-2).
@@ -2516,7 +1835,7 @@ def _complexity(
     nm = len(c.meds)
     pp = 2 if nm >= 10 else 1 if nm >= 5 else 0
     ag = 0 if c.age is None or c.age < 65 else 1 if c.age < 85 else 2
-    mmse = c.latest(LOINC_MMSE)
+    mmse = c.latest_obs(LOINC_MMSE)
     cog = 2 if c.active("dementia") or (mmse and (mmse.value or 30) < 24) else 0
     fall = 1 if c.social("fall") or c.ever("fracture") else 0
     needs = sum(1 for p in base if p.kind == "sdoh-need") + sum(
@@ -2566,20 +1885,26 @@ def _complexity(
 
 
 @lru_cache(maxsize=64)
+def _legacy_priority(p: Proposal) -> Priority:
+    """Priority of an activity proposed by a rule function (criteria state theirs)."""
+    if p.category == "immediate-safety" or (p.category == "medication" and p.urgency >= 3):
+        return "safety"
+    if p.id.startswith("opt-start-"):
+        return "omission"
+    if p.category == "monitoring":
+        return "monitoring"
+    return "review"
+
+
 def analyse(profile: PatientProfile) -> Analysis:
     """The whole deterministic case analysis for one profile (cached per profile value)."""
     c = _Case(profile)
     base = _record_problems(c)
-    o = _Out()
+    o = Output()
     _polypharmacy(c, o)
     _benzodiazepines(c, o)
     _anticholinergics(c, o)
-    _sulfonylureas(c, o)
     _nsaids(c, o)
-    _antipsychotics(c, o)
-    _interactions(c, o)
-    _renal(c, o)
-    _monitoring(c, o, base)
     _missing_therapy(c, o)
     _blood_pressure(c, o)
     _falls(c, o)
@@ -2588,23 +1913,24 @@ def analyse(profile: PatientProfile) -> Analysis:
     _social(c, o, base)
     _copd(c, o)
     _nephrology(c, o)
+    # Criteria after the rule functions: where both propose an activity, the rule's wording
+    # (often more specific) leads and the points are united in one option.
+    fired = apply_criteria(CRITERIA, c, o)
+    # Rule functions and criteria may propose the same activity: one option, points united.
+    merged = Output(o.problems, [], o.high_risk)
+    for prop in o.proposals:
+        add_or_merge(merged, prop)
+    o = merged
     level, score, breakdown, dims = _complexity(c, base, o)
     problems = (*base, *sorted(o.problems, key=lambda p: p.id))
     known = {p.id for p in problems}
     proposals = tuple(
         sorted(
             (
-                Proposal(
-                    p.id,
-                    p.title,
-                    p.category,
-                    p.description,
-                    p.refs,
-                    tuple(x for x in p.problem_ids if x in known),
-                    p.points,
-                    p.code,
-                    p.medication_ref,
-                    p.urgency,
+                replace(
+                    p,
+                    problem_ids=tuple(x for x in p.problem_ids if x in known),
+                    priority=p.priority if p.criteria else _legacy_priority(p),
                 )
                 for p in o.proposals
             ),
@@ -2654,4 +1980,5 @@ def analyse(profile: PatientProfile) -> Analysis:
         role_weights,
         tuple(dict.fromkeys(terms)),
         tuple(facts_text),
+        fired,
     )

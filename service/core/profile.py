@@ -46,6 +46,21 @@ LOINC_GROUPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "weight": ("29463-7",),
         "bmi": ("39156-5",),
         "uacr": ("14959-1", "9318-7"),
+        "sodium": ("2951-2", "2947-0"),
+        "haemoglobin": ("718-7",),
+        "ldl": ("18262-6", "2089-1", "13457-7"),
+        "tsh": ("3016-3",),
+        "mmse": ("72106-8",),
+        "height": ("8302-2",),
+        "blood_pressure": ("8480-6", "55284-4", "85354-9"),
+        "cognition": ("72106-8", "72172-0"),
+        "phq9": ("44261-6",),
+        "digoxin_level": ("10535-3",),
+        "lithium_level": ("14334-7",),
+        "alt": ("1742-6", "1743-4"),
+        "platelets": ("777-3",),
+        "urate": ("3084-1",),
+        "vitamin_b12": ("2132-9",),
     }
 )
 
@@ -97,6 +112,11 @@ class Medication:
     frequency: str = ""  # human-readable timing, e.g. "2 per 1 d"
     route: str = ""
     recognised: bool = True
+    # Typed dose, parsed from dosageInstruction.doseAndRate (None when not stated there):
+    # ``dose_value`` ``dose_unit`` per administration, ``times_per_day`` from timing.repeat.
+    dose_value: float | None = None
+    dose_unit: str = ""
+    times_per_day: float | None = None
 
     @property
     def active(self) -> bool:
@@ -170,6 +190,9 @@ class PatientProfile:
     encounters: tuple[Encounter, ...] = ()
     social: tuple[SocialFact, ...] = ()
     unused: tuple[UnusedFact, ...] = ()
+    # Every plausible numeric reading, oldest first (``observations`` keeps only the latest per
+    # LOINC): blood-pressure series, repeated kidney function, same-day conflicts.
+    readings: tuple[Observation, ...] = ()
     source_refs: tuple[str, ...] = field(default=())  # every resource reference in the bundle
 
     @property
@@ -204,6 +227,10 @@ class PatientProfile:
             ):
                 best = o
         return best
+
+    def series(self, loincs: tuple[str, ...]) -> tuple[Observation, ...]:
+        """Every plausible numeric reading of one quantity, oldest first."""
+        return tuple(o for o in self.readings if o.loinc in loincs and o.value is not None)
 
 
 Sex = Literal["male", "female", "other", "unknown"]

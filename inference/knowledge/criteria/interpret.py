@@ -1,0 +1,566 @@
+"""The criteria interpreter: evaluate data criteria against a patient's typed facts.
+
+For each criterion, every binding of its trigger (the active medicines bound to ``a``, ``b``...,
+the matching problem ``cond``, the labs it reads) that no exception excuses becomes a proposal
+(one per option id; several criteria proposing the same activity are merged) carrying the
+points of view rendered from the templates, each with a strength from the factor table.
+Pure and deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from itertools import product
+
+from inference.protocol import Severity
+from service.core.profile import Observation, Problem
+
+from ..drugs import RenalLimit, drug, renal_limit
+from ..facts import Conflict, Facts, MedFact, fmt
+from ..model import Output, Point, Proposal, add_or_merge, refs, rid, slug
+from ..strength import tau
+from .schema import Criterion, PointTemplate, Trigger
+
+__all__ = ["Firing", "apply_criteria", "evaluate"]
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)(?:\.([a-z_0-9]+))?\}")
+
+
+@dataclass(frozen=True, slots=True)
+class _Cond:
+    """A bound condition: a coded problem, or CKD shown by labs."""
+
+    text: str
+    refs: tuple[str, ...]
+    problem: Problem | None = None
+
+
+@dataclass
+class Binding:
+    meds: dict[str, MedFact] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)  # binding -> matched ingredient
+    cond: _Cond | None = None
+    labs: dict[str, Observation] = field(default_factory=dict)
+    count: tuple[MedFact, ...] = ()
+    count_value: int = 0
+    monitor_last: Observation | None = None
+    monitor_quantity: str = ""
+    conflict: Conflict | None = None
+    limit: RenalLimit | None = None
+    uncertain: bool = False  # a fact it rests on is unknown (dose not stated)
+    probable: bool = False  # a fact it rests on is indirect or stale
+
+    def copy(self) -> Binding:
+        return Binding(
+            dict(self.meds),
+            dict(self.names),
+            self.cond,
+            dict(self.labs),
+            self.count,
+            self.count_value,
+            self.monitor_last,
+            self.monitor_quantity,
+            self.conflict,
+            self.limit,
+            self.uncertain,
+            self.probable,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Firing:
+    criterion: Criterion
+    binding: Binding
+    proposal: Proposal
+
+
+_NAMES = "abcdefgh"
+_QUANTITY_LABEL = {
+    "egfr": "eGFR",
+    "creatinine": "creatinine",
+    "potassium": "potassium",
+    "sodium": "sodium",
+    "hba1c": "HbA1c",
+    "inr": "INR",
+    "systolic_bp": "systolic blood pressure",
+    "diastolic_bp": "diastolic blood pressure",
+    "haemoglobin": "haemoglobin",
+    "ldl": "LDL cholesterol",
+    "uacr": "urine albumin-creatinine ratio",
+    "weight": "body weight",
+    "tsh": "TSH",
+}
+
+
+def _conds(f: Facts, groups: Sequence[str]) -> list[_Cond]:
+    out = [_Cond(p.text, (p.ref,), p) for g in groups for p in f.active(g)]
+    if "ckd" in groups and not any(c.problem for c in out) and f.lab_ckd:
+        out.append(_Cond("chronic kidney disease shown by laboratory results", f.lab_ckd))
+    return out
+
+
+def _value(f: Facts, quantity: str) -> tuple[float, Observation | None] | None:
+    if quantity == "kidney":
+        k = f.kidney
+        if k is None:
+            return None
+        return k.value, k.reported or k.creatinine
+    o = f.latest(quantity)
+    return None if o is None or o.value is None else (o.value, o)
+
+
+def _cmp(value: float, op: str, threshold: float) -> bool:
+    return {
+        "<": value < threshold,
+        "<=": value <= threshold,
+        ">": value > threshold,
+        ">=": value >= threshold,
+    }[op]
+
+
+def _match(
+    t: Trigger, f: Facts, params: dict[str, float], base: Binding | None = None
+) -> Iterator[Binding]:
+    """Every binding under which all parts of ``t`` hold (extending ``base``)."""
+    age = f.age
+    if t.age_min is not None and (age is None or age < params[t.age_min]):
+        return
+    if t.age_max is not None and (age is None or age > params[t.age_max]):
+        return
+    if t.sex is not None and f.p.sex != t.sex:
+        return
+    if any(f.with_spec(s) for s in t.absent_drugs):
+        return
+    if any(_conds(f, (g,)) for g in t.absent_conditions):
+        return
+    if t.kidney_discordant and not (f.kidney is not None and f.kidney.discordant):
+        return
+    if t.lab_ckd and not f.lab_ckd:
+        return
+    if t.bp_severe and not (f.bp is not None and f.bp.severe):
+        return
+    if t.conflict and not f.conflicts:
+        return
+    if t.bound_matches:
+        bound = base.meds.get("a") if base is not None else None
+        if bound is None or not any(bound in f.with_spec(s) for s in t.bound_matches):
+            return
+    b0 = base.copy() if base is not None else Binding()
+    if t.conflict:
+        b0.conflict = next(iter(sorted(f.conflicts.values(), key=lambda c: c.quantity)))
+    for lab in t.labs:
+        got = _value(f, lab.quantity)
+        if got is None or not _cmp(got[0], lab.op, params[lab.param]):
+            return
+        if got[1] is not None:
+            b0.labs[lab.quantity] = got[1]
+        if lab.quantity == "kidney" and f.kidney is not None and f.kidney.discordant:
+            b0.probable = True
+    if t.monitor is not None:
+        q = t.monitor.quantity
+        last = f.p.latest_of(_loincs(q))
+        age_days = f.days_since(last.effective) if last is not None else None
+        if last is not None and age_days is not None and age_days <= params[t.monitor.days]:
+            return
+        b0.monitor_last, b0.monitor_quantity = last, q
+    if t.count is not None:
+        if t.count.by == "acb":
+            meds = tuple(m for m in f.meds if m.acb > 0)
+            n = sum(m.acb for m in meds)
+        else:
+            meds = tuple(dict.fromkeys(m for s in t.count.specs for m in f.with_spec(s)))
+            n = len(meds)
+            if t.count.by == "ingredients-in-class":
+                n = len({d for m in meds for d in m.drugs})
+        if n < params[t.count.min]:
+            return
+        b0.count, b0.count_value = meds, n
+    if t.any_of:
+        alt = next((x for a in t.any_of for x in _match(a, f, params, b0)), None)
+        if alt is None:
+            return
+        b0 = alt
+    if t.renal_table:
+        yield from _renal_bindings(f, b0)
+        return
+    conds: list[_Cond | None] = [None]
+    if t.any_conditions:
+        found = _conds(f, t.any_conditions)
+        if not found:
+            return
+        conds = [found[0]]
+    pools = [f.with_spec(s) for s in t.drugs]
+    for combo in product(*pools) if pools else [()]:
+        refs_ = [m.ref for m in combo]
+        if len(set(refs_)) != len(refs_):
+            continue
+        # Two specs naming the same class bind each unordered pair of ingredients once.
+        if any(
+            t.drugs[i] == t.drugs[j]
+            and (combo[i].ref > combo[j].ref or combo[i].drugs == combo[j].drugs)
+            for i in range(len(combo))
+            for j in range(i + 1, len(combo))
+        ):
+            continue
+        b = b0.copy()
+        for i, m in enumerate(combo):
+            b.meds[_NAMES[i]] = m
+            b.names[_NAMES[i]] = _pick(m, t.drugs[i])
+        a = b.meds.get("a")
+        if t.min_years_on is not None:
+            yrs = f.years_on(a) if a is not None else None
+            if yrs is None or yrs < params[t.min_years_on]:
+                continue
+        if t.min_days_on is not None:
+            start = a.first_authored if a is not None else None
+            if start is None or (f.p.as_of - start).days < params[t.min_days_on]:
+                continue
+        if t.daily_mg_above is not None:
+            if a is None:
+                continue
+            if a.daily_mg is not None:
+                if a.daily_mg <= params[t.daily_mg_above]:
+                    continue
+            else:
+                # Dose not stated: fire at lower certainty, asking to verify; but a stated
+                # strength already within the ceiling cannot exceed it at one unit a day only
+                # when the frequency is unknown, so it still needs verifying.
+                b.uncertain = True
+        for c in conds:
+            bc = b.copy()
+            bc.cond = c
+            yield bc
+
+
+# Strictest first: one band, one activity per ingredient.
+_ACTION_RANK = ("avoid", "max-dose", "reduce", "review", "monitor")
+
+
+def _renal_bindings(f: Facts, base: Binding) -> Iterator[Binding]:
+    k = f.kidney
+    if k is None:
+        return
+    estimates = [v for v in (k.reported.value if k.reported else None, k.computed) if v]
+    egfr = min(estimates) if estimates else None
+    for m in f.meds:
+        for name in m.drugs:
+            limits = [
+                lim
+                for lim in renal_limit(name, egfr=egfr, crcl=k.crcl)
+                if lim.action in _ACTION_RANK
+            ]
+            for lim in sorted(limits, key=lambda x: (_ACTION_RANK.index(x.action), -x.urgent)):
+                b = base.copy()
+                b.meds["a"], b.names["a"], b.limit = m, name, lim
+                if k.discordant:
+                    b.probable = True
+                if lim.action == "max-dose" and lim.max_daily_mg is not None:
+                    if m.daily_mg is not None and m.daily_mg <= lim.max_daily_mg:
+                        continue
+                    if m.daily_mg is None:
+                        b.uncertain = True
+                yield b
+                break
+
+
+def _pick(m: MedFact, spec: str) -> str:
+    """The ingredient of ``m`` that ``spec`` matched (a combination product has several)."""
+    kind, _, name = spec.partition(":")
+    if kind == "drug":
+        return name
+    for d in m.drugs:
+        ds = drug(d)
+        if name in (getattr(ds, "flags", ()) if kind == "flag" else ds.classes):
+            return d
+    return m.name
+
+
+def _loincs(quantity: str) -> tuple[str, ...]:
+    from service.core.profile import LOINC_GROUPS
+
+    return LOINC_GROUPS[quantity]
+
+
+def _holds(t: Trigger, f: Facts, params: dict[str, float], b: Binding) -> bool:
+    return any(True for _ in _match(t, f, params, b if not t.drugs else None))
+
+
+def _excused(c: Criterion, f: Facts, b: Binding) -> bool:
+    for ex in c.exceptions:
+        # An exception's drugs are checked for presence only; its dose/duration parts read ``a``.
+        for _ in _match(ex, f, c.params, b if not ex.drugs else None):
+            return True
+    return False
+
+
+# -- rendering -------------------------------------------------------------------------------
+
+
+def _dose_phrase(m: MedFact) -> str:
+    if m.daily_mg is not None:
+        return f"{fmt(m.daily_mg)} mg a day"
+    if m.unit_mg is not None:
+        return f"dose not stated, verify (product strength {fmt(m.unit_mg)} mg)"
+    return "dose not stated, verify"
+
+
+def _age_phrase(f: Facts) -> str:
+    if f.age is None:
+        return "an adult"
+    if f.age >= 90:
+        return "a person aged 90 or over"
+    return f"a {f.age}-year-old"
+
+
+def _months(days: int) -> int:
+    return days // 30
+
+
+def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    def one(m: re.Match[str]) -> str:
+        head, attr = m.group(1), m.group(2)
+        if head in b.meds or (len(head) == 1 and head in _NAMES):
+            med = b.meds.get(head)
+            if med is None:
+                return "?"
+            if attr is None:
+                return b.names.get(head, med.name)
+            if attr == "text":
+                return med.text
+            if attr == "dose":
+                return _dose_phrase(med)
+            if attr == "years":
+                return fmt(float(f.years_on(med) or 0))
+            if attr == "weeks":
+                start = med.first_authored
+                return fmt(float((f.p.as_of - start).days // 7)) if start else "?"
+            return "?"
+        if head == "trigger":
+            if b.cond is not None:
+                return b.cond.text
+            return ", ".join(m.text for m in b.meds.values()) or "this patient"
+        if head == "cond":
+            return b.cond.text if b.cond else "the condition"
+        if head == "age":
+            return _age_phrase(f)
+        if head == "param" and attr:
+            return fmt(params[attr])
+        if head == "lab" and attr:
+            o = b.labs.get(attr) or f.latest(attr)
+            return f"{fmt(o.value)} {o.unit}".strip() if o is not None else "not recorded"
+        if head == "kidney":
+            k = f.kidney
+            if k is None:
+                return "not known"
+            if attr == "detail":
+                parts = []
+                if k.reported is not None:
+                    parts.append(f"reported eGFR {fmt(k.reported.value)}")
+                if k.computed is not None:
+                    parts.append(f"CKD-EPI eGFR from creatinine {fmt(k.computed)}")
+                if k.crcl is not None:
+                    parts.append(f"Cockcroft-Gault clearance {fmt(k.crcl)} mL/min")
+                return ", ".join(parts)
+            return f"{fmt(k.value)} ({k.basis})"
+        if head == "count":
+            if attr == "names":
+                return ", ".join(m.text for m in b.count)
+            return str(b.count_value)
+        if head == "limit" and b.limit is not None:
+            lim = b.limit
+            if attr == "advice":
+                return lim.advice
+            if attr == "below":
+                return fmt(lim.below)
+            if attr == "max":
+                return fmt(lim.max_daily_mg)
+            if attr == "measure":
+                return "eGFR" if lim.measure == "egfr" else "creatinine clearance"
+            return lim.advice
+        if head == "conflict" and b.conflict is not None:
+            if attr == "quantity":
+                return _QUANTITY_LABEL.get(b.conflict.quantity, b.conflict.quantity)
+            return ", ".join(fmt(v) for v in b.conflict.values)
+        if head == "monitor":
+            last = b.monitor_last
+            if last is None:
+                return "no result in the record"
+            days = f.days_since(last.effective)
+            if days is None:
+                return "the last result has no date"
+            return f"last result {_months(days)} months before the record date"
+        if head == "bp" and f.bp is not None:
+            bp = f.bp
+            if attr == "latest":
+                return f"{fmt(bp.systolic)}/{fmt(bp.diastolic)} mmHg"
+            if attr == "readings":
+                return str(bp.readings)
+            if attr == "raised":
+                return str(bp.raised)
+        return "?"
+
+    return _PLACEHOLDER.sub(one, text)
+
+
+def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
+    """Derived numbers a binding may state (counts and months), beyond ``Facts.numbers``."""
+    out = {str(b.count_value)}
+    if b.monitor_last is not None:
+        days = f.days_since(b.monitor_last.effective)
+        if days is not None:
+            out.add(str(_months(days)))
+    if f.bp is not None:
+        out |= {str(f.bp.readings), str(f.bp.raised)}
+    for m in b.meds.values():
+        if m.first_authored is not None:
+            out.add(fmt(float((f.p.as_of - m.first_authored).days // 7)))
+    if b.limit is not None:  # the band's own thresholds, as its source states them
+        lim = b.limit
+        out |= {fmt(v) for v in (lim.below, lim.at_least, lim.max_daily_mg) if v is not None}
+        out |= set(re.findall(r"\d+(?:\.\d+)?", lim.advice))
+    return frozenset(out)
+
+
+def _cited(names: Sequence[str], b: Binding, f: Facts) -> tuple[str, ...]:
+    out: list[str] = []
+    for n in names:
+        if n in b.meds:
+            out.append(b.meds[n].ref)
+        elif n == "cond" and b.cond is not None:
+            out += b.cond.refs
+        elif n == "count":
+            out += [m.ref for m in b.count]
+        elif n == "kidney" and f.kidney is not None:
+            out += f.kidney.refs
+        elif n == "monitor" and b.monitor_last is not None:
+            out.append(b.monitor_last.ref)
+        elif n == "conflict" and b.conflict is not None:
+            out += b.conflict.refs
+        elif n == "bp" and f.bp is not None:
+            out += f.bp.refs
+        elif n.startswith("lab:") and n[4:] in b.labs:
+            out.append(b.labs[n[4:]].ref)
+    return refs(out)
+
+
+_CERTAINTY_ORDER = ("certain", "probable", "uncertain")
+
+
+def _certainty(b: Binding, own: str | None) -> str:
+    bound = "uncertain" if b.uncertain else "probable" if b.probable else "certain"
+    if own is None:
+        return bound
+    return max(bound, own, key=_CERTAINTY_ORDER.index)
+
+
+# The strength table's four severity levels in the comparator's three: a critical or major harm
+# is the "severe, likely harm" that beats convenience in a clash.
+_HARM: dict[str, Severity] = {
+    "critical": "severe",
+    "major": "severe",
+    "moderate": "moderate",
+    "minor": "minor",
+}
+
+
+def _point(c: Criterion, pt: PointTemplate, f: Facts, b: Binding) -> Point:
+    severity = pt.severity or c.factors.severity
+    strength = tau(
+        severity,
+        _certainty(b, pt.certainty),
+        c.factors.grade,
+        pt.directness or c.factors.directness,
+    )
+    return Point(
+        pt.role,
+        pt.stance,
+        render(pt.text, f, b, c.params),
+        _cited(pt.cites, b, f),
+        pt.evidence or c.evidence,
+        strength,
+        harm=_HARM[severity],
+    )
+
+
+def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposal:
+    p = c.params
+    o = c.option
+    pids: tuple[str, ...] = ()
+    if c.problem is not None and out is not None:
+        pt = c.problem
+        cited = [ref for m in b.meds.values() for ref in (m.ref,)]
+        if b.cond:
+            cited += list(b.cond.refs)
+        pids = (
+            out.problem(
+                slug_id(render(pt.id, f, b, p)),
+                render(pt.display, f, b, p),
+                cited,
+                render(pt.why, f, b, p),
+                pt.domains,
+                "; ".join(m.text for m in b.meds.values()) or (b.cond.text if b.cond else ""),
+                pt.confidence,
+            ),
+        )
+    elif b.cond is not None and b.cond.problem is not None:
+        pids = (f"prob-{rid(b.cond.problem.ref)}",)
+    points = tuple(
+        _point(c, pt, f, b) for pt in c.points if pt.when is None or _holds(pt.when, f, p, b)
+    )
+    every = _cited(("a", "b", "c", "cond", "count", "monitor"), b, f)
+    every = refs(every, *(pt.facts for pt in points))
+    acts = b.meds.get(o.acts_on) if o.acts_on else None
+    oid, title, category, priority, urgency = o.id, o.title, c.category, c.priority, o.urgency
+    if b.limit is not None and b.limit.action in c.variants:
+        v = c.variants[b.limit.action]
+        oid, title, category, priority = v.id, v.title, v.category, v.priority
+        if b.limit.urgent:
+            category, priority, urgency = "immediate-safety", "safety", 3
+    evidence = tuple(dict.fromkeys((*b.limit.evidence, *c.evidence))) if b.limit else ()
+    if evidence:
+        points = tuple(replace(x, evidence=evidence) for x in points)
+    return Proposal(
+        slug_id(render(oid, f, b, p)),
+        render(o.verify_title if b.uncertain else title, f, b, p),
+        "medication" if b.uncertain and category == "immediate-safety" else category,
+        render(o.description, f, b, p),
+        every,
+        pids,
+        points,
+        o.code,
+        acts.ref if acts is not None else None,
+        min(urgency, 1) if b.uncertain else urgency,
+        "review" if b.uncertain else priority,
+        (c.id,),
+    )
+
+
+def slug_id(text: str) -> str:
+    head, _, rest = text.partition("-")
+    return f"{head}-{slug(rest)}" if rest else slug(text)
+
+
+def evaluate(criteria: Sequence[Criterion], f: Facts) -> tuple[Firing, ...]:
+    """Every (criterion, binding) that fires, with its proposal (no problems recorded)."""
+    out: list[Firing] = []
+    for c in criteria:
+        for b in _match(c.trigger, f, c.params):
+            if not _excused(c, f, b):
+                out.append(Firing(c, b, _proposal(c, f, b, None)))
+    return tuple(out)
+
+
+def apply_criteria(criteria: Sequence[Criterion], f: Facts, out: Output) -> tuple[str, ...]:
+    """Add every firing criterion's problem and proposal to ``out``; the ids that fired."""
+    fired: list[str] = []
+    for c in criteria:
+        for b in _match(c.trigger, f, c.params):
+            if _excused(c, f, b):
+                continue
+            add_or_merge(out, _proposal(c, f, b, out))
+            if c.high_risk:
+                out.high_risk += 1
+            fired.append(c.id)
+    return tuple(dict.fromkeys(fired))

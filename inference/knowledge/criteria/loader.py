@@ -1,0 +1,134 @@
+"""Load and validate the criteria files; refuse a bad one naming file, path and problem."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ..conditions import GROUPS_BY_KEY
+from ..drugs import CLASS_LABELS, DRUGS
+from ..roles import ROLE_BY_NAME
+from .schema import CriteriaFile, Criterion, Trigger
+
+__all__ = ["CRITERIA_DIR", "KnowledgeError", "load"]
+
+CRITERIA_DIR = Path(__file__).resolve().parent
+EVIDENCE_FILE = CRITERIA_DIR.parent.parent / "evidence_base.json"
+# Quantities a lab test or monitor may name: LOINC_GROUPS keys and the governing kidney value.
+_DERIVED_QUANTITIES = frozenset({"kidney"})
+
+
+class KnowledgeError(ValueError):
+    """A knowledge file is unusable: ``file``, ``path`` (inside it) and ``problem``."""
+
+    def __init__(self, file: str, path: str, problem: str) -> None:
+        super().__init__(f"{file}: {path}: {problem}")
+        self.file, self.path, self.problem = file, path, problem
+
+
+def _loc(loc: Iterable[int | str]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(root)"
+
+
+def _evidence_ids() -> frozenset[str]:
+    data = json.loads(EVIDENCE_FILE.read_text(encoding="utf-8"))
+    return frozenset(str(d["id"]) for d in data["documents"])
+
+
+def _check_spec(spec: str) -> str | None:
+    kind, _, name = spec.partition(":")
+    if kind == "drug" and name not in {d.name for d in DRUGS}:
+        return f"unknown drug {name!r}"
+    if kind == "class" and name not in CLASS_LABELS:
+        return f"unknown drug class {name!r}"
+    if kind == "flag" and not any(name in getattr(d, "flags", ()) for d in DRUGS):
+        return f"no drug carries flag {name!r}"
+    return None
+
+
+def _check_trigger(t: Trigger, where: str, quantities: frozenset[str]) -> list[tuple[str, str]]:
+    bad: list[tuple[str, str]] = []
+    for field in ("drugs", "absent_drugs", "bound_matches"):
+        for i, spec in enumerate(getattr(t, field)):
+            problem = _check_spec(spec)
+            if problem:
+                bad.append((f"{where}.{field}[{i}]", problem))
+    for field in ("any_conditions", "absent_conditions"):
+        for i, group in enumerate(getattr(t, field)):
+            if group not in GROUPS_BY_KEY:
+                bad.append((f"{where}.{field}[{i}]", f"unknown condition group {group!r}"))
+    for i, lab in enumerate(t.labs):
+        if lab.quantity not in quantities:
+            bad.append((f"{where}.labs[{i}].quantity", f"unknown quantity {lab.quantity!r}"))
+    if t.monitor is not None and t.monitor.quantity not in quantities:
+        bad.append((f"{where}.monitor.quantity", f"unknown quantity {t.monitor.quantity!r}"))
+    if t.count is not None:
+        for i, spec in enumerate(t.count.specs):
+            problem = _check_spec(spec)
+            if problem:
+                bad.append((f"{where}.count.specs[{i}]", problem))
+    for i, alt in enumerate(t.any_of):
+        bad += _check_trigger(alt, f"{where}.any_of[{i}]", quantities)
+    return bad
+
+
+def _check(c: Criterion, evidence: frozenset[str]) -> list[tuple[str, str]]:
+    from service.core.profile import LOINC_GROUPS
+
+    quantities = frozenset(LOINC_GROUPS) | _DERIVED_QUANTITIES
+    bad = _check_trigger(c.trigger, "trigger", quantities)
+    for i, ex in enumerate(c.exceptions):
+        bad += _check_trigger(ex, f"exceptions[{i}]", quantities)
+    for i, pt in enumerate(c.points):
+        if pt.role not in ROLE_BY_NAME:
+            bad.append((f"points[{i}].role", f"unknown role {pt.role!r}"))
+        for j, ev in enumerate(pt.evidence):
+            if ev not in evidence:
+                bad.append((f"points[{i}].evidence[{j}]", f"unknown evidence id {ev!r}"))
+        if pt.when is not None:
+            bad += _check_trigger(pt.when, f"points[{i}].when", quantities)
+    for j, ev in enumerate(c.evidence):
+        if ev not in evidence:
+            bad.append((f"evidence[{j}]", f"unknown evidence id {ev!r}"))
+    return bad
+
+
+def load_file(path: Path, evidence: frozenset[str] | None = None) -> CriteriaFile:
+    """One validated criteria file, or ``KnowledgeError`` naming file, path and problem."""
+    name = path.name
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise KnowledgeError(name, "(file)", f"not readable JSON: {exc}") from None
+    try:
+        parsed = CriteriaFile.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise KnowledgeError(name, _loc(first["loc"]), first["msg"]) from None
+    ev = evidence if evidence is not None else _evidence_ids()
+    for k, c in enumerate(parsed.criteria):
+        for where, problem in _check(c, ev):
+            raise KnowledgeError(name, f"criteria[{k}].{where}", f"{c.id}: {problem}")
+    return parsed
+
+
+def load(directory: Path = CRITERIA_DIR) -> tuple[Criterion, ...]:
+    """Every criterion of every ``*.json`` file in ``directory``, ids unique, in file order."""
+    evidence = _evidence_ids()
+    out: list[Criterion] = []
+    seen: dict[str, str] = {}
+    for path in sorted(directory.glob("*.json")):
+        for k, c in enumerate(load_file(path, evidence).criteria):
+            if c.id in seen:
+                raise KnowledgeError(
+                    path.name, f"criteria[{k}].id", f"{c.id!r} already defined in {seen[c.id]}"
+                )
+            seen[c.id] = path.name
+            out.append(c)
+    return tuple(out)

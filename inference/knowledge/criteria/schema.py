@@ -1,0 +1,269 @@
+"""The criteria file format: pydantic models, validated at start-up.
+
+One ``Criterion`` is one clinical criterion in our own words with its source: what triggers it
+(drugs, conditions, age, labs, missing therapy or monitoring), what excuses it (exceptions,
+same vocabulary), the activity it proposes, and the points each role would make for and against
+it. Texts are templates over typed patient facts (``{a}``, ``{a.text}``, ``{cond}``, ``{age}``,
+``{kidney}``...) and over the criterion's own ``params``: a literal number in a template is
+refused, so every number a text states comes from the patient's facts or the cited threshold.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+__all__ = [
+    "KINDS",
+    "Count",
+    "CriteriaFile",
+    "Criterion",
+    "LabTest",
+    "Monitor",
+    "OptionTemplate",
+    "PointTemplate",
+    "ProblemTemplate",
+    "Trigger",
+]
+
+Kind = Literal[
+    "drug-disease",
+    "drug-drug",
+    "drug-age",
+    "duplicate-class",
+    "renal-dose",
+    "dose-ceiling",
+    "omission",
+    "monitoring",
+    "deprescribing",
+    "lab-discordance",
+    "burden",
+    "care-planning",
+]
+KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
+Priority = Literal["safety", "omission", "monitoring", "review"]
+# The plan categories (``service.core.evaluation.CATEGORY_ORDER``).
+Category = Literal[
+    "immediate-safety",
+    "medication",
+    "monitoring",
+    "mental-health",
+    "rehabilitation",
+    "caregiver-support",
+    "referral",
+    "follow-up",
+]
+Severity = Literal["critical", "major", "moderate", "minor"]
+Grade = Literal["A", "B", "C", "D"]
+Directness = Literal["direct", "indirect", "contextual"]
+
+# A number standing on its own (not part of a name such as HbA1c, SGLT2, PHQ-9 or CHA2DS2-VASc).
+NUMBER = re.compile(r"(?<![A-Za-z0-9\-.])\d+(?:\.\d+)?(?![A-Za-z0-9])")
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+SPEC = re.compile(r"^(drug|class|flag):[a-z0-9][a-z0-9 \-]*$")
+
+
+def _no_literal_numbers(text: str) -> str:
+    bare = _PLACEHOLDER.sub("", text)
+    found = NUMBER.findall(bare)
+    if found:
+        raise ValueError(
+            f"literal number(s) {found} in template; state numbers through placeholders "
+            "({param.x}, {lab.egfr}...) so they come from typed facts"
+        )
+    return text
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LabTest(_Strict):
+    """``quantity`` is a ``LOINC_GROUPS`` key or ``kidney`` (the governing kidney function)."""
+
+    quantity: str
+    op: Literal["<", "<=", ">", ">="]
+    param: str  # name of the criterion param holding the threshold
+
+
+class Count(_Strict):
+    """At least ``min`` (a param name) distinct active medicines matching any of ``specs``,
+    or, with ``by`` = "acb", an anticholinergic burden sum of at least ``min``."""
+
+    specs: tuple[str, ...] = ()
+    by: Literal["medicines", "ingredients-in-class", "acb"] = "medicines"
+    min: str
+
+
+class Monitor(_Strict):
+    """Due when no usable result of ``quantity`` within ``param`` days (a param name)."""
+
+    quantity: str
+    days: str
+
+
+class Trigger(_Strict):
+    """All given parts must hold. ``drugs`` bind distinct active medicines to ``a``, ``b``...
+    in order; ``any_conditions`` binds the first matching active problem to ``cond``."""
+
+    drugs: tuple[str, ...] = ()
+    any_conditions: tuple[str, ...] = ()
+    absent_drugs: tuple[str, ...] = ()
+    absent_conditions: tuple[str, ...] = ()
+    age_min: str | None = None  # param names
+    age_max: str | None = None
+    sex: Literal["male", "female"] | None = None
+    labs: tuple[LabTest, ...] = ()
+    monitor: Monitor | None = None
+    count: Count | None = None
+    min_years_on: str | None = None  # drug ``a`` taken at least this many years (first order)
+    min_days_on: str | None = None  # drug ``a`` taken at least this many days (first order)
+    daily_mg_above: str | None = None  # drug ``a``'s daily dose above this (unknown: verify)
+    kidney_discordant: bool = False
+    lab_ckd: bool = False  # CKD proven by labs (two low eGFRs 90 days apart, or UACR)
+    bp_severe: bool = False
+    conflict: bool = False  # the latest day of some quantity holds conflicting values
+    # Each active drug with a kidney-function band (drugs data, ``renal_limits``) that holds
+    # the governing kidney function binds ``a`` and ``limit`` (strictest band per ingredient).
+    renal_table: bool = False
+    bound_matches: tuple[str, ...] = ()  # in a point's ``when``: the bound ``a`` matches one
+    # At least one alternative must also hold; the first that does extends the binding
+    # (e.g. "diabetes OR on metformin").
+    any_of: tuple[Trigger, ...] = ()
+
+    @field_validator("drugs", "absent_drugs", "bound_matches")
+    @classmethod
+    def _specs(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        for s in v:
+            if not SPEC.match(s):
+                raise ValueError(f"drug spec {s!r} is not drug:<name>, class:<id> or flag:<id>")
+        return v
+
+
+class PointTemplate(_Strict):
+    role: str
+    stance: Literal["support", "attack"]
+    text: str
+    cites: tuple[str, ...] = ("a",)  # bindings whose FHIR refs the point cites
+    evidence: tuple[str, ...] = ()
+    severity: Severity | None = None  # overrides the criterion's factor for this point
+    directness: Directness | None = None
+    # The point's own basis when weaker than the facts bound (a speculation, "may loosen..."):
+    # the lower of this and the binding's certainty is used.
+    certainty: Literal["certain", "probable", "uncertain"] | None = None
+    when: Trigger | None = None  # only made when this also holds
+
+    @field_validator("text")
+    @classmethod
+    def _numbers(cls, v: str) -> str:
+        return _no_literal_numbers(v)
+
+
+class OptionTemplate(_Strict):
+    id: str
+    title: str
+    description: str
+    code: tuple[str, str, str] | None = None
+    acts_on: str | None = None  # binding whose MedicationRequest the activity changes
+    # Title when the dose the criterion rests on is not stated (the activity is to verify it).
+    verify_title: str = "Verify the daily dose of {a} (dose not stated)"
+    urgency: int = Field(default=1, ge=0, le=3)
+
+    @field_validator("title", "description", "verify_title")
+    @classmethod
+    def _numbers(cls, v: str) -> str:
+        return _no_literal_numbers(v)
+
+
+class ProblemTemplate(_Strict):
+    id: str
+    display: str
+    why: str
+    domains: tuple[str, ...] = ("medication",)
+    confidence: float = Field(default=0.8, ge=0, le=1)
+
+    @field_validator("display", "why")
+    @classmethod
+    def _numbers(cls, v: str) -> str:
+        return _no_literal_numbers(v)
+
+
+class Variant(_Strict):
+    """Option wording for one renal-band action (avoid, reduce, max-dose, review, monitor)."""
+
+    id: str
+    title: str
+    category: Category
+    priority: Priority
+
+    @field_validator("title")
+    @classmethod
+    def _numbers(cls, v: str) -> str:
+        return _no_literal_numbers(v)
+
+
+class Factors(_Strict):
+    """Strength factors (see ``inference.knowledge.strength``); certainty of the patient fact
+    is read from the facts themselves at evaluation time."""
+
+    severity: Severity
+    grade: Grade
+    directness: Directness = "direct"
+
+
+class Criterion(_Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9\-]*$")
+    kind: Kind
+    source: str
+    source_id: str
+    year: int = Field(ge=1990, le=2030)
+    priority: Priority
+    category: Category
+    trigger: Trigger
+    exceptions: tuple[Trigger, ...] = ()
+    params: dict[str, float] = Field(default_factory=dict)
+    option: OptionTemplate
+    problem: ProblemTemplate | None = None
+    points: tuple[PointTemplate, ...] = Field(min_length=1)
+    evidence: tuple[str, ...] = Field(min_length=1)
+    factors: Factors
+    variants: dict[str, Variant] = Field(default_factory=dict)  # renal_table criteria only
+    high_risk: bool = False  # counts toward the case's complexity
+    negative_case: str = ""  # test hint: which exception the table-driven test exercises
+
+    @model_validator(mode="after")
+    def _params_named(self) -> Criterion:
+        used: list[str] = []
+        for t in (self.trigger, *self.exceptions):
+            used += [
+                x
+                for x in (t.age_min, t.age_max, t.min_years_on, t.min_days_on, t.daily_mg_above)
+                if x
+            ]
+            used += [lab.param for lab in t.labs]
+            if t.monitor is not None:
+                used.append(t.monitor.days)
+            if t.count is not None:
+                used.append(t.count.min)
+            for alt in t.any_of:
+                used += [x for x in (alt.age_min, alt.age_max) if x]
+                used += [lab.param for lab in alt.labs]
+        missing = sorted(set(used) - set(self.params))
+        if missing:
+            raise ValueError(f"params {missing} are used but not defined in 'params'")
+        texts = [self.option.title, self.option.description, *(p.text for p in self.points)]
+        if self.problem is not None:
+            texts += [self.problem.display, self.problem.why]
+        for text in texts:
+            for name in re.findall(r"\{param\.([a-z_0-9]+)\}", text):
+                if name not in self.params:
+                    raise ValueError(f"template uses {{param.{name}}} not defined in 'params'")
+        return self
+
+
+class CriteriaFile(_Strict):
+    version: str
+    description: str = ""
+    criteria: tuple[Criterion, ...]

@@ -1,0 +1,370 @@
+"""Typed patient facts the criteria read: what is true of this patient, and how sure we are.
+
+Built once per profile from ``service.core.profile.PatientProfile``: medicines with their parsed
+daily dose and the date of the first order of the same ingredient; kidney function from the
+reported eGFR *and* from creatinine (CKD-EPI 2021, Cockcroft-Gault where weight is known), the
+lower governing dosing; lab-defined CKD; blood pressure from every reading; same-day conflicting
+results (repeat before acting). Every number an argument may state is a field here.
+Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from service.core.profile import LOINC_GROUPS, Medication, Observation, PatientProfile, Problem
+
+from .conditions import GROUPS_BY_KEY, classify
+from .drugs import drug, identify, strength_mg
+
+__all__ = [
+    "BloodPressure",
+    "Conflict",
+    "Facts",
+    "Kidney",
+    "MedFact",
+    "ckd_epi_2021",
+    "cockcroft_gault",
+    "fmt",
+]
+
+# An acute condition still "active" this long after onset is a stale record, not a problem.
+STALE_ACUTE_DAYS = 365
+_STRENGTH = re.compile(r"(\d+(?:\.\d+)?)\s*(mg|mcg|µg|g)\b", re.I)
+_KDIGO_EDGES = (90.0, 60.0, 45.0, 30.0, 15.0)
+_QUOTED_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_TO_MG = {"mg": 1.0, "mcg": 0.001, "µg": 0.001, "g": 1000.0}
+
+
+def fmt(value: float | None) -> str:
+    """How every number is rendered in text (and how the property test reads it back)."""
+    if value is None:
+        return "?"
+    return f"{value:.0f}" if abs(value) >= 20 else f"{value:.1f}".removesuffix(".0")
+
+
+def _mg(value: float, unit: str) -> float | None:
+    factor = _TO_MG.get(unit.strip().lower())
+    return None if factor is None else value * factor
+
+
+def _strength_mg(text: str) -> float | None:
+    m = _STRENGTH.search(text)
+    return None if m is None else _mg(float(m.group(1)), m.group(2))
+
+
+@dataclass(frozen=True, slots=True)
+class MedFact:
+    ref: str
+    text: str
+    drugs: tuple[str, ...]  # ingredient names
+    classes: tuple[str, ...]
+    flags: tuple[str, ...]
+    acb: int  # anticholinergic burden score of its strongest ingredient
+    authored: date | None
+    first_authored: date | None  # first order of any of its ingredients in the record
+    unit_mg: float | None  # mg per administration: the stated dose, else the product strength
+    daily_mg: float | None  # mg per day where dose and frequency are both stated
+    dose_stated: bool  # False: the dose is read from the product strength (verify)
+
+    @property
+    def name(self) -> str:
+        return self.drugs[0] if self.drugs else self.text
+
+
+@dataclass(frozen=True, slots=True)
+class Kidney:
+    """Kidney function for dosing. ``value`` governs: the lower of the reported eGFR, the
+    CKD-EPI 2021 eGFR from creatinine and the Cockcroft-Gault clearance (mL/min)."""
+
+    value: float
+    basis: str  # "reported eGFR" | "eGFR from creatinine" | "Cockcroft-Gault clearance"
+    reported: Observation | None
+    creatinine: Observation | None
+    computed: float | None  # CKD-EPI 2021 from creatinine
+    crcl: float | None  # Cockcroft-Gault
+    discordant: bool  # the estimates disagree: recheck before relying on either
+    refs: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BloodPressure:
+    readings: int  # in the last year
+    raised: int  # of those, at or above 140/90
+    systolic: float
+    diastolic: float
+    date: date | None
+    severe: bool  # latest at or above 180 systolic or 110 diastolic
+    refs: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    quantity: str
+    day: date
+    values: tuple[float, ...]
+    refs: tuple[str, ...]
+
+
+def ckd_epi_2021(creatinine_mg_dl: float, age: int, female: bool) -> float:
+    """CKD-EPI 2021 race-free creatinine equation (Inker et al., NEJM 2021), mL/min/1.73m2."""
+    kappa, alpha = (0.7, -0.241) if female else (0.9, -0.302)
+    r = creatinine_mg_dl / kappa
+    egfr = 142.0 * min(r, 1.0) ** alpha * max(r, 1.0) ** -1.200 * 0.9938**age
+    return float(egfr) * (1.012 if female else 1.0)
+
+
+def cockcroft_gault(creatinine_mg_dl: float, age: int, weight_kg: float, female: bool) -> float:
+    """Cockcroft-Gault creatinine clearance (mL/min), actual body weight."""
+    return (140 - age) * weight_kg * (0.85 if female else 1.0) / (72 * creatinine_mg_dl)
+
+
+def _creatinine_mg_dl(o: Observation) -> float | None:
+    if o.value is None:
+        return None
+    return o.value / 88.4 if "mol" in o.unit.lower() else o.value
+
+
+class Facts:
+    """Indexed typed view of one profile, shared by the criteria and the rule functions."""
+
+    def __init__(self, profile: PatientProfile) -> None:
+        self.p = profile
+        self.age = profile.age
+        self.female = profile.sex == "female"
+        self.conflicts = self._conflicts()
+        self.meds = self._meds(profile)
+        self.problems: tuple[tuple[Problem, tuple[str, ...]], ...] = tuple(
+            (pr, classify(pr)) for pr in profile.problems
+        )
+        self.kidney = self._kidney()
+        self.lab_ckd = self._lab_ckd()
+        self.bp = self._bp()
+
+    # -- medicines ---------------------------------------------------------------------------
+    @staticmethod
+    def _meds(profile: PatientProfile) -> tuple[MedFact, ...]:
+        first: dict[str, date] = {}
+        for m in profile.medications:  # every order, any status: durations run from the first
+            for name in identify(m):
+                if m.authored is not None and (name not in first or m.authored < first[name]):
+                    first[name] = m.authored
+        out = []
+        for m in profile.active_medications:
+            names = identify(m)
+            ds = [drug(n) for n in names]
+            starts = [first[n] for n in names if n in first]
+            text = m.text or next((c.display for c in m.codes if c.display), m.ref)
+            unit_mg, stated = _unit_dose(m, text)
+            if unit_mg is None and names:  # the RxNorm clinical drug's strength (drug table)
+                unit_mg = next(
+                    (
+                        mg
+                        for c in m.codes
+                        if c.code
+                        for mg in (strength_mg(c.code, names[0]),)
+                        if mg is not None
+                    ),
+                    None,
+                )
+            daily = unit_mg * m.times_per_day if unit_mg and m.times_per_day else None
+            out.append(
+                MedFact(
+                    m.ref,
+                    text,
+                    names,
+                    tuple(sorted({c for d in ds for c in d.classes})),
+                    tuple(sorted({f for d in ds for f in getattr(d, "flags", ())})),
+                    max((int(getattr(d, "acb", 0)) for d in ds), default=0),
+                    m.authored,
+                    min(starts) if starts else m.authored,
+                    unit_mg,
+                    daily if stated else None,
+                    stated,
+                )
+            )
+        return tuple(sorted(out, key=lambda x: (x.ref, x.text)))
+
+    def with_spec(self, spec: str) -> tuple[MedFact, ...]:
+        kind, _, name = spec.partition(":")
+        if kind == "drug":
+            return tuple(m for m in self.meds if name in m.drugs)
+        if kind == "flag":
+            return tuple(m for m in self.meds if name in m.flags)
+        return tuple(m for m in self.meds if name in m.classes)
+
+    def years_on(self, m: MedFact) -> int | None:
+        return _years(m.first_authored, self.p.as_of)
+
+    # -- problems ----------------------------------------------------------------------------
+    def active(self, group: str) -> tuple[Problem, ...]:
+        return tuple(pr for pr, gs in self.problems if group in gs and self.is_current(pr, gs))
+
+    def ever(self, group: str) -> tuple[Problem, ...]:
+        return tuple(pr for pr, gs in self.problems if group in gs)
+
+    def is_current(self, pr: Problem, gs: tuple[str, ...]) -> bool:
+        """Active, not a "history of" or artefact record, and not an acute illness long past."""
+        if not pr.active or pr.abatement is not None:
+            return False
+        kinds = {GROUPS_BY_KEY[g].kind for g in gs if g in GROUPS_BY_KEY}
+        if kinds & {"history", "noise"}:
+            return False
+        if "acute" in kinds and not kinds & {"chronic"}:
+            age = None if pr.onset is None else (self.p.as_of - pr.onset).days
+            return age is not None and age <= STALE_ACUTE_DAYS
+        return True
+
+    # -- observations ------------------------------------------------------------------------
+    def latest(self, quantity: str) -> Observation | None:
+        """Latest usable value of a quantity (``LOINC_GROUPS`` key); None when the latest day
+        holds conflicting values (they are repeat-before-acting, not facts)."""
+        if quantity in self.conflicts:
+            return None
+        o = self.p.latest_of(LOINC_GROUPS[quantity])
+        return o if o is not None and o.value is not None else None
+
+    def days_since(self, d: date | None) -> int | None:
+        return None if d is None else (self.p.as_of - d).days
+
+    def _conflicts(self) -> dict[str, Conflict]:
+        out: dict[str, Conflict] = {}
+        for quantity, loincs in LOINC_GROUPS.items():
+            series = self.p.series(loincs)
+            if not series or series[-1].effective is None:
+                continue
+            day, code = series[-1].effective, series[-1].loinc
+            # Same code, same day: two methods (direct and calculated LDL) may differ honestly.
+            same = [
+                o for o in series if o.effective == day and o.loinc == code and o.value is not None
+            ]
+            values = sorted({o.value for o in same if o.value is not None})
+            if len(values) >= 2 and values[-1] - values[0] > 0.1 * abs(values[-1]):
+                out[quantity] = Conflict(
+                    quantity, day, tuple(values), tuple(dict.fromkeys(o.ref for o in same))
+                )
+        return out
+
+    def _kidney(self) -> Kidney | None:
+        reported = self.latest("egfr")
+        creat = self.latest("creatinine")
+        conflicted = bool({"egfr", "creatinine"} & set(self.conflicts))
+        computed = crcl = None
+        if creat is not None and self.age is not None and self.age >= 18:
+            scr = _creatinine_mg_dl(creat)
+            if scr:
+                computed = ckd_epi_2021(scr, self.age, self.female)
+                weight = self.latest("weight")
+                if weight is not None and weight.value and "lb" not in weight.unit.lower():
+                    crcl = cockcroft_gault(scr, self.age, weight.value, self.female)
+        candidates: list[tuple[float, str]] = []
+        if reported is not None and reported.value is not None:
+            candidates.append((reported.value, "reported eGFR"))
+        if computed is not None:
+            candidates.append((computed, "eGFR from creatinine"))
+        if crcl is not None:
+            candidates.append((crcl, "Cockcroft-Gault clearance"))
+        if not candidates:
+            return None
+        value, basis = min(candidates)
+        high = max(v for v, _ in candidates)
+        # Disagreement: a same-day conflict, estimates more than a fifth apart, or more than a
+        # tenth apart across a KDIGO category boundary (90, 60, 45, 30, 15) where dosing changes.
+        gap = (high - value) / high if high else 0.0
+        crosses = any(value < edge <= high for edge in _KDIGO_EDGES)
+        # Only where it matters for dosing: the lower estimate below 60.
+        discordant = conflicted or (value < 60 and (gap > 0.2 or (crosses and gap > 0.1)))
+        refs = tuple(o.ref for o in (reported, creat) if o is not None)
+        return Kidney(value, basis, reported, creat, computed, crcl, discordant, refs)
+
+    def _lab_ckd(self) -> tuple[str, ...]:
+        """Refs proving CKD by labs: eGFR < 60 on two results at least 90 days apart (the
+        latest also < 60), or a latest urine albumin-creatinine ratio of 30 mg/g or more."""
+        low = [o for o in self.p.series(LOINC_GROUPS["egfr"]) if o.value is not None]
+        refs: tuple[str, ...] = ()
+        if low and low[-1].value is not None and low[-1].value < 60 and low[-1].effective:
+            last = low[-1]
+            assert last.effective is not None
+            earlier = [
+                o
+                for o in low
+                if o.value is not None
+                and o.value < 60
+                and o.effective is not None
+                and (last.effective - o.effective).days >= 90
+            ]
+            if earlier:
+                refs = (earlier[-1].ref, last.ref)
+        uacr = self.latest("uacr")
+        if uacr is not None and uacr.value is not None and uacr.value >= 30:
+            refs = (*refs, uacr.ref)
+        return refs
+
+    def _bp(self) -> BloodPressure | None:
+        sys_ = self.p.series(LOINC_GROUPS["systolic_bp"])
+        dia = {o.ref: o for o in self.p.series(LOINC_GROUPS["diastolic_bp"])}
+        if not sys_:
+            return None
+        last = sys_[-1]
+        recent = [o for o in sys_ if (self.days_since(o.effective) or 10**6) <= 365 or o is last]
+        pairs = [(o, dia.get(o.ref)) for o in recent]
+        raised = sum(
+            1 for s, d in pairs if (s.value or 0) >= 140 or (d is not None and (d.value or 0) >= 90)
+        )
+        d_last = dia.get(last.ref)
+        sv = last.value or 0.0
+        dv = d_last.value if d_last is not None and d_last.value is not None else 0.0
+        return BloodPressure(
+            len(pairs),
+            raised,
+            sv,
+            dv,
+            last.effective,
+            sv >= 180 or dv >= 110,
+            tuple(dict.fromkeys(s.ref for s, _ in pairs)),
+        )
+
+    # -- numbers the texts may state ----------------------------------------------------------
+    def numbers(self) -> frozenset[str]:
+        """Every number rendered from a typed fact (the property test's allow-list)."""
+        vals: list[float | None] = [float(self.age) if self.age is not None else None]
+        if self.age is not None and self.age >= 90:
+            vals.append(90.0)  # ages from 90 are stated as "90 or over"
+        vals += [o.value for o in self.p.readings]
+        vals += [o.value for o in self.p.observations]
+        for m in self.meds:
+            vals += [m.unit_mg, m.daily_mg, float(self.years_on(m) or 0)]
+        if self.kidney is not None:
+            vals += [self.kidney.value, self.kidney.computed, self.kidney.crcl]
+        if self.bp is not None:
+            vals += [float(self.bp.readings), float(self.bp.raised)]
+        vals += [float(len(self.meds))]
+        # Names quoted from the record carry their own numbers ("Digoxin 0.125 MG Oral Tablet").
+        quoted = [m.text for m in self.meds] + [p.text for p, _ in self.problems]
+        words = {w for t in quoted for w in _QUOTED_NUMBER.findall(t)}
+        return frozenset(fmt(v) for v in vals if v is not None) | words
+
+
+def _unit_dose(m: Medication, text: str) -> tuple[float | None, bool]:
+    if m.dose_value is not None:
+        mg = _mg(m.dose_value, m.dose_unit)
+        if mg is not None:
+            return mg, True
+        strength = _strength_mg(text)  # "1 {tbl}" of a 500 mg tablet
+        if strength is not None and m.dose_unit.strip("{} ").lower() in (
+            "tbl",
+            "tablet",
+            "cap",
+            "capsule",
+            "",
+        ):
+            return strength * m.dose_value, True
+    return _strength_mg(text), False
+
+
+def _years(a: date | None, b: date) -> int | None:
+    if a is None:
+        return None
+    return b.year - a.year - ((b.month, b.day) < (a.month, a.day))

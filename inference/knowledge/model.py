@@ -1,0 +1,177 @@
+"""The analysis vocabulary shared by the criteria interpreter and the rule functions.
+
+``Point`` (one argument a role would make), ``Proposal`` (a candidate activity with its points),
+``ProblemCase`` and ``Analysis``; ``Output`` accumulates them for one profile and merges
+proposals that several criteria make about the same activity.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from inference.protocol import Complexity, Judgement, Priority, Severity
+from service.core.evaluation import CATEGORY_ORDER
+
+__all__ = [
+    "PRIORITY_ORDER",
+    "Analysis",
+    "Output",
+    "Point",
+    "ProblemCase",
+    "Proposal",
+    "add_or_merge",
+    "refs",
+    "rid",
+    "slug",
+]
+
+Stance = Literal["support", "attack"]
+PRIORITY_ORDER: tuple[str, ...] = ("safety", "omission", "monitoring", "review")
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """One argument a role would make about one option."""
+
+    role: str
+    stance: Stance
+    text: str
+    facts: tuple[str, ...]
+    evidence: tuple[str, ...]  # preferred evidence ids, best first
+    tau: float
+    # The severity of the harm the point is about, read by the clash comparator
+    # (inference/adjudication.py); None leaves it to the evidence statements' own ``harm``.
+    harm: Severity | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    id: str
+    title: str
+    category: str
+    description: str
+    refs: tuple[str, ...]
+    problem_ids: tuple[str, ...]
+    points: tuple[Point, ...]
+    code: tuple[str, str, str] | None = None
+    medication_ref: str | None = None
+    urgency: int = 0
+    priority: Priority = "review"  # safety | omission | monitoring | review
+    criteria: tuple[str, ...] = ()  # ids of the data criteria that proposed it
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemCase:
+    id: str
+    display: str
+    refs: tuple[str, ...]
+    initial: Judgement
+    rationale: str
+    kind: str  # chronic | derived | stale | noise | history | sdoh-need | sdoh-context | ...
+    domains: tuple[str, ...]
+    quote: str
+    confidence: float
+    keepers: tuple[tuple[str, str], ...] = ()  # (role, reason): roles that keep it regardless
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    age: int | None
+    complexity: Complexity
+    score: int
+    breakdown: tuple[tuple[str, int], ...]
+    dimensions: tuple[str, ...]
+    problems: tuple[ProblemCase, ...]
+    proposals: tuple[Proposal, ...]
+    role_weights: tuple[tuple[str, float], ...]
+    query_terms: tuple[str, ...]
+    fact_texts: tuple[tuple[str, str], ...] = field(default=())  # (ref, quotable text)
+    fired: tuple[str, ...] = ()  # ids of the data criteria that fired
+
+    def proposal(self, option_id: str) -> Proposal | None:
+        for p in self.proposals:
+            if p.id == option_id:
+                return p
+        return None
+
+    def problem(self, problem_id: str) -> ProblemCase | None:
+        for p in self.problems:
+            if p.id == problem_id:
+                return p
+        return None
+
+
+class Cited(Protocol):
+    """Any profile fact or derived fact: all carry the FHIR ref they came from."""
+
+    @property
+    def ref(self) -> str: ...
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60]
+
+
+def rid(ref: str) -> str:
+    return slug(ref.rsplit("/", 1)[-1].replace("urn:uuid:", ""))
+
+
+def refs(*groups: Iterable[str | Cited]) -> tuple[str, ...]:
+    out: list[str] = []
+    for g in groups:
+        for x in g:
+            ref = x if isinstance(x, str) else x.ref
+            if ref not in out:
+                out.append(ref)
+    return tuple(out)
+
+
+@dataclass
+class Output:
+    problems: list[ProblemCase] = field(default_factory=list)
+    proposals: list[Proposal] = field(default_factory=list)
+    high_risk: int = 0
+
+    def problem(
+        self,
+        pid: str,
+        display: str,
+        cited: Iterable[str | Cited],
+        why: str,
+        domains: tuple[str, ...],
+        quote: str,
+        conf: float = 0.8,
+    ) -> str:
+        if not any(p.id == pid for p in self.problems):
+            self.problems.append(
+                ProblemCase(
+                    pid, display, refs(cited), "accept", why, "derived", domains, quote, conf
+                )
+            )
+        return pid
+
+
+def add_or_merge(o: Output, new: Proposal) -> None:
+    """Add ``new``, or fold it into the proposal with the same id: the more urgent category,
+    priority and urgency win, refs, problems, points and criteria are united."""
+    for i, p in enumerate(o.proposals):
+        if p.id == new.id:
+            o.proposals[i] = Proposal(
+                p.id,
+                p.title,
+                min(p.category, new.category, key=CATEGORY_ORDER.index),
+                p.description,
+                refs(p.refs, new.refs),
+                refs(p.problem_ids, new.problem_ids),
+                (*p.points, *new.points),
+                p.code,
+                p.medication_ref or new.medication_ref,
+                max(p.urgency, new.urgency),
+                min(p.priority, new.priority, key=PRIORITY_ORDER.index),
+                tuple(dict.fromkeys((*p.criteria, *new.criteria))),
+            )
+            return
+    o.proposals.append(new)

@@ -1,0 +1,248 @@
+"""Profiles built from a criterion's own data: one that satisfies its trigger, one that an
+exception (or a missing trigger part) excuses. Used by the table-driven criteria tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
+
+from inference.knowledge.conditions import GROUPS_BY_KEY
+from inference.knowledge.criteria.schema import Criterion, Trigger
+from inference.knowledge.drugs import DRUGS
+from service.core.profile import (
+    LOINC_GROUPS,
+    RXNORM,
+    SNOMED,
+    Code,
+    Medication,
+    Observation,
+    PatientProfile,
+    Problem,
+)
+
+AS_OF = date(2024, 6, 1)
+_UNITS = {"egfr": "mL/min/{1.73_m2}", "creatinine": "mg/dL", "potassium": "mmol/L"}
+
+
+def drug_for(spec: str, avoid: frozenset[str] = frozenset()) -> str:
+    kind, _, name = spec.partition(":")
+    if kind == "drug":
+        return name
+    for d in DRUGS:
+        if d.name in avoid or len(d.classes) > 6:
+            continue
+        pool = getattr(d, "flags", ()) if kind == "flag" else d.classes
+        if name in pool:
+            return d.name
+    raise LookupError(spec)
+
+
+@dataclass
+class Builder:
+    age: int = 75
+    sex: str = "female"
+    meds: list[Medication] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    obs: list[Observation] = field(default_factory=list)
+    n: int = 0
+
+    def _id(self) -> str:
+        self.n += 1
+        return f"x{self.n}"
+
+    def med(
+        self,
+        name: str,
+        authored: date = date(2023, 1, 1),
+        dose_mg: float | None = None,
+    ) -> Medication:
+        m = Medication(
+            f"MedicationRequest/{self._id()}",
+            name,
+            (Code(RXNORM, "", name),),
+            "active",
+            "order",
+            authored,
+            dose_value=dose_mg,
+            dose_unit="mg" if dose_mg is not None else "",
+            times_per_day=1.0 if dose_mg is not None else None,
+        )
+        self.meds.append(m)
+        return m
+
+    def condition(self, group: str) -> None:
+        g = GROUPS_BY_KEY[group]
+        code = g.snomed[0] if g.snomed else ""
+        self.problems.append(
+            Problem(
+                f"Condition/{self._id()}",
+                g.label,
+                (Code(SNOMED, code, g.label),) if code else (),
+                "active",
+                "confirmed",
+                AS_OF - timedelta(days=60),
+            )
+        )
+
+    def lab(self, quantity: str, value: float, when: date = AS_OF) -> None:
+        loinc = LOINC_GROUPS[quantity][0]
+        self.obs.append(
+            Observation(
+                f"Observation/{self._id()}", loinc, quantity, value, _UNITS.get(quantity, ""), when
+            )
+        )
+
+    def build(self) -> PatientProfile:
+        latest: dict[str, Observation] = {}
+        for o in sorted(self.obs, key=lambda o: o.effective or date.min):
+            latest[o.loinc] = o
+        born = date(AS_OF.year - self.age - 1, 12, 31)
+        return PatientProfile(
+            "Patient/p",
+            self.sex,
+            born,
+            AS_OF,
+            problems=tuple(self.problems),
+            medications=tuple(self.meds),
+            observations=tuple(latest.values()),
+            readings=tuple(sorted(self.obs, key=lambda o: o.effective or date.min)),
+        )
+
+
+def _excluded(c: Criterion) -> frozenset[str]:
+    """Drugs an exception names for the bound ``a`` (a positive case must avoid them)."""
+    out: set[str] = set()
+    for ex in c.exceptions:
+        for spec in ex.bound_matches:
+            kind, _, name = spec.partition(":")
+            out |= {name} if kind == "drug" else {d.name for d in DRUGS if name in d.classes}
+    return frozenset(out)
+
+
+def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
+    if t.age_min is not None:
+        b.age = max(b.age, int(params[t.age_min]) + 1)
+    if t.age_max is not None:
+        b.age = min(b.age, int(params[t.age_max]) - 1)
+    if t.sex is not None:
+        b.sex = t.sex
+    for i, spec in enumerate(t.drugs):
+        name = drug_for(spec, frozenset(taken))
+        taken.add(name)
+        dose = None
+        authored = date(2023, 1, 1)
+        if i == 0 and t.daily_mg_above is not None:
+            dose = params[t.daily_mg_above] * 2
+        if i == 0 and t.min_years_on is not None:
+            authored = date(AS_OF.year - int(params[t.min_years_on]) - 1, 1, 1)
+        if i == 0 and t.min_days_on is not None:
+            authored = AS_OF - timedelta(days=int(params[t.min_days_on]) + 10)
+        b.med(name, authored, dose)
+    for group in t.any_conditions[:1]:
+        b.condition(group)
+    for lab in t.labs:
+        v = params[lab.param]
+        value = v * 0.9 if lab.op in ("<", "<=") else v * 1.1 + 1
+        b.lab("egfr" if lab.quantity == "kidney" else lab.quantity, value)
+    if t.count is not None and t.count.by == "acb":
+        total = 0
+        for d in DRUGS:
+            if total >= params[t.count.min]:
+                break
+            if getattr(d, "acb", 0) and d.name not in taken:
+                taken.add(d.name)
+                b.med(d.name)
+                total += int(d.acb)
+    elif t.count is not None:
+        need = int(params[t.count.min])
+        got = 0
+        for spec in t.count.specs:
+            while got < need:
+                try:
+                    name = drug_for(spec, frozenset(taken))
+                except LookupError:
+                    break
+                taken.add(name)
+                b.med(name)
+                got += 1
+    if t.kidney_discordant:
+        b.lab("egfr", 85.0)
+        b.lab("creatinine", 3.0)
+    if t.lab_ckd:
+        b.lab("egfr", 50.0, AS_OF - timedelta(days=120))
+        b.lab("egfr", 48.0)
+    if t.bp_severe:
+        b.lab("systolic_bp", 190.0)
+    if t.renal_table:
+        b.med("metformin")
+        b.lab("egfr", 25.0)
+    if t.conflict:
+        b.lab("potassium", 4.0)
+        b.lab("potassium", 6.1)
+    if t.any_of:
+        _satisfy(b, t.any_of[0], params, taken)
+
+
+def positive(c: Criterion) -> PatientProfile:
+    b = Builder()
+    _satisfy(b, c.trigger, c.params, set(_excluded(c)))
+    return b.build()
+
+
+def negative(c: Criterion) -> tuple[PatientProfile, str]:
+    """A profile the criterion must not fire on, and why."""
+    b = Builder()
+    taken: set[str] = set(_excluded(c))
+    _satisfy(b, c.trigger, c.params, taken)
+    if c.exceptions:
+        ex = c.exceptions[0]
+        if ex.bound_matches:  # the bound drug is the excepted one
+            b.meds[0] = replace(b.meds[0], text=drug_for(ex.bound_matches[0]))
+        # An exception's labs replace the trigger's own readings of the same quantity.
+        qs = {("egfr" if lab.quantity == "kidney" else lab.quantity) for lab in ex.labs}
+        b.obs = [o for o in b.obs if o.display not in qs]
+        _satisfy(b, ex, c.params, taken)
+        if ex.monitor is not None:
+            b.lab(ex.monitor.quantity, 1.0)
+        return b.build(), "exception 0"
+    t = c.trigger
+    if t.monitor is not None:
+        loinc = LOINC_GROUPS[t.monitor.quantity][0]
+        value = {"blood_pressure": 120.0, "inr": 2.5, "cognition": 25.0}.get(
+            t.monitor.quantity, 5.0
+        )
+        b.obs.append(Observation("Observation/recent", loinc, "", value, "", AS_OF))
+        return b.build(), "a recent result"
+    if t.daily_mg_above is not None:
+        b.meds[0] = replace(b.meds[0], dose_value=c.params[t.daily_mg_above] / 2)
+        return b.build(), "dose within the ceiling"
+    if t.labs:
+        lab = t.labs[0]
+        v = c.params[lab.param]
+        q = "egfr" if lab.quantity == "kidney" else lab.quantity
+        b.obs = [o for o in b.obs if o.display != q]
+        b.lab(q, v * 1.5 + 1 if lab.op in ("<", "<=") else v * 0.5)
+        return b.build(), "lab on the other side"
+    if t.absent_drugs:
+        b.med(drug_for(t.absent_drugs[0], frozenset(taken)))
+        return b.build(), "the missing therapy is prescribed"
+    if t.drugs:
+        b.meds.pop()
+        return b.build(), "one trigger drug missing"
+    if t.any_conditions:
+        b.problems.pop(0)
+        return b.build(), "the condition is absent"
+    if t.age_min is not None:
+        b.age = int(c.params[t.age_min]) - 5
+        return b.build(), "younger than the threshold"
+    if t.renal_table:
+        b.obs = [o for o in b.obs if o.display != "egfr"]
+        b.lab("egfr", 95.0)
+        return b.build(), "kidney function above every band"
+    if t.kidney_discordant:
+        b.obs = [o for o in b.obs if o.display != "creatinine"]
+        return b.build(), "a single kidney estimate"
+    if t.conflict:
+        b.obs = b.obs[:-1]
+        return b.build(), "one value on the day"
+    raise AssertionError(f"{c.id}: no negative case can be built")
