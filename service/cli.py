@@ -88,6 +88,16 @@ def _parser() -> argparse.ArgumentParser:
 
     srv = sub.add_parser("serve", help="run the gRPC service (and the CDS Hooks HTTP side)")
     srv.set_defaults(func=_cmd_serve)
+
+    link = sub.add_parser(
+        "review-link", help="print a short-lived link opening a plan in the review app"
+    )
+    link.add_argument("plan_id")
+    link.add_argument("--tenant", default="default", help="the plan's tenant (default: default)")
+    link.add_argument(
+        "--user", required=True, help="the reviewer, Practitioner/<id> or PractitionerRole/<id>"
+    )
+    link.set_defaults(func=_cmd_review_link)
     return p
 
 
@@ -205,6 +215,15 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from service.settings import load_settings
 
     return serve_forever(load_settings())
+
+
+def _cmd_review_link(args: argparse.Namespace) -> int:
+    from service.review import review_link
+    from service.settings import load_settings
+
+    url = review_link(load_settings(), tenant=args.tenant, plan_id=args.plan_id, user=args.user)
+    sys.stdout.write(url + "\n")
+    return EXIT_OK
 
 
 def _fail(exc: CanoeError, *, fhir: bool) -> int:

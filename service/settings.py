@@ -110,6 +110,16 @@ class Settings(BaseModel):
     cds_jwks_file: str = ""
     cds_review_url: str = ""
 
+    # Review app (``/review``, service/review): SMART on FHIR client id; the EHRs allowed to
+    # launch it, as "tenant=https://ehr.example/fhir,..." (an unknown iss is refused); the HMAC
+    # key for review links and sessions ("" = a random key per process: links from
+    # `canoe review-link` then do not work, and sessions end with the process); lifetimes.
+    review_smart_client_id: str = "canoe-review"
+    review_smart_issuers: str = ""
+    review_signing_key: str = ""
+    review_link_ttl_s: int = Field(default=900, ge=30, le=86_400)
+    review_session_ttl_s: int = Field(default=3600, ge=60, le=86_400)
+
     @field_validator(
         "panel_size_low",
         "panel_size_moderate",
@@ -134,6 +144,11 @@ class Settings(BaseModel):
         if self.auth_mode == "jwt" and not self.auth_jwks_file:
             raise ValueError("auth_mode 'jwt' needs auth_jwks_file")
         _ = self.panel_sizes  # validates them together
+        from service.review.smart import parse_issuers
+
+        parse_issuers(self.review_smart_issuers)  # "review_smart_issuers: ..." when malformed
+        if self.review_signing_key and len(self.review_signing_key.encode("utf-8")) < 32:
+            raise ValueError("review_signing_key must be at least 32 bytes (HS256)")
         return self
 
     @property
