@@ -131,6 +131,14 @@ class Settings(BaseModel):
     def _panel_size(cls, value: object) -> tuple[int, int]:
         return parse_panel_size(value)
 
+    @field_validator("review_smart_issuers")
+    @classmethod
+    def _issuers(cls, value: str) -> str:
+        from service.review.smart import parse_issuers
+
+        parse_issuers(value)  # ValueError naming the bad entry
+        return value
+
     @model_validator(mode="after")
     def _coherent(self) -> Settings:
         if self.backend == "triton" and not self.triton_url:
@@ -144,9 +152,6 @@ class Settings(BaseModel):
         if self.auth_mode == "jwt" and not self.auth_jwks_file:
             raise ValueError("auth_mode 'jwt' needs auth_jwks_file")
         _ = self.panel_sizes  # validates them together
-        from service.review.smart import parse_issuers
-
-        parse_issuers(self.review_smart_issuers)  # "review_smart_issuers: ..." when malformed
         if self.review_signing_key and len(self.review_signing_key.encode("utf-8")) < 32:
             raise ValueError("review_signing_key must be at least 32 bytes (HS256)")
         return self

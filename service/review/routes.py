@@ -217,7 +217,9 @@ class _Review:
             response.headers["x-request-id"] = rid
             return self._headers(response)
 
-    def _stale(self, request: Request, exc: StaleVersionError) -> Response:
+    def _stale(
+        self, request: Request, exc: StaleVersionError, reload: str | None = None
+    ) -> Response:
         plan_id = request.path_params.get("plan_id", "")
         return self._page(
             "error.jinja",
@@ -228,7 +230,7 @@ class _Review:
                 f"{exc.current_version}. Your action was not applied. Reload the current "
                 "version, check the change, and act again if you still want to."
             ),
-            reload=f"{self.config.prefix}/plans/{plan_id}",
+            reload=reload or f"{self.config.prefix}/plans/{plan_id}",
         )
 
     async def _load(
@@ -505,10 +507,18 @@ class _Review:
                 user=s.user,
                 now=_now(),
             )
+            back = form.get("back_option", "")
+            if back and back.replace("-", "").replace(".", "").isalnum():
+                target = f"{self.config.prefix}/plans/{plan_id}/options/{back}"
+            else:
+                target = f"{self.config.prefix}/plans/{plan_id}"
             try:
                 done = await self.service.contest(
                     task, tenant=s.tenant, plan_id=plan_id, version=version
                 )
+            except StaleVersionError as exc:
+                # Back to where the reader was, on the current version, showing what changed.
+                return self._stale(request, exc, f"{target}?since={version}#changes")
             except TaskError as exc:
                 return self._page(
                     "error.jinja",
@@ -525,11 +535,6 @@ class _Review:
                 action=form.get("action"),
                 replayed=done.replayed,
             )
-            back = form.get("back_option", "")
-            if back and back.replace("-", "").replace(".", "").isalnum():
-                target = f"{self.config.prefix}/plans/{plan_id}/options/{back}"
-            else:
-                target = f"{self.config.prefix}/plans/{plan_id}"
             return RedirectResponse(f"{target}?since={version}#changes", status_code=303)
 
         return await self._guard(request, "contest", run)

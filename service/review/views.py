@@ -192,13 +192,18 @@ class Node:
 
 @dataclass(frozen=True, slots=True)
 class Line:
+    """An edge drawn from (x1, y1) to the border of its target (x2, y2), through the control
+    point (cx, cy) when curved. ``relation``: support / attack / clash / out (an end rejected)."""
+
     x1: float
     y1: float
     x2: float
     y2: float
-    relation: str  # support / attack / clash
+    relation: str
     title: str
     curved: bool = False
+    cx: float = 0.0
+    cy: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,11 +215,37 @@ class Graph:
 
 
 _W, _COL_S, _COL_A, _TOP, _ROW = 560, 105, 455, 150, 76
+_HALF = {"option": (110.0, 22.0), "support": (95.0, 22.0), "attack": (95.0, 22.0)}
+
+
+def _border(fx: float, fy: float, n: Node) -> tuple[float, float]:
+    """Where the segment from (fx, fy) to the centre of ``n`` enters its box: arrows end there,
+    not under the box."""
+    hw, hh = _HALF[n.kind]
+    dx, dy = n.x - fx, n.y - fy
+    if dx == 0 and dy == 0:
+        return n.x, n.y
+    t = min(hw / abs(dx) if dx else float("inf"), hh / abs(dy) if dy else float("inf"))
+    return n.x - dx * t, n.y - dy * t
+
+
+def _line(s: Node, t: Node, relation: str, title: str, *, curved: bool) -> Line:
+    if not curved:
+        x2, y2 = _border(s.x, s.y, t)
+        return Line(s.x, s.y, x2, y2, relation, title)
+    # Bend argument-to-argument edges away from the straight path, perpendicular to it.
+    mx, my = (s.x + t.x) / 2, (s.y + t.y) / 2
+    dx, dy = t.x - s.x, t.y - s.y
+    length = max((dx * dx + dy * dy) ** 0.5, 1.0)
+    cx, cy = mx - dy / length * 40, my + dx / length * 40
+    x2, y2 = _border(cx, cy, t)
+    return Line(s.x, s.y, x2, y2, relation, title, curved=True, cx=cx, cy=cy)
 
 
 def graph(o: Option, r: OptionResult) -> Graph:
     """The option on top, supporters in a left column, attackers in a right one; edges to the
-    option straight, argument-to-argument edges curved, clashes dotted."""
+    option straight, argument-to-argument edges curved, clashes dotted, edges of rejected
+    arguments grey."""
     labels = labels_of(o)
     nodes: dict[str, Node] = {
         o.id: Node(o.id, "Activity", _W / 2, 50, "option", "active", r.score, "")
@@ -233,17 +264,9 @@ def graph(o: Option, r: OptionResult) -> Graph:
         if s is None or t is None:
             continue
         verb = "supports" if e.relation == "support" else "attacks"
-        lines.append(
-            Line(
-                s.x,
-                s.y,
-                t.x,
-                t.y,
-                e.relation,
-                f"{s.label} {verb} {t.label}",
-                curved=t.kind != "option",
-            )
-        )
+        out = "rejected" in (s.status, t.status)
+        title = f"{s.label} {verb} {t.label}" + (" (rejected, no longer counts)" if out else "")
+        lines.append(_line(s, t, "out" if out else e.relation, title, curved=t.kind != "option"))
     for c in o.clashes:
         s, t = nodes.get(c.support), nodes.get(c.attack)
         if s is None or t is None:

@@ -125,6 +125,8 @@ class CanoeServe:
                 self.proc.kill()
                 self.proc.wait()
         self._reader.join(5)
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
 
 
 def save_artefact(drv: Any, name: str) -> Path:

@@ -123,6 +123,19 @@ def text_of(drv: Any, css: str) -> str:
     return str(drv.find_element(By.CSS_SELECTOR, css).text)
 
 
+def until(drv: Any, what: str, check: Any) -> None:
+    """Wait (up to 20 s) for a page the click led to: clicks return before navigation ends."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(drv, 20).until(lambda d: check(d), message=f"waiting for {what}")
+
+
+def h1_has(text: str) -> Any:
+    from selenium.webdriver.common.by import By
+
+    return lambda d: any(text in e.text for e in d.find_elements(By.CSS_SELECTOR, "h1"))
+
+
 def by_css(drv: Any, css: str) -> Any:
     from selenium.webdriver.common.by import By
 
@@ -167,6 +180,7 @@ def test_launch_plan_activity_reject(stack: Stack, browser: Any) -> None:
     assert option_id == ev.plan[0], "the fixture's top activity should be the one that flips"
     before = ev.option(option_id).score
     by_css(browser, "#table-included tbody tr:first-child a.option-link").click()
+    until(browser, "the activity", lambda d: "/options/" in d.current_url)
     assert browser.current_url.endswith(f"/options/{option_id}")
     assert float(text_of(browser, "#score")) == pytest.approx(before, abs=0.006)
     assert text_of(browser, "#decision") == "include"
@@ -176,11 +190,7 @@ def test_launch_plan_activity_reject(stack: Stack, browser: Any) -> None:
     # Reject the strongest supporter with the keyboard: focus its button, press Enter.
     button = by_css(browser, f"#reject-{supporter}")
     button.send_keys(Keys.ENTER)
-    for _ in range(100):
-        if "since=1" in browser.current_url:
-            break
-        time.sleep(0.05)
-    assert "since=1" in browser.current_url, by_css(browser, "main").text
+    until(browser, "the new version", lambda d: "since=1" in d.current_url)
     after = float(text_of(browser, "#score"))
     assert after < before
     assert text_of(browser, "#decision") == "exclude"
@@ -202,7 +212,7 @@ def test_add_an_argument(stack: Stack, browser: Any) -> None:
     by_css(browser, "#add-reason").send_keys("family meeting")
     save_artefact(browser, "04-add-form")
     by_css(browser, "#add-argument button[type='submit']").click()
-    assert f"since={version}" in browser.current_url
+    until(browser, "the new version", lambda d: f"since={version}" in d.current_url)
     assert "Discussed with the family" in by_css(browser, ".arguments").text
     assert "added an argument" in text_of(browser, "#changes")
     check_page(browser, "05-after-add")
@@ -216,7 +226,7 @@ def test_decide_a_borderline_activity(stack: Stack, browser: Any) -> None:
     form = rows[0].find_element("css selector", "form")
     form.find_element("css selector", "select").send_keys("Include")
     form.find_element("css selector", "button").click()
-    assert "since=" in browser.current_url
+    until(browser, "the new version", lambda d: "since=" in d.current_url)
     included = [
         r.get_attribute("data-option")
         for r in browser.find_elements("css selector", "#table-included tbody tr")
@@ -228,6 +238,7 @@ def test_decide_a_borderline_activity(stack: Stack, browser: Any) -> None:
 
 def test_history_lists_every_version(stack: Stack, browser: Any) -> None:
     by_css(browser, "nav a[href$='/history']").click()
+    until(browser, "the history", h1_has("History"))
     items = browser.find_elements("css selector", "ol.history > li")
     versions = stack.stub.ListPlanVersions(
         pb.ListPlanVersionsRequest(plan_id=stack.plan_id)
@@ -237,7 +248,7 @@ def test_history_lists_every_version(stack: Stack, browser: Any) -> None:
     assert "rejected" in text and "added an argument" in text and "decided" in text
     check_page(browser, "07-history")
     by_css(browser, "form[action$='/compare'] button").click()
-    assert "Version 1 against version" in text_of(browser, "h1")
+    until(browser, "the comparison", h1_has("Version 1 against version"))
     check_page(browser, "08-compare")
 
 
@@ -260,10 +271,12 @@ def test_a_stale_page_says_so_and_reloads(stack: Stack, browser: Any) -> None:
         )
     )
     by_css(browser, "#decide-form button").click()
-    assert "This page is out of date" in text_of(browser, "h1")
+    until(browser, "the stale page", h1_has("This page is out of date"))
     check_page(browser, "09-stale")
     by_css(browser, "#reload").click()
-    assert browser.current_url.endswith(f"/plans/{stack.plan_id}")
+    until(browser, "the current version", lambda d: f"since={stale_version}" in d.current_url)
+    assert f"/options/{option_id}" in browser.current_url
+    assert "Practitioner/planner-1" in text_of(browser, "#changes")  # what the other one did
     assert (
         len(stack.stub.ListPlanVersions(pb.ListPlanVersionsRequest(plan_id=stack.plan_id)).versions)
         == stale_version + 1
@@ -280,7 +293,7 @@ def test_csrf_forged_and_expired_are_refused(stack: Stack, browser: Any) -> None
         "const f = document.querySelector('form[method=post]');"
         "f.querySelector('input[name=csrf]').value = 'forged'; f.submit();"
     )
-    assert "could not be verified" in text_of(browser, "h1")
+    until(browser, "the refusal", h1_has("could not be verified"))
     check_page(browser, "10-csrf-refused")
     assert (
         len(stack.stub.ListPlanVersions(pb.ListPlanVersionsRequest(plan_id=stack.plan_id)).versions)
