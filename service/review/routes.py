@@ -643,12 +643,12 @@ def build_review(service: ReviewService, settings: Settings) -> list[BaseRoute]:
     )
     return [
         Route(config.prefix, review.entry, methods=["GET"]),
-        Mount(config.prefix, app=_HeaderedStatic(app, config.csp)),
+        Mount(config.prefix, app=_SecurityHeaders(app, config.csp)),
     ]
 
 
-class _HeaderedStatic:
-    """Adds the security headers to the static files too (the pages set their own)."""
+class _SecurityHeaders:
+    """Adds the security headers where a page did not set them: static files, 404s."""
 
     def __init__(self, app: Any, csp: str) -> None:
         self.app, self.csp = app, csp.encode("latin-1")
