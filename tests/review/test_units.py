@@ -184,3 +184,26 @@ def test_graph_arrows_end_on_the_border_of_their_target(plan) -> None:
                 and abs(line.y2 - n.y) < views._HALF[n.kind][1] - 1e-6
             ]
             assert not inside, f"{line.title} ends inside a box"
+
+
+def test_the_cli_prints_a_link_the_service_accepts() -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO_ROOT
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CANOE_")}
+    env.update(PYTHONPATH=str(REPO_ROOT), CANOE_CDS_BASE_URL="https://canoe.example")
+    cmd = [sys.executable, "-m", "service.cli", "review-link", "p1", "--user", "Practitioner/7"]
+    refused = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "CANOE_REVIEW_SIGNING_KEY" in refused.stderr
+    ok = subprocess.run(
+        cmd, env={**env, "CANOE_REVIEW_SIGNING_KEY": KEY}, capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert ok.returncode == 0, ok.stderr
+    url = ok.stdout.strip()
+    assert url.startswith("https://canoe.example/review/open?token=")
+    claims = Signer(KEY).verify("link", url.split("token=", 1)[1])
+    assert (claims["plan"], claims["sub"], claims["ten"]) == ("p1", "Practitioner/7", "default")
