@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -78,6 +79,27 @@ def _check() -> int:
     return 1 if failed else 0
 
 
+def ensure_browser() -> None:
+    """The review app's browser tests drive Debian's chromium through chromium-driver: install
+    both when missing and this is root on a Debian-like system. Otherwise (or if apt fails) the
+    browser tests skip and say why; the rest of the suite runs either way."""
+    if shutil.which("chromium") and shutil.which("chromedriver"):
+        return
+    if os.name != "posix" or os.geteuid() != 0 or shutil.which("apt-get") is None:
+        return
+    print("installing chromium and chromium-driver for the browser tests", file=sys.stderr)
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    log = VENV / "apt.log"
+    with log.open("w") as out:
+        for step in (
+            ["apt-get", "update", "-q"],
+            ["apt-get", "install", "-y", "-q", "chromium", "chromium-driver"],
+        ):
+            if subprocess.run(step, stdout=out, stderr=subprocess.STDOUT, env=env).returncode:
+                print(f"apt-get failed ({log}); the browser tests will skip", file=sys.stderr)
+                return
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in ("plan", "test", "check", "canoe"):
         print(__doc__, file=sys.stderr)
@@ -85,6 +107,7 @@ def main(argv: list[str]) -> int:
     cmd, rest = argv[0], argv[1:]
     if cmd == "test":
         ensure_env("dev")
+        ensure_browser()
         return subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT)
     if cmd == "check":
         ensure_env("dev")

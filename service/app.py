@@ -219,7 +219,9 @@ class CarePlanService:
                 created=created,
                 deliberation=document,
                 bundle=bundle,
-                summary=stored,
+                # The cited facts by name, value and date, for the review app's pages; kept
+                # with version 1 only (facts do not change between versions), not returned.
+                summary={**stored, "facts": _cited_facts(result)},
             )
         )
         done = time.perf_counter()
@@ -562,6 +564,13 @@ def _stale(plan_id: str, current: int) -> StaleVersionError:
         current_version=current,
         issues=(Issue("error", "conflict", msg, ("Task.focus",)),),
     )
+
+
+def _cited_facts(result: PlanResult) -> dict[str, dict[str, str]]:
+    from service.facts import fact_index
+
+    d = result.deliberation
+    return fact_index(result.profile, (f for o in d.options for a in o.arguments for f in a.facts))
 
 
 def _summary(

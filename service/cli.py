@@ -120,6 +120,15 @@ def _parser() -> argparse.ArgumentParser:
     srv.set_defaults(func=_cmd_serve)
     _add_eval(sub)
     _add_integrator_commands(sub)
+    link = sub.add_parser(
+        "review-link", help="print a short-lived link opening a plan in the review app"
+    )
+    link.add_argument("plan_id")
+    link.add_argument("--tenant", default="default", help="the plan's tenant (default: default)")
+    link.add_argument(
+        "--user", required=True, help="the reviewer, Practitioner/<id> or PractitionerRole/<id>"
+    )
+    link.set_defaults(func=_cmd_review_link)
     return p
 
 
@@ -456,6 +465,15 @@ def _cmd_cds_call(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(f"canoe: the service answered HTTP {status}", file=sys.stderr)
     return EXIT_INPUT if status < 500 else EXIT_UNAVAILABLE
+
+
+def _cmd_review_link(args: argparse.Namespace) -> int:
+    from service.review import review_link
+    from service.settings import load_settings
+
+    url = review_link(load_settings(), tenant=args.tenant, plan_id=args.plan_id, user=args.user)
+    sys.stdout.write(url + "\n")
+    return EXIT_OK
 
 
 def _fail(exc: CanoeError, *, fhir: bool) -> int:

@@ -228,9 +228,13 @@ class _HttpSide:
             def capture_signals(self) -> Iterator[None]:
                 yield  # signals belong to serve_forever, which stops both sides together
 
+        from service.review import build_review
+
+        http_app = create_app(self.app, self.settings)
+        http_app.router.routes.extend(build_review(self.app, self.settings))
         self.server = _Server(
             uvicorn.Config(
-                create_app(self.app, self.settings),
+                http_app,
                 host=self.settings.grpc_host,
                 port=self.settings.http_port,
                 log_config=None,

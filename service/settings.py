@@ -143,6 +143,15 @@ class Settings(BaseModel):
         return f"{scheme}://localhost:{self.http_port}"
 
     # ---- end of issue 16's block ------------------------------------------------------------
+    # Review app (``/review``, service/review): SMART on FHIR client id; the EHRs allowed to
+    # launch it, as "tenant=https://ehr.example/fhir,..." (an unknown iss is refused); the HMAC
+    # key for review links and sessions ("" = a random key per process: links from
+    # `canoe review-link` then do not work, and sessions end with the process); lifetimes.
+    review_smart_client_id: str = "canoe-review"
+    review_smart_issuers: str = ""
+    review_signing_key: str = ""
+    review_link_ttl_s: int = Field(default=900, ge=30, le=86_400)
+    review_session_ttl_s: int = Field(default=3600, ge=60, le=86_400)
 
     @field_validator(
         "panel_size_low",
@@ -154,6 +163,12 @@ class Settings(BaseModel):
     @classmethod
     def _panel_size(cls, value: object) -> tuple[int, int]:
         return parse_panel_size(value)
+
+    @field_validator("review_smart_issuers")
+    @classmethod
+    def _issuers(cls, value: str) -> str:
+        parse_issuers(value)  # ValueError naming the bad entry
+        return value
 
     @model_validator(mode="after")
     def _coherent(self) -> Settings:
@@ -168,6 +183,8 @@ class Settings(BaseModel):
         if self.auth_mode == "jwt" and not self.auth_jwks_file:
             raise ValueError("auth_mode 'jwt' needs auth_jwks_file")
         _ = self.panel_sizes  # validates them together
+        if self.review_signing_key and len(self.review_signing_key.encode("utf-8")) < 32:
+            raise ValueError("review_signing_key must be at least 32 bytes (HS256)")
         return self
 
     @property
@@ -240,3 +257,18 @@ def _describe(exc: ValidationError) -> str:
         # A check across fields (loc empty) names its fields in the message itself.
         lines.append(f"{loc} (CANOE_{loc.upper()}): {msg}" if loc else msg)
     return "\n".join(lines)
+
+
+def parse_issuers(text: str) -> dict[str, str]:
+    """``"tenant=https://ehr/fhir,other=https://..."`` -> {iss: tenant} (iss without a trailing
+    slash). Raises ValueError naming the bad entry."""
+    out: dict[str, str] = {}
+    for raw in text.split(","):
+        entry = raw.strip()
+        if not entry:
+            continue
+        tenant, sep, iss = entry.partition("=")
+        if not sep or not tenant.strip() or not iss.strip().startswith(("https://", "http://")):
+            raise ValueError(f"{entry!r} is not 'tenant=https://ehr.example/fhir'")
+        out[iss.strip().rstrip("/")] = tenant.strip()
+    return out

@@ -246,13 +246,19 @@ def test_ha_postgres_with_external_triton(rendered: dict[str, Rendered]) -> None
     affinity = deploy["spec"]["template"]["spec"]["affinity"]["podAntiAffinity"]
     assert "requiredDuringSchedulingIgnoredDuringExecution" in affinity
     policy = r.one("NetworkPolicy")
-    assert egress_ports(policy) == {53, 8001, 5432, 4317}
+    assert egress_ports(policy) == {53, 8001, 5432, 4317, 443}  # 443: the EHRs' SMART endpoints
     (clients, scrapers) = policy["spec"]["ingress"]
     assert {p["port"] for p in clients["ports"]} == {50051, 8080}
     assert clients["from"][0]["podSelector"]["matchLabels"] == {"app": "interface-engine"}
     assert {p["port"] for p in scrapers["ports"]} == {9464}
     sm = r.one("ServiceMonitor")
     assert sm["metadata"]["labels"]["release"] == "kube-prometheus-stack"
+    # The review app: every pod signs and verifies sessions with the one key from the Secret.
+    (key,) = [e for e in c["env"] if e["name"] == "CANOE_REVIEW_SIGNING_KEY"]
+    assert key["valueFrom"]["secretKeyRef"] == {"name": "canoe-review", "key": "signing-key"}
+    assert "CANOE_REVIEW_SIGNING_KEY" not in data
+    assert data["CANOE_REVIEW_SMART_ISSUERS"] == "clinic-a=https://ehr.clinic-a.example/fhir/r4"
+    assert (data["CANOE_REVIEW_LINK_TTL_S"], data["CANOE_REVIEW_SESSION_TTL_S"]) == ("900", "3600")
 
 
 def test_per_step_models_client_tuning_and_panel_sizes_reach_the_configmap(
@@ -430,6 +436,10 @@ IMPOSSIBLE = {
         ],
         "needs triton.deploy.modelRepository.existingClaim",
     ),
+    "replicas-without-review-signing-key": (
+        ["store.type=postgresql", "store.postgresql.existingSecret=s", "replicaCount=2"],
+        "more than one replica needs reviewApp.signingKeySecret",
+    ),
     "tls-without-secret": (["tls.enabled=true"], "tls.enabled=true needs tls.existingSecret"),
     "mtls-without-tls": (["tls.clientCA.existingSecret=ca"], "client certificates need TLS"),
     "tokens-without-secret": (["auth.mode=tokens"], "auth.mode=tokens needs"),
@@ -480,6 +490,8 @@ def test_impossible_combinations_fail_with_their_message(helm: Helm, case: str) 
         ["config.panelSizes.high=four"],
         ["config.panelSizes.high=4\\,5\\,6"],
         ["config.panelSizes.extreme=9"],
+        ["reviewApp.linkTtlSeconds=5"],
+        ["reviewApp.smartIssuers[0].tenant=a"],  # an issuer needs its iss
     ],
 )
 def test_schema_rejects_what_the_chart_does_not_know(helm: Helm, sets: list[str]) -> None:

@@ -171,6 +171,9 @@ change, because the person reading it is a platform engineer at install time, no
 {{- $prev = list $base $ext $level }}
 {{- end }}
 {{- end }}
+{{- if and (or (gt (int $v.replicaCount) 1) $v.autoscaling.enabled) (not $v.reviewApp.signingKeySecret) }}
+{{- fail "canoe: more than one replica needs reviewApp.signingKeySecret, a Secret holding the review app's signing key: without it each pod signs review sessions with its own random key and a session opened on one pod is refused by the next." }}
+{{- end }}
 {{- end }}
 
 {{/* A NetworkPolicy egress rule to some peers on one TCP port; no peers means any destination. */}}
@@ -231,4 +234,16 @@ change, because the person reading it is a platform engineer at install time, no
 {{- if $v.otel.endpoint }}
 {{- include "canoe.egressRule" (dict "port" (include "canoe.otlpPort" . | int) "peers" $v.otel.networkPeers) | nindent 0 }}
 {{- end }}
+{{- if $v.reviewApp.smartIssuers }}
+{{- include "canoe.egressRule" (dict "port" 443 "peers" $v.reviewApp.networkPeers) | nindent 0 }}
+{{- end }}
+{{- end }}
+
+{{/* CANOE_REVIEW_SMART_ISSUERS from reviewApp.smartIssuers: "tenant=iss,tenant=iss". */}}
+{{- define "canoe.reviewIssuers" -}}
+{{- $out := list }}
+{{- range . }}
+{{- $out = append $out (printf "%s=%s" .tenant .iss) }}
+{{- end }}
+{{- join "," $out }}
 {{- end }}

@@ -1,0 +1,673 @@
+"""The review app's HTTP side: SMART launch, review links, the pages, and contestation by form.
+
+Mounted at ``<cds base path>/review`` on the same Starlette app, process, settings and store as
+the CDS Hooks bridge and gRPC. A session is a signed cookie (``tokens.Signer``) naming the
+tenant, the user and the one plan it may read and contest; it comes from a SMART EHR launch
+(``GET /review?iss&launch`` -> ``/review/callback``) or from a short-lived review link
+(``GET /review/open?token``). Every POST carries the session's CSRF token and, when the browser
+sends one, a same-origin ``Origin``. Every answer carries a strict Content-Security-Policy (no
+inline script or style, nothing from elsewhere). Log lines carry route, status and timings:
+never tokens, query strings or patient data.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any, Final, Protocol
+from urllib.parse import parse_qsl, urlsplit
+
+import httpx
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from inference.evidence import EvidenceBase
+from service.core import Evaluation, evaluate, from_document
+from service.core.model import Deliberation
+from service.core.summary import summarise
+from service.errors import (
+    AuthError,
+    CanoeError,
+    ForbiddenError,
+    InputError,
+    LimitError,
+    NotFoundError,
+    StaleVersionError,
+    TaskError,
+)
+from service.logs import get_logger, new_request_id, request_context
+from service.review import smart, views
+from service.review.tasks import task_from_form
+from service.review.tokens import Signer
+from service.settings import Settings
+from service.store import VersionInfo, VersionRecord
+
+__all__ = ["ReviewConfig", "ReviewService", "build_review"]
+
+log = get_logger("canoe.review")
+
+SESSION_COOKIE: Final = "canoe_review"
+LAUNCH_COOKIE: Final = "canoe_review_launch"
+LAUNCH_TTL_S: Final = 600
+MAX_FORM_BYTES: Final = 64 * 1024
+_HERE: Final = Path(__file__).parent
+_CACHE: Final = 128
+
+
+class _Contested(Protocol):
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def replayed(self) -> bool: ...
+
+
+class ReviewService(Protocol):
+    """What the review app needs of ``service.app.CarePlanService``."""
+
+    async def plan_version(
+        self, *, tenant: str, plan_id: str, version: int | None = None
+    ) -> VersionRecord: ...
+
+    async def versions(
+        self, *, tenant: str, plan_id: str | None = None, patient_ref: str | None = None
+    ) -> list[VersionInfo]: ...
+
+    async def contest(
+        self, tasks: Mapping[str, Any], *, tenant: str, plan_id: str, version: int
+    ) -> _Contested: ...
+
+
+class ReviewConfig:
+    """The review settings, checked once at start-up."""
+
+    def __init__(self, settings: Settings) -> None:
+        base = settings.cds_url  # the configured public URL, else this host on the HTTP port
+        self.public_base = f"{base}/review"  # absolute, for redirect_uri and review links
+        self.prefix = urlsplit(base).path.rstrip("/") + "/review"  # the mount path
+        self.secure_cookies = base.startswith("https://")
+        self.client_id = settings.review_smart_client_id
+        self.issuers = smart.parse_issuers(settings.review_smart_issuers)
+        self.session_ttl_s = settings.review_session_ttl_s
+        self.signer = Signer(settings.review_signing_key)
+        origins = {f"{urlsplit(i).scheme}://{urlsplit(i).netloc}" for i in self.issuers}
+        frame = " ".join(["'self'", *sorted(origins)])
+        self.csp = (
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+            "connect-src 'self'; form-action 'self'; base-uri 'none'; "
+            f"frame-ancestors {frame}"
+        )
+
+
+class _Session:
+    def __init__(self, claims: Mapping[str, Any]) -> None:
+        self.tenant = str(claims["ten"])
+        self.user = str(claims["sub"])
+        self.plan_id = str(claims["plan"])
+        self.csrf = str(claims["csrf"])
+
+    def check_plan(self, plan_id: str) -> None:
+        if not hmac.compare_digest(plan_id, self.plan_id):
+            raise ForbiddenError("this review session was opened for another plan")
+
+
+class _Refusal(Exception):
+    """A page-level refusal that is not an error of the service (bad CSRF token)."""
+
+    def __init__(self, status: int, title: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.title, self.message = status, title, message
+
+
+class _Review:
+    def __init__(self, service: ReviewService, config: ReviewConfig) -> None:
+        self.service = service
+        self.config = config
+        self.env = Environment(
+            loader=FileSystemLoader(_HERE / "templates"),
+            autoescape=select_autoescape(["jinja", "html"], default=True),
+            undefined=StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.env.globals.update(base=config.prefix, words=views.strength_words)
+        self.env.filters["num"] = lambda x: "—" if x is None else f"{x:.2f}"
+        self.env.filters["signed"] = lambda x: f"{x:+.2f}"
+        self.evidence = EvidenceBase.load()
+        self._versions: OrderedDict[
+            tuple[str, str, int], tuple[VersionRecord, Deliberation, Evaluation]
+        ] = OrderedDict()
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _page(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+        html = self.env.get_template(template).render(**context)
+        return HTMLResponse(html, status_code=status)
+
+    def _headers(self, response: Response) -> Response:
+        response.headers["Content-Security-Policy"] = self.config.csp
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "same-origin"  # "no-referrer" makes Origin "null"
+        response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    def _cookie(self, response: Response, name: str, value: str, max_age: int) -> None:
+        response.set_cookie(
+            name,
+            value,
+            max_age=max_age,
+            path=self.config.prefix,
+            httponly=True,
+            secure=self.config.secure_cookies,
+            samesite="lax",
+        )
+
+    def _session(self, request: Request) -> _Session:
+        claims = self.config.signer.verify("session", request.cookies.get(SESSION_COOKIE))
+        return _Session(claims)
+
+    def _start_session(self, tenant: str, user: str, plan_id: str, target: str) -> RedirectResponse:
+        token = self.config.signer.sign(
+            "session",
+            {"ten": tenant, "sub": user, "plan": plan_id, "csrf": secrets.token_urlsafe(24)},
+            self.config.session_ttl_s,
+        )
+        response = RedirectResponse(target, status_code=303)
+        self._cookie(response, SESSION_COOKIE, token, self.config.session_ttl_s)
+        response.delete_cookie(LAUNCH_COOKIE, path=self.config.prefix)
+        return response
+
+    async def _guard(
+        self, request: Request, endpoint: str, handler: Callable[[], Awaitable[Response]]
+    ) -> Response:
+        rid = new_request_id(request.headers.get("x-request-id"))
+        t0 = time.perf_counter()
+        with request_context(rid, transport="review", endpoint=endpoint):
+            try:
+                response = await handler()
+            except _Refusal as exc:
+                response = self._page(
+                    "error.jinja", exc.status, title=exc.title, message=exc.message, reload=None
+                )
+            except StaleVersionError as exc:
+                response = self._stale(request, exc)
+            except CanoeError as exc:
+                status, title = _status(exc)
+                response = self._page(
+                    "error.jinja", status, title=title, message=exc.message, reload=None
+                )
+            except Exception:
+                log.exception("review.failed", ms=_ms(t0))
+                response = self._page(
+                    "error.jinja",
+                    500,
+                    title="Something went wrong",
+                    message="The review app failed on this request. Nothing was changed.",
+                    reload=None,
+                )
+            log.info("review.answered", status=response.status_code, ms=_ms(t0))
+            response.headers["x-request-id"] = rid
+            return self._headers(response)
+
+    def _stale(
+        self, request: Request, exc: StaleVersionError, reload: str | None = None
+    ) -> Response:
+        plan_id = request.path_params.get("plan_id", "")
+        return self._page(
+            "error.jinja",
+            409,
+            title="This page is out of date",
+            message=(
+                f"Someone changed this plan while you were reading it: it is now at version "
+                f"{exc.current_version}. Your action was not applied. Reload the current "
+                "version, check the change, and act again if you still want to."
+            ),
+            reload=reload or f"{self.config.prefix}/plans/{plan_id}",
+        )
+
+    async def _load(
+        self, session: _Session, plan_id: str, version: int | None
+    ) -> tuple[VersionRecord, Deliberation, Evaluation]:
+        session.check_plan(plan_id)
+        if version is not None:
+            key = (session.tenant, plan_id, version)
+            hit = self._versions.get(key)
+            if hit is not None:
+                self._versions.move_to_end(key)
+                return hit
+        rec = await self.service.plan_version(
+            tenant=session.tenant, plan_id=plan_id, version=version
+        )
+        key = (session.tenant, plan_id, rec.version)
+        hit = self._versions.get(key)
+        if hit is None:
+            d = from_document(rec.deliberation)
+            hit = (rec, d, evaluate(d))
+            self._versions[key] = hit
+            while len(self._versions) > _CACHE:
+                self._versions.popitem(last=False)
+        return hit
+
+    async def _facts(self, session: _Session, plan_id: str) -> Mapping[str, Mapping[str, str]]:
+        first, _, _ = await self._load(session, plan_id, 1)
+        facts = first.summary.get("facts")
+        return facts if isinstance(facts, Mapping) else {}
+
+    async def _current(self, session: _Session, plan_id: str) -> int:
+        infos = await self.service.versions(tenant=session.tenant, plan_id=plan_id)
+        return max((i.version for i in infos if i.current), default=0)
+
+    # ------------------------------------------------------------------ launch
+
+    async def entry(self, request: Request) -> Response:
+        async def run() -> Response:
+            q = request.query_params
+            iss, launch = q.get("iss"), q.get("launch")
+            if not iss and not launch:
+                return self._page("landing.jinja")
+            if not iss or not launch:
+                raise InputError("a SMART EHR launch needs both iss and launch")
+            tenant = self.config.issuers.get(iss.rstrip("/"))
+            if tenant is None:
+                raise ForbiddenError("this EHR (iss) is not registered for the review app")
+            async with httpx.AsyncClient(follow_redirects=False) as http:
+                cfg = await smart.discover(http, iss)
+            verifier, challenge = smart.pkce_pair()
+            state = secrets.token_urlsafe(24)
+            launch_token = self.config.signer.sign(
+                "launch",
+                {
+                    "state": state,
+                    "verifier": verifier,
+                    "iss": cfg.issuer,
+                    "ten": tenant,
+                    "cfg": [
+                        cfg.authorization_endpoint,
+                        cfg.token_endpoint,
+                        cfg.jwks_uri,
+                        cfg.id_token_issuer,
+                    ],
+                },
+                LAUNCH_TTL_S,
+            )
+            url = smart.authorize_url(
+                cfg,
+                client_id=self.config.client_id,
+                redirect_uri=f"{self.config.public_base}/callback",
+                launch=launch,
+                state=state,
+                challenge=challenge,
+            )
+            response = RedirectResponse(url, status_code=303)
+            self._cookie(response, LAUNCH_COOKIE, launch_token, LAUNCH_TTL_S)
+            return response
+
+        return await self._guard(request, "launch", run)
+
+    async def callback(self, request: Request) -> Response:
+        async def run() -> Response:
+            q = request.query_params
+            if q.get("error"):
+                raise AuthError("the EHR did not authorize the review app")
+            claims = self.config.signer.verify("launch", request.cookies.get(LAUNCH_COOKIE))
+            state, code = q.get("state", ""), q.get("code", "")
+            if not state or not hmac.compare_digest(state, str(claims["state"])):
+                raise AuthError("the launch state does not match: start again from the EHR")
+            if not code:
+                raise AuthError("the EHR sent no authorization code")
+            auth, token, jwks, id_iss = claims["cfg"]
+            cfg = smart.SmartConfiguration(str(claims["iss"]), auth, token, jwks, id_iss)
+            async with httpx.AsyncClient(follow_redirects=False) as http:
+                ctx = await smart.exchange(
+                    http,
+                    cfg,
+                    client_id=self.config.client_id,
+                    redirect_uri=f"{self.config.public_base}/callback",
+                    code=code,
+                    verifier=str(claims["verifier"]),
+                )
+            tenant = str(claims["ten"])
+            rec = await self.service.plan_version(tenant=tenant, plan_id=ctx.plan_id)
+            if ctx.patient and ctx.patient != rec.patient_ref:
+                raise ForbiddenError("the launch's patient is not the patient of this plan")
+            target = f"{self.config.prefix}/plans/{ctx.plan_id}"
+            if ctx.version is not None and ctx.version != rec.version:
+                target += f"?since={ctx.version}"  # the card's version: show what changed
+            log.info("review.launched", tenant=tenant, plan_id=ctx.plan_id)
+            return self._start_session(tenant, ctx.user, ctx.plan_id, target)
+
+        return await self._guard(request, "callback", run)
+
+    async def open_link(self, request: Request) -> Response:
+        async def run() -> Response:
+            claims = self.config.signer.verify("link", request.query_params.get("token"))
+            plan_id = str(claims.get("plan", ""))
+            tenant, user = str(claims.get("ten", "")), str(claims.get("sub", ""))
+            if not plan_id or not tenant or not user:
+                raise AuthError("the review link is incomplete")
+            return self._start_session(
+                tenant, user, plan_id, f"{self.config.prefix}/plans/{plan_id}"
+            )
+
+        return await self._guard(request, "open", run)
+
+    # ------------------------------------------------------------------ pages
+
+    async def plan(self, request: Request) -> Response:
+        async def run() -> Response:
+            s = self._session(request)
+            plan_id = request.path_params["plan_id"]
+            rec, d, ev = await self._load(s, plan_id, _int(request, "v"))
+            current = await self._current(s, plan_id)
+            rows = views.option_rows(d, ev)
+            groups = {
+                k: [r for r in rows if r.state == k] for k in ("included", "borderline", "excluded")
+            }
+            problems = [(p, ev.problem(p.id)) for p in d.problems]
+            changes = await self._since(s, plan_id, _int(request, "since"), (d, ev))
+            return self._page(
+                "plan.jinja",
+                rec=rec,
+                d=d,
+                ev=ev,
+                summary=summarise(d, ev),
+                groups=groups,
+                problems=problems,
+                current=current,
+                changes=changes,
+                csrf=s.csrf,
+                user=s.user,
+                new_task=_task_id,
+            )
+
+        return await self._guard(request, "plan", run)
+
+    async def option(self, request: Request) -> Response:
+        async def run() -> Response:
+            s = self._session(request)
+            plan_id, option_id = request.path_params["plan_id"], request.path_params["option_id"]
+            rec, d, ev = await self._load(s, plan_id, _int(request, "v"))
+            o = next((x for x in d.options if x.id == option_id), None)
+            if o is None:
+                raise NotFoundError(f"version {rec.version} of this plan has no such activity")
+            r = ev.option(option_id)
+            facts = await self._facts(s, plan_id)
+            reasons = _clash_reasons(rec.deliberation, option_id)
+            rows = views.argument_rows(o, r, facts, self.evidence, reasons)
+            current = await self._current(s, plan_id)
+            changes = await self._since(s, plan_id, _int(request, "since"), (d, ev))
+            roles = sorted({role for role, _ in d.meta.panel})
+            return self._page(
+                "option.jinja",
+                rec=rec,
+                d=d,
+                o=o,
+                r=r,
+                rows=rows,
+                graph=views.graph(o, r),
+                current=current,
+                changes=changes,
+                csrf=s.csrf,
+                user=s.user,
+                roles=roles,
+                threshold=d.parameters.threshold,
+                new_task=_task_id,
+            )
+
+        return await self._guard(request, "option", run)
+
+    async def history(self, request: Request) -> Response:
+        async def run() -> Response:
+            s = self._session(request)
+            plan_id = request.path_params["plan_id"]
+            s.check_plan(plan_id)
+            infos = await self.service.versions(tenant=s.tenant, plan_id=plan_id)
+            if not infos:
+                raise NotFoundError("no such plan")
+            _, latest, _ = await self._load(s, plan_id, None)
+            by_task = {c.id: c for c in latest.contestations}
+            entries = []
+            for info in sorted(infos, key=lambda i: i.version):
+                acts = [by_task[t] for t in info.task_ids if t in by_task]
+                entries.append(
+                    {
+                        "info": info,
+                        "acts": [
+                            {
+                                "actor": c.actor,
+                                "at": c.at,
+                                "what": views.describe(c, latest),
+                                "reason": c.reason,
+                            }
+                            for c in acts
+                        ],
+                    }
+                )
+            return self._page("history.jinja", plan_id=plan_id, entries=entries, user=s.user)
+
+        return await self._guard(request, "history", run)
+
+    async def compare(self, request: Request) -> Response:
+        async def run() -> Response:
+            s = self._session(request)
+            plan_id = request.path_params["plan_id"]
+            a, b = _int(request, "a"), _int(request, "b")
+            if a is None or b is None:
+                raise InputError("compare needs two versions, a and b")
+            _, da, ea = await self._load(s, plan_id, a)
+            _, db, eb = await self._load(s, plan_id, b)
+            older, newer = ((da, ea), (db, eb)) if a <= b else ((db, eb), (da, ea))
+            changes = views.diff(older, newer)
+            return self._page("compare.jinja", plan_id=plan_id, changes=changes, user=s.user)
+
+        return await self._guard(request, "compare", run)
+
+    async def _since(
+        self,
+        s: _Session,
+        plan_id: str,
+        since: int | None,
+        now: tuple[Deliberation, Evaluation],
+    ) -> views.Diff | None:
+        if since is None or since == now[0].version:
+            return None
+        _, d0, e0 = await self._load(s, plan_id, since)
+        return views.diff((d0, e0), now)
+
+    # ------------------------------------------------------------------ contestation
+
+    async def contest(self, request: Request) -> Response:
+        async def run() -> Response:
+            s = self._session(request)
+            plan_id = request.path_params["plan_id"]
+            s.check_plan(plan_id)
+            self._same_origin(request)
+            form = await _form(request)
+            if not hmac.compare_digest(form.get("csrf", ""), s.csrf):
+                raise _Refusal(
+                    403,
+                    "The form could not be verified",
+                    "The form's security token did not match your session, so nothing was "
+                    "changed. Reload the page and try again.",
+                )
+            version = _form_int(form, "version")
+            rec, _, _ = await self._load(s, plan_id, version)
+            task = task_from_form(
+                form,
+                plan_id=plan_id,
+                version=version,
+                patient_ref=rec.patient_ref,
+                user=s.user,
+                now=_now(),
+            )
+            back = form.get("back_option", "")
+            if back and back.replace("-", "").replace(".", "").isalnum():
+                target = f"{self.config.prefix}/plans/{plan_id}/options/{back}"
+            else:
+                target = f"{self.config.prefix}/plans/{plan_id}"
+            try:
+                done = await self.service.contest(
+                    task, tenant=s.tenant, plan_id=plan_id, version=version
+                )
+            except StaleVersionError as exc:
+                # Back to where the reader was, on the current version, showing what changed.
+                return self._stale(request, exc, f"{target}?since={version}#changes")
+            except TaskError as exc:
+                return self._page(
+                    "error.jinja",
+                    422,
+                    title="The change was refused",
+                    message=exc.message,
+                    issues=[i.diagnostics for i in exc.issues],
+                    reload=f"{self.config.prefix}/plans/{plan_id}?v={version}",
+                )
+            log.info(
+                "review.contested",
+                plan_id=plan_id,
+                version=done.version,
+                action=form.get("action"),
+                replayed=done.replayed,
+            )
+            return RedirectResponse(f"{target}?since={version}#changes", status_code=303)
+
+        return await self._guard(request, "contest", run)
+
+    def _same_origin(self, request: Request) -> None:
+        origin = request.headers.get("origin")
+        if origin is None:  # older browsers send none on same-origin form posts
+            return
+        host = request.headers.get("host", "")
+        if urlsplit(origin).netloc != host:
+            raise _Refusal(
+                403,
+                "The form could not be verified",
+                "The form was sent from another site, so nothing was changed.",
+            )
+
+
+def _status(exc: CanoeError) -> tuple[int, str]:
+    if isinstance(exc, ForbiddenError):
+        return 403, "Not allowed"
+    if isinstance(exc, AuthError):
+        return 401, "Please open the plan again"
+    if isinstance(exc, NotFoundError):
+        return 404, "Not found"
+    if isinstance(exc, LimitError):
+        return 413, "Too large"
+    if isinstance(exc, InputError):
+        return 400, "The request could not be read"
+    return 502, "The service could not answer"
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 1)
+
+
+def _now() -> str:
+    from service.app import utc_now
+
+    return utc_now()
+
+
+def _task_id() -> str:
+    return str(uuid.uuid4())
+
+
+def _int(request: Request, name: str) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return None
+    if not raw.isdigit() or len(raw) > 9 or int(raw) < 1:
+        raise InputError(f"{name} must be a version number")
+    return int(raw)
+
+
+def _form_int(form: Mapping[str, str], name: str) -> int:
+    raw = form.get(name, "")
+    if not raw.isdigit() or len(raw) > 9 or int(raw) < 1:
+        raise InputError(f"the form's {name} is not a version number; reload the page")
+    return int(raw)
+
+
+async def _form(request: Request) -> dict[str, str]:
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype != "application/x-www-form-urlencoded":
+        raise InputError("the review app takes forms (application/x-www-form-urlencoded)")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM_BYTES:
+            raise LimitError(f"the form is over {MAX_FORM_BYTES} bytes")
+    try:
+        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=64)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise InputError("the form could not be read") from exc
+    return dict(pairs)
+
+
+def _clash_reasons(document: Mapping[str, Any], option_id: str) -> list[str]:
+    """Each clash's ``reason`` where the stored document has one (newer plans do)."""
+    for o in document.get("options") or ():
+        if isinstance(o, Mapping) and o.get("id") == option_id:
+            return [
+                str(c.get("reason") or "") if isinstance(c, Mapping) else ""
+                for c in o.get("clashes") or ()
+            ]
+    return []
+
+
+def build_review(service: ReviewService, settings: Settings) -> list[BaseRoute]:
+    """The review app's routes for the HTTP side's Starlette app: the launch URL itself
+    (``<prefix>/review``, exactly as the CDS cards link it) and a Mount for the rest."""
+    config = ReviewConfig(settings)
+    review = _Review(service, config)
+    app = Starlette(
+        routes=[
+            Route("/", review.entry, methods=["GET"]),
+            Route("/callback", review.callback, methods=["GET"]),
+            Route("/open", review.open_link, methods=["GET"]),
+            Route("/plans/{plan_id}", review.plan, methods=["GET"]),
+            Route("/plans/{plan_id}/options/{option_id}", review.option, methods=["GET"]),
+            Route("/plans/{plan_id}/history", review.history, methods=["GET"]),
+            Route("/plans/{plan_id}/compare", review.compare, methods=["GET"]),
+            Route("/plans/{plan_id}/contest", review.contest, methods=["POST"]),
+            Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
+        ],
+    )
+    return [
+        Route(config.prefix, review.entry, methods=["GET"]),
+        Mount(config.prefix, app=_SecurityHeaders(app, config.csp)),
+    ]
+
+
+class _SecurityHeaders:
+    """Adds the security headers where a page did not set them: static files, 404s."""
+
+    def __init__(self, app: Any, csp: str) -> None:
+        self.app, self.csp = app, csp.encode("latin-1")
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def sending(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                names = {k.lower() for k, _ in headers}
+                if b"content-security-policy" not in names:
+                    headers.append((b"content-security-policy", self.csp))
+                    headers.append((b"x-content-type-options", b"nosniff"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, sending)

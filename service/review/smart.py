@@ -1,0 +1,223 @@
+"""SMART App Launch 2.x, EHR launch, as the client: discovery, PKCE, code exchange, id token.
+
+The flow: the EHR opens ``/review?iss=<FHIR base>&launch=<opaque>``; ``discover`` reads
+``<iss>/.well-known/smart-configuration``; ``authorize_url`` sends the browser to the
+authorization endpoint with the ``launch`` value, a random ``state`` and an S256 PKCE challenge;
+the EHR comes back to ``/review/callback?code&state``; ``exchange`` trades the code (with the
+PKCE verifier) for the token response, whose launch context names the plan (CDS Hooks
+``appContext``: ``{"planId", "version"}``) and whose ``id_token`` (verified against the
+server's JWKS) names the user (``fhirUser``).
+
+Only issuers configured for a tenant may launch (``review_smart_issuers``): an unknown ``iss``
+is refused before any request leaves, so a forged launch cannot make the service call out.
+Every outbound call has a deadline. Nothing here logs tokens or context.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+from urllib.parse import urlencode
+
+import httpx
+import jwt
+
+from service.errors import AuthError, BackendUnavailable
+from service.settings import parse_issuers
+
+__all__ = [
+    "LaunchContext",
+    "SmartConfiguration",
+    "authorize_url",
+    "discover",
+    "exchange",
+    "parse_issuers",
+    "pkce_pair",
+]
+
+SCOPES: Final = "launch openid fhirUser"
+TIMEOUT_S: Final = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class SmartConfiguration:
+    issuer: str  # the FHIR base URL the EHR launched us with
+    authorization_endpoint: str
+    token_endpoint: str
+    jwks_uri: str
+    id_token_issuer: str  # the OpenID issuer of id tokens ("issuer" in the document)
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchContext:
+    """What a completed launch grants: whose review, of which plan."""
+
+    user: str  # "Practitioner/<id>" or "PractitionerRole/<id>"
+    patient: str  # "Patient/<id>"; "" when the EHR gave no patient context
+    plan_id: str
+    version: int | None
+
+
+def pkce_pair() -> tuple[str, str]:
+    """(verifier, S256 challenge), RFC 7636."""
+    verifier = secrets.token_urlsafe(48)
+    digest = hashlib.sha256(verifier.encode("ascii")).digest()
+    return verifier, base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
+def _get_url(doc: Mapping[str, Any], key: str) -> str:
+    value = doc.get(key)
+    if not isinstance(value, str) or not value.startswith(("https://", "http://")):
+        raise AuthError(f"the EHR's smart-configuration has no usable {key}")
+    return value
+
+
+async def discover(http: httpx.AsyncClient, iss: str) -> SmartConfiguration:
+    url = f"{iss.rstrip('/')}/.well-known/smart-configuration"
+    try:
+        resp = await http.get(url, headers={"Accept": "application/json"}, timeout=TIMEOUT_S)
+    except httpx.HTTPError as exc:
+        raise BackendUnavailable("the EHR's SMART configuration could not be fetched") from exc
+    if resp.status_code != 200:
+        raise BackendUnavailable(f"the EHR's SMART configuration answered HTTP {resp.status_code}")
+    try:
+        doc = resp.json()
+    except ValueError as exc:
+        raise AuthError("the EHR's smart-configuration is not JSON") from exc
+    if not isinstance(doc, Mapping):
+        raise AuthError("the EHR's smart-configuration is not a JSON object")
+    methods = doc.get("code_challenge_methods_supported") or []
+    if "S256" not in methods:
+        raise AuthError("the EHR does not support PKCE S256 (SMART App Launch 2.x requires it)")
+    return SmartConfiguration(
+        issuer=iss.rstrip("/"),
+        authorization_endpoint=_get_url(doc, "authorization_endpoint"),
+        token_endpoint=_get_url(doc, "token_endpoint"),
+        jwks_uri=_get_url(doc, "jwks_uri"),
+        id_token_issuer=str(doc.get("issuer") or iss.rstrip("/")),
+    )
+
+
+def authorize_url(
+    cfg: SmartConfiguration,
+    *,
+    client_id: str,
+    redirect_uri: str,
+    launch: str,
+    state: str,
+    challenge: str,
+) -> str:
+    query = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": redirect_uri,
+        "launch": launch,
+        "scope": SCOPES,
+        "state": state,
+        "aud": cfg.issuer,
+        "code_challenge": challenge,
+        "code_challenge_method": "S256",
+    }
+    sep = "&" if "?" in cfg.authorization_endpoint else "?"
+    return f"{cfg.authorization_endpoint}{sep}{urlencode(query)}"
+
+
+async def exchange(
+    http: httpx.AsyncClient,
+    cfg: SmartConfiguration,
+    *,
+    client_id: str,
+    redirect_uri: str,
+    code: str,
+    verifier: str,
+) -> LaunchContext:
+    """Trade the code for the token response and read the launch context out of it."""
+    try:
+        resp = await http.post(
+            cfg.token_endpoint,
+            data={
+                "grant_type": "authorization_code",
+                "code": code,
+                "redirect_uri": redirect_uri,
+                "client_id": client_id,
+                "code_verifier": verifier,
+            },
+            headers={"Accept": "application/json"},
+            timeout=TIMEOUT_S,
+        )
+    except httpx.HTTPError as exc:
+        raise BackendUnavailable("the EHR's token endpoint could not be reached") from exc
+    if resp.status_code != 200:
+        raise AuthError(f"the EHR refused the authorization code (HTTP {resp.status_code})")
+    try:
+        body = resp.json()
+    except ValueError as exc:
+        raise AuthError("the EHR's token response is not JSON") from exc
+    if not isinstance(body, Mapping) or not body.get("access_token"):
+        raise AuthError("the EHR's token response has no access_token")
+    user = await _user(http, cfg, client_id, body.get("id_token"))
+    plan_id, version = _app_context(body.get("appContext"))
+    patient = body.get("patient")
+    return LaunchContext(
+        user=user,
+        patient=f"Patient/{patient}" if isinstance(patient, str) and patient else "",
+        plan_id=plan_id,
+        version=version,
+    )
+
+
+async def _user(
+    http: httpx.AsyncClient, cfg: SmartConfiguration, client_id: str, id_token: object
+) -> str:
+    if not isinstance(id_token, str) or not id_token:
+        raise AuthError("the token response has no id_token: the review needs to know the user")
+    try:
+        resp = await http.get(cfg.jwks_uri, timeout=TIMEOUT_S)
+        keys = jwt.PyJWKSet.from_dict(resp.json())
+    except (httpx.HTTPError, ValueError, jwt.PyJWTError) as exc:
+        raise AuthError("the EHR's signing keys (jwks_uri) could not be read") from exc
+    try:
+        kid = jwt.get_unverified_header(id_token).get("kid")
+        key = next((k for k in keys.keys if kid is None or k.key_id == kid), None)
+        if key is None:
+            raise AuthError("the id_token is signed by a key the EHR does not publish")
+        claims = jwt.decode(
+            id_token,
+            key=key,
+            algorithms=["RS256", "ES256", "RS384", "ES384"],
+            audience=client_id,
+            issuer=cfg.id_token_issuer,
+            options={"require": ["exp", "iat", "aud", "iss", "sub"]},
+        )
+    except jwt.PyJWTError as exc:
+        raise AuthError("the id_token is not valid for this app") from exc
+    who = str(claims.get("fhirUser") or "")
+    parts = who.rstrip("/").split("/")
+    if len(parts) < 2 or parts[-2] not in ("Practitioner", "PractitionerRole") or not parts[-1]:
+        raise ForbiddenUser()
+    return f"{parts[-2]}/{parts[-1]}"
+
+
+class ForbiddenUser(AuthError):
+    def __init__(self) -> None:
+        super().__init__("only a Practitioner or PractitionerRole may review and contest a plan")
+
+
+def _app_context(raw: object) -> tuple[str, int | None]:
+    ctx = raw
+    if isinstance(raw, str):
+        try:
+            ctx = json.loads(raw)
+        except ValueError as exc:
+            raise AuthError("the launch's appContext is not JSON") from exc
+    if not isinstance(ctx, Mapping) or not isinstance(ctx.get("planId"), str):
+        raise AuthError("the launch context names no plan (appContext.planId)")
+    version = ctx.get("version")
+    if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
+        raise AuthError("appContext.version must be a whole number")
+    return str(ctx["planId"]), version

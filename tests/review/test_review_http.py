@@ -1,0 +1,249 @@
+"""The review app over real HTTP (uvicorn on loopback), launched through a real SMART server:
+launch, pages, contestation through the service's contest path, and every refusal."""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+
+import httpx
+import jwt
+
+from service.core import evaluate, from_document
+from service.review import review_link
+from tests.review.conftest import SIGNING_KEY, USER, Review, form_fields
+
+
+def _top(review_doc: dict) -> tuple[str, str, float]:
+    """(top included option id, its strongest live supporter, the option's score)."""
+    d = from_document(review_doc)
+    ev = evaluate(d)
+    top = ev.plan[0]
+    o = next(o for o in d.options if o.id == top)
+    r = ev.option(top)
+    sup = max(
+        (a for a in o.arguments if a.stance == "support" and a.status != "rejected"),
+        key=lambda a: r.nodes[a.id].sigma or 0.0,
+    )
+    return top, sup.id, r.score
+
+
+def _form(html: str, action: str, target: str) -> dict[str, str]:
+    for f in form_fields(html):
+        if f.get("action") == action and f.get("target") == target:
+            return f
+    raise AssertionError(f"no {action} form for {target}")
+
+
+async def _post(http: httpx.AsyncClient, r: Review, data: dict[str, str], **kw) -> httpx.Response:
+    return await http.post(f"/review/plans/{r.plan_id}/contest", data=data, **kw)
+
+
+async def test_an_ehr_launch_opens_the_plan_and_a_reject_makes_a_new_version(
+    review: Review,
+) -> None:
+    async with review.client() as http:
+        got = await review.launch(http)
+        assert got.status_code == 303
+        assert got.headers["location"] == f"/review/plans/{review.plan_id}"
+        page = await http.get(got.headers["location"])
+        assert page.status_code == 200
+        csp = page.headers["content-security-policy"]
+        assert "script-src 'self'" in csp and "default-src 'none'" in csp
+        assert "unsafe-inline" not in csp
+        assert "Included activities" in page.text and "Problems" in page.text
+        assert "KEEP" in page.text  # the votes are shown
+
+        doc = dict(
+            (
+                await review.service.plan_version(tenant="default", plan_id=review.plan_id)
+            ).deliberation
+        )
+        top, sup, score = _top(doc)
+        opt = await http.get(f"/review/plans/{review.plan_id}/options/{top}")
+        assert opt.status_code == 200 and "<svg" in opt.text
+        data = _form(opt.text, "reject", sup)
+        done = await _post(http, review, data)
+        assert done.status_code == 303
+        assert done.headers["location"].endswith(f"/options/{top}?since=1#changes")
+        after = await http.get(done.headers["location"].split("#")[0])
+        assert "What changed from version 1 to version 2" in after.text
+        assert USER in after.text  # who contested
+        new = await review.service.plan_version(tenant="default", plan_id=review.plan_id)
+        assert new.version == 2 and new.task_ids == (data["task_id"],)
+        new_score = evaluate(from_document(new.deliberation)).option(top).score
+        assert new_score < score
+        assert f"{score:.2f}" in after.text and f"{new_score:.2f}" in after.text
+
+        # The same form sent again (double click) is the same Task: applied once.
+        again = await _post(http, review, data)
+        assert again.status_code == 303
+        assert (
+            await review.service.plan_version(tenant="default", plan_id=review.plan_id)
+        ).version == 2
+
+        # The old page's form is now stale: refused, nothing changed, a reload offered.
+        other = {**data, "task_id": str(uuid.uuid4())}
+        stale = await _post(http, review, other)
+        assert stale.status_code == 409
+        assert "out of date" in stale.text and "Reload the current version" in stale.text
+        assert (
+            await review.service.plan_version(tenant="default", plan_id=review.plan_id)
+        ).version == 2
+
+        hist = await http.get(f"/review/plans/{review.plan_id}/history")
+        assert hist.status_code == 200
+        assert "Version 2" in hist.text and "rejected" in hist.text and USER in hist.text
+        cmp_ = await http.get(f"/review/plans/{review.plan_id}/compare?a=1&b=2")
+        assert cmp_.status_code == 200 and "Version 1 against version 2" in cmp_.text
+
+
+async def test_csrf_and_cross_site_posts_are_refused(review: Review) -> None:
+    async with review.client() as http:
+        await review.launch(http)
+        page = await http.get(f"/review/plans/{review.plan_id}")
+        data = next(f for f in form_fields(page.text) if f.get("action") == "decide")
+        data = {**data, "decision": "accept"}
+        bad = await _post(http, review, {**data, "csrf": "forged"})
+        assert bad.status_code == 403 and "security token" in bad.text
+        cross = await _post(http, review, data, headers={"Origin": "https://evil.example"})
+        assert cross.status_code == 403
+        # No session cookie at all: asked to open the plan again.
+        async with review.client() as stranger:
+            anon = await _post(stranger, review, data)
+            assert anon.status_code == 401
+        assert (
+            await review.service.plan_version(tenant="default", plan_id=review.plan_id)
+        ).version == 1
+
+
+async def test_forged_and_unknown_launches_are_refused(review: Review) -> None:
+    async with review.client() as http:
+        unknown = await http.get(
+            "/review", params={"iss": "https://evil.example/fhir", "launch": "x"}
+        )
+        assert unknown.status_code == 403
+        # A callback with no launch cookie, or the wrong state, never reaches the token endpoint.
+        cb = await http.get("/review/callback", params={"code": "c", "state": "s"})
+        assert cb.status_code == 401
+        launch_id = review.smart.launch(
+            user=USER, patient=review.patient_ref, plan_id=review.plan_id
+        )
+        start = await http.get("/review", params={"iss": review.smart.iss, "launch": launch_id})
+        assert start.status_code == 303
+        wrong = await http.get("/review/callback", params={"code": "c", "state": "not-it"})
+        assert wrong.status_code == 401 and "state" in wrong.text
+        assert review.smart.token_requests == 0
+        # A launch for another patient than the plan's is refused after the exchange.
+        other = await review.launch(http, patient="Patient/someone-else")
+        assert other.status_code == 403
+        # A launch whose user is no practitioner is refused.
+        nurse = await review.launch(http, user="Patient/self")
+        assert nurse.status_code == 401
+
+
+async def test_review_links_open_once_signed_and_expire(review: Review) -> None:
+    link = review_link(review.settings, tenant="default", plan_id=review.plan_id, user=USER)
+    path = link.removeprefix(review.base)
+    assert "Patient" not in link
+    async with review.client() as http:
+        ok = await http.get(path)
+        assert ok.status_code == 303 and ok.headers["location"].endswith(review.plan_id)
+        assert (await http.get(ok.headers["location"])).status_code == 200
+    now = int(time.time())
+    expired = jwt.encode(
+        {
+            "ten": "default",
+            "plan": review.plan_id,
+            "sub": USER,
+            "pur": "link",
+            "iss": "canoe-review",
+            "iat": now - 3600,
+            "exp": now - 60,
+        },
+        SIGNING_KEY,
+        algorithm="HS256",
+    )
+    forged = jwt.encode(
+        {
+            "ten": "default",
+            "plan": review.plan_id,
+            "sub": USER,
+            "pur": "link",
+            "iss": "canoe-review",
+            "iat": now,
+            "exp": now + 60,
+        },
+        "not-the-key-but-just-as-long-as-the-real-one",
+        algorithm="HS256",
+    )
+    session_as_link = re.sub(r".*token=", "", link)
+    async with review.client() as http:
+        gone = await http.get("/review/open", params={"token": expired})
+        assert gone.status_code == 401 and "expired" in gone.text
+        fake = await http.get("/review/open", params={"token": forged})
+        assert fake.status_code == 401
+        # A link's token is no session: sent as the cookie it is refused.
+        http.cookies.set("canoe_review", session_as_link, path="/review")
+        assert (await http.get(f"/review/plans/{review.plan_id}")).status_code == 401
+
+
+async def test_a_session_reads_only_its_own_plan_and_tenant(review: Review) -> None:
+    from tests.service.conftest import bundle_bytes
+
+    other = await review.service.generate(bundle_bytes(), tenant="default")
+    link = review_link(review.settings, tenant="other", plan_id=review.plan_id, user=USER)
+    async with review.client() as http:
+        await review.launch(http)
+        assert (await http.get(f"/review/plans/{other.plan_id}")).status_code == 403
+        ok = await http.get("/review/static/review.css")
+        assert ok.status_code == 200 and "content-security-policy" in ok.headers
+    async with review.client() as http:
+        opened = await http.get(link.removeprefix(review.base))
+        page = await http.get(opened.headers["location"])
+        assert page.status_code in (403, 404)  # another tenant's plan is never shown
+
+
+async def test_add_an_argument_and_decide_a_problem(review: Review) -> None:
+    async with review.client() as http:
+        await review.launch(http)
+        doc = dict(
+            (
+                await review.service.plan_version(tenant="default", plan_id=review.plan_id)
+            ).deliberation
+        )
+        top, _, score = _top(doc)
+        opt = await http.get(f"/review/plans/{review.plan_id}/options/{top}")
+        data = {
+            **_form(opt.text, "add", top),
+            "stance": "attack",
+            "role": "clinician",
+            "text": "The patient declined this at the last visit.",
+            "strength": "0.9",
+        }
+        done = await _post(http, review, data)
+        assert done.status_code == 303
+        new = await review.service.plan_version(tenant="default", plan_id=review.plan_id)
+        d = from_document(new.deliberation)
+        added = [a for o in d.options for a in o.arguments if a.origin == "human"]
+        assert [a.text for a in added] == ["The patient declined this at the last visit."]
+        assert evaluate(d).option(top).score < score
+        page = await http.get(f"/review/plans/{review.plan_id}")
+        pdata = next(
+            f
+            for f in form_fields(page.text)
+            if f.get("action") == "decide" and f["target"] in {p.id for p in d.problems}
+        )
+        bad = await _post(http, review, {**pdata, "decision": "maybe"})
+        assert bad.status_code == 422 and "accept or reject" in bad.text
+        good = await _post(http, review, {**pdata, "decision": "reject", "reason": "resolved"})
+        assert good.status_code == 303
+        final = evaluate(
+            from_document(
+                (
+                    await review.service.plan_version(tenant="default", plan_id=review.plan_id)
+                ).deliberation
+            )
+        )
+        assert final.problem(pdata["target"]).decided_by == "human"
