@@ -87,6 +87,9 @@ def _parser() -> argparse.ArgumentParser:
     con.set_defaults(func=_cmd_contest, format="fhir")
 
     srv = sub.add_parser("serve", help="run the gRPC service (and the CDS Hooks HTTP side)")
+    srv.add_argument(
+        "--workers", type=int, help="processes sharing the ports (default: one per usable CPU)"
+    )
     srv.set_defaults(func=_cmd_serve)
     return p
 
@@ -204,7 +207,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from service.server import serve_forever
     from service.settings import load_settings
 
-    return serve_forever(load_settings())
+    overrides = {} if args.workers is None else {"workers": args.workers}
+    return serve_forever(load_settings(**overrides))
 
 
 def _fail(exc: CanoeError, *, fhir: bool) -> int:
