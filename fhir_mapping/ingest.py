@@ -28,15 +28,24 @@ Decisions:
 * ``max_resources`` counts entries and is checked before any model is validated (``LimitError``).
 * Entries without a resource are skipped when ``request.method`` is GET, HEAD or DELETE
   (nothing to plan from); otherwise they are a ``required`` issue.
+
+Speed: every resource is validated in full, but a complex element (a CodeableConcept, a
+Reference, a component...) is validated once per distinct content within a bundle and the model
+reused (``_Shared``): a record repeats the same status codes, subjects and categories hundreds
+of times. Whenever that quick path refuses anything, the resource is validated again as it came,
+so every issue is exactly the one whole-resource validation reports. Resources of one bundle may
+therefore share element objects; nothing downstream mutates them.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
-from pydantic import ValidationError
+import orjson
+from pydantic import BaseModel, ValidationError
 
 from fhir_mapping import _profile, r4
 from fhir_mapping._issues import IssueList, validation_issues
@@ -173,7 +182,9 @@ def _check_shell(
     return (str(btype), entries, shell)
 
 
-def _validate_entry(i: int, raw_entry: object, issues: IssueList) -> ParsedEntry | None:
+def _validate_entry(
+    i: int, raw_entry: object, issues: IssueList, shared: _Shared
+) -> ParsedEntry | None:
     where = f"Bundle.entry[{i}]"
     if not isinstance(raw_entry, Mapping):
         issues.add("structure", "entry must be an object", where)
@@ -181,7 +192,7 @@ def _validate_entry(i: int, raw_entry: object, issues: IssueList) -> ParsedEntry
     resource = raw_entry.get("resource")
     shell = {k: v for k, v in raw_entry.items() if k != "resource"}
     try:
-        entry_model = r4.BundleEntry.model_validate(shell)
+        entry_model = _validate_resource(r4.BundleEntry, shell, shared)
     except ValidationError as exc:
         issues.extend(validation_issues(exc, where))
         entry_model = None
@@ -215,7 +226,7 @@ def _validate_entry(i: int, raw_entry: object, issues: IssueList) -> ParsedEntry
         )
         return None
     try:
-        parsed = model.model_validate(resource)
+        parsed = _validate_resource(model, resource, shared)
     except ValidationError as exc:
         issues.extend(validation_issues(exc, f"{where}.resource"))
         return None
@@ -232,6 +243,69 @@ def _validate_entry(i: int, raw_entry: object, issues: IssueList) -> ParsedEntry
         )
         return None
     return ParsedEntry(i, full_url, ref, parsed)
+
+
+class _Shared:
+    """Validated complex elements of one bundle by (datatype, canonical JSON of the content)."""
+
+    __slots__ = ("models",)
+
+    def __init__(self) -> None:
+        self.models: dict[tuple[type[BaseModel], bytes], BaseModel] = {}
+
+    def validated(self, datatype: type[BaseModel], value: object) -> BaseModel:
+        key = (datatype, orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
+        model = self.models.get(key)
+        if model is None:
+            model = self.models[key] = datatype.model_validate(value)
+        return model
+
+
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def _validate_resource(model: type[_Model], resource: Mapping[str, Any], shared: _Shared) -> _Model:
+    """``model.model_validate(resource)`` (a resource, or an entry without its resource), with
+    its complex elements taken from ``shared``."""
+    fields = _complex_fields(model)
+    try:
+        quick: dict[str, Any] = {}
+        for name, value in resource.items():
+            datatype = fields.get(name)
+            if datatype is None:
+                quick[name] = value
+            elif isinstance(value, dict):
+                quick[name] = shared.validated(datatype, value)
+            elif isinstance(value, list) and all(isinstance(v, dict) for v in value):
+                quick[name] = [shared.validated(datatype, v) for v in value]
+            else:
+                quick[name] = value
+        return model.model_validate(quick)
+    except Exception:  # refused somewhere: validate as it came, so the issues are exact
+        return model.model_validate(resource)
+
+
+_COMPLEX_FIELDS: dict[type[BaseModel], dict[str, type[BaseModel]]] = {}
+_TYPE_NAME: Final = re.compile(r"\babc\.(\w+)Type\b")
+
+
+def _complex_fields(model: type[BaseModel]) -> dict[str, type[BaseModel]]:
+    """JSON name -> datatype model of every element of ``model`` typed as one FHIR datatype or
+    backbone element (not a resource: ``contained`` stays as it is)."""
+    found = _COMPLEX_FIELDS.get(model)
+    if found is None:
+        found = {}
+        for name, field in model.model_fields.items():
+            names = set(_TYPE_NAME.findall(repr(field.annotation)))
+            datatype = getattr(r4, names.pop(), None) if len(names) == 1 else None
+            if (
+                isinstance(datatype, type)
+                and issubclass(datatype, BaseModel)
+                and not issubclass(datatype, r4.Resource)
+            ):
+                found[field.alias or name] = datatype
+        _COMPLEX_FIELDS[model] = found
+    return found
 
 
 def _subject_reference(entry: ParsedEntry) -> tuple[str, r4.Reference | None]:
@@ -315,8 +389,9 @@ def _parse(
         )
 
     parsed: list[ParsedEntry] = []
+    shared = _Shared()
     for i, raw_entry in enumerate(raw_entries):
-        entry = _validate_entry(i, raw_entry, issues)
+        entry = _validate_entry(i, raw_entry, issues, shared)
         if entry is not None:
             parsed.append(entry)
     # Re-number positions so ParsedBundle.entries[k] is addressable, keeping the Bundle index.

@@ -117,6 +117,9 @@ def _parser() -> argparse.ArgumentParser:
         epilog=_serve_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    srv.add_argument(
+        "--workers", type=int, help="processes sharing the ports (default: one per usable CPU)"
+    )
     srv.set_defaults(func=_cmd_serve)
     _add_eval(sub)
     _add_integrator_commands(sub)
@@ -309,7 +312,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from service.server import serve_forever
     from service.settings import load_settings
 
-    return serve_forever(load_settings())
+    overrides = {} if args.workers is None else {"workers": args.workers}
+    return serve_forever(load_settings(**overrides))
 
 
 # ---------------------------------------------------------------- for integrators (issue 16)
@@ -332,6 +336,7 @@ _SERVE_SETTINGS: tuple[tuple[str, str], ...] = (
     ("cds_base_url", "public CDS Hooks URL (JWT aud); default http://localhost:<http_port>"),
     ("cds_jwks_file", "trusted CDS clients (see canoe cds keys)"),
     ("fhir_base", "canonical base of every project FHIR URL"),
+    ("workers", "worker processes sharing the ports (--workers; default: usable CPUs)"),
     ("log_level", "debug | info | warning | error"),
 )
 

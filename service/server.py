@@ -9,15 +9,29 @@ serve gRPC, the CDS Hooks HTTP side (``http_port``; HTTPS under TLS, with ``/hea
 ``CarePlanService`` until
 SIGTERM/SIGINT, then refuse new work (health NOT_SERVING) and give in-flight requests
 ``grace_period_s`` to finish.
+
+With ``workers`` > 1 (default: every CPU this process may use) ``serve_forever`` supervises that
+many worker processes, each the whole service above, all bound to the same gRPC and HTTP ports
+(``SO_REUSEPORT``: the kernel spreads connections over them) and sharing the store (SQLite in
+WAL mode, or PostgreSQL). Worker k serves metrics on ``metrics_port + k``. Health reflects all:
+a worker is SERVING only while every worker's backend and store are ready; if one worker dies,
+the supervisor stops the others and exits non-zero, so the pod is restarted whole. SIGTERM to
+the supervisor stops every worker gracefully; a supervisor killed outright takes its workers
+with it (parent-death signal).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
+import multiprocessing
+import multiprocessing.connection
+import os
 import signal
+import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableSequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +43,7 @@ from grpc_reflection.v1alpha import reflection
 from service.api.canoe.v1 import careplan_pb2_grpc as pb_grpc
 from service.app import CarePlanService
 from service.auth import Authenticator, build_authenticator
-from service.errors import InputError
+from service.errors import CanoeError, InputError
 from service.grpc_api import SERVICE_NAME, CarePlanServicer
 from service.logs import configure_logging, get_logger
 from service.settings import Settings
@@ -79,6 +93,7 @@ def build_server(
         options=[
             ("grpc.max_receive_message_length", settings.max_message_bytes),
             ("grpc.max_send_message_length", max(settings.max_message_bytes, 64 * 1024 * 1024)),
+            ("grpc.so_reuseport", 1),  # the workers of one `canoe serve` share the port
         ],
     )
     pb_grpc.add_CarePlanServiceServicer_to_server(
@@ -133,12 +148,30 @@ async def _set_health(hs: health.aio.HealthServicer, serving: bool) -> None:
         await hs.set(name, status)
 
 
+@dataclass(frozen=True, slots=True)
+class _Peers:
+    """This worker's place among the workers of one ``canoe serve``: ``ready[k]`` is 1 while
+    worker k's backend and store answer ready (shared memory, written by k only)."""
+
+    index: int
+    ready: MutableSequence[int]
+
+    def all_ready(self, mine: bool) -> bool:
+        self.ready[self.index] = int(mine)
+        return all(self.ready)
+
+
 async def _watch_readiness(
-    app: CarePlanService, hs: health.aio.HealthServicer, every_s: float
+    app: CarePlanService,
+    hs: health.aio.HealthServicer,
+    every_s: float,
+    peers: _Peers | None = None,
 ) -> None:
     serving: bool | None = None
     while True:
         ready = await app.ready()
+        if peers is not None:
+            ready = peers.all_ready(ready)
         if ready != serving:
             await _set_health(hs, ready)
             _log.info("health.changed", serving=ready)
@@ -153,24 +186,28 @@ async def start_server(
     *,
     auth: Authenticator | None = None,
     readiness_every_s: float = 5.0,
+    peers: _Peers | None = None,
 ) -> RunningServer:
     hs = health.aio.HealthServicer()
     server, port = build_server(settings, app, auth=auth, health_servicer=hs)
     await _set_health(hs, False)
     await hs.set(LIVENESS, _SERVING)
     await server.start()
-    watch = asyncio.ensure_future(_watch_readiness(app, hs, readiness_every_s))
+    # Poll faster with peers: a sibling's readiness is only seen here, at the next poll.
+    every_s = readiness_every_s if peers is None else min(readiness_every_s, 1.0)
+    watch = asyncio.ensure_future(_watch_readiness(app, hs, every_s, peers))
     return RunningServer(server, port, hs, app, watch)
 
 
-async def _serve(settings: Settings, telemetry: Telemetry) -> int:
+async def _serve(settings: Settings, telemetry: Telemetry, peers: _Peers | None = None) -> int:
     app = await CarePlanService.create(settings, telemetry=telemetry)
     metrics: MetricsEndpoint | None = None
     try:
-        running = await start_server(settings, app)
+        running = await start_server(settings, app, peers=peers)
         if telemetry.prometheus_registry is not None:
+            offset = peers.index if peers is not None else 0
             metrics = MetricsEndpoint.start(
-                telemetry.prometheus_registry, settings.grpc_host, settings.metrics_port
+                telemetry.prometheus_registry, settings.grpc_host, settings.metrics_port + offset
             )
             _log.info("metrics.started", port=metrics.port)
     except BaseException:
@@ -181,6 +218,7 @@ async def _serve(settings: Settings, telemetry: Telemetry) -> int:
     _log.info(
         "server.started",
         port=running.port,
+        worker=peers.index if peers is not None else 0,
         tls=bool(settings.tls_cert_file),
         mtls=bool(settings.tls_client_ca_file),
         auth=settings.auth_mode,
@@ -190,12 +228,14 @@ async def _serve(settings: Settings, telemetry: Telemetry) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    http = _HttpSide(app, settings, stop)
+    http = _HttpSide(app, settings, stop, shared_port=peers is not None)
     status = 0
     try:
         await http.start()
         await stop.wait()
         _log.info("server.stopping", grace_s=settings.grace_period_s)
+        if peers is not None:
+            peers.ready[peers.index] = 0
         await asyncio.gather(running.stop(settings.grace_period_s), http.stop())
         status = 1 if http.failed else 0
     finally:
@@ -212,8 +252,14 @@ class _HttpSide:
     """The CDS Hooks HTTP app on ``http_port``, in this process and on this event loop, over
     the same CarePlanService. It stops with the gRPC side; if it fails, the process stops."""
 
-    def __init__(self, app: CarePlanService, settings: Settings, stop: asyncio.Event) -> None:
+    def __init__(
+        self, app: CarePlanService, settings: Settings, stop: asyncio.Event, *, shared_port: bool
+    ) -> None:
         self.app, self.settings, self.stop_event = app, settings, stop
+        # Workers share the port: each binds its own SO_REUSEPORT socket and hands it to uvicorn.
+        self.sockets: list[socket.socket] | None = None
+        if shared_port:
+            self.sockets = [_reuse_port_socket(settings.grpc_host, settings.http_port)]
         self.server: Any = None
         self.task: asyncio.Task[None] | None = None
         self.failed = False
@@ -255,7 +301,7 @@ class _HttpSide:
 
     async def _run(self) -> None:
         try:
-            await self.server.serve()
+            await self.server.serve(sockets=self.sockets)
         except BaseException as exc:  # uvicorn exits via SystemExit when it cannot bind
             self.failed = True
             _log.error("http.failed", error=type(exc).__name__)
@@ -270,6 +316,25 @@ class _HttpSide:
             await self.task
 
 
+def _reuse_port_socket(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise InputError(f"cannot bind {host}:{port}: {exc.strerror}") from exc
+    return sock
+
+
+def worker_count(settings: Settings) -> int:
+    """``settings.workers``, or when 0 the CPUs this process may run on (its affinity mask,
+    which is what a container's cpuset allows)."""
+    return settings.workers or len(os.sched_getaffinity(0))
+
+
 def serve_forever(settings: Settings) -> int:
     """``canoe serve``: run until SIGTERM/SIGINT; exit status 0 after a graceful stop."""
     configure_logging(settings.log_level)
@@ -277,8 +342,84 @@ def serve_forever(settings: Settings) -> int:
     # GIL each time it wakes (a probe, a socket, a log write). A shorter switch interval than
     # CPython's 5 ms bounds that wait, at a small cost in throughput.
     sys.setswitchinterval(SWITCH_INTERVAL_S)
+    workers = worker_count(settings)
+    if workers > 1:
+        return _supervise(settings, workers)
     telemetry = Telemetry.from_settings(settings, prometheus=True)
     try:
         return asyncio.run(_serve(settings, telemetry))
     finally:
         telemetry.shutdown()
+
+
+def _supervise(settings: Settings, workers: int) -> int:
+    """Start ``workers`` worker processes on the same ports, forward SIGTERM/SIGINT to them,
+    and stop them all if one of them ends on its own. Exit status 0 only after a graceful stop
+    of every worker."""
+    if settings.store_dsn.strip().lower().endswith(":memory:"):
+        raise InputError(
+            f"{workers} workers cannot share an in-memory store; use a SQLite file or "
+            "PostgreSQL (store_dsn), or workers 1"
+        )
+    settings = settings.model_copy(update=_fixed_ports(settings))
+    ctx = multiprocessing.get_context("spawn")
+    ready = ctx.Array("b", workers, lock=False)
+    procs = [
+        ctx.Process(target=_worker, args=(settings, k, ready), name=f"canoe-worker-{k}")
+        for k in range(workers)
+    ]
+    stopping = False
+
+    def _stop(signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        for proc in procs:
+            proc.start()
+        _log.info("workers.started", workers=workers, pids=[p.pid for p in procs])
+        while not stopping and all(p.is_alive() for p in procs):
+            multiprocessing.connection.wait([p.sentinel for p in procs], timeout=0.2)
+        if not stopping:
+            _log.error("worker.exited", codes=[p.exitcode for p in procs])
+        for proc in procs:
+            if proc.is_alive() and proc.pid is not None:
+                os.kill(proc.pid, signal.SIGTERM)
+        for proc in procs:
+            proc.join(settings.grace_period_s + 15)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    codes = [p.exitcode for p in procs]
+    _log.info("workers.stopped", codes=codes)
+    return 0 if stopping and all(c == 0 for c in codes) else 1
+
+
+def _fixed_ports(settings: Settings) -> dict[str, int]:
+    """Port 0 (any free port, as tests ask) must be chosen once, for all workers alike."""
+    fixed = {}
+    for name in ("grpc_port", "http_port"):
+        if getattr(settings, name) == 0:
+            with _reuse_port_socket(settings.grpc_host, 0) as sock:
+                fixed[name] = sock.getsockname()[1]
+    return fixed
+
+
+def _worker(settings: Settings, index: int, ready: MutableSequence[int]) -> None:
+    """One worker process: the whole single-process service, told who its peers are."""
+    with contextlib.suppress(OSError, AttributeError):  # Linux: die with the supervisor
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    configure_logging(settings.log_level)
+    telemetry = Telemetry.from_settings(settings, prometheus=True)
+    try:
+        status = asyncio.run(_serve(settings, telemetry, _Peers(index, ready)))
+    except CanoeError as exc:
+        _log.error("worker.failed", worker=index, error=exc.message)
+        status = 2
+    finally:
+        telemetry.shutdown()
+    sys.exit(status)

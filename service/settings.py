@@ -44,6 +44,8 @@ class Settings(BaseModel):
     http_port: int = 8080
     metrics_port: int = 9464
     grace_period_s: float = 20.0
+    # Processes of `canoe serve` sharing these ports (SO_REUSEPORT); 0: one per usable CPU.
+    workers: int = Field(default=0, ge=0)
 
     # Inference
     backend: Literal["embedded", "triton"] = "embedded"

@@ -7,19 +7,37 @@ from the base strengths until the largest change is within ``tolerance`` or ``ma
 sweeps have run, and ``converged`` says which. Pure: no I/O, no clock, no randomness, no mutation
 of inputs.
 
-Determinism: energies are summed with ``math.fsum`` (exactly rounded), so the result does not
-depend on the order in which edges were listed; the Jacobi scheme does not depend on node order
-either. The same graph therefore always gives bit-identical strengths.
+Two engines compute the same thing. The pure one below is exact and the reference; graphs with
+at least ``VECTOR_MIN_EDGES`` edges go to the numpy one in :mod:`service.core._vector` (level by
+level when acyclic, Jacobi sweeps when cyclic), where a few array operations per level or sweep
+replace one Python step per edge. The plans the service makes stay far below the threshold.
+
+Determinism: the pure engine sums energies with ``math.fsum`` (exactly rounded), so its result
+does not depend on the order in which edges were listed; the Jacobi scheme does not depend on
+node order either. The numpy engine sums in a fixed (edge) order. Either way the same graph always
+gives bit-identical strengths; the engines agree within 1e-12 (property tests).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from math import fsum
+from operator import itemgetter
 from types import MappingProxyType
+from typing import Literal
 
-__all__ = ["QBAF", "Strengths", "energy_update", "h", "propagate"]
+import numpy as np
+
+from service.core._vector import Ints, edges_from_lists, propagate_arrays
+
+__all__ = ["QBAF", "VECTOR_MIN_EDGES", "Engine", "Strengths", "energy_update", "h", "propagate"]
+
+Engine = Literal["auto", "pure", "vector"]
+# From about this many edges the numpy engine is faster than the pure one (benchmarks in
+# tests/benchmarks/bench_engine.py); below it the fixed cost of array set-up dominates.
+VECTOR_MIN_EDGES = 1_000
 
 _RELATIONS = ("support", "attack")
 
@@ -57,6 +75,42 @@ def energy_update(tau: float, e: float) -> float:
     return 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
 
 
+class _Grouped(Mapping[str, tuple[str, ...]]):
+    """``supporters`` or ``attackers`` of a large graph built by ``QBAF.from_edges``: held as
+    index arrays (sources, targets ascending, each target's sources in the order listed) that the
+    numpy engine takes as they are; the tuples of ids are made only if somebody reads them."""
+
+    __slots__ = ("_ids", "_made", "src", "tgt")
+
+    def __init__(self, ids: Sequence[str], src: Ints, tgt: Ints) -> None:
+        self._ids = ids
+        self.src = src
+        self.tgt = tgt
+        self._made: dict[str, tuple[str, ...]] | None = None
+
+    def _dict(self) -> dict[str, tuple[str, ...]]:
+        if self._made is None:  # a memo of a value that never changes, not a mutation
+            ids = self._ids
+            ptr = np.searchsorted(self.tgt, np.arange(len(ids) + 1)).tolist()
+            src = self.src.tolist()
+            self._made = {
+                n: tuple(ids[j] for j in src[ptr[i] : ptr[i + 1]]) for i, n in enumerate(ids)
+            }
+        return self._made
+
+    def __getitem__(self, key: str) -> tuple[str, ...]:
+        return self._dict()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
+_RELATION_CODE = {"support": 0, "attack": 1}
+
+
 @dataclass(frozen=True, slots=True)
 class QBAF:
     """A bipolar graph: ``nodes`` maps id -> base strength (insertion order is the node order);
@@ -77,10 +131,15 @@ class QBAF:
         for node, tau in nodes.items():
             if not 0.0 <= tau <= 1.0:  # also refuses NaN
                 raise ValueError(f"base strength of {node!r} is {tau!r}, outside [0, 1]")
+        triples = edges if isinstance(edges, list | tuple) else list(edges)
+        if len(triples) >= VECTOR_MIN_EDGES:
+            built = _from_edges_vector(nodes, triples)
+            if built is not None:  # None: something is wrong; the loop below names it
+                return cls(MappingProxyType(nodes), *built)
         sup: dict[str, list[str]] = {n: [] for n in nodes}
         att: dict[str, list[str]] = {n: [] for n in nodes}
         seen: set[tuple[str, str, str]] = set()
-        for source, target, relation in edges:
+        for source, target, relation in triples:
             if source not in nodes:
                 raise ValueError(f"edge source {source!r} is not a node")
             if target not in nodes:
@@ -99,6 +158,38 @@ class QBAF:
         )
 
 
+def _from_edges_vector(
+    nodes: dict[str, float], triples: Sequence[tuple[str, str, str]]
+) -> tuple[_Grouped, _Grouped] | None:
+    """Supporters and attackers as index arrays, every per-edge step in C (``map`` over the
+    triples, repeats dropped by ``np.unique``); a target's sources come in node order. None when
+    any triple is malformed or names an unknown node or relation."""
+    try:
+        if set(map(len, triples)) != {3}:
+            return None
+        ids = list(nodes)
+        index = dict(zip(ids, range(len(ids)), strict=True))
+        count = len(triples)
+        columns = [map(index.__getitem__, map(itemgetter(k), triples)) for k in (0, 1)]
+        src = np.fromiter(columns[0], dtype=np.intp, count=count)
+        tgt = np.fromiter(columns[1], dtype=np.intp, count=count)
+        relations = map(_RELATION_CODE.__getitem__, map(itemgetter(2), triples))
+        rel = np.fromiter(relations, dtype=np.intp, count=count)
+    except (KeyError, TypeError):
+        return None
+    # One sort both drops repeats (relations are sets) and groups the edges by target, then
+    # relation, then source: a key per distinct triple.
+    n = len(ids)
+    key = np.unique((tgt * 2 + rel) * n + src)
+    src, rest = np.divmod(key, n)[::-1]
+    tgt, rel = np.divmod(rest, 2)
+    groups = []
+    for code in (0, 1):
+        mask = rel == code
+        groups.append(_Grouped(ids, src[mask], tgt[mask]))
+    return groups[0], groups[1]
+
+
 @dataclass(frozen=True, slots=True)
 class Strengths:
     """Final strengths. ``exact``: computed by the acyclic pass (``iterations`` is then 1).
@@ -111,24 +202,74 @@ class Strengths:
     exact: bool
 
 
-def propagate(graph: QBAF, *, tolerance: float = 1e-12, max_iterations: int = 10_000) -> Strengths:
-    """Strength of every node under quadratic-energy semantics.
+def propagate(
+    graph: QBAF,
+    *,
+    tolerance: float = 1e-12,
+    max_iterations: int = 10_000,
+    engine: Engine = "auto",
+) -> Strengths:
+    """Strength of every node under quadratic-energy semantics. ``engine`` "auto" picks the numpy
+    engine from ``VECTOR_MIN_EDGES`` edges on; "pure" / "vector" force one.
 
     >>> g = QBAF.from_edges({"o": 0.5, "a": 1.0}, [("a", "o", "support")])
     >>> propagate(g).sigma["o"]  # E = 1, h(1) = 0.5, sigma = 0.5 + 0.5 * 0.5
     0.75
     """
+    if max_iterations < 1:
+        raise ValueError("max_iterations must be >= 1")
     ids = list(graph.nodes)
-    index = {n: i for i, n in enumerate(ids)}
-    base = [float(graph.nodes[n]) for n in ids]
-    sup = [[index[s] for s in graph.supporters.get(n, ())] for n in ids]
-    att = [[index[a] for a in graph.attackers.get(n, ())] for n in ids]
-    sigma, converged, iterations, exact = propagate_indexed(
-        base, sup, att, tolerance=tolerance, max_iterations=max_iterations
+    sup_g, att_g = graph.supporters, graph.attackers
+    if (
+        isinstance(sup_g, _Grouped)
+        and isinstance(att_g, _Grouped)
+        and engine != "pure"
+        and (engine == "vector" or sup_g.src.size + att_g.src.size >= VECTOR_MIN_EDGES)
+    ):
+        arrays = [(sup_g.src, sup_g.tgt), (att_g.src, att_g.tgt)]
+    else:
+        sup_ids = [sup_g.get(n, ()) for n in ids]
+        att_ids = [att_g.get(n, ()) for n in ids]
+        index = dict(zip(ids, range(len(ids)), strict=True))
+        if not _use_vector(engine, sup_ids, att_ids):
+            sigma, converged, iterations, exact = propagate_indexed(
+                [float(graph.nodes[n]) for n in ids],
+                [[index[s] for s in sources] for sources in sup_ids],
+                [[index[a] for a in sources] for sources in att_ids],
+                tolerance=tolerance,
+                max_iterations=max_iterations,
+                engine="pure",
+            )
+            return Strengths(
+                MappingProxyType(dict(zip(ids, sigma, strict=True))), converged, iterations, exact
+            )
+        arrays = []
+        for lists in (sup_ids, att_ids):
+            counts = np.fromiter(map(len, lists), dtype=np.intp, count=len(lists))
+            flat = map(index.__getitem__, chain.from_iterable(lists))
+            src = np.fromiter(flat, dtype=np.intp, count=int(counts.sum()))
+            arrays.append((src, np.repeat(np.arange(len(ids), dtype=np.intp), counts)))
+    values, converged, iterations, exact = propagate_arrays(
+        np.fromiter(graph.nodes.values(), dtype=np.float64, count=len(ids)),
+        arrays[0],
+        arrays[1],
+        tolerance=tolerance,
+        max_iterations=max_iterations,
     )
     return Strengths(
-        MappingProxyType(dict(zip(ids, sigma, strict=True))), converged, iterations, exact
+        MappingProxyType(dict(zip(ids, values.tolist(), strict=True))),
+        converged,
+        iterations,
+        exact,
     )
+
+
+def _use_vector(
+    engine: Engine, sup: Sequence[Sequence[object]], att: Sequence[Sequence[object]]
+) -> bool:
+    if engine != "auto":
+        return engine == "vector"
+    return sum(map(len, sup)) + sum(map(len, att)) >= VECTOR_MIN_EDGES
 
 
 def _inner_order(sup: Sequence[Sequence[int]], att: Sequence[Sequence[int]]) -> list[int] | None:
@@ -166,12 +307,23 @@ def propagate_indexed(
     tolerance: float = 1e-12,
     max_iterations: int = 10_000,
     method: str = "auto",
+    engine: Engine = "auto",
 ) -> tuple[list[float], bool, int, bool]:
     """The work behind :func:`propagate` on dense indices: ``(sigma, converged, iterations,
     exact)``. ``method`` "auto" uses the exact pass when acyclic; "iterate" forces Jacobi (used
-    by tests to check both agree)."""
+    by tests to check both agree). ``engine`` as for :func:`propagate`."""
     if max_iterations < 1:
         raise ValueError("max_iterations must be >= 1")
+    if _use_vector(engine, sup, att):
+        values, converged, iterations, exact = propagate_arrays(
+            np.asarray(base, dtype=np.float64),
+            edges_from_lists(sup),
+            edges_from_lists(att),
+            tolerance=tolerance,
+            max_iterations=max_iterations,
+            iterate=method == "iterate",
+        )
+        return values.tolist(), converged, iterations, exact
     n = len(base)
     order = _inner_order(sup, att) if method == "auto" else None
     if order is not None:

@@ -8,6 +8,11 @@ rejecting and reinstating an argument, version after version. Both phases are bo
 request count and a time limit. Run:
 
     .venv/bin/python -m tests.benchmarks.load_grpc [--clients 16] [--requests 320] [--seconds 60]
+        [--workers N] [--store sqlite|postgresql] [--postgres-dsn DSN]
+
+``--workers`` is ``canoe serve --workers`` (the clients' connections are spread over the
+workers by the kernel); ``--store postgresql`` runs against a fresh schema of ``--postgres-dsn``
+(default the local test server), dropped afterwards.
 
 Prints requests/s and latency percentiles per phase (and ``--json`` for machines). Not a test.
 """
@@ -23,13 +28,30 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import grpc
 
 from tests.conftest import REALISTIC_BUNDLES, REPO_ROOT
 from tests.service.conftest import first_argument, pb, pb_grpc, reject_task
+
+
+@contextlib.contextmanager
+def postgres_schema(server: str) -> Iterator[str]:
+    """A fresh schema of ``server`` as a DSN whose search_path is it; dropped afterwards."""
+    import psycopg
+
+    schema = f"canoe_load_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server, autocommit=True) as c:
+        c.execute(f"CREATE SCHEMA {schema}")
+    sep = "&" if "?" in server else "?"
+    try:
+        yield f"{server}{sep}options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(server, autocommit=True) as c:
+            c.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 @contextlib.asynccontextmanager
@@ -40,11 +62,12 @@ async def spawned_server(env: dict[str, str]) -> AsyncIterator[str]:
         CANOE_GRPC_HOST="127.0.0.1",
         CANOE_GRPC_PORT="0",
         CANOE_HTTP_PORT="0",
+        CANOE_METRICS_PORT="0",
         CANOE_STORE_DSN=f"sqlite:///{tmp}/canoe.sqlite3",
         CANOE_LOG_LEVEL="warning",
         PYTHONPATH=str(REPO_ROOT),
-        **env,
     )
+    environ.update(env)
     environ["CANOE_LOG_LEVEL"] = "info"  # the start-up line carries the port
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "service.cli", "serve",
@@ -69,11 +92,26 @@ async def spawned_server(env: dict[str, str]) -> AsyncIterator[str]:
 
     drainer = asyncio.ensure_future(drain())
     try:
+        await _all_serving(f"127.0.0.1:{port}")
         yield f"127.0.0.1:{port}"
     finally:
         proc.terminate()
         await proc.wait()
         await drainer
+
+
+async def _all_serving(target: str) -> None:
+    """Health SERVING, which with several workers means every worker is ready."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    async with grpc.aio.insecure_channel(target) as ch:
+        stub = health_pb2_grpc.HealthStub(ch)
+        for _ in range(600):
+            got = await stub.Check(health_pb2.HealthCheckRequest())
+            if got.status == health_pb2.HealthCheckResponse.SERVING:
+                return
+            await asyncio.sleep(0.1)
+    raise RuntimeError("canoe serve never became SERVING")
 
 
 def _stats(latencies: list[float], errors: dict[str, int], wall: float) -> dict[str, Any]:
@@ -129,23 +167,34 @@ async def run_phase(
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
     bundles = [p.read_bytes() for p in REALISTIC_BUNDLES]
-    env = {"CANOE_MAX_CONCURRENT_PLANS": str(max(8, args.clients))}
+    env = {
+        "CANOE_MAX_CONCURRENT_PLANS": str(max(8, args.clients)),
+        "CANOE_WORKERS": str(args.workers),
+    }
     async with contextlib.AsyncExitStack() as stack:
+        if args.store == "postgresql":
+            env["CANOE_STORE_DSN"] = stack.enter_context(postgres_schema(args.postgres_dsn))
         target = args.target or await stack.enter_async_context(spawned_server(env))
-        channels = [
-            grpc.aio.insecure_channel(
-                target, options=[("grpc.max_receive_message_length", 64 * 1024 * 1024)]
-            )
-            for _ in range(args.clients)
+        options = [
+            ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+            # Without it, channels to one target share one connection (gRPC's global subchannel
+            # pool): every client would be one connection, served by one worker.
+            ("grpc.use_local_subchannel_pool", 1),
         ]
+        channels = [grpc.aio.insecure_channel(target, options=options) for _ in range(args.clients)]
         for ch in channels:
             stack.push_async_callback(ch.close)
         stubs = [pb_grpc.CarePlanServiceStub(ch) for ch in channels]
         await asyncio.gather(*(ch.channel_ready() for ch in channels))
 
         # Warm-up, not measured: imports, caches, first SQLite pages.
-        for b in bundles[:3]:
-            await stubs[0].GeneratePlan(pb.GeneratePlanRequest(bundle_json=b), timeout=60)
+        # Every connection once, so that every worker is warm too.
+        await asyncio.gather(
+            *(
+                stub.GeneratePlan(pb.GeneratePlanRequest(bundle_json=bundles[c % 3]), timeout=120)
+                for c, stub in enumerate(stubs)
+            )
+        )
 
         plans: dict[int, list[pb.GeneratePlanResponse]] = {c: [] for c in range(args.clients)}
 
@@ -183,6 +232,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         con = await run_phase(args.clients, args.contest_requests, args.seconds, contest)
     return {
         "clients": args.clients,
+        "workers": args.workers,
+        "store": args.store,
         "cpus": os.cpu_count(),
         "GeneratePlan": gen,
         "Contest": con,
@@ -197,6 +248,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, default=60.0, help="time limit per phase")
     p.add_argument("--plans-per-client", type=int, default=2)
     p.add_argument("--target", help="host:port of a running server (default: spawn one)")
+    p.add_argument("--workers", type=int, default=1, help="canoe serve --workers")
+    p.add_argument("--store", choices=("sqlite", "postgresql"), default="sqlite")
+    p.add_argument("--postgres-dsn", default="postgresql://postgres@127.0.0.1:5432/test")
     p.add_argument("--json", action="store_true")
     return p
 
@@ -212,5 +266,6 @@ if __name__ == "__main__":
             print(
                 f"{phase:13s} {r.get('rps', 0):7.2f} req/s  p50 {r.get('p50_ms', 0):7.1f} ms  "
                 f"p99 {r.get('p99_ms', 0):7.1f} ms  ok {r['ok']}  errors {r['errors']}  "
-                f"({result['clients']} clients, {r['seconds']} s, {result['cpus']} CPUs)"
+                f"({result['clients']} clients, {result['workers']} worker(s), {result['store']}, "
+                f"{r['seconds']} s, {result['cpus']} CPUs)"
             )

@@ -214,6 +214,21 @@ def test_defaults_single_replica_on_sqlite_with_grpc_probes(
     assert r.one("ServiceAccount")["automountServiceAccountToken"] is False
 
 
+def test_cpu_request_is_one_core_per_worker(helm: Helm) -> None:
+    for sets, workers in (([], 2), (["workers=4", "resources.limits.cpu=4"], 4)):
+        proc = helm.template(sets=sets)
+        assert proc.returncode == 0, proc.stderr
+        docs = [d for d in yaml.safe_load_all(proc.stdout) if d]
+        named = {(d["kind"], d["metadata"]["name"]): d for d in docs}
+        cm, deploy = named["ConfigMap", FULLNAME], named["Deployment", FULLNAME]
+        assert cm["data"]["CANOE_WORKERS"] == str(workers)
+        resources = container(deploy, "canoe")["resources"]
+        assert resources["requests"]["cpu"] == str(workers)
+        assert resources["requests"]["memory"] == "512Mi"  # the rest as given
+        settings = load_settings({"CANOE_WORKERS": cm["data"]["CANOE_WORKERS"]})
+        assert settings.workers == workers
+
+
 def egress_ports(policy: dict) -> set[int]:
     return {p["port"] for rule in policy["spec"]["egress"] for p in rule["ports"]}
 
@@ -453,6 +468,14 @@ IMPOSSIBLE = {
         ["config.panelSizes.high=5\\,4"],
         'config.panelSizes.high="5,4" has extended 4 below base 5',
     ),
+    "cpu-request-set-by-hand": (
+        ["resources.requests.cpu=500m"],
+        "the CPU request follows workers",
+    ),
+    "cpu-limit-below-workers": (
+        ["workers=3", "resources.limits.cpu=2500m"],
+        "resources.limits.cpu=2500m is below workers=3 cores",
+    ),
     "panel-sizes-shrink-with-complexity": (
         ["config.panelSizes.moderate=4", "config.panelSizes.veryHigh=3"],
         'config.panelSizes.veryHigh="3" is smaller than config.panelSizes.moderate',
@@ -492,6 +515,8 @@ def test_impossible_combinations_fail_with_their_message(helm: Helm, case: str) 
         ["config.panelSizes.extreme=9"],
         ["reviewApp.linkTtlSeconds=5"],
         ["reviewApp.smartIssuers[0].tenant=a"],  # an issuer needs its iss
+        ["workers=0"],
+        ["workers=two"],
     ],
 )
 def test_schema_rejects_what_the_chart_does_not_know(helm: Helm, sets: list[str]) -> None:

@@ -74,7 +74,8 @@ async def canoe_serve(db: Path, *, pause_s: float = 0, **env: str) -> AsyncItera
         CANOE_STORE_DSN=f"sqlite:///{db}",
         CANOE_LOG_LEVEL="info",
         PYTHONPATH=str(REPO_ROOT),
-        **env,
+        # One process unless asked: these tests are about one; test_workers.py runs several.
+        **{"CANOE_WORKERS": "1", **env},
     )
     command = (
         ("-m", "tests.service.paused_serve", str(pause_s))

@@ -107,6 +107,16 @@ change, because the person reading it is a platform engineer at install time, no
 {{- if and $sqlite $v.autoscaling.enabled (gt (int $v.autoscaling.maxReplicas) 1) }}
 {{- fail "canoe: autoscaling.enabled=true with store.type=sqlite is impossible: the autoscaler would add replicas that cannot share the SQLite file. Set store.type=postgresql with store.postgresql.existingSecret, or autoscaling.enabled=false." }}
 {{- end }}
+{{- if ($v.resources.requests | default dict).cpu }}
+{{- fail "canoe: resources.requests.cpu is set, but the CPU request follows workers (one core per worker process); set workers instead." }}
+{{- end }}
+{{- with ($v.resources.limits | default dict).cpu }}
+{{- $limit := toString . }}
+{{- $milli := hasSuffix "m" $limit | ternary (trimSuffix "m" $limit | float64) (mulf ($limit | float64) 1000.0) }}
+{{- if lt $milli (mulf (float64 $v.workers) 1000.0) }}
+{{- fail (printf "canoe: resources.limits.cpu=%s is below workers=%d cores: the workers would be throttled onto fewer cores than they are. Raise the limit or lower workers." $limit (int $v.workers)) }}
+{{- end }}
+{{- end }}
 {{- if and (eq $v.store.type "postgresql") (not $v.store.postgresql.existingSecret) }}
 {{- fail "canoe: store.type=postgresql needs store.postgresql.existingSecret, the name of a Secret holding the DSN under store.postgresql.dsnKey; the chart never takes the DSN inline." }}
 {{- end }}
@@ -246,4 +256,15 @@ change, because the person reading it is a platform engineer at install time, no
 {{- $out = append $out (printf "%s=%s" .tenant .iss) }}
 {{- end }}
 {{- join "," $out }}
+{{- end }}
+
+{{/*
+The service container's resources: as given, with the CPU request set to one core per worker.
+*/}}
+{{- define "canoe.resources" -}}
+{{- $res := deepCopy .Values.resources }}
+{{- $requests := $res.requests | default dict }}
+{{- $_ := set $requests "cpu" (toString (int .Values.workers)) }}
+{{- $_ := set $res "requests" $requests }}
+{{- toYaml $res }}
 {{- end }}

@@ -1,0 +1,226 @@
+"""Benchmark: the A-QBAF engine against its pure path, a plain numpy Jacobi and QBAF-Py, one run.
+
+Every engine gets the same graphs and is timed as a user calls it: from string-id edges to final
+strengths (``QBAF.from_edges`` + ``propagate``; QBAF-Py's ``QBAFramework`` + ``final_strengths``).
+The numpy Jacobi baseline is given ready-made index arrays, so its building is NOT in its time.
+Run:
+
+    .venv/bin/python -m tests.benchmarks.bench_engine [--repeat 5]
+
+QBAF-Py (TimKam/Quantitative-Bipolar-Argumentation, a C extension, GPL-2) is never vendored: build
+it outside the repository and point ``CANOE_QBAFPY`` at the folder holding its built ``qbaf``
+module, e.g.::
+
+    cd /tmp/qbafpy && python setup.py build_ext --inplace
+    CANOE_QBAFPY=/tmp/qbafpy .venv/bin/python -m tests.benchmarks.bench_engine
+
+Without it the QBAF-Py column says why it is missing. Also prints the full and incremental
+recompute of the 20 options x 7 roles x 4 arguments plan of test_core_bench. Not a test: the
+numbers go in the closing note.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from service.core import QBAF, RejectArgument, _vector, apply, evaluate, propagate
+from service.core.qbaf import _Grouped
+
+Edges = list[tuple[str, str, str]]
+
+
+def graph(
+    n_args: int, n_edges: int, *, cyclic: bool, seed: int = 11
+) -> tuple[dict[str, float], Edges]:
+    """An option ``o`` that every argument supports or attacks, the other edges between random
+    arguments (from the higher to the lower number when acyclic); no pair repeats and no pair is
+    both a support and an attack (QBAF-Py refuses those)."""
+    rng = random.Random(seed)
+    base = {"o": 0.5} | {f"a{i}": rng.random() for i in range(1, n_args + 1)}
+    edges: Edges = [(f"a{i}", "o", rng.choice(("support", "attack"))) for i in range(1, n_args + 1)]
+    pairs: set[tuple[int, int]] = set()
+    while len(pairs) < n_edges - n_args:
+        s, t = rng.randrange(1, n_args + 1), rng.randrange(1, n_args + 1)
+        if s == t:
+            continue
+        if not cyclic and s < t:
+            s, t = t, s
+        pairs.add((s, t))
+    edges += [(f"a{s}", f"a{t}", rng.choice(("support", "attack"))) for s, t in sorted(pairs)]
+    return base, edges
+
+
+def ours(base: dict[str, float], edges: Edges, engine: Any = "auto") -> dict[str, float]:
+    return dict(propagate(QBAF.from_edges(base, edges), engine=engine).sigma)
+
+
+def numpy_jacobi_inputs(base: dict[str, float], edges: Edges) -> tuple[Any, ...]:
+    index = {n: i for i, n in enumerate(base)}
+    src = np.array([index[s] for s, _, _ in edges], dtype=np.intp)
+    tgt = np.array([index[t] for _, t, _ in edges], dtype=np.intp)
+    sign = np.array([1.0 if r == "support" else -1.0 for _, _, r in edges])
+    return np.array(list(base.values())), src, tgt, sign
+
+
+def numpy_jacobi(tau: Any, src: Any, tgt: Any, sign: Any, tol: float = 1e-12) -> Any:
+    """The plain baseline: synchronous sweeps over all nodes until the largest change <= tol."""
+    sigma = tau.copy()
+    for _ in range(10_000):
+        e = np.bincount(tgt, weights=sign * sigma[src], minlength=tau.size)
+        zp, zn = np.maximum(e, 0.0), np.maximum(-e, 0.0)
+        hp, hn = zp * zp / (1.0 + zp * zp), zn * zn / (1.0 + zn * zn)
+        nxt = np.clip(tau + (1.0 - tau) * hp - tau * hn, 0.0, 1.0)
+        delta = float(np.max(np.abs(nxt - sigma)))
+        sigma = nxt
+        if delta <= tol:
+            break
+    return sigma
+
+
+def load_qbafpy() -> tuple[Any, str]:
+    where = os.environ.get("CANOE_QBAFPY")
+    if not where:
+        return None, "skipped: CANOE_QBAFPY is not set (folder with QBAF-Py's built qbaf module)"
+    sys.path.insert(0, where)
+    try:
+        return importlib.import_module("qbaf"), ""
+    except ImportError as exc:
+        return None, f"skipped: cannot import qbaf from {where}: {exc}"
+
+
+def qbafpy_run(qbaf: Any, base: dict[str, float], edges: Edges) -> dict[str, float]:
+    fw = qbaf.QBAFramework(
+        list(base),
+        list(base.values()),
+        [(s, t) for s, t, r in edges if r == "attack"],
+        [(s, t) for s, t, r in edges if r == "support"],
+        semantics="QuadraticEnergy_model",
+        allow_cycles=True,
+        max_iterations=10_000,
+        convergence_threshold=1e-12,
+    )
+    return dict(fw.final_strengths)
+
+
+def best_ms(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """(median wall, min CPU) time in ms over ``repeat`` calls. On a machine shared with other
+    work the CPU time of the fastest call is the steadier figure; both are printed."""
+    wall, cpu = [], []
+    for _ in range(repeat):
+        t0, c0 = time.perf_counter(), time.process_time()
+        fn()
+        cpu.append((time.process_time() - c0) * 1000)
+        wall.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(wall), min(cpu)
+
+
+def numpy_jacobi_from_edges(base: dict[str, float], edges: Edges) -> Any:
+    """The baseline as a user would call it: from string-id edges, building included."""
+    return numpy_jacobi(*numpy_jacobi_inputs(base, edges))
+
+
+def engines(repeat: int) -> None:
+    qbaf, why = load_qbafpy()
+    cases = [("28 arguments", 28, 37), ("5k args / 25k edges", 5_000, 25_000)]
+    cases += [("10k args / 50k edges", 10_000, 50_000)]
+    print(f"QBAF-Py: {'loaded from ' + os.environ['CANOE_QBAFPY'] if qbaf else why}")
+    print("times in ms, min CPU time over the repeats (median wall time in brackets)")
+    print(
+        f"{'graph':21s} {'kind':7s} {'engine':>16s} {'engine (arrays)':>16s} {'pure':>16s}"
+        f" {'np-Jacobi':>16s} {'np-Jacobi+build':>16s} {'QBAF-Py':>16s}"
+        f" {'vs QBAF-Py':>10s} {'|d| pure':>8s} {'|d| QBAF-Py':>11s}"
+    )
+    for label, n_args, n_edges in cases:
+        for cyclic in (False, True):
+            base, edges = graph(n_args, n_edges, cyclic=cyclic)
+            reps = repeat * 20 if n_args < 100 else repeat
+            fast = ours(base, edges)
+            ref = ours(base, edges, engine="pure")
+            g = QBAF.from_edges(base, edges)
+            arrays = _arrays(g)
+            inputs = numpy_jacobi_inputs(base, edges)
+            row = {
+                "engine": best_ms(lambda: ours(base, edges), reps),  # noqa: B023
+                "arrays": best_ms(lambda: propagate_arrays(*arrays), reps),  # noqa: B023
+                "pure": best_ms(lambda: ours(base, edges, "pure"), max(1, reps // 2)),  # noqa: B023
+                "np": best_ms(lambda: numpy_jacobi(*inputs), reps),  # noqa: B023
+                "np+build": best_ms(lambda: numpy_jacobi_from_edges(base, edges), reps),  # noqa: B023
+            }
+            d_pure = max(abs(fast[k] - ref[k]) for k in ref)
+            row["qbafpy"], d_q = (float("nan"), float("nan")), float("nan")
+            if qbaf is not None:
+                other = qbafpy_run(qbaf, base, edges)
+                d_q = max(abs(fast[k] - other[k]) for k in ref)
+                row["qbafpy"] = best_ms(
+                    lambda: qbafpy_run(qbaf, base, edges),  # noqa: B023
+                    max(1, reps // 2),
+                )
+            cells = " ".join(f"{c:9.3f} ({w:5.1f})" for w, c in row.values())
+            ratio = row["qbafpy"][1] / row["engine"][1]
+            kind = "cyclic" if cyclic else "acyclic"
+            print(f"{label:21s} {kind:7s} {cells} {ratio:9.1f}x {d_pure:8.1e} {d_q:11.1e}")
+
+
+def _arrays(g: QBAF) -> tuple[Any, ...]:
+    """The engine's own input, as ``QBAF.from_edges`` leaves it for a large graph."""
+    sup, att = g.supporters, g.attackers
+    base = np.fromiter(g.nodes.values(), dtype=np.float64)
+    if isinstance(sup, _Grouped) and isinstance(att, _Grouped):
+        return base, (sup.src, sup.tgt), (att.src, att.tgt), 1e-12, 10_000
+    index = {n: i for i, n in enumerate(g.nodes)}
+    pairs = []
+    for rel in (sup, att):
+        src = [index[s] for n in g.nodes for s in rel[n]]
+        tgt = [index[n] for n in g.nodes for _ in rel[n]]
+        pairs.append((np.array(src, dtype=np.intp), np.array(tgt, dtype=np.intp)))
+    return base, pairs[0], pairs[1], 1e-12, 10_000
+
+
+def _propagate_arrays(base: Any, sup: Any, att: Any, tol: float, steps: int) -> Any:
+    return _vector.propagate_arrays(base, sup, att, tolerance=tol, max_iterations=steps)
+
+
+propagate_arrays = _propagate_arrays
+
+
+def recompute(repeat: int) -> None:
+    from tests.benchmarks.test_core_bench import WHO, plan
+
+    d = plan()
+    ev = evaluate(d)
+    victim = d.options[7].arguments[5].id
+    full = best_ms(lambda: evaluate(d), repeat * 50)
+    print("20 options x 7 roles x 4 arguments (560 arguments), median wall / min CPU ms:")
+    d2 = apply(d, RejectArgument(victim), task_id="t1", reason="bench", **WHO)
+    incremental = best_ms(lambda: evaluate(d2, previous=ev), repeat * 50)
+    both = best_ms(
+        lambda: evaluate(
+            apply(d, RejectArgument(victim), task_id="t1", reason="bench", **WHO), previous=ev
+        ),
+        repeat * 50,
+    )
+    print(f"  full evaluate                 {full[0]:.3f} / {full[1]:.3f}")
+    print(f"  incremental evaluate          {incremental[0]:.3f} / {incremental[1]:.3f}")
+    print(f"  contest (apply) + incremental {both[0]:.3f} / {both[1]:.3f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    engines(args.repeat)
+    recompute(args.repeat)
+
+
+if __name__ == "__main__":
+    main()

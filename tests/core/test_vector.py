@@ -1,0 +1,139 @@
+"""The numpy engine against the pure one (the reference): same strengths within 1e-12 on acyclic
+graphs, within the tolerance on cyclic ones, same flags; the elementwise update bit for bit; the
+vectorised ``QBAF.from_edges`` builds the same graph and refuses the same bad edges."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from service.core._vector import energy_update_array
+from service.core.qbaf import QBAF, VECTOR_MIN_EDGES, energy_update, propagate, propagate_indexed
+from tests.core.test_properties import dags, graphs, qbaf
+
+finite = st.floats(min_value=-50.0, max_value=50.0, allow_nan=False)
+taus = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+
+
+def lists(
+    base: list[float], edges: list[tuple[int, int, str]]
+) -> tuple[list[list[int]], list[list[int]]]:
+    sup: list[list[int]] = [[] for _ in base]
+    att: list[list[int]] = [[] for _ in base]
+    for s, t, r in dict.fromkeys(edges):
+        (sup if r == "support" else att)[t].append(s)
+    return sup, att
+
+
+@given(st.lists(st.tuples(taus, finite), min_size=1, max_size=50))
+@settings(max_examples=200, deadline=None)
+def test_elementwise_update_is_the_scalar_update_bit_for_bit(pairs: list[tuple[float, float]]):
+    tau = np.array([t for t, _ in pairs])
+    e = np.array([x for _, x in pairs])
+    got = energy_update_array(tau, e).tolist()
+    assert got == [energy_update(t, x) for t, x in pairs]
+
+
+@given(dags(max_args=30))
+@settings(max_examples=200, deadline=None)
+def test_engines_agree_within_1e_12_on_acyclic_graphs(g) -> None:
+    base, edges = g
+    sup, att = lists(base, edges)
+    pure = propagate_indexed(base, sup, att, engine="pure")
+    fast = propagate_indexed(base, sup, att, engine="vector")
+    assert fast[1:] == pure[1:] == (True, 1, True)
+    assert max(abs(a - b) for a, b in zip(fast[0], pure[0], strict=True)) <= 1e-12
+
+
+@given(graphs())
+@settings(max_examples=300, deadline=None)
+def test_engines_agree_within_the_tolerance_on_any_graph(g) -> None:
+    base, edges = g
+    graph = qbaf(base, edges)
+    pure = propagate(graph, engine="pure", max_iterations=2_000)
+    fast = propagate(graph, engine="vector", max_iterations=2_000)
+    assert fast.exact == pure.exact
+    if pure.exact:
+        assert fast.converged and fast.iterations == 1
+        bound = 1e-12
+    else:
+        assert fast.converged == pure.converged
+        bound = 1e-9  # two Jacobi runs stopped by |change| <= 1e-12, rounding apart
+    assert all(0.0 <= v <= 1.0 for v in fast.sigma.values())
+    assert max(abs(fast.sigma[k] - pure.sigma[k]) for k in pure.sigma) <= bound
+
+
+def random_graph(seed: int, n: int, m: int, *, cyclic: bool) -> tuple[dict[str, float], list]:
+    rng = random.Random(seed)
+    base = {f"n{i}": rng.random() for i in range(n)}
+    edges = []
+    for _ in range(m):
+        s, t = rng.randrange(n), rng.randrange(n)
+        if not cyclic:
+            if s == t:
+                continue
+            s, t = max(s, t), min(s, t)
+        edges.append((f"n{s}", f"n{t}", rng.choice(("support", "attack"))))
+    return base, edges
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("cyclic", [False, True], ids=["acyclic", "cyclic"])
+def test_engines_agree_on_graphs_above_the_threshold(seed: int, cyclic: bool) -> None:
+    base, edges = random_graph(seed, 600, 3 * VECTOR_MIN_EDGES, cyclic=cyclic)
+    edges += edges[:50]  # repeats count once
+    graph = QBAF.from_edges(base, edges)
+    auto = propagate(graph)
+    pure = propagate(graph, engine="pure")
+    assert auto == propagate(graph, engine="vector")  # auto picks the numpy engine here
+    assert (auto.exact, auto.converged) == (pure.exact, pure.converged) == (not cyclic, True)
+    bound = 1e-9 if cyclic else 1e-12
+    assert max(abs(auto.sigma[k] - pure.sigma[k]) for k in base) <= bound
+    assert propagate(graph) == auto  # deterministic
+
+
+def test_vectorised_from_edges_builds_the_same_relations() -> None:
+    base, edges = random_graph(5, 300, 2 * VECTOR_MIN_EDGES, cyclic=True)
+    edges += edges[:40]
+    big = QBAF.from_edges(base, edges)
+    small: dict[tuple[str, str], set[str]] = {}  # what the relations must hold
+    for s, t, r in dict.fromkeys(edges):
+        small.setdefault((t, r), set()).add(s)
+    for n in base:
+        assert set(big.supporters[n]) == small.get((n, "support"), set())
+        assert set(big.attackers[n]) == small.get((n, "attack"), set())
+        assert len(big.supporters[n]) == len(set(big.supporters[n]))
+    assert len(big.supporters) == len(base) and list(big.attackers) == list(base)
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (("ghost", "n1", "support"), "source 'ghost'"),
+        (("n1", "ghost", "attack"), "target 'ghost'"),
+        (("n1", "n2", "neutral"), "relation 'neutral'"),
+    ],
+)
+def test_large_edge_lists_are_refused_with_the_same_errors(bad: tuple, message: str) -> None:
+    base, edges = random_graph(1, 100, VECTOR_MIN_EDGES + 10, cyclic=False)
+    edges.insert(VECTOR_MIN_EDGES // 2, bad)
+    with pytest.raises(ValueError, match=message):
+        QBAF.from_edges(base, edges)
+
+
+def test_indexed_lists_above_the_threshold_use_the_numpy_engine_and_agree() -> None:
+    base_d, edges = random_graph(9, 800, 2 * VECTOR_MIN_EDGES, cyclic=False)
+    ids = {k: i for i, k in enumerate(base_d)}
+    base = list(base_d.values())
+    sup, att = lists(base, [(ids[s], ids[t], r) for s, t, r in edges])
+    auto = propagate_indexed(base, sup, att)
+    assert auto == propagate_indexed(base, sup, att, engine="vector")
+    pure = propagate_indexed(base, sup, att, engine="pure")
+    assert max(abs(a - b) for a, b in zip(auto[0], pure[0], strict=True)) <= 1e-12
+    forced = propagate_indexed(base, sup, att, method="iterate", engine="vector")
+    assert forced[1] and not forced[3]
+    assert max(abs(a - b) for a, b in zip(forced[0], pure[0], strict=True)) <= 1e-9
