@@ -27,8 +27,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.conftest import REPO_ROOT
-
 __all__ = [
     "BASE_IMAGE",
     "BASE_PACKAGES",
@@ -44,6 +42,7 @@ __all__ = [
     "storage_driver",
 ]
 
+REPO_ROOT = Path(__file__).resolve().parents[2]  # stdlib only: runs before any install
 CACHE = Path(os.environ.get("CANOE_IMAGE_CACHE", "/var/cache/canoe-image"))
 SUITE = "bookworm"
 BASE_PACKAGES = ("python3.11", "python3-pip", "python3-venv", "ca-certificates")
@@ -160,7 +159,7 @@ def debian_mirror(sources: Sequence[Path] = ()) -> str:
             if line.startswith("URIs:"):
                 urls = line.split()[1:]
             elif line.startswith("deb "):
-                urls = [w for w in line.split()[1:] if not w.startswith("[")][:1]
+                urls = re.sub(r"\[[^\]]*\]", " ", line).split()[1:2]  # past [options]
             else:
                 continue
             for url in urls:

@@ -35,7 +35,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tests.conftest import fixture_bundle
 from tests.image.build import Buildah, BuildResult, build_image, ensure_base, missing_tools
 
-pytestmark = pytest.mark.image
+# A cold run makes the base (debootstrap) and builds every layer: minutes, not the suite's 300 s.
+pytestmark = [pytest.mark.image, pytest.mark.timeout(1800)]
 
 CREATED = "2026-01-05T09:00:00+00:00"
 
@@ -128,6 +129,8 @@ def test_canoe_help_runs_as_uid_10001_without_build_tools(container: Container) 
     who, _, missing = proc.stdout.partition("|")
     assert who.split() == ["10001", "/opt/canoe", "/data"]
     assert missing.strip() == "[] []", proc.stdout  # no pip, setuptools, protoc or compiler
+    # The CA bundle was a build secret: mounted while pip ran, never part of a layer.
+    assert container.run("test", "-e", "/run/secrets/ca").returncode == 1
     # Nor can the base's own interpreter install anything.
     proc = container.run("python3.11", "-m", "pip", "--version")
     assert proc.returncode != 0 and "No module named pip" in proc.stderr, proc.stderr
