@@ -69,6 +69,7 @@ RUN if dpkg-query -W python3-pip >/dev/null 2>&1; then \
     else \
       python3.11 -m pip uninstall -y -q pip setuptools wheel; \
     fi \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin \
  && python3.11 -c 'import importlib.util as u, pathlib, shutil; s = u.find_spec("ensurepip"); \
       s and shutil.rmtree(pathlib.Path(s.origin).parent / "_bundled", ignore_errors=True)' \
  && ! python3.11 -c 'import pip' 2>/dev/null \

@@ -50,6 +50,7 @@ BASE_TARBALL = CACHE / f"{SUITE}-python3.11.tar"
 BASE_IMAGE = f"localhost/canoe-base:{SUITE}-python3.11"
 IMAGE = "localhost/canoe-careplan:ci"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
+STORAGE_LIMIT_BYTES = 4 * 10**9
 
 
 def missing_tools() -> str:
@@ -246,17 +247,18 @@ def _debootstrap(tarball: Path) -> None:
             log = rootfs / "debootstrap" / "debootstrap.log"
             detail = log.read_text(errors="replace")[-4000:] if log.is_file() else proc.stderr
             raise RuntimeError(f"debootstrap failed ({proc.returncode}):\n{detail}")
-        # The downloaded .deb files are half the tree and never used again.
-        for deb in (rootfs / "var" / "cache" / "apt" / "archives").glob("*.deb"):
-            deb.unlink()
+        # Like Debian's slim images: no package lists, apt caches (the .deb files alone are a
+        # sixth of the tree), manual pages; `apt-get update` brings the lists back if needed.
+        excluded = (
+            *("dev/*", "proc/*", "sys/*", "usr/share/man/*"),
+            *("var/lib/apt/lists/*", "var/cache/apt/*.bin", "var/cache/apt/archives/*.deb"),
+        )
         partial = tarball.with_suffix(".partial")
         subprocess.run(
             [
                 "tar",
                 "--numeric-owner",
-                "--exclude=./dev/*",
-                "--exclude=./proc/*",
-                "--exclude=./sys/*",
+                *(f"--exclude=./{pattern}" for pattern in excluded),
                 "-C",
                 str(rootfs),
                 "-cf",
@@ -298,7 +300,18 @@ def build_image(buildah: Buildah, *, layers: bool = True, tag: str = IMAGE) -> B
     start = time.monotonic()
     buildah.run(*args, str(REPO_ROOT))
     seconds = time.monotonic() - start
+    _prune_when_over(buildah, STORAGE_LIMIT_BYTES)
     return BuildResult(tag, seconds, buildah.image_size(tag))
+
+
+def _prune_when_over(buildah: Buildah, limit: int) -> None:
+    """Every code change leaves the previous build's layers behind (the copied environment alone
+    is about 235 MB); past the limit the dangling ones go. That also drops the dependency layer's
+    cache, so the next build downloads the lock again (about a minute), once."""
+    du = subprocess.run(["du", "-sb", str(buildah.root)], capture_output=True, text=True)
+    used = int(du.stdout.split()[0]) if du.returncode == 0 else 0
+    if used > limit:
+        buildah.run("rmi", "--prune", check=False)
 
 
 def main() -> int:
@@ -308,7 +321,8 @@ def main() -> int:
         return 1
     buildah = Buildah.here()
     base_s = ensure_base(buildah)
-    print(f"base {BASE_IMAGE}: {'cached' if base_s == 0 else f'made in {base_s:.0f} s'}")
+    made = "cached" if base_s == 0 else f"made in {base_s:.0f} s"
+    print(f"base {BASE_IMAGE}: {made} ({buildah.driver} storage in {buildah.root})")
     result = build_image(buildah)
     print(
         f"image {result.image}: built in {result.seconds:.0f} s, {result.size_bytes / 1e6:.0f} MB"
