@@ -1,8 +1,10 @@
-"""Static checks of the Dockerfile and .dockerignore, since no container engine here can build them.
+"""Static checks of the Dockerfile and .dockerignore, on any machine, engine or not.
 
-They read the instructions stage by stage and hold the image to what the chart assumes: a
-multi-stage build whose final stage is python:3.11-slim, runs as uid 10001, carries no compiler,
-and whose builder generates the protobuf code from the repository rather than copying it in.
+They read the instructions stage by stage and hold the image to what the chart assumes: two
+stages on one base (python:3.11-slim by default), a builder that installs the lock file into the
+virtual environment /opt/canoe and generates the protobuf code from the repository, and a runtime
+that gets only that environment, runs as uid 10001 and carries no compiler or pip. tests/image/
+builds and runs the image for real where buildah is installed.
 """
 
 from __future__ import annotations
@@ -85,11 +87,12 @@ def test_parser_reads_continuations_and_stages() -> None:
     assert parsed[0].args("RUN") == ["a  && b"]
 
 
-def test_multi_stage_with_slim_python_311_runtime() -> None:
-    parsed = stages()
-    assert len(parsed) >= 2
-    assert parsed[-1].base.startswith("python:3.11-slim")
-    assert parsed[0].base.startswith("python:3.11")  # same interpreter path as the runtime
+def test_multi_stage_on_one_base_defaulting_to_slim_python_311() -> None:
+    args, parsed = parse(DOCKERFILE.read_text(encoding="utf-8"))
+    assert len(parsed) == 2
+    assert args["BASE_IMAGE"].startswith("python:3.11-slim")
+    # The same base for both: the copied virtual environment points at the base's interpreter.
+    assert parsed[0].base == parsed[-1].base == args["BASE_IMAGE"]
 
 
 def test_runtime_runs_as_uid_10001_and_serves() -> None:
@@ -101,25 +104,42 @@ def test_runtime_runs_as_uid_10001_and_serves() -> None:
     assert final.args("CMD") == ['["serve"]']
     exposed = {p for e in final.args("EXPOSE") for p in e.split()}
     assert exposed == {"50051", "8080", "9464"}
+    (env,) = final.args("ENV")
+    assert env.startswith("PATH=/opt/canoe/bin:")
 
 
-def test_runtime_has_no_build_tools() -> None:
+def test_runtime_gets_only_the_virtual_environment() -> None:
     final = stages()[-1]
     for run in final.args("RUN"):
         assert "apt-get install" not in run and "pip install" not in run, run
         assert not BUILD_TOOLS.search(run), run
-    copies = final.args("COPY")
-    assert copies and all(c.startswith("--from=") for c in copies), copies  # no source tree
-    assert any("pip uninstall -y pip" in r for r in final.args("RUN"))
+    # No source tree, only the environment the builder made.
+    assert final.args("COPY") == ["--from=builder /opt/canoe /opt/canoe"]
 
 
-def test_builder_generates_the_proto_code() -> None:
+def test_runtime_removes_the_bases_pip_however_it_was_installed() -> None:
+    (first, *_) = stages()[-1].args("RUN")
+    assert "apt-get purge" in first and "python3-pip" in first  # a Debian base: dpkg owns pip
+    assert "pip uninstall -y" in first  # the official image: pip installed itself
+    assert "! python3.11 -c 'import pip'" in first  # and the build checks it is gone
+
+
+def test_builder_installs_the_lock_into_a_venv_and_generates_the_proto_code() -> None:
     builder = stages()[0]
-    runs = " ".join(builder.args("RUN"))
-    assert "pip wheel" in runs and "--prefix /install" in runs
-    assert "_pb2_grpc.py" in runs  # the build fails when code generation did not happen
+    runs = builder.args("RUN")
+    assert not any("apt-get install" in r for r in runs)  # wheels only: no compiler anywhere
+    deps = next(r for r in runs if "requirements.lock" in r)
+    assert "python3.11 -m venv /opt/canoe" in deps
+    for flag in ("--require-hashes", "--only-binary=:all:", "-r /src/requirements.lock"):
+        assert flag in deps
+    project = next(r for r in runs if "pip wheel" in r)
+    assert "--no-deps" in project and "pip check" in project
+    assert "pip uninstall -y pip setuptools" in project
+    assert "_pb2_grpc.py" in project  # the build fails when code generation did not happen
+    assert "! /opt/canoe/bin/python -c 'import grpc_tools'" in project
     copied = " ".join(builder.args("COPY"))
     for needed in (
+        "requirements.lock",
         "pyproject.toml",
         "setup.py",
         "proto/",
@@ -128,6 +148,22 @@ def test_builder_generates_the_proto_code() -> None:
         "fhir_mapping/",
     ):
         assert needed in copied
+    # The lock is copied, and installed, before the code: a code change keeps that layer.
+    assert builder.instructions.index(("COPY", "requirements.lock /src/requirements.lock")) == 1
+
+
+def test_every_download_may_use_the_optional_ca_secret() -> None:
+    # pip reaches the index when it installs the lock and when it fetches the build requirements
+    # (grpcio-tools among them) for the project's wheel.
+    downloads = [
+        r for r in stages()[0].args("RUN") if "-r /src/requirements.lock" in r or "pip wheel" in r
+    ]
+    assert len(downloads) == 2
+    for run in downloads:
+        assert run.startswith("--mount=type=secret,id=ca "), run
+        assert "if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca; fi" in run
+    for run in stages()[-1].args("RUN"):
+        assert "secret" not in run  # the runtime downloads nothing
 
 
 def test_dockerignore_keeps_local_state_out() -> None:
@@ -140,6 +176,7 @@ def test_dockerignore_keeps_local_state_out() -> None:
     allowed = {p[1:].rstrip("/") for p in patterns if p.startswith("!")}
     assert allowed == {
         "pyproject.toml",
+        "requirements.lock",
         "setup.py",
         "README.md",
         "proto",
