@@ -300,6 +300,9 @@ def argue_request(
                     evidence=tuple(dict.fromkeys(g["evidence"])),
                     facts=tuple(dict.fromkeys(g["facts"])),
                     tau=float(g["tau"]),
+                    harm=g["harm"],
+                    concern=g["concern"],
+                    generic=bool(g["generic"]),
                 )
             )
         return tuple(out)
@@ -467,6 +470,9 @@ def encode_answer(step: str, result: Any) -> dict[str, Any]:
                     "evidence": list(g.evidence),
                     "facts": list(g.facts),
                     "tau": g.tau,
+                    "harm": g.harm,
+                    "concern": g.concern,
+                    "generic": g.generic,
                 }
                 for g in result
             ]

@@ -1884,7 +1884,6 @@ def _complexity(
 # ------------------------------------------------------------------------------ entry
 
 
-@lru_cache(maxsize=64)
 def _legacy_priority(p: Proposal) -> Priority:
     """Priority of an activity proposed by a rule function (criteria state theirs)."""
     if p.category == "immediate-safety" or (p.category == "medication" and p.urgency >= 3):
@@ -1896,6 +1895,7 @@ def _legacy_priority(p: Proposal) -> Priority:
     return "review"
 
 
+@lru_cache(maxsize=64)
 def analyse(profile: PatientProfile) -> Analysis:
     """The whole deterministic case analysis for one profile (cached per profile value)."""
     c = _Case(profile)

@@ -334,3 +334,12 @@ def test_complexity_levels() -> None:
     ]
     a = analyse(profile(many, meds, born=date(1935, 1, 1)))
     assert a.complexity == "very high"
+
+
+def test_the_case_analysis_is_computed_once_per_profile() -> None:
+    # every step of a plan asks for it (assess, panel, each vote and argument call): a second
+    # call with an equal profile must be the cached value, not a recomputation
+    p = profile(meds=[med("m1", "Diazepam 5 MG Oral Tablet")])
+    again = profile(meds=[med("m1", "Diazepam 5 MG Oral Tablet")])
+    assert p == again and p is not again
+    assert analyse(p) is analyse(again)

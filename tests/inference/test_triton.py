@@ -127,6 +127,9 @@ def _argue_answer(**over: object) -> str:
         "evidence": ["ev-falls-1"],
         "facts": [PROFILE.ref],
         "tau": 0.8,
+        "harm": "severe",
+        "concern": "falls",
+        "generic": False,
     } | over
     return json.dumps({"arguments": [arg, arg]})
 
@@ -135,6 +138,8 @@ def test_argue_answer_is_scored_and_gets_our_ids() -> None:
     out = argue_request(PROFILE, MEMBER, OPTIONS, DOCS).check(_argue_answer())
     assert [a.id for a in out] == ["arg-pharmacist-opt-taper-1", "arg-pharmacist-opt-taper-2"]
     assert {a.role for a in out} == {"pharmacist"} and out[0].tau == 0.8
+    # the typed attributes the clash comparator reads travel with the argument
+    assert (out[0].harm, out[0].concern, out[0].generic) == ("severe", "falls", False)
 
 
 @pytest.mark.parametrize(
@@ -146,6 +151,8 @@ def test_argue_answer_is_scored_and_gets_our_ids() -> None:
         ({"facts": ["Condition/not-in-record"]}, "enum"),
         ({"option_id": "opt-unknown"}, "enum"),
         ({"stance": "neutral"}, "enum"),
+        ({"harm": "catastrophic"}, "enum"),
+        ({"concern": "Abrupt Withdrawal"}, "pattern"),
     ],
 )
 def test_argue_answer_out_of_range_or_uncitable_is_rejected(over: dict, rule: str) -> None:
