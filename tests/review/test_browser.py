@@ -124,10 +124,14 @@ def text_of(drv: Any, css: str) -> str:
 
 
 def until(drv: Any, what: str, check: Any) -> None:
-    """Wait (up to 20 s) for a page the click led to: clicks return before navigation ends."""
+    """Wait (up to 20 s) for a page the click led to: clicks return before navigation ends, so
+    an element read while the old page is replaced may go stale: that is a retry, not a failure."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    WebDriverWait(drv, 20).until(lambda d: check(d), message=f"waiting for {what}")
+    WebDriverWait(drv, 20, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda d: check(d), message=f"waiting for {what}"
+    )
 
 
 def h1_has(text: str) -> Any:
