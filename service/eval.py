@@ -14,9 +14,11 @@ names FHIR bundles by path (relative to the folder) and, per bundle:
 An expectation may also be an object, so that a case file can say why it expects what it does:
 ``{"terms": [...], "reason": "...", "source": "..."}``; ``"any_of": [[...], [...]]`` in place of
 ``terms`` accepts any one of several wordings (all terms of one alternative in one activity).
-``"where": "arguments"`` on a ``must_not_include`` expectation looks for a claim that must not be
-made: every term in the text of one argument of any proposed option, whatever its stance or fate
-(the clinician reads them all in the detail view). Plain strings and lists keep their meaning.
+``"rank_at_most": N`` on a ``must_include`` expectation also asks that the activity be among the
+first N of the plan (the clinician summary shows the first 8). ``"where": "arguments"`` on a
+``must_not_include`` expectation looks for a claim that must not be made: every term in the
+text of one argument of any proposed option, whatever its stance or fate (the clinician reads
+them all in the detail view). Plain strings and lists keep their meaning.
 
 Every case is planned end to end on the configured backend; the report lists each expectation
 as ``found`` / ``missed`` / ``absent`` / ``unsafe``, per case and in total. Any missed finding or
@@ -64,6 +66,7 @@ class Expectation:
     reason: str = ""
     source: str = ""
     where: str = "activities"  # "arguments": a claim no argument may make (must_not_include)
+    rank_at_most: int | None = None  # must_include: found only this high in the plan order
 
     @property
     def terms(self) -> tuple[str, ...]:
@@ -116,7 +119,7 @@ def _terms(raw: object, where: str) -> tuple[str, ...]:
 def _expectation(raw: object, where: str, kind: str) -> Expectation:
     if not isinstance(raw, Mapping):
         return Expectation((_terms(raw, where),))
-    unknown = set(raw) - {"terms", "any_of", "reason", "source", "where"}
+    unknown = set(raw) - {"terms", "any_of", "reason", "source", "where", "rank_at_most"}
     if unknown:
         raise InputError(f"{where}: unknown field {sorted(unknown)[0]!r}")
     if ("terms" in raw) == ("any_of" in raw):
@@ -139,7 +142,14 @@ def _expectation(raw: object, where: str, kind: str) -> Expectation:
         raise InputError(
             f"{where}.where: 'activities', or 'arguments' on a must_not_include expectation"
         )
-    return Expectation(alternatives, texts["reason"], texts["source"], str(scope))
+    rank = raw.get("rank_at_most")
+    if rank is not None and (
+        kind != "must_include" or not isinstance(rank, int) or isinstance(rank, bool) or rank < 1
+    ):
+        raise InputError(
+            f"{where}.rank_at_most: a whole number >= 1, on a must_include expectation"
+        )
+    return Expectation(alternatives, texts["reason"], texts["source"], str(scope), rank)
 
 
 def _expectations(c: Mapping[str, Any], kind: str, where: str) -> tuple[Expectation, ...]:
@@ -229,9 +239,14 @@ def check_case(case: Case, d: Deliberation, ev: Evaluation) -> CaseResult:
     checks: list[Check] = []
     for e in case.must_include:
         terms, hit = _find(e, d, included, True)
-        checks.append(
-            Check("must_include", terms, "found" if hit else "missed", hit.title if hit else "", e)
-        )
+        where = hit.title if hit else ""
+        if hit is not None and e.rank_at_most is not None:
+            # ranked too low to be seen where it must be (e.g. the clinician summary's first lines)
+            rank = included.index(hit) + 1
+            where = f"{hit.title} (rank {rank})"
+            if rank > e.rank_at_most:
+                hit = None
+        checks.append(Check("must_include", terms, "found" if hit else "missed", where, e))
     for e in case.must_not_include:
         terms, hit = _find(e, d, included, False)
         checks.append(
@@ -269,6 +284,8 @@ def _check_json(c: Check) -> dict[str, Any]:
     if e is not None:  # written only when the case file says it
         if len(e.alternatives) > 1:
             out["any_of"] = [list(a) for a in e.alternatives]
+        if e.rank_at_most is not None:
+            out["rank_at_most"] = e.rank_at_most
         if e.where != "activities":
             out["where"] = e.where
         for key in ("reason", "source"):

@@ -191,3 +191,34 @@ def test_reports_carry_the_reason_and_source_of_what_failed(tmp_path: Path) -> N
     checks = report_json([r])["cases"][0]["checks"]
     assert checks[0]["reason"] == "why it matters" and checks[0]["source"] == "NICE NG28 (2015)"
     assert "reason" not in checks[1] and "any_of" not in checks[1]
+
+
+def test_rank_at_most_asks_for_a_place_high_enough_in_the_plan(tmp_path: Path) -> None:
+    d, _ = _plan()
+    ids = ("opt-start-ppi", "opt-stop-naproxen")  # both included, naproxen second
+    (c,) = load_cases(
+        _folder(
+            tmp_path,
+            {
+                "must_include": [
+                    {"terms": ["stop naproxen"], "rank_at_most": 1},
+                    {"terms": ["stop naproxen"], "rank_at_most": 2},
+                    {"terms": ["proton pump"], "rank_at_most": 1},
+                ]
+            },
+        )
+    )
+    r = check_case(c, d, Evaluation((), (), ids))
+    assert [x.status for x in r.checks] == ["missed", "found", "found"]
+    assert r.checks[0].activity == "Stop naproxen (rank 2)"
+    assert report_json([r])["cases"][0]["checks"][0]["rank_at_most"] == 1
+
+
+@pytest.mark.parametrize("rank", [0, 1.5, True, "3"])
+def test_rank_at_most_is_a_whole_number_on_a_finding(tmp_path: Path, rank: object) -> None:
+    with pytest.raises(InputError) as err:
+        load_cases(_folder(tmp_path, {"must_include": [{"terms": ["a"], "rank_at_most": rank}]}))
+    assert "must_include[0].rank_at_most" in str(err.value)
+    with pytest.raises(InputError) as err:
+        load_cases(_folder(tmp_path, {"must_not_include": [{"terms": ["a"], "rank_at_most": 2}]}))
+    assert "must_not_include[0].rank_at_most" in str(err.value)
