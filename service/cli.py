@@ -144,6 +144,11 @@ def _add_eval(sub: Any) -> None:
         "every case passes, 1 on a missed finding or an unsafe inclusion, 2 on bad input.",
     )
     ev.add_argument("cases", type=Path, help="folder holding expectations.json")
+    ev.add_argument(
+        "--expectations",
+        default="expectations.json",
+        help="the case file inside CASES_DIR (default: expectations.json)",
+    )
     ev.add_argument("--report", type=Path, help="also write the JSON report here")
     ev.add_argument("--format", choices=("table", "json"), default="table", help="stdout format")
     ev.add_argument("--backend", choices=("embedded", "triton"), help="override CANOE_BACKEND")
@@ -159,7 +164,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from service.settings import load_settings
 
     settings = load_settings(**({"backend": args.backend} if args.backend else {}))
-    cases = load_cases(args.cases)
+    cases = load_cases(args.cases, args.expectations)
     planner = build_planner(settings)
     created = args.created or _now()
     results = []

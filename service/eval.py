@@ -11,10 +11,20 @@ names FHIR bundles by path (relative to the folder) and, per bundle:
   one string), matched on the title and description of included activities only (an argument
   may well *mention* what must not be done, e.g. "stop the NSAID").
 
+An expectation may also be an object, so that a case file can say why it expects what it does:
+``{"terms": [...], "reason": "...", "source": "..."}``; ``"any_of": [[...], [...]]`` in place of
+``terms`` accepts any one of several wordings (all terms of one alternative in one activity).
+``"rank_at_most": N`` on a ``must_include`` expectation also asks that the activity be among the
+first N of the plan (the clinician summary shows the first 8). ``"where": "arguments"`` on a
+``must_not_include`` expectation looks for a claim that must not be made: every term in the
+text of one argument of any proposed option, whatever its stance or fate (the clinician reads
+them all in the detail view). Plain strings and lists keep their meaning.
+
 Every case is planned end to end on the configured backend; the report lists each expectation
 as ``found`` / ``missed`` / ``absent`` / ``unsafe``, per case and in total. Any missed finding or
 unsafe inclusion fails the run. The checking (``check_case``) is pure; ``load_cases`` reads the
-folder and ``run_eval`` plans the cases.
+folder (``expectations.json`` unless another file of the folder is named, e.g. a file of known
+gaps that is expected to fail until the plans improve).
 """
 
 from __future__ import annotations
@@ -34,6 +44,7 @@ __all__ = [
     "Case",
     "CaseResult",
     "Check",
+    "Expectation",
     "check_case",
     "load_cases",
     "report_json",
@@ -44,20 +55,39 @@ EVAL_FORMAT = "canoe.eval/1"
 EXPECTATIONS_FILE = "expectations.json"
 
 
+WHERE = ("activities", "arguments")
+
+
+@dataclass(frozen=True, slots=True)
+class Expectation:
+    """One finding (or forbidden recommendation): any one alternative, all of its terms."""
+
+    alternatives: tuple[tuple[str, ...], ...]
+    reason: str = ""
+    source: str = ""
+    where: str = "activities"  # "arguments": a claim no argument may make (must_not_include)
+    rank_at_most: int | None = None  # must_include: found only this high in the plan order
+
+    @property
+    def terms(self) -> tuple[str, ...]:
+        return self.alternatives[0]
+
+
 @dataclass(frozen=True, slots=True)
 class Case:
     name: str
     bundle: Path
-    must_include: tuple[tuple[str, ...], ...]
-    must_not_include: tuple[tuple[str, ...], ...]
+    must_include: tuple[Expectation, ...]
+    must_not_include: tuple[Expectation, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Check:
     kind: str  # "must_include" | "must_not_include"
-    terms: tuple[str, ...]
+    terms: tuple[str, ...]  # the alternative that matched, else the first
     status: str  # found | missed (must_include); absent | unsafe (must_not_include)
     activity: str  # the included activity that matched ("" when none)
+    expectation: Expectation | None = None
 
     @property
     def failed(self) -> bool:
@@ -86,9 +116,53 @@ def _terms(raw: object, where: str) -> tuple[str, ...]:
     return tuple(t.strip().lower() for t in items)
 
 
-def load_cases(folder: Path) -> tuple[Case, ...]:
-    """The cases of ``folder/expectations.json``; ``InputError`` naming the field when wrong."""
-    path = folder / EXPECTATIONS_FILE
+def _expectation(raw: object, where: str, kind: str) -> Expectation:
+    if not isinstance(raw, Mapping):
+        return Expectation((_terms(raw, where),))
+    unknown = set(raw) - {"terms", "any_of", "reason", "source", "where", "rank_at_most"}
+    if unknown:
+        raise InputError(f"{where}: unknown field {sorted(unknown)[0]!r}")
+    if ("terms" in raw) == ("any_of" in raw):
+        raise InputError(f"{where}: give either terms or any_of")
+    if "terms" in raw:
+        alternatives: tuple[tuple[str, ...], ...] = (_terms(raw["terms"], f"{where}.terms"),)
+    else:
+        alts = raw["any_of"]
+        if not isinstance(alts, list) or not alts:
+            raise InputError(f"{where}.any_of: a non-empty array of findings is required")
+        alternatives = tuple(_terms(a, f"{where}.any_of[{i}]") for i, a in enumerate(alts))
+    texts: dict[str, str] = {}
+    for field in ("reason", "source"):
+        value = raw.get(field, "")
+        if not isinstance(value, str):
+            raise InputError(f"{where}.{field}: a string is required")
+        texts[field] = value.strip()
+    scope = raw.get("where", "activities")
+    if scope not in WHERE or (scope == "arguments" and kind != "must_not_include"):
+        raise InputError(
+            f"{where}.where: 'activities', or 'arguments' on a must_not_include expectation"
+        )
+    rank = raw.get("rank_at_most")
+    if rank is not None and (
+        kind != "must_include" or not isinstance(rank, int) or isinstance(rank, bool) or rank < 1
+    ):
+        raise InputError(
+            f"{where}.rank_at_most: a whole number >= 1, on a must_include expectation"
+        )
+    return Expectation(alternatives, texts["reason"], texts["source"], str(scope), rank)
+
+
+def _expectations(c: Mapping[str, Any], kind: str, where: str) -> tuple[Expectation, ...]:
+    items = c.get(kind, [])
+    if not isinstance(items, list):
+        raise InputError(f"{where}.{kind}: an array is required")
+    return tuple(_expectation(x, f"{where}.{kind}[{i}]", kind) for i, x in enumerate(items))
+
+
+def load_cases(folder: Path, file: str = EXPECTATIONS_FILE) -> tuple[Case, ...]:
+    """The cases of ``folder/file`` (``expectations.json`` by default); ``InputError`` naming
+    the field when wrong."""
+    path = folder / file
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -117,14 +191,8 @@ def load_cases(folder: Path) -> tuple[Case, ...]:
             Case(
                 name,
                 bundle,
-                tuple(
-                    _terms(x, f"{where}.must_include[{i}]")
-                    for i, x in enumerate(c.get("must_include", []))
-                ),
-                tuple(
-                    _terms(x, f"{where}.must_not_include[{i}]")
-                    for i, x in enumerate(c.get("must_not_include", []))
-                ),
+                _expectations(c, "must_include", where),
+                _expectations(c, "must_not_include", where),
             )
         )
     return tuple(out)
@@ -144,20 +212,50 @@ def _match(o: Option, terms: Sequence[str], with_arguments: bool) -> bool:
     return all(t in head for t in terms) or any(all(t in text for t in terms) for text in texts[2:])
 
 
+def _claimed(d: Deliberation, terms: Sequence[str]) -> Option | None:
+    # a claim made by any argument of any proposed option, whatever its stance or fate
+    for o in d.options:
+        if any(all(t in a.text.lower() for t in terms) for a in o.arguments):
+            return o
+    return None
+
+
+def _find(
+    e: Expectation, d: Deliberation, included: Sequence[Option], with_arguments: bool
+) -> tuple[tuple[str, ...], Option | None]:
+    for terms in e.alternatives:
+        if e.where == "arguments":
+            hit = _claimed(d, terms)
+        else:
+            hit = next((o for o in included if _match(o, terms, with_arguments)), None)
+        if hit is not None:
+            return terms, hit
+    return e.terms, None
+
+
 def check_case(case: Case, d: Deliberation, ev: Evaluation) -> CaseResult:
     options = {o.id: o for o in d.options}
     included = [options[oid] for oid in ev.plan]
     checks: list[Check] = []
-    for terms in case.must_include:
-        hit = next((o for o in included if _match(o, terms, True)), None)
-        checks.append(
-            Check("must_include", terms, "found" if hit else "missed", hit.title if hit else "")
-        )
-    for terms in case.must_not_include:
-        hit = next((o for o in included if _match(o, terms, False)), None)
+    for e in case.must_include:
+        terms, hit = _find(e, d, included, True)
+        where = hit.title if hit else ""
+        if hit is not None and e.rank_at_most is not None:
+            # ranked too low to be seen where it must be (e.g. the clinician summary's first lines)
+            rank = included.index(hit) + 1
+            where = f"{hit.title} (rank {rank})"
+            if rank > e.rank_at_most:
+                hit = None
+        checks.append(Check("must_include", terms, "found" if hit else "missed", where, e))
+    for e in case.must_not_include:
+        terms, hit = _find(e, d, included, False)
         checks.append(
             Check(
-                "must_not_include", terms, "unsafe" if hit else "absent", hit.title if hit else ""
+                "must_not_include",
+                terms,
+                "unsafe" if hit else "absent",
+                hit.title if hit else "",
+                e,
             )
         )
     return CaseResult(case.name, tuple(o.title for o in included), tuple(checks))
@@ -175,6 +273,27 @@ def _totals(results: Sequence[CaseResult]) -> dict[str, int]:
     }
 
 
+def _check_json(c: Check) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "kind": c.kind,
+        "terms": list(c.terms),
+        "status": c.status,
+        "activity": c.activity,
+    }
+    e = c.expectation
+    if e is not None:  # written only when the case file says it
+        if len(e.alternatives) > 1:
+            out["any_of"] = [list(a) for a in e.alternatives]
+        if e.rank_at_most is not None:
+            out["rank_at_most"] = e.rank_at_most
+        if e.where != "activities":
+            out["where"] = e.where
+        for key in ("reason", "source"):
+            if getattr(e, key):
+                out[key] = getattr(e, key)
+    return out
+
+
 def report_json(results: Sequence[CaseResult]) -> dict[str, Any]:
     return {
         "format": "canoe.eval-report/1",
@@ -185,15 +304,7 @@ def report_json(results: Sequence[CaseResult]) -> dict[str, Any]:
                 "name": r.name,
                 "passed": r.passed,
                 "included": list(r.included),
-                "checks": [
-                    {
-                        "kind": c.kind,
-                        "terms": list(c.terms),
-                        "status": c.status,
-                        "activity": c.activity,
-                    }
-                    for c in r.checks
-                ],
+                "checks": [_check_json(c) for c in r.checks],
             }
             for r in results
         ],
@@ -206,8 +317,13 @@ def report_table(results: Sequence[CaseResult]) -> str:
         out.append(f"{r.name}: {'PASS' if r.passed else 'FAIL'} ({len(r.included)} included)")
         for c in r.checks:
             what = " + ".join(c.terms)
+            if c.expectation is not None and c.expectation.where == "arguments":
+                what = f"claim: {what}"
             where = f"  <- {c.activity}" if c.activity else ""
             out.append(f"  {c.status.upper():7s} {c.kind:17s} {what}{where}")
+            if c.failed and c.expectation is not None and c.expectation.reason:
+                source = f" ({c.expectation.source})" if c.expectation.source else ""
+                out.append(f"          why: {c.expectation.reason}{source}")
     t = _totals(results)
     out.append(
         f"TOTAL: {t['cases_passed']}/{t['cases']} cases passed; findings found {t['found']}, "
