@@ -328,11 +328,12 @@ def propagate_indexed(
     order = _inner_order(sup, att) if method == "auto" else None
     if order is not None:
         sigma = list(base)
+        value = sigma.__getitem__
         for i in order:
             s, a = sup[i], att[i]
             # One term is its own exact sum: fsum is needed (and kept) from two terms on.
-            e = (sigma[s[0]] if len(s) == 1 else fsum([sigma[j] for j in s])) - (
-                sigma[a[0]] if len(a) == 1 else fsum([sigma[j] for j in a])
+            e = (sigma[s[0]] if len(s) == 1 else fsum(map(value, s))) - (
+                sigma[a[0]] if len(a) == 1 else fsum(map(value, a))
             )
             sigma[i] = energy_update(base[i], e)
         return sigma, True, 1, True
@@ -341,10 +342,11 @@ def propagate_indexed(
     for iteration in range(1, max_iterations + 1):
         nxt = [0.0] * n
         delta = 0.0
+        value = prev.__getitem__
         for i in range(n):
             s, a = sup[i], att[i]
             if s or a:
-                e = fsum([prev[j] for j in s]) - fsum([prev[j] for j in a])
+                e = fsum(map(value, s)) - fsum(map(value, a))
                 v = energy_update(base[i], e)
             else:
                 v = base[i]
