@@ -65,10 +65,12 @@ def energy_update(tau: float, e: float) -> float:
     >>> energy_update(0.5, -1.0)  # 0.5 - 0.5 * 0.5
     0.25
     """
+    # h written out (same operations, so the same bits: (-e) * (-e) is e * e): the exact pass
+    # calls this once per inner node, and a call more each is a tenth of a plan's propagation.
     if e > 0.0:
-        s = tau + (1.0 - tau) * h(e)
+        s = tau + (1.0 - tau) * (1.0 - 1.0 / (1.0 + e * e))
     elif e < 0.0:
-        s = tau - tau * h(-e)
+        s = tau - tau * (1.0 - 1.0 / (1.0 + e * e))
     else:
         s = tau
     # Rounding can never push the formula outside [0, 1] by more than an ulp; clamp it to be sure.
