@@ -165,12 +165,20 @@ def evaluate_option(option: Option, parameters: Parameters) -> OptionResult:
     )
     score = sigma[0]
     nodes = {option.id: _node_score(option.id, OPTION_PRIOR, OPTION_PRIOR, score)}
+    # _node_score written out: one Python call less per argument is a tenth of the whole loop.
+    set_id, set_tau, set_tau_calibrated, set_sigma = _NODE_SETTERS
     for a in option.arguments:
         i = node(a.id)
+        ns: NodeScore = object.__new__(NodeScore)
+        set_id(ns, a.id)
+        set_tau(ns, a.tau)
         if i is None:
-            nodes[a.id] = _node_score(a.id, a.tau, a.tau, None)
+            set_tau_calibrated(ns, a.tau)
+            set_sigma(ns, None)
         else:
-            nodes[a.id] = _node_score(a.id, a.tau, base[i], sigma[i])
+            set_tau_calibrated(ns, base[i])
+            set_sigma(ns, sigma[i])
+        nodes[a.id] = ns
 
     borderline = abs(score - OPTION_PRIOR) <= parameters.band or not converged
     decision: OptionDecision

@@ -65,10 +65,12 @@ def energy_update(tau: float, e: float) -> float:
     >>> energy_update(0.5, -1.0)  # 0.5 - 0.5 * 0.5
     0.25
     """
+    # h written out (same operations, so the same bits: (-e) * (-e) is e * e): the exact pass
+    # calls this once per inner node, and a call more each is a tenth of a plan's propagation.
     if e > 0.0:
-        s = tau + (1.0 - tau) * h(e)
+        s = tau + (1.0 - tau) * (1.0 - 1.0 / (1.0 + e * e))
     elif e < 0.0:
-        s = tau - tau * h(-e)
+        s = tau - tau * (1.0 - 1.0 / (1.0 + e * e))
     else:
         s = tau
     # Rounding can never push the formula outside [0, 1] by more than an ulp; clamp it to be sure.
@@ -328,11 +330,12 @@ def propagate_indexed(
     order = _inner_order(sup, att) if method == "auto" else None
     if order is not None:
         sigma = list(base)
+        value = sigma.__getitem__
         for i in order:
             s, a = sup[i], att[i]
             # One term is its own exact sum: fsum is needed (and kept) from two terms on.
-            e = (sigma[s[0]] if len(s) == 1 else fsum([sigma[j] for j in s])) - (
-                sigma[a[0]] if len(a) == 1 else fsum([sigma[j] for j in a])
+            e = (sigma[s[0]] if len(s) == 1 else fsum(map(value, s))) - (
+                sigma[a[0]] if len(a) == 1 else fsum(map(value, a))
             )
             sigma[i] = energy_update(base[i], e)
         return sigma, True, 1, True
@@ -341,10 +344,11 @@ def propagate_indexed(
     for iteration in range(1, max_iterations + 1):
         nxt = [0.0] * n
         delta = 0.0
+        value = prev.__getitem__
         for i in range(n):
             s, a = sup[i], att[i]
             if s or a:
-                e = fsum([prev[j] for j in s]) - fsum([prev[j] for j in a])
+                e = fsum(map(value, s)) - fsum(map(value, a))
                 v = energy_update(base[i], e)
             else:
                 v = base[i]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from service.core import QBAF, energy_update, h, propagate
 from service.core.qbaf import propagate_indexed
@@ -35,6 +37,22 @@ def test_energy_update_has_neutral_point_and_saturates() -> None:
     assert energy_update(0.3, 0.0) == 0.3
     assert energy_update(0.3, 1e9) == pytest.approx(1.0)
     assert energy_update(0.3, -1e9) == pytest.approx(0.0)
+
+
+@given(
+    st.floats(min_value=0.0, max_value=1.0),
+    st.floats(allow_nan=False) | st.sampled_from([0.0, -0.0, 1e-200, -1e-200, 1e300, -1e300]),
+)
+def test_energy_update_is_eq_11_written_with_h_bit_for_bit(tau: float, e: float) -> None:
+    # energy_update computes h in place for speed; it must stay eq. 11 on h exactly.
+    if e > 0.0:
+        s = tau + (1.0 - tau) * h(e)
+    elif e < 0.0:
+        s = tau - tau * h(-e)
+    else:
+        s = tau
+    expected = 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
+    assert energy_update(tau, e).hex() == expected.hex()
 
 
 def test_option_alone_keeps_its_prior() -> None:
