@@ -68,14 +68,14 @@ def test_the_service_environment_is_a_valid_configuration_wired_to_the_others() 
     services = _compose()["services"]
     env = _env(services["canoe"])
     settings = load_settings(environ=env)  # unknown or bad CANOE_* names would be refused
-    assert settings.backend == "triton" and settings.grpc_host == "0.0.0.0"
+    assert settings.inference.backend == "triton" and settings.server.grpc_host == "0.0.0.0"
 
     triton_cmd = services["triton"]["command"]
-    host, port = settings.triton_url.split(":")
+    host, port = settings.triton.url.split(":")
     assert host == "triton" and port == _flag(triton_cmd, "--grpc-port")
     assert _flag(triton_cmd, "--host") == "0.0.0.0"
 
-    dsn = urlsplit(settings.store_dsn)
+    dsn = urlsplit(settings.store.dsn)
     pg = _env(services["postgres"])
     assert dsn.scheme == "postgresql" and dsn.hostname == "postgres" and dsn.port == 5432
     assert (dsn.username, dsn.password, dsn.path) == (
@@ -91,17 +91,21 @@ def test_the_service_environment_is_a_valid_configuration_wired_to_the_others() 
     # The model names are ones the CPU Triton server serves.
     from inference.llm_server import DEFAULT_MODELS
 
-    assert {settings.triton_model_agent, settings.triton_model_adjudicator} <= set(DEFAULT_MODELS)
+    assert {settings.triton.model_agent, settings.triton.model_adjudicator} <= set(DEFAULT_MODELS)
 
     # Health checks probe the ports the processes listen on; published ports stay on loopback.
     canoe_check = " ".join(services["canoe"]["healthcheck"]["test"])
-    assert f":{settings.http_port}/healthz" in canoe_check
+    assert f":{settings.server.http_port}/healthz" in canoe_check
     triton_check = " ".join(services["triton"]["healthcheck"]["test"])
     assert f":{_flag(triton_cmd, '--http-port')}/v2/health/ready" in triton_check
     for mapping in services["canoe"]["ports"]:
         assert mapping.startswith("127.0.0.1:"), mapping
     published = {int(m.rsplit(":", 1)[1]) for m in services["canoe"]["ports"]}
-    assert published == {settings.grpc_port, settings.http_port, settings.metrics_port}
+    assert published == {
+        settings.server.grpc_port,
+        settings.server.http_port,
+        settings.server.metrics_port,
+    }
 
 
 def test_the_triton_command_is_one_llm_server_accepts(monkeypatch: pytest.MonkeyPatch) -> None:
