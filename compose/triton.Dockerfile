@@ -1,8 +1,9 @@
 # syntax=docker/dockerfile:1
 # A CPU Triton server for a laptop (compose.yaml), never for production: inference/llm_server.py
 # runs the real tritonserver that the nvidia-pytriton wheel bundles and serves the LLM tensor
-# contract of Triton's vLLM backend, with the embedded expert backend behind it, so the service
-# exercises its Triton client end to end without a GPU or model weights.
+# contract of Triton's vLLM backend; tests/support/triton_models.py puts the test suite's
+# scripted models behind it (the embedded expert backend), so the service exercises its Triton
+# client end to end without a GPU or model weights.
 #
 #   docker build -f compose/triton.Dockerfile -t canoe-triton-cpu .
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
@@ -16,6 +17,10 @@ COPY proto/ proto/
 COPY service/ service/
 COPY fhir_mapping/ fhir_mapping/
 COPY inference/ inference/
+# The scripted models are test harness, not part of the package: copied beside it.
+COPY tests/__init__.py /opt/canoe-testing/tests/__init__.py
+COPY tests/support/ /opt/canoe-testing/tests/support/
+ENV PYTHONPATH=/opt/canoe-testing
 RUN pip install ".[triton-server]" \
  && groupadd --system --gid 10001 triton \
  && useradd --system --uid 10001 --gid 10001 --create-home --shell /usr/sbin/nologin triton
@@ -25,5 +30,5 @@ USER 10001:10001
 EXPOSE 8000 8001 8002
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=5 \
   CMD ["python", "-c", "import sys, urllib.request as u; sys.exit(u.urlopen('http://127.0.0.1:8000/v2/health/ready', timeout=3).status != 200)"]
-ENTRYPOINT ["python", "-m", "inference.llm_server"]
+ENTRYPOINT ["python", "-m", "tests.support.triton_models"]
 CMD ["--host", "0.0.0.0", "--http-port", "8000", "--grpc-port", "8001", "--metrics-port", "8002"]

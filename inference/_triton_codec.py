@@ -1,7 +1,8 @@
 """Frozen dataclasses <-> plain JSON values, for the machine-readable block inside Triton prompts.
 
 The Triton backend embeds each step's inputs (profile, panel member, options, arguments...) as
-compact JSON in the prompt; a server-side generator (``inference.llm_server``) decodes them back.
+compact JSON in the prompt; a server-side generator (the test suite's scripted Triton models,
+``tests/support/triton_models.py``) decodes them back.
 Fields equal to their default are omitted to keep prompts short. This module knows types only:
 it must not know about steps, prompts or transports.
 """

@@ -3,8 +3,8 @@
 For every step: the JSON-ready inputs (the ``<canoe-input>`` block), the template fields, the
 answer schema narrowed to the ids this call may cite (options, evidence, facts, arguments become
 ``enum``s, so guided decoding cannot invent them), and a decoder that validates the answer and
-builds the typed result, or raises ``AnswerError`` naming what is wrong. ``encode_answer`` is the
-inverse, used by the test server to turn an expert's typed answer into the JSON an LLM would give.
+builds the typed result, or raises ``AnswerError`` naming what is wrong. (The inverse, a typed
+answer as an LLM would write it, is test harness: ``tests/support/triton_models.py``.)
 No transport here: this module must stay usable without tritonclient.
 """
 
@@ -45,7 +45,6 @@ __all__ = [
     "argue_request",
     "assemble_panel_request",
     "assess_request",
-    "encode_answer",
     "fact_refs",
     "parse_json_answer",
     "relate_request",
@@ -403,90 +402,3 @@ def synthesize_request(
         "excluded": [{"option": encode(o), "score": s} for o, s in excluded],
     }
     return StepRequest("synthesize", inputs, schemas.load("synthesize"), decode)
-
-
-# -- the inverse: typed answers -> the JSON an LLM would write ------------------------------
-
-
-def encode_answer(step: str, result: Any) -> dict[str, Any]:
-    """The answer JSON for a typed step result (every schema field present)."""
-    if step == "assess":
-        a: Assessment = result
-        return {
-            "complexity": a.complexity,
-            "dimensions": list(a.dimensions),
-            "problems": [
-                {
-                    "id": p.id,
-                    "display": p.display,
-                    "refs": list(p.refs),
-                    "initial": p.initial,
-                    "rationale": p.rationale,
-                }
-                for p in a.problems
-            ],
-            "options": [
-                {
-                    "id": o.id,
-                    "title": o.title,
-                    "category": o.category,
-                    "description": o.description,
-                    "refs": list(o.refs),
-                    "problem_ids": list(o.problem_ids),
-                    "code": list(o.code) if o.code is not None else None,
-                    "medication_ref": o.medication_ref,
-                    "priority": o.priority,
-                    "answers": list(o.answers),
-                }
-                for o in a.options
-            ],
-        }
-    if step == "panel":
-        return {
-            "members": [
-                {"role": m.role, "focus": m.focus, "expertise": list(m.expertise)} for m in result
-            ]
-        }
-    if step == "vote":
-        return {
-            "votes": [
-                {
-                    "problem_id": v.problem_id,
-                    "vote": v.vote,
-                    "confidence": v.confidence,
-                    "quote": v.quote,
-                    "rationale": v.rationale,
-                }
-                for v in result
-            ]
-        }
-    if step == "argue":
-        return {
-            "arguments": [
-                {
-                    "option_id": g.option_id,
-                    "stance": g.stance,
-                    "text": g.text,
-                    "evidence": list(g.evidence),
-                    "facts": list(g.facts),
-                    "tau": g.tau,
-                    "harm": g.harm,
-                    "concern": g.concern,
-                    "generic": g.generic,
-                }
-                for g in result
-            ]
-        }
-    if step == "relate":
-        return {
-            "relations": [
-                {"source": r.source, "target": r.target, "relation": r.relation} for r in result
-            ]
-        }
-    if step == "adjudicate":
-        return {"winner": result.winner, "rationale": result.rationale}
-    if step == "arbitrate":
-        return {"decision": result.decision, "rationale": result.rationale}
-    if step == "synthesize":
-        return {"narrative": result}
-    raise KeyError(f"unknown step {step!r}")

@@ -1,187 +1,84 @@
-"""Serve LLM-contract models through pytriton (a real ``tritonserver``, CPU, loopback) for tests
-and development.
+"""Serve LLM-contract models through pytriton (a real ``tritonserver``, CPU) for development.
 
 Each model speaks the tensor contract of Triton's vLLM backend (decoupled: ``text_input``,
 ``sampling_parameters``, ``stream``, ``exclude_input_in_output``, ``return_num_*_tokens`` ->
-``text_output``, ``num_*_tokens``), except ``canoe-plain``, which speaks a plain non-decoupled
-contract (``text_input``, ``max_tokens`` -> ``text_output``) like a TensorRT-LLM ensemble.
-Behind the contract sits a real generator: ``expert`` reads the ``<canoe-input>`` block from the
-prompt, runs ``inference.embedded.EmbeddedExperts`` on it and streams its answer as JSON; ``llm``
-runs Gemma 3 270M with llama-cpp-python under the step's JSON schema. Fault behaviours (sleepy,
-slow, invalid, out-of-range, truncate-once) wrap ``expert``.
+``text_output``, ``num_*_tokens``), or, for a behaviour whose ``contract`` is ``"plain"``, a
+plain non-decoupled contract (``text_input``, ``max_tokens`` -> ``text_output``) like a
+TensorRT-LLM ensemble. Behind the contract sits a behaviour: here only ``llm``, Gemma 3 270M run
+by llama-cpp-python under the step's JSON schema (the ``llm`` extra). Other behaviours are
+registered with ``register_behaviour`` before ``main`` runs: the test suite's scripted experts and
+fault modes live in ``tests/support/triton_models.py``, never in this module.
 
-Run ``python -m inference.llm_server --grpc-port N ...`` (or ``start_server()`` from a test),
-never in production: it exists to exercise ``inference.triton`` against a real server.
+Run ``python -m inference.llm_server --grpc-port N ...``; never in production: it exists to
+exercise ``inference.triton`` against a real server.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
-import re
-import signal
-import socket
-import subprocess
-import sys
-import sysconfig
-import tempfile
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from inference._triton_codec import decode
-from inference._triton_steps import encode_answer
-from inference.prompts import parse_input_block
-from inference.protocol import (
-    ArgumentDraft,
-    Assessment,
-    CallContext,
-    CandidateOption,
-    CandidateProblem,
-    EvidenceDoc,
-    PanelMember,
-    ProblemVote,
-)
-from service.core.profile import PatientProfile
+from typing import Any, ClassVar, Literal, Protocol
 
 __all__ = [
     "BEHAVIOURS",
-    "DEFAULT_MODELS",
-    "ServerHandle",
-    "count_tokens",
-    "expert_answer",
-    "free_port",
+    "LLM_MODEL",
+    "Behaviour",
+    "Generated",
+    "GenerationRequest",
+    "gemma_gguf_path",
     "main",
-    "start_server",
-    "subprocess_env",
+    "register_behaviour",
+    "serve",
 ]
 
-# model name -> behaviour; every test server serves these.
-DEFAULT_MODELS: dict[str, str] = {
-    "canoe-agent": "expert",
-    "canoe-adjudicator": "expert",
-    "canoe-sleepy": "sleepy",
-    "canoe-slow": "slow",
-    "canoe-invalid": "invalid",
-    "canoe-out-of-range": "out_of_range",
-    "canoe-truncate-once": "truncate_once",
-}
-PLAIN_MODEL = "canoe-plain"
 LLM_MODEL = "canoe-llm"
-BEHAVIOURS = ("expert", "sleepy", "slow", "invalid", "out_of_range", "truncate_once", "llm")
-
-_TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
-def count_tokens(text: str) -> int:
-    """A tokenizer stand-in for the expert models: words and punctuation marks."""
-    return len(_TOKEN.findall(text))
+@dataclass(frozen=True, slots=True)
+class GenerationRequest:
+    """One call as a behaviour sees it, whichever contract it came by."""
+
+    prompt: str
+    max_tokens: int
+    # vLLM's sampling_parameters ({"max_tokens": n} on the plain contract) and the JSON schema
+    # found under the configured guided-decoding key (None on the plain contract).
+    sampling: Mapping[str, Any]
+    schema: Mapping[str, Any] | None
 
 
-def _cut_to_tokens(text: str, n: int) -> str:
-    """``text`` up to its ``n``-th token: what a max_tokens budget leaves of an answer."""
-    for i, m in enumerate(_TOKEN.finditer(text)):
-        if i == n:
-            return text[: m.start()]
-    return text
+@dataclass(frozen=True, slots=True)
+class Generated:
+    text: str
+    input_tokens: int
 
 
-# -- the expert generator -----------------------------------------------------------------------
+class Behaviour(Protocol):
+    """What answers one served model's calls."""
+
+    contract: ClassVar[Literal["vllm", "plain"]]
+
+    async def generate(self, request: GenerationRequest) -> Generated: ...
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens in a piece of output (the ``num_output_tokens`` of a streamed response)."""
+        ...
 
 
-class _Experts:
-    """One EmbeddedExperts per process, created on first use (import is not cheap)."""
-
-    instance: Any = None
-
-    @classmethod
-    def get(cls) -> Any:
-        if cls.instance is None:
-            from inference.embedded import EmbeddedExperts
-
-            cls.instance = EmbeddedExperts()
-        return cls.instance
+# behaviour name -> a factory called once per served model (models do not share state).
+BEHAVIOURS: dict[str, Callable[[], Behaviour]] = {}
 
 
-async def expert_answer(prompt: str) -> str:
-    """Recover the step and its inputs from the prompt, answer with the embedded experts,
-    return the answer as the JSON text an LLM would write."""
-    step, _, raw = parse_input_block(prompt)
-    ex = _Experts.get()
-    ctx = CallContext()
-    profile = decode(PatientProfile, raw["profile"])
-    docs = tuple(decode(EvidenceDoc, d) for d in raw.get("evidence", ()))
-    result: Any
-    if step == "assess":
-        result = await ex.assess(profile, docs, ctx)
-    elif step == "panel":
-        result = await ex.assemble_panel(profile, decode(Assessment, raw["assessment"]), ctx)
-    elif step == "vote":
-        problems = [decode(CandidateProblem, p) for p in raw["problems"]]
-        result = await ex.vote(profile, decode(PanelMember, raw["member"]), problems, ctx)
-    elif step == "argue":
-        options = [decode(CandidateOption, o) for o in raw["options"]]
-        member = decode(PanelMember, raw["member"])
-        result = await ex.argue(profile, member, options, docs, ctx)
-    elif step == "relate":
-        args = [decode(ArgumentDraft, a) for a in raw["arguments"]]
-        result = await ex.relate(profile, decode(CandidateOption, raw["option"]), args, ctx)
-    elif step == "adjudicate":
-        result = await ex.adjudicate(
-            profile,
-            decode(CandidateOption, raw["option"]),
-            decode(ArgumentDraft, raw["support"]),
-            decode(ArgumentDraft, raw["attack"]),
-            docs,
-            ctx,
-        )
-    elif step == "arbitrate":
-        votes = [decode(ProblemVote, v) for v in raw["votes"]]
-        result = await ex.arbitrate(profile, decode(CandidateProblem, raw["problem"]), votes, ctx)
-    elif step == "synthesize":
-
-        def pairs(key: str) -> list[tuple[CandidateOption, float]]:
-            return [(decode(CandidateOption, x["option"]), float(x["score"])) for x in raw[key]]
-
-        result = await ex.synthesize(profile, pairs("included"), pairs("excluded"), ctx)
-    else:
-        raise ValueError(f"unknown step {step!r}")
-    return json.dumps(encode_answer(step, result), ensure_ascii=False)
+def register_behaviour(name: str, factory: Callable[[], Behaviour]) -> None:
+    """Make ``name`` servable (``--models '{"model": "name"}'``)."""
+    BEHAVIOURS[name] = factory
 
 
-def _out_of_range(answer: str) -> str:
-    """The same answer with every bounded value pushed out of its range (still valid JSON)."""
-
-    def spoil(v: Any) -> Any:
-        if isinstance(v, dict):
-            out = {k: spoil(x) for k, x in v.items()}
-            for k in ("tau", "confidence"):
-                if k in out:
-                    out[k] = 1.7
-            if "winner" in out:
-                out["winner"] = "both"
-            if "decision" in out:
-                out["decision"] = "undecided"
-            if "complexity" in out:
-                out["complexity"] = "extreme"
-            if "narrative" in out:
-                out["narrative"] = ""
-            if "members" in out:
-                out["members"] = []
-            return out
-        if isinstance(v, list):
-            return [spoil(x) for x in v]
-        return v
-
-    return json.dumps(spoil(json.loads(answer)))
-
-
-# -- the LLM generator (optional: llama-cpp-python + the gemma3 GGUF package) --------------------
+# -- the LLM behaviour (optional: llama-cpp-python + the gemma3 GGUF package) --------------------
 
 
 class _Gemma:
@@ -224,56 +121,50 @@ def _grammar_friendly(schema: Any) -> Any:
     return schema
 
 
-def _llm_generate(prompt: str, sampling: dict[str, Any], guided_key: str) -> Iterator[str]:
-    # llama_cpp re-exports it only through a star import, which its type information hides.
-    from llama_cpp.llama_grammar import LlamaGrammar
+class GemmaBehaviour:
+    """Gemma 3 270M under the step's JSON schema; its own tokenizer counts the tokens."""
 
-    llm = _Gemma.get()
-    schema = (sampling.get(guided_key) or {}).get("json")
-    grammar = (
-        LlamaGrammar.from_json_schema(json.dumps(_grammar_friendly(schema)), verbose=False)
-        if schema
-        else None
-    )
-    for chunk in llm(
-        prompt,
-        max_tokens=int(sampling.get("max_tokens", 512)),
-        temperature=float(sampling.get("temperature", 0.0)),
-        stop=list(sampling.get("stop", [])) or None,
-        grammar=grammar,
-        stream=True,
-    ):
-        yield chunk["choices"][0]["text"]
+    contract: ClassVar[Literal["vllm", "plain"]] = "vllm"
+
+    async def generate(self, request: GenerationRequest) -> Generated:
+        pieces: list[str] = []
+        gen = self._pieces(request)
+        while (piece := await asyncio.to_thread(next, gen, None)) is not None:
+            pieces.append(piece)
+        llm = _Gemma.get()
+        n_in = len(llm.tokenize(request.prompt.encode("utf-8"), special=True))
+        return Generated("".join(pieces), n_in)
+
+    def count_tokens(self, text: str) -> int:
+        return len(_Gemma.get().tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    @staticmethod
+    def _pieces(request: GenerationRequest) -> Iterator[str]:
+        # llama_cpp re-exports it only through a star import, which its type information hides.
+        from llama_cpp.llama_grammar import LlamaGrammar
+
+        schema = request.schema
+        grammar = (
+            LlamaGrammar.from_json_schema(json.dumps(_grammar_friendly(schema)), verbose=False)
+            if schema
+            else None
+        )
+        sampling = request.sampling
+        for chunk in _Gemma.get()(
+            request.prompt,
+            max_tokens=request.max_tokens,
+            temperature=float(sampling.get("temperature", 0.0)),
+            stop=list(sampling.get("stop", [])) or None,
+            grammar=grammar,
+            stream=True,
+        ):
+            yield chunk["choices"][0]["text"]
+
+
+register_behaviour("llm", GemmaBehaviour)
 
 
 # -- pytriton binding ---------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _Served:
-    behaviour: str
-    latency_s: float
-    guided_key: str
-    calls: int = 0
-
-
-def _answer_fn(served: _Served) -> Callable[[str, dict[str, Any]], Awaitable[str]]:
-    async def answer(prompt: str, sampling: dict[str, Any]) -> str:
-        b = served.behaviour
-        if b == "slow":
-            await asyncio.sleep(3600)
-        if b == "sleepy":
-            await asyncio.sleep(served.latency_s)
-        if b == "invalid":
-            return '{"answer": "this is not what the schema asks for'
-        text = await expert_answer(prompt)
-        if b == "out_of_range":
-            return _out_of_range(text)
-        if b == "truncate_once" and "<previous-answer>" not in prompt:
-            return text[: max(1, len(text) // 2)]
-        return text
-
-    return answer
 
 
 def _chunks(text: str, n: int = 3) -> list[str]:
@@ -281,7 +172,7 @@ def _chunks(text: str, n: int = 3) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
 
 
-def _bind_models(triton: Any, models: dict[str, str], latency_s: float, guided_key: str) -> None:
+def _bind_models(triton: Any, models: dict[str, str], guided_key: str) -> None:
     import numpy as np
     from pytriton.model_config import ModelConfig, Tensor
 
@@ -292,56 +183,63 @@ def _bind_models(triton: Any, models: dict[str, str], latency_s: float, guided_k
         v = req.data.get(name)
         return bool(v is not None and v.size and bool(v.flat[0]))
 
-    for name, behaviour in models.items():
-        served = _Served(behaviour, latency_s, guided_key)
-        answer = _answer_fn(served)
+    def streaming(behaviour: Behaviour) -> Any:
+        async def infer(requests: list[Any]) -> Any:
+            for req in requests:
+                prompt = req["text_input"].flat[0].decode("utf-8")
+                raw = req.data.get("sampling_parameters")
+                sampling = json.loads(raw.flat[0].decode("utf-8")) if raw is not None else {}
+                # The schema must arrive under the configured key, as vLLM expects it.
+                schema = (sampling.get(guided_key) or {}).get("json")
+                if not isinstance(schema, dict) or "max_tokens" not in sampling:
+                    raise ValueError(f"sampling_parameters lack {guided_key}.json or max_tokens")
+                answer = await behaviour.generate(
+                    GenerationRequest(prompt, int(sampling["max_tokens"]), sampling, schema)
+                )
+                parts = _chunks(answer.text) if flag(req, "stream") else [answer.text]
+                for part in parts:
+                    out: dict[str, Any] = {"text_output": bytes_out([part])}
+                    if flag(req, "return_num_input_tokens"):
+                        out["num_input_tokens"] = np.array([answer.input_tokens], dtype=np.uint32)
+                    if flag(req, "return_num_output_tokens"):
+                        # vLLM counts per response when streaming: the delta.
+                        n_out = behaviour.count_tokens(part)
+                        out["num_output_tokens"] = np.array([n_out], dtype=np.uint32)
+                    yield [out]
 
-        def make_infer(served: _Served, answer: Any) -> Any:
-            async def infer(requests: list[Any]) -> AsyncIterator[list[dict[str, Any]]]:
-                for req in requests:
-                    prompt = req["text_input"].flat[0].decode("utf-8")
-                    raw = req.data.get("sampling_parameters")
-                    sampling = json.loads(raw.flat[0].decode("utf-8")) if raw is not None else {}
-                    # The schema must arrive under the configured key, as vLLM expects it.
-                    schema = (sampling.get(served.guided_key) or {}).get("json")
-                    if not isinstance(schema, dict) or "max_tokens" not in sampling:
-                        raise ValueError(
-                            f"sampling_parameters lack {served.guided_key}.json or max_tokens"
-                        )
-                    served.calls += 1
-                    n_in = count_tokens(prompt)
-                    if served.behaviour == "llm":
-                        pieces: list[str] = []
-                        gen = _llm_generate(prompt, sampling, served.guided_key)
-                        while True:
-                            piece = await asyncio.to_thread(next, gen, None)
-                            if piece is None:
-                                break
-                            pieces.append(piece)
-                        text = "".join(pieces)
-                        n_in = len(_Gemma.get().tokenize(prompt.encode("utf-8"), special=True))
-                    else:
-                        text = _cut_to_tokens(
-                            await answer(prompt, sampling), int(sampling["max_tokens"])
-                        )
-                    stream = flag(req, "stream")
-                    parts = _chunks(text) if stream else [text]
-                    for part in parts:
-                        out: dict[str, Any] = {"text_output": bytes_out([part])}
-                        if flag(req, "return_num_input_tokens"):
-                            out["num_input_tokens"] = np.array([n_in], dtype=np.uint32)
-                        if flag(req, "return_num_output_tokens"):
-                            # vLLM counts per response when streaming: the delta.
-                            out["num_output_tokens"] = np.array(
-                                [count_tokens(part)], dtype=np.uint32
-                            )
-                        yield [out]
+        return infer
 
-            return infer
+    def plain(behaviour: Behaviour) -> Any:
+        async def infer(requests: list[Any]) -> list[dict[str, Any]]:
+            responses = []
+            for req in requests:
+                prompt = req["text_input"].flat[0].decode("utf-8")
+                n = int(req["max_tokens"].flat[0])
+                answer = await behaviour.generate(
+                    GenerationRequest(prompt, n, {"max_tokens": n}, None)
+                )
+                responses.append({"text_output": bytes_out([answer.text])})
+            return responses
 
+        return infer
+
+    for name, behaviour_name in models.items():
+        behaviour = BEHAVIOURS[behaviour_name]()
+        if behaviour.contract == "plain":
+            triton.bind(
+                model_name=name,
+                infer_func=plain(behaviour),
+                inputs=[
+                    Tensor(name="text_input", dtype=bytes, shape=(1,)),
+                    Tensor(name="max_tokens", dtype=np.int32, shape=(1,)),
+                ],
+                outputs=[Tensor(name="text_output", dtype=bytes, shape=(1,))],
+                config=ModelConfig(batching=False),
+            )
+            continue
         triton.bind(
             model_name=name,
-            infer_func=make_infer(served, answer),
+            infer_func=streaming(behaviour),
             inputs=[
                 Tensor(name="text_input", dtype=bytes, shape=(1,)),
                 Tensor(name="stream", dtype=np.bool_, shape=(1,), optional=True),
@@ -358,25 +256,6 @@ def _bind_models(triton: Any, models: dict[str, str], latency_s: float, guided_k
             config=ModelConfig(batching=False, decoupled=True),
         )
 
-    async def plain(requests: list[Any]) -> list[dict[str, Any]]:
-        responses = []
-        for req in requests:
-            prompt = req["text_input"].flat[0].decode("utf-8")
-            text = _cut_to_tokens(await expert_answer(prompt), int(req["max_tokens"].flat[0]))
-            responses.append({"text_output": bytes_out([text])})
-        return responses
-
-    triton.bind(
-        model_name=PLAIN_MODEL,
-        infer_func=plain,
-        inputs=[
-            Tensor(name="text_input", dtype=bytes, shape=(1,)),
-            Tensor(name="max_tokens", dtype=np.int32, shape=(1,)),
-        ],
-        outputs=[Tensor(name="text_output", dtype=bytes, shape=(1,))],
-        config=ModelConfig(batching=False),
-    )
-
 
 def serve(
     *,
@@ -384,12 +263,13 @@ def serve(
     http_port: int,
     metrics_port: int,
     models: dict[str, str],
-    latency_s: float,
     guided_key: str,
     host: str = "127.0.0.1",
 ) -> None:
     """Start tritonserver with the models and block until SIGTERM/SIGINT. ``host``: the address
-    to listen on (loopback for tests; ``0.0.0.0`` in a container, see compose.yaml)."""
+    to listen on (loopback for tests; ``0.0.0.0`` in a container, see compose.yaml). The line
+    ``canoe llm_server ready`` is printed once every model is bound; tritonserver's own
+    ``/v2/health/ready`` says when it serves them."""
     from pytriton.triton import Triton, TritonConfig
 
     config = TritonConfig(
@@ -401,138 +281,24 @@ def serve(
         exit_timeout_secs=2,
     )
     with Triton(config=config) as triton:
-        _bind_models(triton, models, latency_s, guided_key)
+        _bind_models(triton, models, guided_key)
         print(f"canoe llm_server ready grpc={host}:{grpc_port}", flush=True)
         triton.serve()
 
 
-# -- starting it from tests ---------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def subprocess_env(base: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment tritonserver needs: this interpreter's LIBDIR first on
-    LD_LIBRARY_PATH, or the Python backend stub loads another libpython."""
-    env = dict(os.environ if base is None else base)
-    libdir = sysconfig.get_config_var("LIBDIR") or ""
-    env["LD_LIBRARY_PATH"] = os.pathsep.join(
-        p for p in (libdir, env.get("LD_LIBRARY_PATH", "")) if p
-    )
-    return env
-
-
-@dataclass(slots=True)
-class ServerHandle:
-    process: subprocess.Popen[bytes]
-    grpc_port: int
-    http_port: int
-    log_path: Path
-    started_s: float  # seconds from spawn to ready
-
-    @property
-    def url(self) -> str:
-        return f"127.0.0.1:{self.grpc_port}"
-
-    def log_tail(self, n: int = 4000) -> str:
-        return self.log_path.read_text(errors="replace")[-n:]
-
-    def kill(self) -> None:
-        """Hard kill (SIGKILL to the whole process group): a crashed server."""
-        if self.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-
-def _ready(http_port: int) -> bool:
-    import http.client
-
-    try:
-        conn = http.client.HTTPConnection("127.0.0.1", http_port, timeout=1)
-        conn.request("GET", "/v2/health/ready")
-        ok = conn.getresponse().status == 200
-        conn.close()
-        return ok
-    except OSError:
-        return False
-
-
-def start_server(
-    *,
-    models: dict[str, str] | None = None,
-    latency_s: float = 0.5,
-    guided_key: str = "structured_outputs",
-    timeout_s: float = 120.0,
-) -> ServerHandle:
-    """Spawn ``python -m inference.llm_server`` on free loopback ports; wait until ready.
-
-    Raises ``RuntimeError`` with the server's log tail if it exits or is not ready in time.
-    """
-    ports = [free_port() for _ in range(3)]
-    log = Path(tempfile.mkstemp(prefix="canoe-triton-", suffix=".log")[1])
-    cmd = [
-        sys.executable,
-        "-m",
-        "inference.llm_server",
-        "--grpc-port",
-        str(ports[0]),
-        "--http-port",
-        str(ports[1]),
-        "--metrics-port",
-        str(ports[2]),
-        "--latency",
-        str(latency_s),
-        "--guided-key",
-        guided_key,
-        "--models",
-        json.dumps(models if models is not None else DEFAULT_MODELS),
-    ]
-    t0 = time.monotonic()
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            cmd,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=subprocess_env(),
-            cwd=Path(__file__).resolve().parents[1],
-            start_new_session=True,  # its own process group: kill() reaches tritonserver too
-        )
-    handle = ServerHandle(proc, ports[0], ports[1], log, 0.0)
-    while time.monotonic() - t0 < timeout_s:
-        if proc.poll() is not None:
-            raise RuntimeError(f"llm_server exited with {proc.returncode}:\n{handle.log_tail()}")
-        if _ready(ports[1]) and "llm_server ready" in log.read_text(errors="replace"):
-            handle.started_s = time.monotonic() - t0
-            return handle
-        time.sleep(0.25)
-    handle.stop()
-    raise RuntimeError(f"llm_server not ready after {timeout_s:.0f}s:\n{handle.log_tail()}")
-
-
-def main(argv: Sequence[str] | None = None) -> None:
+def main(
+    argv: Sequence[str] | None = None, *, default_models: Mapping[str, str] | None = None
+) -> None:
+    """The command line; ``default_models`` (model name -> behaviour) is what ``--models``
+    defaults to (here: Gemma as ``canoe-llm``)."""
+    defaults = dict(default_models or {LLM_MODEL: "llm"})
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--host", default="127.0.0.1", help="listen address (0.0.0.0 in a container)")
     p.add_argument("--grpc-port", type=int, default=8001)
     p.add_argument("--http-port", type=int, default=8000)
     p.add_argument("--metrics-port", type=int, default=8002)
-    p.add_argument("--latency", type=float, default=0.5, help="seconds per call, sleepy models")
     p.add_argument("--guided-key", default="structured_outputs")
-    p.add_argument("--models", default=json.dumps(DEFAULT_MODELS), help="JSON name->behaviour")
+    p.add_argument("--models", default=json.dumps(defaults), help="JSON name->behaviour")
     p.add_argument("--llm", action="store_true", help=f"also serve Gemma 3 270M as {LLM_MODEL}")
     a = p.parse_args(argv)
     models = json.loads(a.models)
@@ -540,13 +306,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         models[LLM_MODEL] = "llm"
     bad = set(models.values()) - set(BEHAVIOURS)
     if bad:
-        p.error(f"unknown behaviours {sorted(bad)}")
+        p.error(f"unknown behaviours {sorted(bad)} (known: {sorted(BEHAVIOURS)})")
     serve(
         grpc_port=a.grpc_port,
         http_port=a.http_port,
         metrics_port=a.metrics_port,
         models=models,
-        latency_s=a.latency,
         guided_key=a.guided_key,
         host=a.host,
     )

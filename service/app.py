@@ -122,7 +122,7 @@ class CarePlanService:
         tel = telemetry or Telemetry()
         inner = experts if experts is not None else build_experts(settings)
         planner = build_planner(settings, TracedExperts(inner, tel))
-        store = await open_store(settings.store_dsn)
+        store = await open_store(settings.store.dsn)
         return cls(settings, planner, store, telemetry=tel, offload_planning=loop_agnostic(inner))
 
     async def ready(self) -> bool:
@@ -148,17 +148,17 @@ class CarePlanService:
 
         started = time.perf_counter()  # timings_ms.total counts from here (slot wait included)
 
-        if len(bundle) > self.settings.max_message_bytes:
+        if len(bundle) > self.settings.limits.max_message_bytes:
             raise LimitError(
                 f"the Bundle is {len(bundle)} bytes; the limit is "
-                f"{self.settings.max_message_bytes} (CANOE_MAX_MESSAGE_BYTES)"
+                f"{self.settings.limits.max_message_bytes} (CANOE_MAX_MESSAGE_BYTES)"
             )
         async with self._slot(), self._deadline(deadline_s):
             t0 = time.perf_counter()
             _emit(progress, Progress("ingest", "started", 0, 0))
             with self.telemetry.tracer.start_as_current_span("stage.ingest"):
                 profile = await self._cpu(
-                    ingest, bundle, max_resources=self.settings.max_bundle_resources
+                    ingest, bundle, max_resources=self.settings.limits.max_bundle_resources
                 )
             _emit(progress, Progress("ingest", "finished", 0, 0))
             return await self._plan(profile, tenant, progress, time.perf_counter() - t0, started)
@@ -184,7 +184,7 @@ class CarePlanService:
         def write(result: PlanResult) -> tuple[dict[str, Any], dict[str, Any]]:
             d, ev = result.deliberation, result.evaluation
             return (
-                plan_bundle(d, ev, recorded=created, base=self.settings.fhir_base),
+                plan_bundle(d, ev, recorded=created, base=self.settings.fhir.base),
                 to_document(d, ev),
             )
 
@@ -263,7 +263,7 @@ class CarePlanService:
         async with self._deadline(None):
             rec = await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
             d = await self._deliberation_of(rec)
-            base = self.settings.fhir_base
+            base = self.settings.fhir.base
             # Parsing (JSON, R4 validation of every Task) is CPU work proportional to the
             # request: a worker thread does it, and the Task cap stops an absurd one early.
             parsed = await self._cpu(
@@ -271,7 +271,7 @@ class CarePlanService:
                 tasks,
                 plan=d,
                 careplan_id=rec.careplan_id,
-                max_tasks=self.settings.max_tasks_per_request,
+                max_tasks=self.settings.limits.max_tasks_per_request,
                 base=base,
             )
             ids = [t.task_id for t in parsed]
@@ -453,10 +453,10 @@ class CarePlanService:
     async def _slot(self) -> AsyncIterator[None]:
         # Refuse at once rather than queue: a client waiting behind a full house would only
         # spend its deadline; RESOURCE_EXHAUSTED tells it to back off now.
-        if self._running >= self.settings.max_concurrent_plans:
+        if self._running >= self.settings.limits.max_concurrent_plans:
             raise LimitError(
                 f"{self._running} plans are in progress; the limit is "
-                f"{self.settings.max_concurrent_plans} (CANOE_MAX_CONCURRENT_PLANS)"
+                f"{self.settings.limits.max_concurrent_plans} (CANOE_MAX_CONCURRENT_PLANS)"
             )
         self._running += 1
         self.telemetry.in_flight.add(1)
@@ -468,7 +468,7 @@ class CarePlanService:
 
     @asynccontextmanager
     async def _deadline(self, deadline_s: float | None) -> AsyncIterator[None]:
-        limit = self.settings.request_deadline_s
+        limit = self.settings.limits.request_deadline_s
         if deadline_s is not None:
             limit = min(limit, deadline_s)
         try:

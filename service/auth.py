@@ -192,10 +192,10 @@ class JwtAuth:
     @classmethod
     def from_settings(cls, settings: Settings, *, replay: TokenIdStore | None = None) -> JwtAuth:
         return cls(
-            _read(settings.auth_jwks_file, "JWKS file"),
-            issuer=settings.auth_issuer,
-            audience=settings.auth_audience,
-            max_lifetime_s=settings.auth_jwt_max_lifetime_s,
+            _read(settings.auth.jwks_file, "JWKS file"),
+            issuer=settings.auth.issuer,
+            audience=settings.auth.audience,
+            max_lifetime_s=settings.auth.jwt_max_lifetime_s,
             replay=replay,
         )
 
@@ -258,8 +258,8 @@ class JwtAuth:
 def build_authenticator(settings: Settings, *, replay: TokenIdStore | None = None) -> Authenticator:
     """The authenticator ``auth_mode`` names; ``replay`` (the plan store's token-id table) is
     where JWT ids are claimed, so a token is used once across every replica."""
-    if settings.auth_mode == "tokens":
-        return StaticTokens.from_file(settings.auth_tokens_file)
-    if settings.auth_mode == "jwt":
+    if settings.auth.mode == "tokens":
+        return StaticTokens.from_file(settings.auth.tokens_file)
+    if settings.auth.mode == "jwt":
         return JwtAuth.from_settings(settings, replay=replay)
     return NoAuth()

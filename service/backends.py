@@ -16,14 +16,14 @@ __all__ = ["build_experts", "build_planner", "loop_agnostic", "triton_settings"]
 
 
 def build_experts(settings: Settings, evidence: EvidenceBase | None = None) -> Experts:
-    if settings.backend == "triton":
+    if settings.inference.backend == "triton":
         from inference.triton import TritonExperts
 
         return TritonExperts(triton_settings(settings))
     from inference.embedded import EmbeddedExperts
 
     return EmbeddedExperts(
-        (evidence or EvidenceBase.load()).version, panel_sizes=settings.panel_sizes
+        (evidence or EvidenceBase.load()).version, panel_sizes=settings.panel.sizes
     )
 
 
@@ -32,9 +32,9 @@ def build_planner(settings: Settings, experts: Experts | None = None) -> Planner
     return Planner(
         experts or build_experts(settings, evidence),
         evidence,
-        parameters=settings.parameters,
-        concurrency=settings.triton_concurrency,
-        call_deadline_s=settings.call_deadline_s,
+        parameters=settings.reasoning.parameters,
+        concurrency=settings.triton.concurrency,
+        call_deadline_s=settings.inference.call_deadline_s,
     )
 
 
@@ -44,25 +44,25 @@ def triton_settings(settings: Settings) -> TritonSettings:
     from inference.triton import TritonSettings
 
     return TritonSettings(
-        url=settings.triton_url,
-        protocol=settings.triton_protocol,
-        guided_key=settings.triton_guided_key,
-        agent_model=settings.triton_model_agent,
-        adjudicator_model=settings.triton_model_adjudicator,
+        url=settings.triton.url,
+        protocol=settings.triton.protocol,
+        guided_key=settings.triton.guided_key,
+        agent_model=settings.triton.model_agent,
+        adjudicator_model=settings.triton.model_adjudicator,
         # "" keeps the step's default model
         models=tuple(
-            (step, model) for step in STEP_KINDS if (model := settings.triton_model_for(step))
+            (step, model) for step in STEP_KINDS if (model := settings.triton.model_for(step))
         ),
-        concurrency=settings.triton_concurrency,
-        deadline_s=settings.call_deadline_s,
-        chat_template=settings.triton_chat_template,  # type: ignore[arg-type]  # checked there
-        retries=settings.triton_retries,
-        breaker_threshold=settings.triton_breaker_threshold,
-        breaker_cooldown_s=settings.triton_breaker_cooldown_s,
-        temperature=settings.triton_temperature,
+        concurrency=settings.triton.concurrency,
+        deadline_s=settings.inference.call_deadline_s,
+        chat_template=settings.triton.chat_template,  # type: ignore[arg-type]  # checked there
+        retries=settings.triton.retries,
+        breaker_threshold=settings.triton.breaker_threshold,
+        breaker_cooldown_s=settings.triton.breaker_cooldown_s,
+        temperature=settings.triton.temperature,
         # 0 means no server-side queue timeout
-        queue_timeout_us=settings.triton_queue_timeout_us or None,
-        panel_sizes=settings.panel_sizes,
+        queue_timeout_us=settings.triton.queue_timeout_us or None,
+        panel_sizes=settings.panel.sizes,
     )
 
 

@@ -170,7 +170,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     results = []
     for case in cases:
         raw = _read(case.bundle)
-        profile = ingest(raw, max_resources=settings.max_bundle_resources)
+        profile = ingest(raw, max_resources=settings.limits.max_bundle_resources)
         plan_id = new_plan_id(raw)
         r = asyncio.run(planner.plan(profile, plan_id=plan_id, created=created))
         results.append(check_case(case, r.deliberation, r.evaluation))
@@ -205,7 +205,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     settings = load_settings(**overrides)
     raw = _read(args.bundle)
     t0 = time.perf_counter()
-    profile = ingest(raw, max_resources=settings.max_bundle_resources)
+    profile = ingest(raw, max_resources=settings.limits.max_bundle_resources)
     t_ingest = time.perf_counter() - t0
     planner = build_planner(settings)
     plan_id = new_plan_id(raw)
@@ -226,7 +226,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     else:
         from fhir_mapping.careplan import plan_bundle
 
-        out = json.dumps(plan_bundle(d, ev, recorded=created, base=settings.fhir_base), indent=2)
+        out = json.dumps(plan_bundle(d, ev, recorded=created, base=settings.fhir.base), indent=2)
     sys.stdout.write(out + "\n")
     if args.timings:
         t_out = time.perf_counter() - t1
@@ -292,7 +292,7 @@ def _cmd_contest(args: argparse.Namespace) -> int:
     from fhir_mapping.tasks import contest_bundle
     from service.settings import load_settings
 
-    base = load_settings().fhir_base
+    base = load_settings().fhir.base
     try:
         plan = json.loads(_read(args.plan))
     except json.JSONDecodeError as exc:
@@ -347,18 +347,18 @@ _SERVE_SETTINGS: tuple[tuple[str, str], ...] = (
 
 
 def _serve_epilog() -> str:
-    from service.settings import Settings
+    from service.settings import setting_default
 
-    fields = Settings.model_fields
     rows = []
     for name, what in _SERVE_SETTINGS:
-        default = fields[name].default
+        default = setting_default(name)
         shown = f" (default: {default})" if default not in ("", None) else ""
         rows.append(f"  CANOE_{name.upper():<24}{what}{shown}")
     return (
         "main settings (environment variables):\n"
         + "\n".join(rows)
-        + "\n\nevery setting: the fields of service/settings.py Settings, as CANOE_<NAME>"
+        + "\n\nevery setting: CANOE_<PREFIX><FIELD> for each group of service/settings.py"
+        " Settings (triton_url: the triton group's url)"
     )
 
 
@@ -421,7 +421,7 @@ def _cmd_definitions(args: argparse.Namespace) -> int:
     from fhir_mapping.definitions import DEFINITIONS_VERSION, PACKAGE_NAME, package_files
     from service.settings import load_settings
 
-    base = args.base or load_settings().fhir_base
+    base = args.base or load_settings().fhir.base
     name = args.name or PACKAGE_NAME
     version = args.package_version or DEFINITIONS_VERSION
     try:

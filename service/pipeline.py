@@ -15,9 +15,10 @@ import asyncio
 import hashlib
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Protocol, TypeVar, cast, get_args
+from typing import Any, Protocol, TypeVar, cast, get_args
 
 from inference.protocol import (
     ArgumentDraft,
@@ -218,26 +219,27 @@ class Planner:
         run.total += 2 * len(panel)
 
         async def votes_then_routing() -> tuple[Problem, ...]:
-            votes_by_role = await _gather(
+            votes_by_role = await _all(
                 run.optional(f"votes of {m.role}", x.vote(profile, m, assessment.problems, ctx))
                 for m in panel
             )
             return await self._reconcile(run, profile, assessment.problems, votes_by_role)
 
-        votes_task = asyncio.ensure_future(run.stage("votes", votes_then_routing()))
-        args_task = asyncio.ensure_future(
-            run.stage(
-                "arguments",
-                _gather(
-                    run.optional(
-                        f"arguments of {m.role}",
-                        x.argue(profile, m, assessment.options, evidence, ctx),
+        with _first_error():  # one stage failing cancels the other
+            async with asyncio.TaskGroup() as group:
+                votes_task = group.create_task(run.stage("votes", votes_then_routing()))
+                args_task = group.create_task(
+                    run.stage(
+                        "arguments",
+                        _all(
+                            run.optional(
+                                f"arguments of {m.role}",
+                                x.argue(profile, m, assessment.options, evidence, ctx),
+                            )
+                            for m in panel
+                        ),
                     )
-                    for m in panel
-                ),
-            )
-        )
-        await _gather([votes_task, args_task])  # cancels the other stage if one fails
+                )
         problems, drafts_by_role = votes_task.result(), args_task.result()
         if all(d is None for d in drafts_by_role):
             raise StepFailed("no panel member contributed arguments: " + "; ".join(run.missing))
@@ -315,7 +317,7 @@ class Planner:
             if route([_vote(v) for v in by_problem[c.id]], c.initial).path == "conflict"
         ]
         run.total += len(conflicts)
-        verdicts = await _gather(
+        verdicts = await _all(
             run.optional(
                 f"arbitration of {c.display}",
                 self.experts.arbitrate(profile, c, by_problem[c.id], run.ctx),
@@ -351,7 +353,7 @@ class Planner:
                 per_option[d.option_id].append(d)
         with_pairs = [o for o in candidates if len(per_option[o.id]) >= 2]
         run.total += len(with_pairs)
-        relations = await _gather(
+        relations = await _all(
             run.optional(
                 f"relations for {o.title}",
                 self.experts.relate(profile, o, per_option[o.id], run.ctx),
@@ -373,7 +375,7 @@ class Planner:
         ]
         run.total += len(pairs)
         by_id = {d.id: d for d in drafts}
-        verdicts = await _gather(
+        verdicts = await _all(
             self._adjudicate(run, profile, o, by_id[s], by_id[a], evidence) for o, s, a in pairs
         )
         clashes: dict[str, list[Clash]] = {o.id: [] for o in candidates}
@@ -459,16 +461,32 @@ class Planner:
         return await self.experts.synthesize(profile, included, excluded, ctx)
 
 
-async def _gather(aws: Iterable[Awaitable[T]]) -> list[T]:
-    """gather that cancels the siblings when one raises (no orphaned model calls)."""
-    tasks = [asyncio.ensure_future(a) for a in aws]
+async def _all(coros: Iterable[Coroutine[Any, Any, T]]) -> list[T]:
+    """Their results, run concurrently in a task group: the first error cancels the siblings
+    (no orphaned model calls) and is raised as itself (see ``_first_error``)."""
+    with _first_error():
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(c) for c in coros]
+    return [t.result() for t in tasks]
+
+
+@contextmanager
+def _first_error() -> Iterator[None]:
+    """A task group's ``ExceptionGroup`` unwrapped to the first error raised in it, with that
+    error's own cause: callers and the error tree see ``StepFailed``, ``BackendUnavailable``...
+    as the call raised it, never a group."""
     try:
-        return list(await asyncio.gather(*tasks))
-    except BaseException:
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
+        yield
+    except BaseExceptionGroup as group:
+        first: BaseException = group
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        # Raised here, it would get the group as its context: keep the chain it had instead.
+        chain = first.__cause__, first.__context__, first.__suppress_context__
+        try:
+            raise first  # the cause stays the error's own, restored below
+        finally:
+            first.__cause__, first.__context__, first.__suppress_context__ = chain
 
 
 async def _now(fn: Callable[..., T], *args: object) -> T:

@@ -69,11 +69,11 @@ def _read(path: str) -> bytes:
 
 
 def _credentials(settings: Settings) -> grpc.ServerCredentials | None:
-    if not settings.tls_cert_file:
+    if not settings.tls.cert_file:
         return None
-    ca = _read(settings.tls_client_ca_file) if settings.tls_client_ca_file else None
+    ca = _read(settings.tls.client_ca_file) if settings.tls.client_ca_file else None
     return grpc.ssl_server_credentials(
-        [(_read(settings.tls_key_file), _read(settings.tls_cert_file))],
+        [(_read(settings.tls.key_file), _read(settings.tls.cert_file))],
         root_certificates=ca,
         require_client_auth=ca is not None,  # mutual TLS exactly when a client CA is configured
     )
@@ -91,8 +91,11 @@ def build_server(
     ``grpc_host:grpc_port`` (TLS / mTLS by settings). Returns it unstarted, with the bound port."""
     server = grpc.aio.server(
         options=[
-            ("grpc.max_receive_message_length", settings.max_message_bytes),
-            ("grpc.max_send_message_length", max(settings.max_message_bytes, 64 * 1024 * 1024)),
+            ("grpc.max_receive_message_length", settings.limits.max_message_bytes),
+            (
+                "grpc.max_send_message_length",
+                max(settings.limits.max_message_bytes, 64 * 1024 * 1024),
+            ),
             ("grpc.so_reuseport", 1),  # the workers of one `canoe serve` share the port
         ],
     )
@@ -107,7 +110,7 @@ def build_server(
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    address = f"{settings.grpc_host}:{settings.grpc_port}"
+    address = f"{settings.server.grpc_host}:{settings.server.grpc_port}"
     creds = _credentials(settings)
     try:
         port = (
@@ -207,7 +210,9 @@ async def _serve(settings: Settings, telemetry: Telemetry, peers: _Peers | None 
         if telemetry.prometheus_registry is not None:
             offset = peers.index if peers is not None else 0
             metrics = MetricsEndpoint.start(
-                telemetry.prometheus_registry, settings.grpc_host, settings.metrics_port + offset
+                telemetry.prometheus_registry,
+                settings.server.grpc_host,
+                settings.server.metrics_port + offset,
             )
             _log.info("metrics.started", port=metrics.port)
     except BaseException:
@@ -219,10 +224,10 @@ async def _serve(settings: Settings, telemetry: Telemetry, peers: _Peers | None 
         "server.started",
         port=running.port,
         worker=peers.index if peers is not None else 0,
-        tls=bool(settings.tls_cert_file),
-        mtls=bool(settings.tls_client_ca_file),
-        auth=settings.auth_mode,
-        backend=settings.backend,
+        tls=bool(settings.tls.cert_file),
+        mtls=bool(settings.tls.client_ca_file),
+        auth=settings.auth.mode,
+        backend=settings.inference.backend,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -233,10 +238,10 @@ async def _serve(settings: Settings, telemetry: Telemetry, peers: _Peers | None 
     try:
         await http.start()
         await stop.wait()
-        _log.info("server.stopping", grace_s=settings.grace_period_s)
+        _log.info("server.stopping", grace_s=settings.server.grace_period_s)
         if peers is not None:
             peers.ready[peers.index] = 0
-        await asyncio.gather(running.stop(settings.grace_period_s), http.stop())
+        await asyncio.gather(running.stop(settings.server.grace_period_s), http.stop())
         status = 1 if http.failed else 0
     finally:
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -259,7 +264,9 @@ class _HttpSide:
         # Workers share the port: each binds its own SO_REUSEPORT socket and hands it to uvicorn.
         self.sockets: list[socket.socket] | None = None
         if shared_port:
-            self.sockets = [_reuse_port_socket(settings.grpc_host, settings.http_port)]
+            self.sockets = [
+                _reuse_port_socket(settings.server.grpc_host, settings.server.http_port)
+            ]
         self.server: Any = None
         self.task: asyncio.Task[None] | None = None
         self.failed = False
@@ -281,12 +288,12 @@ class _HttpSide:
         self.server = _Server(
             uvicorn.Config(
                 http_app,
-                host=self.settings.grpc_host,
-                port=self.settings.http_port,
+                host=self.settings.server.grpc_host,
+                port=self.settings.server.http_port,
                 log_config=None,
                 access_log=False,
                 lifespan="on",
-                timeout_graceful_shutdown=max(1, int(self.settings.grace_period_s)),
+                timeout_graceful_shutdown=max(1, int(self.settings.server.grace_period_s)),
                 # HTTPS with the gRPC certificate; a client CA makes client certs optional, not
                 # required, so probes without one still reach /healthz (see uvicorn_tls).
                 **uvicorn_tls(self.settings),
@@ -297,7 +304,7 @@ class _HttpSide:
             await asyncio.sleep(0.01)
         if self.server.started:
             ports = [s.getsockname()[1] for srv in self.server.servers for s in srv.sockets]
-            _log.info("http.started", port=ports[0] if ports else self.settings.http_port)
+            _log.info("http.started", port=ports[0] if ports else self.settings.server.http_port)
 
     async def _run(self) -> None:
         try:
@@ -330,14 +337,14 @@ def _reuse_port_socket(host: str, port: int) -> socket.socket:
 
 
 def worker_count(settings: Settings) -> int:
-    """``settings.workers``, or when 0 the CPUs this process may run on (its affinity mask,
+    """``settings.server.workers``, or when 0 the CPUs this process may run on (its affinity mask,
     which is what a container's cpuset allows)."""
-    return settings.workers or len(os.sched_getaffinity(0))
+    return settings.server.workers or len(os.sched_getaffinity(0))
 
 
 def serve_forever(settings: Settings) -> int:
     """``canoe serve``: run until SIGTERM/SIGINT; exit status 0 after a graceful stop."""
-    configure_logging(settings.log_level)
+    configure_logging(settings.telemetry.log_level)
     # CPU-heavy work runs on worker threads (service.app); the serving loop then waits for the
     # GIL each time it wakes (a probe, a socket, a log write). A shorter switch interval than
     # CPython's 5 ms bounds that wait, at a small cost in throughput.
@@ -356,12 +363,13 @@ def _supervise(settings: Settings, workers: int) -> int:
     """Start ``workers`` worker processes on the same ports, forward SIGTERM/SIGINT to them,
     and stop them all if one of them ends on its own. Exit status 0 only after a graceful stop
     of every worker."""
-    if settings.store_dsn.strip().lower().endswith(":memory:"):
+    if settings.store.dsn.strip().lower().endswith(":memory:"):
         raise InputError(
             f"{workers} workers cannot share an in-memory store; use a SQLite file or "
             "PostgreSQL (store_dsn), or workers 1"
         )
-    settings = settings.model_copy(update=_fixed_ports(settings))
+    fixed = settings.server.model_copy(update=_fixed_ports(settings))
+    settings = settings.model_copy(update={"server": fixed})
     ctx = multiprocessing.get_context("spawn")
     ready = ctx.Array("b", workers, lock=False)
     procs = [
@@ -387,7 +395,7 @@ def _supervise(settings: Settings, workers: int) -> int:
             if proc.is_alive() and proc.pid is not None:
                 os.kill(proc.pid, signal.SIGTERM)
         for proc in procs:
-            proc.join(settings.grace_period_s + 15)
+            proc.join(settings.server.grace_period_s + 15)
             if proc.is_alive():
                 proc.kill()
                 proc.join()
@@ -403,8 +411,8 @@ def _fixed_ports(settings: Settings) -> dict[str, int]:
     """Port 0 (any free port, as tests ask) must be chosen once, for all workers alike."""
     fixed = {}
     for name in ("grpc_port", "http_port"):
-        if getattr(settings, name) == 0:
-            with _reuse_port_socket(settings.grpc_host, 0) as sock:
+        if getattr(settings.server, name) == 0:
+            with _reuse_port_socket(settings.server.grpc_host, 0) as sock:
                 fixed[name] = sock.getsockname()[1]
     return fixed
 
@@ -413,7 +421,7 @@ def _worker(settings: Settings, index: int, ready: MutableSequence[int]) -> None
     """One worker process: the whole single-process service, told who its peers are."""
     with contextlib.suppress(OSError, AttributeError):  # Linux: die with the supervisor
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    configure_logging(settings.log_level)
+    configure_logging(settings.telemetry.log_level)
     telemetry = Telemetry.from_settings(settings, prometheus=True)
     try:
         status = asyncio.run(_serve(settings, telemetry, _Peers(index, ready)))

@@ -1,8 +1,11 @@
 """One settings object for the whole service, read from the environment and an optional file.
 
-Environment variables are ``CANOE_<NAME>``; the optional YAML file named by ``CANOE_CONFIG_FILE``
-holds the same keys in lower case without the prefix. The environment wins over the file, the file
-over the defaults. The Helm chart's ConfigMap and Secrets set exactly these names.
+``Settings`` is made of groups (``settings.triton.url``, ``settings.store.dsn``, ...). Each
+setting also has one flat name, its group's prefix and its field (``triton_`` + ``url``): the
+environment variable is ``CANOE_<FLAT NAME>`` and the optional YAML file named by
+``CANOE_CONFIG_FILE`` holds the flat names in lower case (or a group as a mapping,
+``triton: {url: ...}``). The environment wins over the file, the file over the defaults. The
+Helm chart's ConfigMap and Secrets set exactly these names; ``SETTING_NAMES`` lists them all.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -28,17 +31,40 @@ from service.core.model import Parameters
 from service.errors import InputError
 from service.jsonio import load_json_object
 
-__all__ = ["Settings", "load_settings"]
+__all__ = [
+    "SETTING_NAMES",
+    "AuthSettings",
+    "CdsSettings",
+    "FhirSettings",
+    "InferenceSettings",
+    "LimitSettings",
+    "PanelSettings",
+    "ReasoningSettings",
+    "ReviewSettings",
+    "ServerSettings",
+    "Settings",
+    "StoreSettings",
+    "TelemetrySettings",
+    "TlsSettings",
+    "TritonConfig",
+    "load_settings",
+    "parse_issuers",
+    "setting_default",
+]
 
 # CANOE_* variables that are not settings: the config file pointer and tool/test switches.
 _NOT_SETTINGS = frozenset({"CONFIG_FILE", "SHARED_DIR", "DEBUG"})
 _DEFAULT_SIZES = {c: (b, e) for c, b, e in DEFAULT_PANEL_SIZES}
 
 
-class Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class _Group(BaseModel):
+    """One group of settings; its flat names are ``prefix + field``."""
 
-    # Transport
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    prefix: ClassVar[str] = ""
+
+
+class ServerSettings(_Group):
     grpc_host: str = "0.0.0.0"
     grpc_port: int = 50051
     http_port: int = 8080
@@ -47,161 +73,101 @@ class Settings(BaseModel):
     # Processes of `canoe serve` sharing these ports (SO_REUSEPORT); 0: one per usable CPU.
     workers: int = Field(default=0, ge=0)
 
-    # Inference
+
+class TlsSettings(_Group):
+    prefix = "tls_"
+    cert_file: str = ""
+    key_file: str = ""
+    client_ca_file: str = ""
+
+    @model_validator(mode="after")
+    def _coherent(self) -> TlsSettings:
+        if bool(self.cert_file) != bool(self.key_file):
+            raise ValueError("TLS needs both tls_cert_file and tls_key_file")
+        if self.client_ca_file and not self.cert_file:
+            raise ValueError("mutual TLS (tls_client_ca_file) needs tls_cert_file/tls_key_file")
+        return self
+
+
+class InferenceSettings(_Group):
     backend: Literal["embedded", "triton"] = "embedded"
-    triton_url: str = ""
-    triton_protocol: Literal["stream", "infer"] = "stream"
-    triton_guided_key: Literal["structured_outputs", "guided_decoding"] = "structured_outputs"
-    triton_model_agent: str = "medgemma-4b-it"
-    triton_model_adjudicator: str = "medgemma-27b-text-it"
-    triton_chat_template: str = "gemma"
-    triton_concurrency: int = Field(default=8, ge=1)
+    # The client deadline of one model call, on either backend (not Triton's queue timeout).
     call_deadline_s: float = Field(default=30.0, gt=0)
+
+
+class TritonConfig(_Group):
+    """The Triton backend's settings as configured (``inference.triton.TritonSettings`` is what
+    the backend takes; ``service.backends.triton_settings`` builds one from this)."""
+
+    prefix = "triton_"
+    url: str = ""
+    protocol: Literal["stream", "infer"] = "stream"
+    guided_key: Literal["structured_outputs", "guided_decoding"] = "structured_outputs"
+    model_agent: str = "medgemma-4b-it"
+    model_adjudicator: str = "medgemma-27b-text-it"
+    chat_template: str = "gemma"
+    # Model calls in flight at once (both backends: the planner's bound too).
+    concurrency: int = Field(default=8, ge=1)
     # Per step kind: "" means the step's default (adjudicator model for adjudicate/arbitrate,
     # agent model for the rest).
-    triton_model_assess: str = ""
-    triton_model_panel: str = ""
-    triton_model_vote: str = ""
-    triton_model_argue: str = ""
-    triton_model_relate: str = ""
-    triton_model_adjudicate: str = ""
-    triton_model_arbitrate: str = ""
-    triton_model_synthesize: str = ""
-    triton_retries: int = Field(default=2, ge=0, le=10)
-    triton_breaker_threshold: int = Field(default=5, ge=1)
-    triton_breaker_cooldown_s: float = Field(default=30.0, ge=0)
-    triton_temperature: float = Field(default=0.0, ge=0, le=2)
+    model_assess: str = ""
+    model_panel: str = ""
+    model_vote: str = ""
+    model_argue: str = ""
+    model_relate: str = ""
+    model_adjudicate: str = ""
+    model_arbitrate: str = ""
+    model_synthesize: str = ""
+    retries: int = Field(default=2, ge=0, le=10)
+    breaker_threshold: int = Field(default=5, ge=1)
+    breaker_cooldown_s: float = Field(default=30.0, ge=0)
+    temperature: float = Field(default=0.0, ge=0, le=2)
     # Triton's server-side queue timeout in microseconds; 0 means none (not the call deadline).
-    triton_queue_timeout_us: int = Field(default=0, ge=0)
+    queue_timeout_us: int = Field(default=0, ge=0)
 
-    # Panel size by case complexity: "base" or "base,extended" (extended when the case needs
-    # one more role). Both backends use them; sizes must not shrink as complexity grows.
-    panel_size_low: tuple[int, int] = _DEFAULT_SIZES["low"]
-    panel_size_moderate: tuple[int, int] = _DEFAULT_SIZES["moderate"]
-    panel_size_high: tuple[int, int] = _DEFAULT_SIZES["high"]
-    panel_size_very_high: tuple[int, int] = _DEFAULT_SIZES["very high"]
+    def model_for(self, step: StepKind) -> str:
+        """The model configured for one step kind ("" when the step keeps its default)."""
+        model: str = getattr(self, f"model_{step}")
+        return model
 
-    # Reasoning (CANOE defaults from the authors' arena code)
+
+class PanelSettings(_Group):
+    """Panel size by case complexity: "base" or "base,extended" (extended when the case needs
+    one more role). Both backends use them; sizes must not shrink as complexity grows."""
+
+    prefix = "panel_size_"
+    low: tuple[int, int] = _DEFAULT_SIZES["low"]
+    moderate: tuple[int, int] = _DEFAULT_SIZES["moderate"]
+    high: tuple[int, int] = _DEFAULT_SIZES["high"]
+    very_high: tuple[int, int] = _DEFAULT_SIZES["very high"]
+
+    @field_validator("low", "moderate", "high", "very_high", mode="before")
+    @classmethod
+    def _size(cls, value: object) -> tuple[int, int]:
+        return parse_panel_size(value)
+
+    @model_validator(mode="after")
+    def _coherent(self) -> PanelSettings:
+        _ = self.sizes  # validates them together
+        return self
+
+    @property
+    def sizes(self) -> PanelSizes:
+        """The four panel sizes, validated, in complexity order."""
+        fields = {c: c.replace(" ", "_") for c in COMPLEXITIES}
+        return panel_sizes(
+            {c: getattr(self, f) for c, f in fields.items()},
+            {c: f"panel_size_{f} (CANOE_PANEL_SIZE_{f.upper()})" for c, f in fields.items()},
+        )
+
+
+class ReasoningSettings(_Group):
+    """CANOE's parameters (defaults from the authors' arena code)."""
+
     delta: float = Field(default=0.2, ge=0, le=1)
     beta: float = Field(default=0.15, ge=0, le=1)
     threshold: float = Field(default=0.5, ge=0, le=1)
     band: float = Field(default=0.05, ge=0, le=0.5)
-
-    # State
-    store_dsn: str = "sqlite:///canoe.sqlite3"
-
-    # Auth and TLS
-    auth_mode: Literal["none", "tokens", "jwt"] = "none"
-    auth_tokens_file: str = ""
-    auth_jwks_file: str = ""
-    auth_issuer: str = ""
-    auth_audience: str = ""
-    tls_cert_file: str = ""
-    tls_key_file: str = ""
-    tls_client_ca_file: str = ""
-
-    # Operations
-    otlp_endpoint: str = ""
-    log_level: str = "info"
-
-    # Limits
-    max_message_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
-    max_bundle_resources: int = Field(default=5000, ge=1)
-    max_concurrent_plans: int = Field(default=8, ge=1)
-    request_deadline_s: float = Field(default=120.0, gt=0)
-
-    # CDS Hooks
-    # The public URL CDS clients call (JWT aud is checked against it); "" means this machine on
-    # http_port (see cds_url).
-    cds_base_url: str = ""
-    cds_jwks_file: str = ""
-    cds_review_url: str = ""
-
-    # Hardening (issue 11): caps and deadlines on what one request may cost, and how long a
-    # gRPC JWT may live. Per-CDS-client FHIR server allowlists live in the trusted-clients file
-    # (cds_jwks_file: fhir_servers, fhir_http_hosts, fhir_private_networks), next to its keys.
-    max_tasks_per_request: int = Field(default=200, ge=1)
-    cds_prefetch_deadline_s: float = Field(default=10.0, gt=0)
-    cds_prefetch_max_pages: int = Field(default=20, ge=1, le=1000)
-    auth_jwt_max_lifetime_s: int = Field(default=3600, ge=60)
-
-    # ---- Publishing (issue 16): the canonical base of every project-owned FHIR URL ----------
-    # Extensions, CodeSystems, ValueSets and our resources' fullUrls in every output live under
-    # it; `canoe definitions` writes the matching FHIR package. The default is a documentation
-    # domain (RFC 2606): a hospital sets its own.
-    fhir_base: str = DEFAULT_BASE
-
-    @field_validator("fhir_base")
-    @classmethod
-    def _fhir_base(cls, value: str) -> str:
-        return check_base(value)
-
-    @property
-    def cds_url(self) -> str:
-        """``cds_base_url``, or this machine on the configured HTTP port (https under TLS)."""
-        if self.cds_base_url:
-            return self.cds_base_url.rstrip("/")
-        scheme = "https" if self.tls_cert_file else "http"
-        return f"{scheme}://localhost:{self.http_port}"
-
-    # ---- end of issue 16's block ------------------------------------------------------------
-    # Review app (``/review``, service/review): SMART on FHIR client id; the EHRs allowed to
-    # launch it, as "tenant=https://ehr.example/fhir,..." (an unknown iss is refused); the HMAC
-    # key for review links and sessions ("" = a random key per process: links from
-    # `canoe review-link` then do not work, and sessions end with the process); lifetimes.
-    review_smart_client_id: str = "canoe-review"
-    review_smart_issuers: str = ""
-    review_signing_key: str = ""
-    review_link_ttl_s: int = Field(default=900, ge=30, le=86_400)
-    review_session_ttl_s: int = Field(default=3600, ge=60, le=86_400)
-
-    @field_validator(
-        "panel_size_low",
-        "panel_size_moderate",
-        "panel_size_high",
-        "panel_size_very_high",
-        mode="before",
-    )
-    @classmethod
-    def _panel_size(cls, value: object) -> tuple[int, int]:
-        return parse_panel_size(value)
-
-    @field_validator("review_smart_issuers")
-    @classmethod
-    def _issuers(cls, value: str) -> str:
-        parse_issuers(value)  # ValueError naming the bad entry
-        return value
-
-    @model_validator(mode="after")
-    def _coherent(self) -> Settings:
-        if self.backend == "triton" and not self.triton_url:
-            raise ValueError("backend 'triton' needs triton_url (CANOE_TRITON_URL)")
-        if bool(self.tls_cert_file) != bool(self.tls_key_file):
-            raise ValueError("TLS needs both tls_cert_file and tls_key_file")
-        if self.tls_client_ca_file and not self.tls_cert_file:
-            raise ValueError("mutual TLS (tls_client_ca_file) needs tls_cert_file/tls_key_file")
-        if self.auth_mode == "tokens" and not self.auth_tokens_file:
-            raise ValueError("auth_mode 'tokens' needs auth_tokens_file")
-        if self.auth_mode == "jwt" and not self.auth_jwks_file:
-            raise ValueError("auth_mode 'jwt' needs auth_jwks_file")
-        _ = self.panel_sizes  # validates them together
-        if self.review_signing_key and len(self.review_signing_key.encode("utf-8")) < 32:
-            raise ValueError("review_signing_key must be at least 32 bytes (HS256)")
-        return self
-
-    @property
-    def panel_sizes(self) -> PanelSizes:
-        """The four panel sizes, validated, in complexity order."""
-        fields = {c: "panel_size_" + c.replace(" ", "_") for c in COMPLEXITIES}
-        return panel_sizes(
-            {c: getattr(self, f) for c, f in fields.items()},
-            {c: f"{f} (CANOE_{f.upper()})" for c, f in fields.items()},
-        )
-
-    def triton_model_for(self, step: StepKind) -> str:
-        """The model configured for one step kind ("" when the step keeps its default)."""
-        model: str = getattr(self, f"triton_model_{step}")
-        return model
 
     @property
     def parameters(self) -> Parameters:
@@ -210,23 +176,223 @@ class Settings(BaseModel):
         )
 
 
+class StoreSettings(_Group):
+    prefix = "store_"
+    dsn: str = "sqlite:///canoe.sqlite3"
+
+
+class AuthSettings(_Group):
+    prefix = "auth_"
+    mode: Literal["none", "tokens", "jwt"] = "none"
+    tokens_file: str = ""
+    jwks_file: str = ""
+    issuer: str = ""
+    audience: str = ""
+    # How long a gRPC JWT may live (issue 11).
+    jwt_max_lifetime_s: int = Field(default=3600, ge=60)
+
+    @model_validator(mode="after")
+    def _coherent(self) -> AuthSettings:
+        if self.mode == "tokens" and not self.tokens_file:
+            raise ValueError("auth_mode 'tokens' needs auth_tokens_file")
+        if self.mode == "jwt" and not self.jwks_file:
+            raise ValueError("auth_mode 'jwt' needs auth_jwks_file")
+        return self
+
+
+class TelemetrySettings(_Group):
+    otlp_endpoint: str = ""
+    log_level: str = "info"
+
+
+class LimitSettings(_Group):
+    """Caps and deadlines on what one request may cost (issue 11)."""
+
+    max_message_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
+    max_bundle_resources: int = Field(default=5000, ge=1)
+    max_concurrent_plans: int = Field(default=8, ge=1)
+    request_deadline_s: float = Field(default=120.0, gt=0)
+    max_tasks_per_request: int = Field(default=200, ge=1)
+
+
+class CdsSettings(_Group):
+    """CDS Hooks. Per-CDS-client FHIR server allowlists live in the trusted-clients file
+    (``jwks_file``: fhir_servers, fhir_http_hosts, fhir_private_networks), next to its keys."""
+
+    prefix = "cds_"
+    # The public URL CDS clients call (JWT aud is checked against it); "" means this machine on
+    # http_port (see Settings.cds_url).
+    base_url: str = ""
+    jwks_file: str = ""
+    review_url: str = ""
+    prefetch_deadline_s: float = Field(default=10.0, gt=0)
+    prefetch_max_pages: int = Field(default=20, ge=1, le=1000)
+
+
+class FhirSettings(_Group):
+    """Publishing (issue 16): extensions, CodeSystems, ValueSets and our resources' fullUrls in
+    every output live under ``base``; `canoe definitions` writes the matching FHIR package. The
+    default is a documentation domain (RFC 2606): a hospital sets its own."""
+
+    prefix = "fhir_"
+    base: str = DEFAULT_BASE
+
+    @field_validator("base")
+    @classmethod
+    def _base(cls, value: str) -> str:
+        return check_base(value)
+
+
+class ReviewSettings(_Group):
+    """Review app (``/review``, service/review): SMART on FHIR client id; the EHRs allowed to
+    launch it, as "tenant=https://ehr.example/fhir,..." (an unknown iss is refused); the HMAC
+    key for review links and sessions ("" = a random key per process: links from
+    `canoe review-link` then do not work, and sessions end with the process); lifetimes."""
+
+    prefix = "review_"
+    smart_client_id: str = "canoe-review"
+    smart_issuers: str = ""
+    signing_key: str = ""
+    link_ttl_s: int = Field(default=900, ge=30, le=86_400)
+    session_ttl_s: int = Field(default=3600, ge=60, le=86_400)
+
+    @field_validator("smart_issuers")
+    @classmethod
+    def _issuers(cls, value: str) -> str:
+        parse_issuers(value)  # ValueError naming the bad entry
+        return value
+
+    @field_validator("signing_key")
+    @classmethod
+    def _key(cls, value: str) -> str:
+        if value and len(value.encode("utf-8")) < 32:
+            raise ValueError("must be at least 32 bytes (HS256)")
+        return value
+
+
+class Settings(BaseModel):
+    """Every setting, by group. Flat names (``triton_url``) are accepted too, as keyword
+    arguments or keys, and land in their group."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    server: ServerSettings = ServerSettings()
+    tls: TlsSettings = TlsSettings()
+    inference: InferenceSettings = InferenceSettings()
+    triton: TritonConfig = TritonConfig()
+    panel: PanelSettings = PanelSettings()
+    reasoning: ReasoningSettings = ReasoningSettings()
+    store: StoreSettings = StoreSettings()
+    auth: AuthSettings = AuthSettings()
+    telemetry: TelemetrySettings = TelemetrySettings()
+    limits: LimitSettings = LimitSettings()
+    cds: CdsSettings = CdsSettings()
+    fhir: FhirSettings = FhirSettings()
+    review: ReviewSettings = ReviewSettings()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nest_flat_names(cls, data: object) -> object:
+        return _nest(data) if isinstance(data, Mapping) else data
+
+    @model_validator(mode="after")
+    def _coherent(self) -> Settings:
+        if self.inference.backend == "triton" and not self.triton.url:
+            raise ValueError("backend 'triton' needs triton_url (CANOE_TRITON_URL)")
+        return self
+
+    @property
+    def cds_url(self) -> str:
+        """``cds_base_url``, or this machine on the configured HTTP port (https under TLS)."""
+        if self.cds.base_url:
+            return self.cds.base_url.rstrip("/")
+        scheme = "https" if self.tls.cert_file else "http"
+        return f"{scheme}://localhost:{self.server.http_port}"
+
+
+_GROUPS: dict[str, type[_Group]] = {
+    name: field.annotation
+    for name, field in Settings.model_fields.items()
+    if isinstance(field.annotation, type) and issubclass(field.annotation, _Group)
+}
+
+
+def _flat_names() -> dict[str, tuple[str, str]]:
+    names: dict[str, tuple[str, str]] = {}
+    for group, model in _GROUPS.items():
+        for field in model.model_fields:
+            flat = model.prefix + field
+            if flat in names or flat in _GROUPS:
+                raise RuntimeError(f"setting name {flat!r} is ambiguous")  # a programming error
+            names[flat] = (group, field)
+    return names
+
+
+# Every setting's flat name (CANOE_<NAME> in upper case) -> (group, field).
+SETTING_NAMES: Mapping[str, tuple[str, str]] = _flat_names()
+
+
+def setting_default(name: str) -> object:
+    """The default of the setting with this flat name."""
+    group, field = SETTING_NAMES[name]
+    return _GROUPS[group].model_fields[field].default
+
+
+def _nest(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Flat names moved into their groups; groups given as mappings (or models) merged with
+    them; anything else left as it is, for ``extra="forbid"`` to refuse by name."""
+    out: dict[str, Any] = {}
+
+    def section(group: str) -> dict[str, Any]:
+        current = out.get(group)
+        if not isinstance(current, dict):
+            current = out[group] = {}
+        return current
+
+    for key, value in values.items():
+        if key in SETTING_NAMES:
+            group, field = SETTING_NAMES[key]
+            section(group)[field] = value
+        elif key in _GROUPS and isinstance(value, _Group):
+            section(key).update(value.model_dump(exclude_unset=True))
+        elif key in _GROUPS and isinstance(value, Mapping):
+            section(key).update(value)
+        else:
+            out[key] = value
+    return out
+
+
+def _layered(*layers: Mapping[str, Any]) -> dict[str, Any]:
+    """Later layers win, field by field within a group."""
+    out: dict[str, Any] = {}
+    for layer in layers:
+        for key, value in _nest(layer).items():
+            if isinstance(value, dict) and isinstance(out.get(key), dict):
+                out[key] = {**out[key], **value}
+            else:
+                out[key] = value
+    return out
+
+
 def load_settings(environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
-    """Defaults < config file < environment < explicit overrides. Bad settings -> InputError."""
+    """Defaults < config file < environment < explicit overrides (flat names or groups).
+    Bad settings -> InputError, one line per field."""
     env = os.environ if environ is None else environ
-    values: dict[str, Any] = {}
+    from_file: dict[str, Any] = {}
     path = env.get("CANOE_CONFIG_FILE", "")
     if path:
         loaded = _read_config_file(path)
         if not isinstance(loaded, dict):
             raise InputError(f"config file {path} must hold a mapping of settings")
-        values.update(loaded)
+        from_file = {str(k): v for k, v in loaded.items()}
     prefix = "CANOE_"
-    for key, value in env.items():
-        if key.startswith(prefix) and key[len(prefix) :] not in _NOT_SETTINGS:
-            values[key[len(prefix) :].lower()] = value
-    values.update(overrides)
+    from_env = {
+        key[len(prefix) :].lower(): value
+        for key, value in env.items()
+        if key.startswith(prefix) and key[len(prefix) :] not in _NOT_SETTINGS
+    }
     try:
-        return Settings.model_validate(values)
+        return Settings.model_validate(_layered(from_file, from_env, overrides))
     except ValidationError as exc:
         raise InputError("invalid settings:\n" + _describe(exc)) from None
 
@@ -248,16 +414,22 @@ def _read_config_file(path: str) -> object:
 
 
 def _describe(exc: ValidationError) -> str:
-    """One line per problem, ``name: problem``, naming the CANOE_ variable. Neither pydantic's
+    """One line per problem, ``name (CANOE_NAME): problem``, by flat name. Neither pydantic's
     documentation URL nor the input values: a setting can hold a secret (a DSN's password)."""
     lines = []
     for err in exc.errors(include_url=False, include_input=False, include_context=False):
-        loc = ".".join(str(p) for p in err["loc"])
+        loc = [str(p) for p in err["loc"]]
         msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden":
-            msg = "unknown setting; the names are the fields of service/settings.py Settings"
-        # A check across fields (loc empty) names its fields in the message itself.
-        lines.append(f"{loc} (CANOE_{loc.upper()}): {msg}" if loc else msg)
+        whole_group = len(loc) == 1 and loc[0] in _GROUPS
+        if err["type"] == "extra_forbidden" or (whole_group and err["type"] == "model_type"):
+            msg = "unknown setting; the names are in service/settings.py (group prefix + field)"
+        elif whole_group:
+            loc = []  # a check across a group's fields names its fields in the message
+        if len(loc) >= 2 and loc[0] in _GROUPS:
+            loc = [_GROUPS[loc[0]].prefix + loc[1], *loc[2:]]
+        name = ".".join(loc)
+        # A check across fields (no name) names its fields in the message itself.
+        lines.append(f"{name} (CANOE_{name.upper()}): {msg}" if name else msg)
     return "\n".join(lines)
 
 

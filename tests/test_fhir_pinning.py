@@ -122,3 +122,32 @@ def test_get_model_refuses_non_resources_with_keyerror(name: str) -> None:
 def test_get_model_refuses_non_strings() -> None:
     with pytest.raises(KeyError):
         r4.get_model(42)  # type: ignore[arg-type]
+
+
+def _names_used_from_r4() -> set[str]:
+    """Every name the packages or the tests take from ``fhir_mapping.r4`` by name: ``r4.X`` or
+    imported."""
+    used: set[str] = set()
+    for f in [*_sources(), *sorted((REPO_ROOT / "tests").rglob("*.py"))]:
+        if f.relative_to(REPO_ROOT) == PINNED:
+            continue
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and getattr(node.value, "id", None) == "r4":
+                used.add(node.attr)
+            elif isinstance(node, ast.ImportFrom) and node.module == "fhir_mapping.r4":
+                used |= {a.name for a in node.names}
+    return used
+
+
+def test_every_exported_resource_type_is_used() -> None:
+    """Resource types are re-exported only when a module or test names them; datatypes and backbone
+    elements stay for ``fhir_mapping.ingest``, which looks them up here by name."""
+    used = _names_used_from_r4()
+    resources = {
+        name
+        for name in r4.__all__
+        if isinstance(getattr(r4, name), type) and issubclass(getattr(r4, name), r4.Resource)
+    }
+    assert {"Patient", "Bundle", "Task"} <= resources
+    assert resources <= used, sorted(resources - used)
+    assert {n for n in used if n[0].isupper()} <= set(r4.__all__)

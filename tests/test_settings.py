@@ -4,6 +4,7 @@ settings are refused with one readable line per field and no echoed values."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from inference.protocol import CallContext
 from inference.triton import STEP_KINDS, TritonSettings
 from service.backends import build_experts, triton_settings
 from service.errors import InputError
-from service.settings import load_settings
+from service.settings import SETTING_NAMES, Settings, StoreSettings, load_settings
 from tests.conftest import fixture_bundle
 
 # (setting, value as text, value as YAML, TritonSettings attribute, expected value there)
@@ -113,7 +114,7 @@ def test_panel_sizes_reach_both_backends(source: str, tmp_path: Path) -> None:
     )
     settings = load_settings(env)
     want = (("low", 2, 2), ("moderate", 3, 3), ("high", 5, 6), ("very high", 7, 7))
-    assert settings.panel_sizes == want
+    assert settings.panel.sizes == want
     assert triton(settings).panel_sizes == want
     experts = build_experts(settings)
     assert isinstance(experts, EmbeddedExperts)
@@ -191,10 +192,10 @@ def test_error_lists_each_field_and_echoes_no_input() -> None:
 
 def test_hardening_defaults() -> None:
     s = load_settings({})
-    assert s.max_tasks_per_request == 200
-    assert s.cds_prefetch_deadline_s == 10.0
-    assert s.cds_prefetch_max_pages == 20
-    assert s.auth_jwt_max_lifetime_s == 3600
+    assert s.limits.max_tasks_per_request == 200
+    assert s.cds.prefetch_deadline_s == 10.0
+    assert s.cds.prefetch_max_pages == 20
+    assert s.auth.jwt_max_lifetime_s == 3600
 
 
 @pytest.mark.parametrize(
@@ -213,3 +214,157 @@ def test_a_config_file_that_cannot_be_read_is_an_input_error(
     path.write_text(text)
     with pytest.raises(InputError, match=why):
         load_settings({"CANOE_CONFIG_FILE": str(path)})
+
+
+# Every setting by its documented name: (CANOE_ variable, where it lands, value as text, value
+# there). All set at once, so the values are chosen to be coherent with each other (TLS pair,
+# JWT mode with its JWKS, a long enough signing key, non-shrinking panel sizes) and each differs
+# from its default, so a name that lands in the wrong field, or nowhere, fails.
+KEY = "k" * 40
+EVERY_SETTING: list[tuple[str, str, str, Any]] = [
+    ("CANOE_GRPC_HOST", "server.grpc_host", "127.0.0.2", "127.0.0.2"),
+    ("CANOE_GRPC_PORT", "server.grpc_port", "6001", 6001),
+    ("CANOE_HTTP_PORT", "server.http_port", "6002", 6002),
+    ("CANOE_METRICS_PORT", "server.metrics_port", "6003", 6003),
+    ("CANOE_GRACE_PERIOD_S", "server.grace_period_s", "4.5", 4.5),
+    ("CANOE_WORKERS", "server.workers", "3", 3),
+    ("CANOE_TLS_CERT_FILE", "tls.cert_file", "/tls/cert.pem", "/tls/cert.pem"),
+    ("CANOE_TLS_KEY_FILE", "tls.key_file", "/tls/key.pem", "/tls/key.pem"),
+    ("CANOE_TLS_CLIENT_CA_FILE", "tls.client_ca_file", "/tls/ca.pem", "/tls/ca.pem"),
+    ("CANOE_BACKEND", "inference.backend", "triton", "triton"),
+    ("CANOE_CALL_DEADLINE_S", "inference.call_deadline_s", "12", 12.0),
+    ("CANOE_TRITON_URL", "triton.url", "triton:8001", "triton:8001"),
+    ("CANOE_TRITON_PROTOCOL", "triton.protocol", "infer", "infer"),
+    ("CANOE_TRITON_GUIDED_KEY", "triton.guided_key", "guided_decoding", "guided_decoding"),
+    ("CANOE_TRITON_MODEL_AGENT", "triton.model_agent", "agent-m", "agent-m"),
+    ("CANOE_TRITON_MODEL_ADJUDICATOR", "triton.model_adjudicator", "adj-m", "adj-m"),
+    ("CANOE_TRITON_CHAT_TEMPLATE", "triton.chat_template", "llama3", "llama3"),
+    ("CANOE_TRITON_CONCURRENCY", "triton.concurrency", "5", 5),
+    *[
+        (f"CANOE_TRITON_MODEL_{step.upper()}", f"triton.model_{step}", f"m-{step}", f"m-{step}")
+        for step in STEP_KINDS
+    ],
+    ("CANOE_TRITON_RETRIES", "triton.retries", "7", 7),
+    ("CANOE_TRITON_BREAKER_THRESHOLD", "triton.breaker_threshold", "11", 11),
+    ("CANOE_TRITON_BREAKER_COOLDOWN_S", "triton.breaker_cooldown_s", "3.5", 3.5),
+    ("CANOE_TRITON_TEMPERATURE", "triton.temperature", "0.3", 0.3),
+    ("CANOE_TRITON_QUEUE_TIMEOUT_US", "triton.queue_timeout_us", "900", 900),
+    ("CANOE_PANEL_SIZE_LOW", "panel.low", "1", (1, 1)),
+    ("CANOE_PANEL_SIZE_MODERATE", "panel.moderate", "2,3", (2, 3)),
+    ("CANOE_PANEL_SIZE_HIGH", "panel.high", "5", (5, 5)),
+    ("CANOE_PANEL_SIZE_VERY_HIGH", "panel.very_high", "8,9", (8, 9)),
+    ("CANOE_DELTA", "reasoning.delta", "0.25", 0.25),
+    ("CANOE_BETA", "reasoning.beta", "0.1", 0.1),
+    ("CANOE_THRESHOLD", "reasoning.threshold", "0.6", 0.6),
+    ("CANOE_BAND", "reasoning.band", "0.07", 0.07),
+    ("CANOE_STORE_DSN", "store.dsn", "postgresql://db/canoe", "postgresql://db/canoe"),
+    ("CANOE_AUTH_MODE", "auth.mode", "jwt", "jwt"),
+    ("CANOE_AUTH_TOKENS_FILE", "auth.tokens_file", "/auth/tokens", "/auth/tokens"),
+    ("CANOE_AUTH_JWKS_FILE", "auth.jwks_file", "/auth/jwks", "/auth/jwks"),
+    ("CANOE_AUTH_ISSUER", "auth.issuer", "https://idp.test", "https://idp.test"),
+    ("CANOE_AUTH_AUDIENCE", "auth.audience", "canoe-aud", "canoe-aud"),
+    ("CANOE_AUTH_JWT_MAX_LIFETIME_S", "auth.jwt_max_lifetime_s", "600", 600),
+    ("CANOE_OTLP_ENDPOINT", "telemetry.otlp_endpoint", "http://otel:4317", "http://otel:4317"),
+    ("CANOE_LOG_LEVEL", "telemetry.log_level", "debug", "debug"),
+    ("CANOE_MAX_MESSAGE_BYTES", "limits.max_message_bytes", "4096", 4096),
+    ("CANOE_MAX_BUNDLE_RESOURCES", "limits.max_bundle_resources", "77", 77),
+    ("CANOE_MAX_CONCURRENT_PLANS", "limits.max_concurrent_plans", "2", 2),
+    ("CANOE_REQUEST_DEADLINE_S", "limits.request_deadline_s", "60", 60.0),
+    ("CANOE_MAX_TASKS_PER_REQUEST", "limits.max_tasks_per_request", "9", 9),
+    ("CANOE_CDS_BASE_URL", "cds.base_url", "https://cds.test/x", "https://cds.test/x"),
+    ("CANOE_CDS_JWKS_FILE", "cds.jwks_file", "/cds/clients.json", "/cds/clients.json"),
+    ("CANOE_CDS_REVIEW_URL", "cds.review_url", "https://rv.test", "https://rv.test"),
+    ("CANOE_CDS_PREFETCH_DEADLINE_S", "cds.prefetch_deadline_s", "2.5", 2.5),
+    ("CANOE_CDS_PREFETCH_MAX_PAGES", "cds.prefetch_max_pages", "4", 4),
+    (
+        "CANOE_FHIR_BASE",
+        "fhir.base",
+        "https://fhir.hospital.test/c",
+        "https://fhir.hospital.test/c",
+    ),
+    ("CANOE_REVIEW_SMART_CLIENT_ID", "review.smart_client_id", "rv-client", "rv-client"),
+    ("CANOE_REVIEW_SMART_ISSUERS", "review.smart_issuers", "t=https://e/f", "t=https://e/f"),
+    ("CANOE_REVIEW_SIGNING_KEY", "review.signing_key", KEY, KEY),
+    ("CANOE_REVIEW_LINK_TTL_S", "review.link_ttl_s", "60", 60),
+    ("CANOE_REVIEW_SESSION_TTL_S", "review.session_ttl_s", "120", 120),
+]
+ROOT = Path(__file__).resolve().parents[1]
+# Where the names are documented or set for a deployment. Names ending in "_" are families
+# spelled out in the same text (CANOE_TRITON_MODEL_<STEP>, CANOE_PANEL_SIZE_<LEVEL>).
+DOCUMENTED_IN = (
+    "README.md",
+    "compose.yaml",
+    "Dockerfile",
+    "helm/canoe/templates/configmap.yaml",
+    "helm/canoe/templates/_helpers.tpl",
+    "helm/canoe/values.yaml",
+)
+NOT_SETTINGS = {"CANOE_CONFIG_FILE", "CANOE_DEBUG", "CANOE_SHARED_DIR"}
+
+
+def at(settings: Any, dotted: str) -> Any:
+    group, field = dotted.split(".")
+    return getattr(getattr(settings, group), field)
+
+
+def test_the_table_covers_every_setting_once() -> None:
+    names = [var for var, *_ in EVERY_SETTING]
+    assert len(names) == len(set(names))
+    assert sorted(v.removeprefix("CANOE_").lower() for v in names) == sorted(SETTING_NAMES)
+    assert {p for _, p, *_ in EVERY_SETTING} == {".".join(v) for v in SETTING_NAMES.values()}
+
+
+def test_every_documented_variable_is_a_setting() -> None:
+    known = {var for var, *_ in EVERY_SETTING}
+    documented: set[str] = set()
+    for name in DOCUMENTED_IN:
+        text = (ROOT / name).read_text(encoding="utf-8")
+        documented |= set(re.findall(r"CANOE_[A-Z0-9_]*[A-Z0-9]\b", text))
+    documented -= NOT_SETTINGS
+    assert len(documented) > 40  # the pattern really finds the documented names
+    assert documented <= known, sorted(documented - known)
+
+
+@pytest.mark.parametrize("source", ["env", "file", "file-groups"])
+def test_every_variable_lands_in_its_group(source: str, tmp_path: Path) -> None:
+    env = {var: text for var, _, text, _ in EVERY_SETTING}
+    if source != "env":
+        flat = {var.removeprefix("CANOE_").lower(): text for var, text in env.items()}
+        if source == "file-groups":  # a YAML file may also spell groups as mappings
+            nested: dict[str, dict[str, str]] = {}
+            for name, text in flat.items():
+                group, field = SETTING_NAMES[name]
+                nested.setdefault(group, {})[field] = text
+            env = via_file(tmp_path, nested)
+        else:
+            env = via_file(tmp_path, flat)
+    settings = load_settings(env)
+    defaults = load_settings({})
+    for var, dotted, _, want in EVERY_SETTING:
+        assert at(settings, dotted) == want, var
+        assert at(defaults, dotted) != want, var  # the value really moved the setting
+
+
+def test_flat_names_are_accepted_as_keywords_and_groups_as_models() -> None:
+    s = Settings(triton_url="t:1", backend="triton", store=StoreSettings(dsn="sqlite:///x.db"))
+    assert (s.triton.url, s.inference.backend, s.store.dsn) == ("t:1", "triton", "sqlite:///x.db")
+    assert load_settings({"CANOE_TRITON_RETRIES": "4"}, triton_retries=5).triton.retries == 5
+
+
+def test_a_group_name_is_not_a_setting() -> None:
+    with pytest.raises(InputError) as info:
+        load_settings({"CANOE_TRITON": "x", "CANOE_PANEL_SIZE": "3"})
+    unknown = "unknown setting; the names are in service/settings.py (group prefix + field)"
+    assert sorted(str(info.value).splitlines()[1:]) == [
+        f"panel_size (CANOE_PANEL_SIZE): {unknown}",
+        f"triton (CANOE_TRITON): {unknown}",
+    ]
+
+
+def test_a_check_across_a_group_names_its_fields() -> None:
+    with pytest.raises(InputError) as info:
+        load_settings({"CANOE_TLS_KEY_FILE": "/k.pem", "CANOE_AUTH_MODE": "tokens"})
+    assert sorted(str(info.value).splitlines()[1:]) == [
+        "TLS needs both tls_cert_file and tls_key_file",
+        "auth_mode 'tokens' needs auth_tokens_file",
+    ]

@@ -150,11 +150,11 @@ class CdsConfig:
         base = settings.cds_url
         return cls(
             base_url=base,
-            review_url=settings.cds_review_url or f"{base}/review",
-            max_body_bytes=settings.max_message_bytes,
-            fhir_base=settings.fhir_base,
-            prefetch_deadline_s=settings.cds_prefetch_deadline_s,
-            prefetch_max_pages=settings.cds_prefetch_max_pages,
+            review_url=settings.cds.review_url or f"{base}/review",
+            max_body_bytes=settings.limits.max_message_bytes,
+            fhir_base=settings.fhir.base,
+            prefetch_deadline_s=settings.cds.prefetch_deadline_s,
+            prefetch_max_pages=settings.cds.prefetch_max_pages,
         )
 
     @property
@@ -591,7 +591,7 @@ def build_app(
 def create_app(service: PlanService, settings: Settings) -> Starlette:
     """The app as the settings configure it (trusted clients from ``cds_jwks_file``). Cards and
     seen JWT ids are kept in the service's store, so replicas share them."""
-    clients = load_trusted_clients(settings.cds_jwks_file) if settings.cds_jwks_file else {}
+    clients = load_trusted_clients(settings.cds.jwks_file) if settings.cds.jwks_file else {}
     verifier = JwtVerifier(clients, replay=StoreReplayGuard(service))
     return build_app(service, CdsConfig.from_settings(settings), verifier)
 
@@ -599,23 +599,23 @@ def create_app(service: PlanService, settings: Settings) -> Starlette:
 def uvicorn_tls(settings: Settings) -> dict[str, Any]:
     """``uvicorn.Config`` keyword arguments for HTTPS with the service's certificate (the one
     gRPC uses); empty without TLS."""
-    if not settings.tls_cert_file:
+    if not settings.tls.cert_file:
         return {}
     options: dict[str, Any] = {
-        "ssl_certfile": settings.tls_cert_file,
-        "ssl_keyfile": settings.tls_key_file,
+        "ssl_certfile": settings.tls.cert_file,
+        "ssl_keyfile": settings.tls.key_file,
     }
-    if settings.tls_client_ca_file:
+    if settings.tls.client_ca_file:
         # Client certificates are verified when presented but not required (unlike gRPC's mTLS):
         # the kubelet's HTTPS probes carry none and must still reach /healthz, and CDS clients
         # authenticate every call with their signed JWT anyway.
-        options["ssl_ca_certs"] = settings.tls_client_ca_file
+        options["ssl_ca_certs"] = settings.tls.client_ca_file
         options["ssl_cert_reqs"] = ssl.CERT_OPTIONAL
     return options
 
 
 async def serve(service: PlanService, settings: Settings, *, host: str = "0.0.0.0") -> None:
-    """Run the CDS Hooks app on ``settings.http_port`` until cancelled (uvicorn, no reload),
+    """Run the CDS Hooks app on ``settings.server.http_port`` until cancelled (uvicorn, no reload),
     over HTTPS when ``tls_cert_file``/``tls_key_file`` are set."""
     import uvicorn
 
@@ -623,7 +623,7 @@ async def serve(service: PlanService, settings: Settings, *, host: str = "0.0.0.
         uvicorn.Config(
             create_app(service, settings),
             host=host,
-            port=settings.http_port,
+            port=settings.server.http_port,
             log_config=None,  # the project's logging set-up owns the handlers
             access_log=False,  # the app logs each call itself, without query or body
             lifespan="on",

@@ -34,15 +34,15 @@ def review_link(settings: Settings, *, tenant: str, plan_id: str, user: str) -> 
     from service.errors import InputError
     from service.review.tokens import Signer
 
-    if not settings.review_signing_key:
+    if not settings.review.signing_key:
         raise InputError(
             "review links need a shared signing key: set CANOE_REVIEW_SIGNING_KEY here and "
             "on the service"
         )
     if not user.startswith(("Practitioner/", "PractitionerRole/")):
         raise InputError("the reviewer must be a Practitioner/<id> or PractitionerRole/<id>")
-    token = Signer(settings.review_signing_key).sign(
-        "link", {"ten": tenant, "plan": plan_id, "sub": user}, settings.review_link_ttl_s
+    token = Signer(settings.review.signing_key).sign(
+        "link", {"ten": tenant, "plan": plan_id, "sub": user}, settings.review.link_ttl_s
     )
     base = settings.cds_url
     return f"{base}/review/open?token={token}"

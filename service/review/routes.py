@@ -95,10 +95,10 @@ class ReviewConfig:
         self.public_base = f"{base}/review"  # absolute, for redirect_uri and review links
         self.prefix = urlsplit(base).path.rstrip("/") + "/review"  # the mount path
         self.secure_cookies = base.startswith("https://")
-        self.client_id = settings.review_smart_client_id
-        self.issuers = smart.parse_issuers(settings.review_smart_issuers)
-        self.session_ttl_s = settings.review_session_ttl_s
-        self.signer = Signer(settings.review_signing_key)
+        self.client_id = settings.review.smart_client_id
+        self.issuers = smart.parse_issuers(settings.review.smart_issuers)
+        self.session_ttl_s = settings.review.session_ttl_s
+        self.signer = Signer(settings.review.signing_key)
         origins = {f"{urlsplit(i).scheme}://{urlsplit(i).netloc}" for i in self.issuers}
         frame = " ".join(["'self'", *sorted(origins)])
         self.csp = (

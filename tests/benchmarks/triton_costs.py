@@ -24,11 +24,11 @@ from fhir_mapping.ingest import ingest
 from inference import _triton_steps as steps
 from inference.embedded import EmbeddedExperts
 from inference.evidence import EvidenceBase
-from inference.llm_server import count_tokens
 from inference.protocol import ArgumentDraft, CandidateOption, PanelMember
 from inference.triton import TritonExperts, TritonSettings
 from service.pipeline import Planner
 from tests.conftest import fixture_bundle
+from tests.support.triton_models import count_tokens, encode_answer
 
 RENDERER = TritonExperts(TritonSettings())
 
@@ -50,7 +50,7 @@ class Counting:
         s = self.stats[req.step]
         s[0] += 1
         s[1] += count_tokens(RENDERER.render(req))
-        s[2] += count_tokens(json.dumps(steps.encode_answer(req.step, result)))
+        s[2] += count_tokens(json.dumps(encode_answer(req.step, result)))
         return result
 
     async def is_ready(self) -> bool:

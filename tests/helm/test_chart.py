@@ -226,7 +226,7 @@ def test_cpu_request_is_one_core_per_worker(helm: Helm) -> None:
         assert resources["requests"]["cpu"] == str(workers)
         assert resources["requests"]["memory"] == "512Mi"  # the rest as given
         settings = load_settings({"CANOE_WORKERS": cm["data"]["CANOE_WORKERS"]})
-        assert settings.workers == workers
+        assert settings.server.workers == workers
 
 
 def egress_ports(policy: dict) -> set[int]:
@@ -300,11 +300,11 @@ def test_per_step_models_client_tuning_and_panel_sizes_reach_the_configmap(
     }  # moderate: "" keeps the service default
     # The service itself must accept what the chart renders, names and values alike.
     settings = load_settings(environ=data)
-    assert settings.triton_model_panel == "llama-3.1-70b-instruct"
-    assert settings.triton_model_vote == ""
-    assert (settings.triton_retries, settings.triton_temperature) == (0, 0.0)
-    assert settings.triton_queue_timeout_us == 2_000_000
-    assert settings.panel_sizes == (
+    assert settings.triton.model_panel == "llama-3.1-70b-instruct"
+    assert settings.triton.model_vote == ""
+    assert (settings.triton.retries, settings.triton.temperature) == (0, 0.0)
+    assert settings.triton.queue_timeout_us == 2_000_000
+    assert settings.panel.sizes == (
         ("low", 2, 2),
         ("moderate", 3, 3),
         ("high", 4, 6),
@@ -319,8 +319,8 @@ def test_hardening_limits_reach_the_configmap(rendered: dict[str, Rendered]) -> 
     assert data["CANOE_CDS_PREFETCH_DEADLINE_S"] == "7.5"
     assert data["CANOE_CDS_PREFETCH_MAX_PAGES"] == "5"
     s = load_settings(environ=data)
-    assert (s.max_tasks_per_request, s.auth_jwt_max_lifetime_s) == (50, 900)
-    assert (s.cds_prefetch_deadline_s, s.cds_prefetch_max_pages) == (7.5, 5)
+    assert (s.limits.max_tasks_per_request, s.auth.jwt_max_lifetime_s) == (50, 900)
+    assert (s.cds.prefetch_deadline_s, s.cds.prefetch_max_pages) == (7.5, 5)
     defaults = configmap_data(rendered["defaults"])
     assert not {k for k in defaults if "TASKS_PER" in k or "PREFETCH" in k or "LIFETIME" in k}
 
@@ -344,7 +344,7 @@ def test_unset_tuning_stays_out_and_panel_sizes_reach_the_embedded_backend(
     )
     assert data["CANOE_PANEL_SIZE_VERY_HIGH"] == "8"
     assert not [k for k in data if k.startswith("CANOE_TRITON_")]
-    assert load_settings(environ=data).panel_sizes[-1] == ("very high", 8, 8)
+    assert load_settings(environ=data).panel.sizes[-1] == ("very high", 8, 8)
 
 
 def test_in_cluster_triton_on_gpu_nodes(rendered: dict[str, Rendered]) -> None:
@@ -706,6 +706,6 @@ def test_the_fhir_base_reaches_the_service_and_is_checked(helm: Helm) -> None:
     assert data["CANOE_FHIR_BASE"] == base
     from service.settings import load_settings
 
-    assert load_settings(environ={"CANOE_FHIR_BASE": data["CANOE_FHIR_BASE"]}).fhir_base == base
+    assert load_settings(environ={"CANOE_FHIR_BASE": data["CANOE_FHIR_BASE"]}).fhir.base == base
     refused = helm.template(sets=["fhirBase=canoe.example.org/fhir"])
     assert refused.returncode != 0 and "fhirBase" in refused.stderr

@@ -183,5 +183,8 @@ def test_dockerignore_keeps_local_state_out() -> None:
         "service",
         "fhir_mapping",
         "inference",
+        # compose.yaml's CPU Triton (compose/triton.Dockerfile) serves the scripted test models
+        "tests/__init__.py",
+        "tests/support",
     }
     assert "**/*_pb2.py" in patterns and "**/*.sqlite3" in patterns

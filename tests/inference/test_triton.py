@@ -18,7 +18,6 @@ from inference._triton_steps import (
     adjudicate_request,
     argue_request,
     assess_request,
-    encode_answer,
     fact_refs,
     parse_json_answer,
     relate_request,
@@ -35,6 +34,7 @@ from inference.triton import TritonExperts, TritonSettings, _Breaker, _classify,
 from service.core.profile import PatientProfile
 from service.errors import BackendUnavailable, StepFailed
 from tests.conftest import fixture_bundle
+from tests.support.triton_models import encode_answer
 
 PROFILE = ingest(fixture_bundle("adalberto").read_bytes())
 DOCS = (

@@ -15,6 +15,7 @@ from inference.embedded import EmbeddedExperts
 from inference.evidence import EvidenceBase
 from service.pipeline import Planner
 from tests.conftest import REALISTIC_BUNDLES
+from tests.support.triton_models import encode_answer
 
 
 class Checked:
@@ -33,7 +34,7 @@ class Checked:
         return None
 
     async def _check(self, req: steps.StepRequest[Any], result: Any) -> Any:
-        text = json.dumps(steps.encode_answer(req.step, result))
+        text = json.dumps(encode_answer(req.step, result))
         back = req.check(text)
         if req.step == "argue":  # ids and roles are ours; the content must survive
             key = [(a.option_id, a.stance, a.text, a.evidence, a.facts, a.tau) for a in result]

@@ -1,7 +1,8 @@
 """A real Triton server (pytriton's bundled tritonserver, CPU, loopback) for the integration tier.
 
-One server per test session serves every behaviour in ``inference.llm_server.DEFAULT_MODELS``;
-tests that kill a server start their own. Ports are free loopback ports chosen per session.
+One server per test session serves every model in ``tests.support.triton_models.DEFAULT_MODELS``
+(the scripted experts and fault modes); tests that kill a server start their own. Ports are free
+loopback ports chosen per session.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from inference.llm_server import ServerHandle, start_server
+from tests.support.triton_models import ServerHandle, start_server
 
 SLEEPY_LATENCY_S = 0.5
 

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from fhir_mapping.ingest import ingest
-from inference.llm_server import ServerHandle, free_port
 from inference.protocol import CallContext, EvidenceDoc, ModelCall
 from inference.triton import TritonExperts, TritonSettings
 from service.core.profile import PatientProfile
@@ -20,6 +19,7 @@ from service.errors import BackendTimeout, BackendUnavailable, StepFailed
 from service.pipeline import Planner, PlanResult, UsageLog
 from tests.conftest import fixture_bundle
 from tests.integration.conftest import SLEEPY_LATENCY_S
+from tests.support.triton_models import ServerHandle, free_port
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 

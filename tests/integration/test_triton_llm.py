@@ -12,12 +12,12 @@ import pytest
 from fhir_mapping.ingest import ingest
 from inference.embedded import EmbeddedExperts
 from inference.evidence import EvidenceBase
-from inference.llm_server import LLM_MODEL, ServerHandle, start_server
 from inference.protocol import CallContext
 from inference.triton import TritonExperts, TritonSettings
 from service.errors import StepFailed
 from service.pipeline import UsageLog
 from tests.conftest import fixture_bundle
+from tests.support.triton_models import LLM_MODEL, ServerHandle, start_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm, pytest.mark.timeout(900)]
 

@@ -126,7 +126,7 @@ def test_issuers_setting_and_signing_key_are_checked_at_start() -> None:
     with pytest.raises(InputError, match="Practitioner"):
         review_link(s, tenant="t", plan_id="p", user="Patient/1")
     url = review_link(s, tenant="t", plan_id="p", user="Practitioner/1")
-    assert url.startswith(f"http://localhost:{s.http_port}/review/open?token=")
+    assert url.startswith(f"http://localhost:{s.server.http_port}/review/open?token=")
 
 
 @pytest.mark.parametrize(

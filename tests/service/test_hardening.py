@@ -102,7 +102,7 @@ async def test_tasks_per_request_are_capped(tmp_path: Path, store_dsn: str) -> N
 def test_the_default_cap_is_200() -> None:
     from service.settings import load_settings
 
-    assert load_settings({}).max_tasks_per_request == 200
+    assert load_settings({}).limits.max_tasks_per_request == 200
 
 
 async def test_livez_answers_while_a_huge_contest_is_parsed(tmp_path: Path) -> None:

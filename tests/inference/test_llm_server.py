@@ -1,0 +1,88 @@
+"""The development Triton server's runtime part serves only a real model; the test suite's
+scripted models and fault modes come in through its registration hook
+(``tests/support/triton_models.py``). The real server is exercised in tests/integration."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+import inference.llm_server as llm_server
+from fhir_mapping.ingest import ingest
+from inference import _triton_steps as steps
+from inference.embedded import EmbeddedExperts
+from inference.llm_server import GenerationRequest
+from inference.protocol import CallContext
+from inference.triton import TritonExperts, TritonSettings
+from tests.conftest import REPO_ROOT, fixture_bundle
+from tests.support import triton_models
+from tests.support.triton_models import DEFAULT_MODELS
+
+
+def test_the_runtime_registers_only_the_llm() -> None:
+    code = "import inference.llm_server as m; print(sorted(m.BEHAVIOURS))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["['llm']"]
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """What ``serve`` would be called with; the registry restored afterwards."""
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(llm_server, "serve", lambda **kw: seen.update(kw))
+    monkeypatch.setattr(llm_server, "BEHAVIOURS", dict(llm_server.BEHAVIOURS))
+    return seen
+
+
+def test_unknown_behaviours_are_refused_naming_the_known_ones(
+    served: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        llm_server.main(["--models", json.dumps({"m": "expert"})])
+    assert exit_.value.code == 2
+    assert "unknown behaviours ['expert'] (known: ['llm'])" in capsys.readouterr().err
+    assert served == {}
+
+
+def test_the_runtime_serves_gemma_by_default(served: dict[str, Any]) -> None:
+    llm_server.main([])
+    assert served["models"] == {llm_server.LLM_MODEL: "llm"}
+
+
+def test_the_test_models_register_through_the_hook(served: dict[str, Any]) -> None:
+    triton_models.main(["--latency", "0.25", "--grpc-port", "9001", "--llm"])
+    assert served["grpc_port"] == 9001
+    assert served["models"] == {**DEFAULT_MODELS, llm_server.LLM_MODEL: "llm"}
+    assert set(DEFAULT_MODELS.values()) <= set(llm_server.BEHAVIOURS)
+    sleepy = llm_server.BEHAVIOURS["sleepy"]()
+    assert isinstance(sleepy, triton_models.Sleepy) and sleepy.latency_s == 0.25
+    assert llm_server.BEHAVIOURS["expert_plain"]().contract == "plain"
+
+
+async def test_the_expert_answers_a_real_prompt_within_its_token_budget() -> None:
+    profile = ingest(fixture_bundle("thanh").read_bytes())
+    ctx = CallContext()
+    ex = EmbeddedExperts()
+    assessment = await ex.assess(profile, (), ctx)
+    member = (await ex.assemble_panel(profile, assessment, ctx))[0]
+    req = steps.vote_request(profile, member, assessment.problems)
+    prompt = TritonExperts(TritonSettings()).render(req)
+
+    full = await triton_models.Expert().generate(GenerationRequest(prompt, 10_000, {}, None))
+    votes = req.check(full.text)  # the answer passes the schema and the decoder
+    assert [v.problem_id for v in votes] == [p.id for p in assessment.problems]
+    assert full.input_tokens == triton_models.count_tokens(prompt) > 100
+
+    cut = await triton_models.Expert().generate(GenerationRequest(prompt, 5, {}, None))
+    assert triton_models.count_tokens(cut.text) == 5 and full.text.startswith(cut.text)
+
+    half = await triton_models.TruncateOnce().generate(GenerationRequest(prompt, 10_000, {}, None))
+    assert len(half.text) < len(full.text)
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(half.text)

@@ -1,0 +1,470 @@
+"""The test suite's Triton models: scripted experts and fault modes behind the real server.
+
+``inference.llm_server`` serves the tensor contract; this module registers the behaviours the
+tests (and compose.yaml's CPU Triton) serve through it:
+
+- ``expert``: reads the ``<canoe-input>`` block from the prompt, runs
+  ``inference.embedded.EmbeddedExperts`` on it and answers with the JSON an LLM would write
+  (``encode_answer``), cut to the call's ``max_tokens`` by a word tokenizer stand-in;
+- ``expert_plain``: the same on the plain (TensorRT-LLM-like) contract;
+- fault modes wrapping ``expert``: ``sleepy`` (``--latency`` seconds first), ``slow`` (an hour),
+  ``invalid`` (broken JSON), ``out_of_range`` (every bounded value out of range),
+  ``truncate_once`` (half an answer unless the prompt is a repair).
+
+``python -m tests.support.triton_models [--latency S] <inference.llm_server options>`` runs the
+server with them (``DEFAULT_MODELS`` unless ``--models``); ``start_server`` does that on free
+loopback ports and waits until it is ready.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from inference import llm_server
+from inference._triton_codec import decode
+from inference.llm_server import LLM_MODEL, Generated, GenerationRequest
+from inference.prompts import parse_input_block
+from inference.protocol import (
+    ArgumentDraft,
+    Assessment,
+    CallContext,
+    CandidateOption,
+    CandidateProblem,
+    EvidenceDoc,
+    PanelMember,
+    ProblemVote,
+)
+from service.core.profile import PatientProfile
+
+__all__ = [
+    "DEFAULT_MODELS",
+    "LLM_MODEL",
+    "PLAIN_MODEL",
+    "ServerHandle",
+    "count_tokens",
+    "encode_answer",
+    "expert_answer",
+    "free_port",
+    "main",
+    "register",
+    "start_server",
+]
+
+PLAIN_MODEL = "canoe-plain"
+# model name -> behaviour; every test server serves these.
+DEFAULT_MODELS: dict[str, str] = {
+    "canoe-agent": "expert",
+    "canoe-adjudicator": "expert",
+    "canoe-sleepy": "sleepy",
+    "canoe-slow": "slow",
+    "canoe-invalid": "invalid",
+    "canoe-out-of-range": "out_of_range",
+    "canoe-truncate-once": "truncate_once",
+    PLAIN_MODEL: "expert_plain",
+}
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def count_tokens(text: str) -> int:
+    """A tokenizer stand-in for the expert models: words and punctuation marks."""
+    return len(_TOKEN.findall(text))
+
+
+def _cut_to_tokens(text: str, n: int) -> str:
+    """``text`` up to its ``n``-th token: what a max_tokens budget leaves of an answer."""
+    for i, m in enumerate(_TOKEN.finditer(text)):
+        if i == n:
+            return text[: m.start()]
+    return text
+
+
+# -- typed answers -> the JSON an LLM would write -----------------------------------------------
+
+
+def encode_answer(step: str, result: Any) -> dict[str, Any]:
+    """The answer JSON for a typed step result (every schema field present): the inverse of
+    ``inference._triton_steps``' decoders."""
+    if step == "assess":
+        a: Assessment = result
+        return {
+            "complexity": a.complexity,
+            "dimensions": list(a.dimensions),
+            "problems": [
+                {
+                    "id": p.id,
+                    "display": p.display,
+                    "refs": list(p.refs),
+                    "initial": p.initial,
+                    "rationale": p.rationale,
+                }
+                for p in a.problems
+            ],
+            "options": [
+                {
+                    "id": o.id,
+                    "title": o.title,
+                    "category": o.category,
+                    "description": o.description,
+                    "refs": list(o.refs),
+                    "problem_ids": list(o.problem_ids),
+                    "code": list(o.code) if o.code is not None else None,
+                    "medication_ref": o.medication_ref,
+                    "priority": o.priority,
+                    "answers": list(o.answers),
+                }
+                for o in a.options
+            ],
+        }
+    if step == "panel":
+        return {
+            "members": [
+                {"role": m.role, "focus": m.focus, "expertise": list(m.expertise)} for m in result
+            ]
+        }
+    if step == "vote":
+        return {
+            "votes": [
+                {
+                    "problem_id": v.problem_id,
+                    "vote": v.vote,
+                    "confidence": v.confidence,
+                    "quote": v.quote,
+                    "rationale": v.rationale,
+                }
+                for v in result
+            ]
+        }
+    if step == "argue":
+        return {
+            "arguments": [
+                {
+                    "option_id": g.option_id,
+                    "stance": g.stance,
+                    "text": g.text,
+                    "evidence": list(g.evidence),
+                    "facts": list(g.facts),
+                    "tau": g.tau,
+                    "harm": g.harm,
+                    "concern": g.concern,
+                    "generic": g.generic,
+                }
+                for g in result
+            ]
+        }
+    if step == "relate":
+        return {
+            "relations": [
+                {"source": r.source, "target": r.target, "relation": r.relation} for r in result
+            ]
+        }
+    if step == "adjudicate":
+        return {"winner": result.winner, "rationale": result.rationale}
+    if step == "arbitrate":
+        return {"decision": result.decision, "rationale": result.rationale}
+    if step == "synthesize":
+        return {"narrative": result}
+    raise KeyError(f"unknown step {step!r}")
+
+
+# -- the expert generator -----------------------------------------------------------------------
+
+
+class _Experts:
+    """One EmbeddedExperts per process, created on first use (import is not cheap)."""
+
+    instance: Any = None
+
+    @classmethod
+    def get(cls) -> Any:
+        if cls.instance is None:
+            from inference.embedded import EmbeddedExperts
+
+            cls.instance = EmbeddedExperts()
+        return cls.instance
+
+
+async def expert_answer(prompt: str) -> str:
+    """Recover the step and its inputs from the prompt, answer with the embedded experts,
+    return the answer as the JSON text an LLM would write."""
+    step, _, raw = parse_input_block(prompt)
+    ex = _Experts.get()
+    ctx = CallContext()
+    profile = decode(PatientProfile, raw["profile"])
+    docs = tuple(decode(EvidenceDoc, d) for d in raw.get("evidence", ()))
+    result: Any
+    if step == "assess":
+        result = await ex.assess(profile, docs, ctx)
+    elif step == "panel":
+        result = await ex.assemble_panel(profile, decode(Assessment, raw["assessment"]), ctx)
+    elif step == "vote":
+        problems = [decode(CandidateProblem, p) for p in raw["problems"]]
+        result = await ex.vote(profile, decode(PanelMember, raw["member"]), problems, ctx)
+    elif step == "argue":
+        options = [decode(CandidateOption, o) for o in raw["options"]]
+        member = decode(PanelMember, raw["member"])
+        result = await ex.argue(profile, member, options, docs, ctx)
+    elif step == "relate":
+        args = [decode(ArgumentDraft, a) for a in raw["arguments"]]
+        result = await ex.relate(profile, decode(CandidateOption, raw["option"]), args, ctx)
+    elif step == "adjudicate":
+        result = await ex.adjudicate(
+            profile,
+            decode(CandidateOption, raw["option"]),
+            decode(ArgumentDraft, raw["support"]),
+            decode(ArgumentDraft, raw["attack"]),
+            docs,
+            ctx,
+        )
+    elif step == "arbitrate":
+        votes = [decode(ProblemVote, v) for v in raw["votes"]]
+        result = await ex.arbitrate(profile, decode(CandidateProblem, raw["problem"]), votes, ctx)
+    elif step == "synthesize":
+
+        def pairs(key: str) -> list[tuple[CandidateOption, float]]:
+            return [(decode(CandidateOption, x["option"]), float(x["score"])) for x in raw[key]]
+
+        result = await ex.synthesize(profile, pairs("included"), pairs("excluded"), ctx)
+    else:
+        raise ValueError(f"unknown step {step!r}")
+    return json.dumps(encode_answer(step, result), ensure_ascii=False)
+
+
+def _out_of_range(answer: str) -> str:
+    """The same answer with every bounded value pushed out of its range (still valid JSON)."""
+
+    def spoil(v: Any) -> Any:
+        if isinstance(v, dict):
+            out = {k: spoil(x) for k, x in v.items()}
+            for k in ("tau", "confidence"):
+                if k in out:
+                    out[k] = 1.7
+            if "winner" in out:
+                out["winner"] = "both"
+            if "decision" in out:
+                out["decision"] = "undecided"
+            if "complexity" in out:
+                out["complexity"] = "extreme"
+            if "narrative" in out:
+                out["narrative"] = ""
+            if "members" in out:
+                out["members"] = []
+            return out
+        if isinstance(v, list):
+            return [spoil(x) for x in v]
+        return v
+
+    return json.dumps(spoil(json.loads(answer)))
+
+
+# -- the behaviours -----------------------------------------------------------------------------
+
+
+class Expert:
+    """The embedded experts' answer, cut to the call's token budget."""
+
+    contract: ClassVar[Literal["vllm", "plain"]] = "vllm"
+
+    async def generate(self, request: GenerationRequest) -> Generated:
+        text = await self.answer(request.prompt)
+        return Generated(_cut_to_tokens(text, request.max_tokens), count_tokens(request.prompt))
+
+    async def answer(self, prompt: str) -> str:
+        return await expert_answer(prompt)
+
+    def count_tokens(self, text: str) -> int:
+        return count_tokens(text)
+
+
+class ExpertPlain(Expert):
+    contract: ClassVar[Literal["vllm", "plain"]] = "plain"
+
+
+@dataclass
+class Sleepy(Expert):
+    latency_s: float
+
+    async def answer(self, prompt: str) -> str:
+        await asyncio.sleep(self.latency_s)
+        return await expert_answer(prompt)
+
+
+class Slow(Expert):
+    async def answer(self, prompt: str) -> str:
+        await asyncio.sleep(3600)
+        return await expert_answer(prompt)
+
+
+class Invalid(Expert):
+    async def answer(self, prompt: str) -> str:
+        return '{"answer": "this is not what the schema asks for'
+
+
+class OutOfRange(Expert):
+    async def answer(self, prompt: str) -> str:
+        return _out_of_range(await expert_answer(prompt))
+
+
+class TruncateOnce(Expert):
+    """Half an answer, unless the prompt is the repair prompt carrying the previous one."""
+
+    async def answer(self, prompt: str) -> str:
+        text = await expert_answer(prompt)
+        return text if "<previous-answer>" in prompt else text[: max(1, len(text) // 2)]
+
+
+def register(latency_s: float = 0.5) -> None:
+    """Make the test behaviours servable by ``inference.llm_server``."""
+    llm_server.register_behaviour("expert", Expert)
+    llm_server.register_behaviour("expert_plain", ExpertPlain)
+    llm_server.register_behaviour("sleepy", lambda: Sleepy(latency_s))
+    llm_server.register_behaviour("slow", Slow)
+    llm_server.register_behaviour("invalid", Invalid)
+    llm_server.register_behaviour("out_of_range", OutOfRange)
+    llm_server.register_behaviour("truncate_once", TruncateOnce)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``--latency`` (seconds per call, sleepy models), then ``inference.llm_server``'s options."""
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--latency", type=float, default=0.5)
+    known, rest = p.parse_known_args(argv)
+    register(known.latency)
+    llm_server.main(rest, default_models=DEFAULT_MODELS)
+
+
+# -- starting it from tests ---------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def subprocess_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment tritonserver needs: this interpreter's LIBDIR first on
+    LD_LIBRARY_PATH, or the Python backend stub loads another libpython."""
+    env = dict(os.environ if base is None else base)
+    libdir = sysconfig.get_config_var("LIBDIR") or ""
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(
+        p for p in (libdir, env.get("LD_LIBRARY_PATH", "")) if p
+    )
+    return env
+
+
+@dataclass(slots=True)
+class ServerHandle:
+    process: subprocess.Popen[bytes]
+    grpc_port: int
+    http_port: int
+    log_path: Path
+    started_s: float  # seconds from spawn to ready
+
+    @property
+    def url(self) -> str:
+        return f"127.0.0.1:{self.grpc_port}"
+
+    def log_tail(self, n: int = 4000) -> str:
+        return self.log_path.read_text(errors="replace")[-n:]
+
+    def kill(self) -> None:
+        """Hard kill (SIGKILL to the whole process group): a crashed server."""
+        if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def _ready(http_port: int) -> bool:
+    import http.client
+
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", http_port, timeout=1)
+        conn.request("GET", "/v2/health/ready")
+        ok = conn.getresponse().status == 200
+        conn.close()
+        return ok
+    except OSError:
+        return False
+
+
+def start_server(
+    *,
+    models: dict[str, str] | None = None,
+    latency_s: float = 0.5,
+    guided_key: str = "structured_outputs",
+    timeout_s: float = 120.0,
+) -> ServerHandle:
+    """Spawn ``python -m tests.support.triton_models`` on free loopback ports; wait until
+    ready. Raises ``RuntimeError`` with the server's log tail if it exits or is not ready in
+    time."""
+    ports = [free_port() for _ in range(3)]
+    log = Path(tempfile.mkstemp(prefix="canoe-triton-", suffix=".log")[1])
+    cmd = [
+        sys.executable,
+        "-m",
+        "tests.support.triton_models",
+        "--latency",
+        str(latency_s),
+        "--grpc-port",
+        str(ports[0]),
+        "--http-port",
+        str(ports[1]),
+        "--metrics-port",
+        str(ports[2]),
+        "--guided-key",
+        guided_key,
+        "--models",
+        json.dumps(models if models is not None else DEFAULT_MODELS),
+    ]
+    t0 = time.monotonic()
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            cmd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=subprocess_env(),
+            cwd=Path(__file__).resolve().parents[2],
+            start_new_session=True,  # its own process group: kill() reaches tritonserver too
+        )
+    handle = ServerHandle(proc, ports[0], ports[1], log, 0.0)
+    while time.monotonic() - t0 < timeout_s:
+        if proc.poll() is not None:
+            raise RuntimeError(f"llm_server exited with {proc.returncode}:\n{handle.log_tail()}")
+        if _ready(ports[1]) and "llm_server ready" in log.read_text(errors="replace"):
+            handle.started_s = time.monotonic() - t0
+            return handle
+        time.sleep(0.25)
+    handle.stop()
+    raise RuntimeError(f"llm_server not ready after {timeout_s:.0f}s:\n{handle.log_tail()}")
+
+
+if __name__ == "__main__":
+    main()
