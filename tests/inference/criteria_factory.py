@@ -9,6 +9,7 @@ from datetime import date, timedelta
 from inference.knowledge.conditions import GROUPS_BY_KEY
 from inference.knowledge.criteria.schema import Criterion, Trigger
 from inference.knowledge.drugs import DRUGS
+from inference.knowledge.facts import Facts
 from service.core.profile import (
     CVX,
     LOINC_GROUPS,
@@ -211,8 +212,16 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
     if t.conflict:
         b.lab("potassium", 4.0)
         b.lab("potassium", 6.1)
-    if t.stroke_risk is not None:  # heart failure, hypertension and diabetes: three points
-        for group in ("heart-failure", "hypertension", "diabetes"):
+    if t.stroke_risk is not None:  # a man of 50 with one point per condition, to the threshold
+        b.age, b.sex = 50, "male"
+        need = int(params[t.stroke_risk.min_male]) - Facts(b.build()).stroke.score
+        have = {p.text for p in b.problems}
+        fresh = [
+            g
+            for g in ("hypertension", "diabetes", "heart-failure", "pad")
+            if GROUPS_BY_KEY[g].label not in have
+        ]
+        for group in fresh[: max(0, need)]:
             b.condition(group)
     if t.recent_event is not None:
         ev = t.recent_event

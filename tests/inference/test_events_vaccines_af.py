@@ -262,3 +262,21 @@ async def test_event_criteria_bring_their_specialists_onto_the_panel() -> None:
     calm = Builder(age=45)
     _, roles = await panel_of(calm.build())
     assert "addiction-psychiatrist" not in roles and "oncologist" not in roles
+
+
+@pytest.mark.parametrize(
+    ("age", "sex", "recommended", "considered"),
+    [
+        (50, "male", False, False),  # score 0
+        (66, "male", False, True),  # score 1
+        (66, "female", False, True),  # score 2 (1 is for sex)
+        (76, "male", True, False),  # score 2
+        (76, "female", True, False),  # score 3
+    ],
+)
+def test_af_recommended_or_considered_by_score_and_sex(
+    age: int, sex: str, recommended: bool, considered: bool
+) -> None:
+    p = _profile(age, sex, "af").build()
+    assert bool(_fired(AF, p)) is recommended
+    assert bool(_fired("af-anticoagulation-consider", p)) is considered
