@@ -280,3 +280,18 @@ def test_af_recommended_or_considered_by_score_and_sex(
     p = _profile(age, sex, "af").build()
     assert bool(_fired(AF, p)) is recommended
     assert bool(_fired("af-anticoagulation-consider", p)) is considered
+
+
+def test_a_healed_fracture_on_a_bisphosphonate_is_treatment_failure_not_a_holiday() -> None:
+    b = Builder(age=83, onset_days=900)
+    b.med("alendronate", authored=date(2000, 1, 1))
+    b.condition("fragility-fracture")
+    b.problems[-1] = replace(b.problems[-1], clinical_status="resolved", abatement=AS_OF)
+    p = b.build()
+    (f,) = _fired("event-fracture-during-bisphosphonate", p)
+    assert "treatment failure" in " ".join(pt.text for pt in f.proposal.points)  # type: ignore[attr-defined]
+    assert not _fired("deprescribe-bisphosphonate-duration", p)
+    before = Builder(age=83, onset_days=900)
+    before.med("alendronate", authored=AS_OF - timedelta(days=100))
+    before.condition("fragility-fracture")
+    assert not _fired("event-fracture-during-bisphosphonate", before.build())

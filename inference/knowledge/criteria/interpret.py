@@ -206,6 +206,8 @@ def _match(
         if not events:
             return
         b0.event = events[0]
+    else:
+        events = ()
     if t.any_of:
         alt = next((x for a in t.any_of for x in _match(a, f, params, b0)), None)
         if alt is None:
@@ -238,6 +240,12 @@ def _match(
             b.meds[_NAMES[i]] = m
             b.names[_NAMES[i]] = _pick(m, t.drugs[i])
         a = b.meds.get("a")
+        if t.recent_event is not None and t.recent_event.on_drug:
+            start = a.first_authored if a is not None else None
+            during = [e for e in events if start is not None and e.day >= start]
+            if not during:
+                continue
+            b.event = during[0]
         if t.min_years_on is not None:
             yrs = f.years_on(a) if a is not None else None
             if yrs is None or yrs < params[t.min_years_on]:

@@ -151,6 +151,9 @@ class RecentEvent(_Strict):
     # e.g. "detoxification" where no condition group codes the admission.
     encounter_text: tuple[str, ...] = ()
     conditions: bool = True  # a Condition's onset counts, not only an Encounter
+    # Only events on or after the first order of the bound drug ``a`` (a fracture *during*
+    # bisphosphonate treatment), resolved Conditions included.
+    on_drug: bool = False
 
 
 class Trigger(_Strict):
