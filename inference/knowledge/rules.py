@@ -346,53 +346,6 @@ def polypharmacy(c: Case, o: Output) -> None:
     )
 
 
-_AF = (
-    (
-        "cardiologist",
-        "support",
-        "{af} without an anticoagulant: high stroke risk{at_age}.",
-        ("EB-CV-005",),
-        0.78,
-    ),
-    (
-        "cardiologist",
-        "support",
-        "Falls alone are not a reason to withhold anticoagulation: the "
-        "stroke benefit usually outweighs the bleeding risk.",
-        ("EB-CV-007",),
-        0.55,
-    ),
-)
-
-
-@rule("start-anticoagulant-af", "ESC AF guideline 2020 (oral anticoagulation)")
-def af_anticoagulation(c: Case, o: Output) -> None:
-    """AF without an anticoagulant (13d replaces this with a CHA2DS2-VASc criterion)."""
-    af = c.active("af")
-    if not af or c.has("class:anticoagulant"):
-        return
-    fallsish = (*c.ever("fracture"), *c.active("dementia"))
-    at_age = f" at {age_phrase(c)}" if c.older else ""
-    pts = _points(_AF, af, af=af[0].text, at_age=at_age)
-    bleed = "Bleeding after a fall is a real concern on an anticoagulant."
-    tau = 0.45 if fallsish else 0.3
-    pts.insert(1, point("nurse", "attack", bleed, (*af, *fallsish), ("EB-CV-007",), tau))
-    o.proposals.append(
-        Proposal(
-            "opt-start-anticoagulant",
-            "Start oral anticoagulation for atrial fibrillation",
-            "medication",
-            "Stroke prevention in AF.",
-            refs(af),
-            prob_ids(af),
-            tuple(pts),
-            None,
-            None,
-            2,
-        )
-    )
-
-
 # Every class that lowers blood pressure, so the text names all of them (verapamil included).
 _BP_LOWERING = (
     "class:antihypertensive",

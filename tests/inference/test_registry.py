@@ -74,7 +74,6 @@ def profile(
 DEMENTIA = cond("c1", "Alzheimer's disease (disorder)", "26929004")
 OSTEO = cond("c2", "Osteoporosis (disorder)", "64859006")
 HTN = cond("c3", "Hypertension", "38341003")
-AF = cond("c4", "Atrial fibrillation", "49436004")
 STRESS = SocialFact("Observation/s1", "stress", "Stress is recorded")
 ALONE = SocialFact("Observation/s2", "lives_alone", "Lives alone")
 ABUSE = SocialFact("Observation/s3", "intimate_partner_abuse", "Intimate partner abuse")
@@ -107,11 +106,6 @@ CASES: dict[str, tuple[str, PatientProfile, PatientProfile]] = {
         "opt-medication-review",
         profile(meds=FIVE),
         profile(meds=FIVE[:4]),
-    ),
-    "start-anticoagulant-af": (
-        "opt-start-anticoagulant",
-        profile((AF,)),
-        profile((AF,), (med("m1", "Apixaban 5 MG Oral Tablet"),)),
     ),
     "review-raised-blood-pressure": (
         "opt-review-bp",
