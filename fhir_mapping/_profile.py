@@ -9,6 +9,7 @@ falls back to ``Bundle.timestamp`` and otherwise refuses the bundle.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import date, datetime
@@ -29,9 +30,11 @@ from fhir_mapping.codes import (
     code_problem,
 )
 from service.core.profile import (
+    CVX,
     Allergy,
     Code,
     Encounter,
+    Immunization,
     Medication,
     Observation,
     PatientProfile,
@@ -51,6 +54,9 @@ _MEDICATION_SYSTEMS: Final = frozenset({RXNORM})
 _ALLERGY_SYSTEMS: Final = frozenset({SNOMED, RXNORM})
 _SKIPPED_STATUS: Final = frozenset({"entered-in-error", "cancelled"})
 _ACTIVE_CLINICAL: Final = frozenset({"active", "recurrence", "relapse"})
+
+_CVX_ALIASES: Final = frozenset({CVX, "urn:oid:2.16.840.1.113883.12.292"})
+_CVX_CODE: Final = re.compile(r"^\d{1,3}$")
 
 
 def to_date(value: object) -> date | None:
@@ -175,6 +181,7 @@ class _Builder:
         self.observations: dict[str, tuple[tuple[date, int], Observation]] = {}
         self.allergies: list[Allergy] = []
         self.encounters: list[Encounter] = []
+        self.immunizations: list[Immunization] = []
         self.social: list[SocialFact] = []
         self.unused: list[UnusedFact] = []
         self.readings: list[tuple[date, int, Observation]] = []
@@ -404,9 +411,76 @@ class _Builder:
             kind = _cc_text(t)
             if kind:
                 break
+        class_code = str(r.class_fhir.code or "") if r.class_fhir is not None else ""
         if not kind and r.class_fhir is not None:
-            kind = str(r.class_fhir.display or r.class_fhir.code or "")
-        self.encounters.append(Encounter(e.ref, kind, start, end))
+            kind = str(r.class_fhir.display or class_code)
+        types = tuple(c for t in r.type or () for c in _codes(t))
+        reasons = tuple(c for rc in r.reasonCode or () for c in _codes(rc))
+        reason_text = next((t for rc in r.reasonCode or () if (t := _cc_text(rc))), "")
+        reason_refs: list[str] = []
+        for ref in r.reasonReference or ():
+            hit = self.parsed.resolve(ref.reference)
+            if hit is not None and hit.ref:
+                reason_refs.append(hit.ref)
+        hosp = r.hospitalization
+        discharge = _first_code(hosp.dischargeDisposition) if hosp is not None else ""
+        self.encounters.append(
+            Encounter(
+                e.ref,
+                kind,
+                start,
+                end,
+                class_code=class_code,
+                types=types,
+                reasons=reasons,
+                reason_text=reason_text,
+                reason_refs=tuple(reason_refs),
+                discharge=discharge,
+            )
+        )
+
+    def immunization(self, e: ParsedEntry) -> None:
+        """A vaccine given (or recorded as not given). Recognised when it carries a well-formed
+        CVX code, or a SNOMED CT code; the date is ``occurrenceDateTime`` (a free-text
+        ``occurrenceString`` is kept undated and reported)."""
+        r: Any = e.resource
+        if r.status == "entered-in-error":
+            return
+        (occurred,) = self._note(r.occurrenceDateTime)
+        if occurred is None:
+            why = "date given only as text" if r.occurrenceString else "no date"
+            self.unused.append(UnusedFact(e.ref, "Immunization.occurrence[x]", why))
+        codes: list[Code] = []
+        recognised = False
+        for i, c in enumerate(r.vaccineCode.coding or ()):
+            if not c.code:
+                continue
+            raw = str(c.system or "")
+            system = CVX if raw in _CVX_ALIASES else canonical_system(raw)
+            code = str(c.code)
+            codes.append(Code(system, code, str(c.display or "")))
+            where = f"Immunization.vaccineCode.coding[{i}]"
+            if system == CVX:
+                if _CVX_CODE.match(code):
+                    recognised = True
+                else:
+                    self.unused.append(UnusedFact(e.ref, where, f"{code!r}: not a CVX code"))
+            elif system == SNOMED and code_problem(SNOMED, code) is None:
+                recognised = True
+        if not recognised:
+            self.unused.append(
+                UnusedFact(e.ref, "Immunization.vaccineCode", "no usable CVX or SNOMED CT code")
+            )
+        self.immunizations.append(
+            Immunization(
+                ref=e.ref,
+                text=_cc_text(r.vaccineCode),
+                codes=tuple(codes),
+                status=str(r.status or ""),
+                occurred=occurred,
+                recognised=recognised,
+            )
+        )
 
 
 def _dosage(dosage: Any) -> tuple[str, str, str]:
@@ -495,8 +569,11 @@ def build(parsed: ParsedBundle) -> PatientProfile:
         elif rt == "AllergyIntolerance":
             if b._is_patients(e, "patient"):
                 b.allergy(e)
-        elif rt == "Encounter" and b._is_patients(e, "subject"):
-            b.encounter(e)
+        elif rt == "Encounter":
+            if b._is_patients(e, "subject"):
+                b.encounter(e)
+        elif rt == "Immunization" and b._is_patients(e, "patient"):
+            b.immunization(e)
     sex, birth = _patient(parsed.patient)
     problems = _fold_duplicates(b.problems)
     as_of = _as_of(parsed, b.dates)
@@ -514,6 +591,7 @@ def build(parsed: ParsedBundle) -> PatientProfile:
         unused=tuple(b.unused),
         readings=tuple(o for _, _, o in sorted(b.readings, key=lambda t: (t[0], t[1]))),
         source_refs=_source_refs(parsed.entries),
+        immunizations=tuple(sorted(b.immunizations, key=lambda i: (i.occurred or date.min, i.ref))),
     )
 
 

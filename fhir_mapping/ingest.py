@@ -16,7 +16,8 @@ Decisions:
 * Exactly one Patient (``required`` when none). Several distinct Patients: ``business-rule``:
   the bundle is valid FHIR, but this service plans for one person per bundle.
 * An unknown ``resourceType`` (``MedicationOrder``, misspellings, datatypes): ``not-supported``.
-* A Condition, MedicationRequest, Observation, AllergyIntolerance or Encounter whose subject
+* A Condition, MedicationRequest, Observation, AllergyIntolerance, Encounter or Immunization
+  whose subject (``patient`` for AllergyIntolerance and Immunization)
   does not resolve in the bundle is refused (``not-found`` at ``...resource.subject``); one that
   resolves to something other than the Patient: ``invalid``. The whole bundle is refused rather
   than the facts dropped: a bundle that mixes patients' records is not safe to plan from.
@@ -75,14 +76,15 @@ _BUNDLE_TYPES: Final = ACCEPTED_BUNDLE_TYPES | {
 }
 _NO_RESOURCE_METHODS: Final = frozenset({"GET", "HEAD", "DELETE"})
 
-# Resource types the profile maps, and the element that names their patient. For the first
-# three R4 requires it (the models enforce that); for the last two it is optional.
+# Resource types the profile maps, and the element that names their patient. R4 requires it
+# for all but Observation and Encounter (the models enforce that); for those it is optional.
 PATIENT_LINKED: Final[Mapping[str, str]] = {
     "Condition": "subject",
     "MedicationRequest": "subject",
     "AllergyIntolerance": "patient",
     "Observation": "subject",
     "Encounter": "subject",
+    "Immunization": "patient",
 }
 # Types whose entries must be citable (Type/id), because facts come from them.
 _NEEDS_REF: Final = frozenset({"Patient", "Medication", *PATIENT_LINKED})

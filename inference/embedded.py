@@ -422,11 +422,18 @@ def _complexity(a: Analysis, profile: PatientProfile) -> Complexity:
     return _COMPLEXITY[max(_COMPLEXITY.index(a.complexity), floor)]
 
 
+# Recent-event criteria (criteria/events.json) that bring their specialist onto the panel.
+_OVERDOSE_EVENTS = frozenset({"event-overdose-recent", "event-overdose-sedative"})
+_CHEMOTHERAPY_EVENT = "event-chemotherapy-started"
+
+
 def _needed_roles(a: Analysis, profile: PatientProfile) -> list[str]:
     """Roles the domains of the record require, in pool order (see the module docstring)."""
     groups = _groups(profile)
-    if _recent_overdose(profile):
-        groups.add("overdose")
+    if _recent_overdose(profile) or set(a.fired) & _OVERDOSE_EVENTS:
+        groups.add("overdose")  # also an emergency or detoxification stay seen as an Encounter
+    if _CHEMOTHERAPY_EVENT in a.fired:
+        groups.add("cancer")  # chemotherapy started recently: oncology on the panel
     need = {role for role, keys in DOMAIN_ROLES if groups & set(keys)}
     medication_criterion = any(
         p.medication_ref is not None or p.category == "medication" for p in a.proposals

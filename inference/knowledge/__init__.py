@@ -1,7 +1,9 @@
 """Deterministic clinical knowledge for the embedded expert backend.
 
-Readable tables (``drugs``, ``conditions``, ``tables``, ``roles``) kept apart from the rule
-functions (``rules``) that apply them to a ``PatientProfile``. No I/O, no FHIR types.
+Data (``data/*.yaml`` read by ``drugs`` and ``conditions``, ``criteria/*.json`` read by the
+criteria interpreter, ``roles``) kept apart from the code that applies it to a
+``PatientProfile``: ``rules`` (the case analysis) and the short rule functions registered in
+``registry`` for what cannot be said as data. No I/O, no FHIR types.
 """
 
 from __future__ import annotations

@@ -14,7 +14,15 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from service.core.profile import LOINC_GROUPS, Medication, Observation, PatientProfile, Problem
+from service.core.profile import (
+    LOINC_GROUPS,
+    Encounter,
+    Immunization,
+    Medication,
+    Observation,
+    PatientProfile,
+    Problem,
+)
 
 from .conditions import GROUPS_BY_KEY, classify
 from .drugs import drug, identify, strength_mg
@@ -22,9 +30,11 @@ from .drugs import drug, identify, strength_mg
 __all__ = [
     "BloodPressure",
     "Conflict",
+    "Event",
     "Facts",
     "Kidney",
     "MedFact",
+    "StrokeScore",
     "ckd_epi_2021",
     "cockcroft_gault",
     "fmt",
@@ -108,6 +118,40 @@ class Conflict:
     refs: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class StrokeScore:
+    """CHA2DS2-VASc (Lip et al., Chest 2010; ESC AF 2020 and NICE NG196 2021 use it) from the
+    typed facts. ``parts`` is (label, points, refs) for each component that scored."""
+
+    score: int
+    parts: tuple[tuple[str, int, tuple[str, ...]], ...]
+
+    @property
+    def refs(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r for _, _, rs in self.parts for r in rs))
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A dated high-stakes event: a Condition's onset or an Encounter's start."""
+
+    text: str
+    day: date
+    setting: str  # "emergency visit", "hospital stay", "visit" or "onset" (a Condition)
+    refs: tuple[str, ...]
+
+
+# v3 ActCode encounter classes read as a hospital stay or an emergency visit.
+_SETTING = {
+    "EMER": "emergency visit",
+    "IMP": "hospital stay",
+    "ACUTE": "hospital stay",
+    "NONAC": "hospital stay",
+    "OBSENC": "hospital stay",
+    "SS": "hospital stay",
+}
+
+
 def ckd_epi_2021(creatinine_mg_dl: float, age: int, female: bool) -> float:
     """CKD-EPI 2021 race-free creatinine equation (Inker et al., NEJM 2021), mL/min/1.73m2."""
     kappa, alpha = (0.7, -0.241) if female else (0.9, -0.302)
@@ -142,6 +186,109 @@ class Facts:
         self.kidney = self._kidney()
         self.lab_ckd = self._lab_ckd()
         self.bp = self._bp()
+        self.stroke = self._stroke_score()
+
+    # -- immunizations -----------------------------------------------------------------------
+    def doses(self, cvx: tuple[str, ...], within_days: float | None) -> tuple[Immunization, ...]:
+        """Completed, dated doses carrying one of ``cvx``, oldest first (within the window
+        before the record date when given)."""
+        wanted = set(cvx)
+        return tuple(
+            i
+            for i in self.p.immunizations
+            if i.given
+            and i.occurred is not None
+            and wanted & set(i.cvx())
+            and (within_days is None or (self.p.as_of - i.occurred).days <= within_days)
+        )
+
+    # -- recent events -----------------------------------------------------------------------
+    def events(
+        self,
+        groups: tuple[str, ...],
+        days: float,
+        classes: tuple[str, ...] = (),
+        conditions: bool = True,
+        words: tuple[str, ...] = (),
+    ) -> tuple[Event, ...]:
+        """Conditions of ``groups`` with onset, and Encounters whose type, reason or reason
+        Condition falls in ``groups`` (or whose type or reason text holds one of ``words``),
+        within ``days`` of the record date; latest first."""
+        wanted = set(groups)
+        out: list[Event] = []
+        if conditions:
+            for pr, gs in self.problems:
+                if (
+                    wanted & set(gs)
+                    and pr.onset is not None
+                    and pr.verification not in ("refuted", "entered-in-error")
+                    and 0 <= (self.p.as_of - pr.onset).days <= days
+                ):
+                    out.append(Event(pr.text, pr.onset, "onset", (pr.ref,)))
+        by_ref = {pr.ref: (pr, gs) for pr, gs in self.problems}
+        for e in self.p.encounters:
+            if e.start is None or not 0 <= (self.p.as_of - e.start).days <= days:
+                continue
+            if classes and e.class_code not in classes:
+                continue
+            hit = self._encounter_groups(e, by_ref)
+            said = " ".join((e.kind, e.reason_text)).lower()
+            word = next((w for w in words if w in said), None)
+            if wanted & set(hit[0]) or word is not None:
+                setting = _SETTING.get(e.class_code, "visit")
+                text = hit[1] or (e.reason_text if word and word in e.reason_text.lower() else "")
+                out.append(Event(text or e.kind, e.start, setting, (e.ref, *hit[2])))
+        return tuple(sorted(out, key=lambda x: (x.day, x.refs), reverse=True))
+
+    @staticmethod
+    def _encounter_groups(
+        e: Encounter, by_ref: dict[str, tuple[Problem, tuple[str, ...]]]
+    ) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
+        """(groups, the text that matched, the reason Conditions) of one Encounter."""
+        groups: list[str] = []
+        text = ""
+        cited: list[str] = []
+        for ref in e.reason_refs:
+            got = by_ref.get(ref)
+            if got is not None and got[1]:
+                groups += got[1]
+                text = text or got[0].text
+                cited.append(ref)
+        for codes, label in ((e.reasons, e.reason_text), (e.types, e.kind)):
+            if not codes and not label:
+                continue
+            probe = Problem(e.ref, label, codes, "active", "confirmed", e.start)
+            found = classify(probe)
+            if found:
+                groups += found
+                text = text or label
+        return tuple(dict.fromkeys(groups)), text, tuple(cited)
+
+    # -- stroke risk in atrial fibrillation -----------------------------------------------------
+    def _stroke_score(self) -> StrokeScore:
+        parts: list[tuple[str, int, tuple[str, ...]]] = []
+
+        def cond(label: str, points: int, found: tuple[Problem, ...]) -> None:
+            if found:
+                parts.append((label, points, tuple(p.ref for p in found)))
+
+        cond("heart failure", 1, self.active("heart-failure"))
+        cond("hypertension", 1, self.active("hypertension"))
+        if self.age is not None and self.age >= 65:
+            parts.append((f"age {self.age}", 2 if self.age >= 75 else 1, (self.p.ref,)))
+        cond("diabetes", 1, self.active("diabetes"))
+        # A past stroke or TIA counts however old: ever recorded, unless refuted.
+        past = tuple(
+            pr
+            for g in ("stroke", "tia")
+            for pr in self.ever(g)
+            if pr.verification not in ("refuted", "entered-in-error")
+        )
+        cond("stroke or TIA", 2, tuple(dict.fromkeys(past)))
+        cond("vascular disease", 1, (*self.active("chd"), *self.active("pad")))
+        if self.female:
+            parts.append(("female sex", 1, (self.p.ref,)))
+        return StrokeScore(sum(p for _, p, _ in parts), tuple(parts))
 
     # -- medicines ---------------------------------------------------------------------------
     @staticmethod
@@ -341,6 +488,7 @@ class Facts:
         if self.bp is not None:
             vals += [float(self.bp.readings), float(self.bp.raised)]
         vals += [float(len(self.meds))]
+        vals += [float(self.stroke.score), *(float(p) for _, p, _ in self.stroke.parts)]
         # Names quoted from the record carry their own numbers ("Digoxin 0.125 MG Oral Tablet").
         quoted = [m.text for m in self.meds] + [p.text for p, _ in self.problems]
         words = {w for t in quoted for w in _QUOTED_NUMBER.findall(t)}

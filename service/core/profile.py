@@ -19,6 +19,7 @@ __all__ = [
     "Allergy",
     "Code",
     "Encounter",
+    "Immunization",
     "Medication",
     "Observation",
     "PatientProfile",
@@ -31,6 +32,7 @@ SNOMED = "http://snomed.info/sct"
 ICD10 = "http://hl7.org/fhir/sid/icd-10-cm"
 RXNORM = "http://www.nlm.nih.gov/research/umls/rxnorm"
 LOINC = "http://loinc.org"
+CVX = "http://hl7.org/fhir/sid/cvx"
 
 # LOINC codes that report the same quantity, most common first (Synthea uses the first ones).
 LOINC_GROUPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
@@ -151,10 +153,46 @@ class Allergy:
 
 @dataclass(frozen=True, slots=True)
 class Encounter:
+    """A contact with care. ``kind`` is the first type's text (else the class); ``class_code``
+    the v3 ActCode (AMB, EMER, IMP, ACUTE, OBSENC...); ``types`` and ``reasons`` the coded type
+    and reason (``reason_refs``: Conditions named as the reason); ``discharge`` the coded
+    discharge disposition's code ("" when absent)."""
+
     ref: str
     kind: str
     start: date | None
     end: date | None = None
+    class_code: str = ""
+    types: tuple[Code, ...] = ()
+    reasons: tuple[Code, ...] = ()
+    reason_text: str = ""
+    reason_refs: tuple[str, ...] = ()
+    discharge: str = ""
+
+    @property
+    def emergency_or_inpatient(self) -> bool:
+        """An emergency visit or a hospital stay (v3 ActCode classes)."""
+        return self.class_code in ("EMER", "IMP", "ACUTE", "NONAC", "OBSENC", "SS")
+
+
+@dataclass(frozen=True, slots=True)
+class Immunization:
+    """An Immunization. ``codes`` carry the vaccine (CVX where coded); ``status`` is the FHIR
+    status (completed, not-done); ``occurred`` the date it was given (None when unknown)."""
+
+    ref: str
+    text: str
+    codes: tuple[Code, ...]
+    status: str
+    occurred: date | None
+    recognised: bool = True  # False: no well-formed CVX (or SNOMED) code
+
+    @property
+    def given(self) -> bool:
+        return self.status == "completed"
+
+    def cvx(self) -> tuple[str, ...]:
+        return tuple(c.code for c in self.codes if c.system == CVX)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +232,7 @@ class PatientProfile:
     # LOINC): blood-pressure series, repeated kidney function, same-day conflicts.
     readings: tuple[Observation, ...] = ()
     source_refs: tuple[str, ...] = field(default=())  # every resource reference in the bundle
+    immunizations: tuple[Immunization, ...] = ()  # given, not given, dated or not
 
     @property
     def age(self) -> int | None:

@@ -9,11 +9,15 @@ from datetime import date, timedelta
 from inference.knowledge.conditions import GROUPS_BY_KEY
 from inference.knowledge.criteria.schema import Criterion, Trigger
 from inference.knowledge.drugs import DRUGS
+from inference.knowledge.facts import Facts
 from service.core.profile import (
+    CVX,
     LOINC_GROUPS,
     RXNORM,
     SNOMED,
     Code,
+    Encounter,
+    Immunization,
     Medication,
     Observation,
     PatientProfile,
@@ -44,6 +48,9 @@ class Builder:
     meds: list[Medication] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     obs: list[Observation] = field(default_factory=list)
+    imms: list[Immunization] = field(default_factory=list)
+    encs: list[Encounter] = field(default_factory=list)
+    onset_days: int = 60  # how long before the record date conditions began
     n: int = 0
 
     def _id(self) -> str:
@@ -80,7 +87,29 @@ class Builder:
                 (Code(SNOMED, code, g.label),) if code else (),
                 "active",
                 "confirmed",
-                AS_OF - timedelta(days=60),
+                AS_OF - timedelta(days=self.onset_days),
+            )
+        )
+
+    def immunization(self, cvx: str, when: date) -> None:
+        self.imms.append(
+            Immunization(
+                f"Immunization/{self._id()}", "vaccine", (Code(CVX, cvx),), "completed", when
+            )
+        )
+
+    def encounter(self, group: str, class_code: str, when: date) -> None:
+        g = GROUPS_BY_KEY[group]
+        reason = (Code(SNOMED, g.snomed[0], g.label),) if g.snomed else ()
+        self.encs.append(
+            Encounter(
+                f"Encounter/{self._id()}",
+                "Emergency room admission",
+                when,
+                when,
+                class_code=class_code,
+                reasons=reason,
+                reason_text=g.label,
             )
         )
 
@@ -106,6 +135,8 @@ class Builder:
             medications=tuple(self.meds),
             observations=tuple(latest.values()),
             readings=tuple(sorted(self.obs, key=lambda o: o.effective or date.min)),
+            encounters=tuple(self.encs),
+            immunizations=tuple(self.imms),
         )
 
 
@@ -137,6 +168,8 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
             authored = date(AS_OF.year - int(params[t.min_years_on]) - 1, 1, 1)
         if i == 0 and t.min_days_on is not None:
             authored = AS_OF - timedelta(days=int(params[t.min_days_on]) + 10)
+        if i == 0 and t.started_within is not None:
+            authored = AS_OF - timedelta(days=int(params[t.started_within]) // 2)
         b.med(name, authored, dose)
     for group in t.any_conditions[:1]:
         b.condition(group)
@@ -179,6 +212,24 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
     if t.conflict:
         b.lab("potassium", 4.0)
         b.lab("potassium", 6.1)
+    if t.stroke_risk is not None:  # a man of 50 with one point per condition, to the threshold
+        b.age, b.sex = 50, "male"
+        need = int(params[t.stroke_risk.min_male]) - Facts(b.build()).stroke.score
+        have = {p.text for p in b.problems}
+        fresh = [
+            g
+            for g in ("hypertension", "diabetes", "heart-failure", "pad")
+            if GROUPS_BY_KEY[g].label not in have
+        ]
+        for group in fresh[: max(0, need)]:
+            b.condition(group)
+    if t.recent_event is not None:
+        ev = t.recent_event
+        when = AS_OF - timedelta(days=b.onset_days)
+        if ev.conditions:
+            b.condition(ev.groups[0])
+        else:
+            b.encounter(ev.groups[0], (ev.encounter_classes or ("EMER",))[0], when)
     if t.any_of:
         _satisfy(b, t.any_of[0], params, taken)
 
@@ -206,6 +257,25 @@ def negative(c: Criterion) -> tuple[PatientProfile, str]:
             b.lab(ex.monitor.quantity, 1.0)
         return b.build(), "exception 0"
     t = c.trigger
+    if t.vaccine is not None:
+        v = t.vaccine
+        need = int(c.params[v.doses]) if v.doses else 1
+        for k in range(need):
+            b.immunization(v.cvx[0], AS_OF - timedelta(days=30 + 60 * k))
+        return b.build(), "the vaccine is recorded"
+    if t.recent_event is not None:  # the same event, but before the window
+        old = Builder(onset_days=int(c.params[t.recent_event.days]) + 30)
+        _satisfy(old, t, c.params, set(_excluded(c)))
+        return old.build(), "the event lies outside the window"
+    if t.started_within is not None:
+        b.meds[0] = replace(
+            b.meds[0], authored=AS_OF - timedelta(days=int(c.params[t.started_within]) + 30)
+        )
+        return b.build(), "started before the window"
+    if t.stroke_risk is not None:
+        b.problems = [p for p in b.problems if p.text == GROUPS_BY_KEY["af"].label]
+        b.age, b.sex = 50, "male"
+        return b.build(), "a CHA2DS2-VASc below the threshold"
     if t.monitor is not None:
         loinc = LOINC_GROUPS[t.monitor.quantity][0]
         value = {"blood_pressure": 120.0, "inr": 2.5, "cognition": 25.0}.get(

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field, replace
 from itertools import product
 
 from inference.protocol import Severity
-from service.core.profile import Observation, Problem
+from service.core.profile import Immunization, Observation, Problem
 
 from ..drugs import RenalLimit, drug, renal_limit
-from ..facts import Conflict, Facts, MedFact, fmt
+from ..facts import Conflict, Event, Facts, MedFact, fmt
 from ..model import Output, Point, Proposal, add_or_merge, refs, rid, slug
 from ..strength import tau
 from .schema import Criterion, PointTemplate, Trigger
@@ -51,6 +51,10 @@ class Binding:
     limit: RenalLimit | None = None
     uncertain: bool = False  # a fact it rests on is unknown (dose not stated)
     probable: bool = False  # a fact it rests on is indirect or stale
+    vaccine: str = ""  # the vaccine found due
+    doses: tuple[Immunization, ...] = ()  # its doses ever recorded (too few or too old)
+    event: Event | None = None  # the latest recent high-stakes event
+    stroke: bool = False  # the CHA2DS2-VASc threshold was met
 
     def copy(self) -> Binding:
         return Binding(
@@ -66,6 +70,10 @@ class Binding:
             self.limit,
             self.uncertain,
             self.probable,
+            self.vaccine,
+            self.doses,
+            self.event,
+            self.stroke,
         )
 
 
@@ -177,6 +185,29 @@ def _match(
         if n < params[t.count.min]:
             return
         b0.count, b0.count_value = meds, n
+    if t.vaccine is not None:
+        v = t.vaccine
+        window = params[v.within_days] if v.within_days else None
+        given = f.doses(v.cvx, window)
+        if len(given) >= (params[v.doses] if v.doses else 1):
+            return
+        # The texts state every dose ever recorded (the last may be out of date).
+        b0.vaccine, b0.doses = v.vaccine, f.doses(v.cvx, None)
+    if t.stroke_risk is not None:
+        threshold = params[t.stroke_risk.min_female if f.female else t.stroke_risk.min_male]
+        if f.stroke.score < threshold:
+            return
+        b0.stroke = True
+    if t.recent_event is not None:
+        ev = t.recent_event
+        events = f.events(
+            ev.groups, params[ev.days], ev.encounter_classes, ev.conditions, ev.encounter_text
+        )
+        if not events:
+            return
+        b0.event = events[0]
+    else:
+        events = ()
     if t.any_of:
         alt = next((x for a in t.any_of for x in _match(a, f, params, b0)), None)
         if alt is None:
@@ -209,6 +240,12 @@ def _match(
             b.meds[_NAMES[i]] = m
             b.names[_NAMES[i]] = _pick(m, t.drugs[i])
         a = b.meds.get("a")
+        if t.recent_event is not None and t.recent_event.on_drug:
+            start = a.first_authored if a is not None else None
+            during = [e for e in events if start is not None and e.day >= start]
+            if not during:
+                continue
+            b.event = during[0]
         if t.min_years_on is not None:
             yrs = f.years_on(a) if a is not None else None
             if yrs is None or yrs < params[t.min_years_on]:
@@ -216,6 +253,10 @@ def _match(
         if t.min_days_on is not None:
             start = a.first_authored if a is not None else None
             if start is None or (f.p.as_of - start).days < params[t.min_days_on]:
+                continue
+        if t.started_within is not None:
+            start = a.first_authored if a is not None else None
+            if start is None or (f.p.as_of - start).days > params[t.started_within]:
                 continue
         if t.daily_mg_above is not None:
             if a is None:
@@ -318,6 +359,27 @@ def _months(days: int) -> int:
     return days // 30
 
 
+def _ago(days: int) -> str:
+    """How long before the record date, in the unit a reader expects."""
+    if days < 60:
+        return f"{days} days before the record date"
+    return f"{_months(days)} months before the record date"
+
+
+def _ago_number(days: int) -> str:
+    return str(days if days < 60 else _months(days))
+
+
+def _doses_phrase(f: Facts, b: Binding) -> str:
+    if not b.doses:
+        return "no dose"
+    last = b.doses[-1].occurred
+    days = f.days_since(last)
+    n = len(b.doses)
+    head = f"{n} dose{'s' if n != 1 else ''}"
+    return head if days is None else f"{head}, the last {_ago(days)}"
+
+
 def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
     def one(m: re.Match[str]) -> str:
         head, attr = m.group(1), m.group(2)
@@ -391,6 +453,18 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             if days is None:
                 return "the last result has no date"
             return f"last result {_months(days)} months before the record date"
+        if head == "vaccine":
+            return _doses_phrase(f, b) if attr == "record" else b.vaccine
+        if head == "event" and b.event is not None:
+            ev = b.event
+            if attr == "when":
+                return f"{ev.setting} {_ago(max(0, (f.p.as_of - ev.day).days))}"
+            return ev.text
+        if head == "stroke":
+            st = f.stroke
+            if attr == "parts":
+                return ", ".join(f"{label} ({pts})" for label, pts, _ in st.parts) or "none"
+            return str(st.score)
         if head == "bp" and f.bp is not None:
             bp = f.bp
             if attr == "latest":
@@ -416,6 +490,15 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
     for m in b.meds.values():
         if m.first_authored is not None:
             out.add(fmt(float((f.p.as_of - m.first_authored).days // 7)))
+    if b.doses:
+        out.add(str(len(b.doses)))
+        days = f.days_since(b.doses[-1].occurred)
+        if days is not None:
+            out.add(_ago_number(days))
+    if b.event is not None:  # the interval, and numbers quoted in the record's own wording
+        out.add(_ago_number(max(0, (f.p.as_of - b.event.day).days)))
+        out |= set(re.findall(r"\d+(?:\.\d+)?", b.event.text))
+    out |= {str(f.stroke.score), *(str(p) for _, p, _ in f.stroke.parts)}
     if b.limit is not None:  # the band's own thresholds, as its source states them
         lim = b.limit
         out |= {fmt(v) for v in (lim.below, lim.at_least, lim.max_daily_mg) if v is not None}
@@ -440,6 +523,12 @@ def _cited(names: Sequence[str], b: Binding, f: Facts) -> tuple[str, ...]:
             out += b.conflict.refs
         elif n == "bp" and f.bp is not None:
             out += f.bp.refs
+        elif n == "vaccine":
+            out += [i.ref for i in b.doses]
+        elif n == "event" and b.event is not None:
+            out += b.event.refs
+        elif n == "stroke" and b.stroke:
+            out += f.stroke.refs
         elif n.startswith("lab:") and n[4:] in b.labs:
             out.append(b.labs[n[4:]].ref)
     return refs(out)
@@ -509,7 +598,7 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
     points = tuple(
         _point(c, pt, f, b) for pt in c.points if pt.when is None or _holds(pt.when, f, p, b)
     )
-    every = _cited(("a", "b", "c", "cond", "count", "monitor"), b, f)
+    every = _cited(("a", "b", "c", "cond", "count", "monitor", "event", "vaccine", "stroke"), b, f)
     every = refs(every, *(pt.facts for pt in points))
     acts = b.meds.get(o.acts_on) if o.acts_on else None
     oid, title, category, priority, urgency = o.id, o.title, c.category, c.priority, o.urgency

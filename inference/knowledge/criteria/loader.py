@@ -73,6 +73,12 @@ def _check_trigger(t: Trigger, where: str, quantities: frozenset[str]) -> list[t
             problem = _check_spec(spec)
             if problem:
                 bad.append((f"{where}.count.specs[{i}]", problem))
+    if t.recent_event is not None:
+        for i, group in enumerate(t.recent_event.groups):
+            if group not in GROUPS_BY_KEY:
+                bad.append(
+                    (f"{where}.recent_event.groups[{i}]", f"unknown condition group {group!r}")
+                )
     for i, alt in enumerate(t.any_of):
         bad += _check_trigger(alt, f"{where}.any_of[{i}]", quantities)
     return bad

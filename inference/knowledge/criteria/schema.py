@@ -25,7 +25,10 @@ __all__ = [
     "OptionTemplate",
     "PointTemplate",
     "ProblemTemplate",
+    "RecentEvent",
+    "StrokeRisk",
     "Trigger",
+    "VaccineDue",
 ]
 
 Kind = Literal[
@@ -104,6 +107,55 @@ class Monitor(_Strict):
     days: str
 
 
+class VaccineDue(_Strict):
+    """Due when fewer than ``doses`` (a param name; one when absent) completed Immunizations
+    carry one of the ``cvx`` codes, counting only those within ``within_days`` (a param name)
+    of the record date when given."""
+
+    vaccine: str  # what the texts call it, e.g. "influenza vaccine"
+    cvx: tuple[str, ...] = Field(min_length=1)
+    within_days: str | None = None
+    doses: str | None = None
+
+    @field_validator("cvx")
+    @classmethod
+    def _cvx(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        for code in v:
+            if not re.fullmatch(r"\d{1,3}", code):
+                raise ValueError(f"{code!r} is not a CVX code (one to three digits)")
+        return v
+
+    @field_validator("vaccine")
+    @classmethod
+    def _numbers(cls, v: str) -> str:
+        return _no_literal_numbers(v)
+
+
+class StrokeRisk(_Strict):
+    """CHA2DS2-VASc at or above a sex-specific threshold (param names)."""
+
+    min_male: str
+    min_female: str
+
+
+class RecentEvent(_Strict):
+    """A recent high-stakes event: a Condition of one of ``groups`` with onset within ``days``
+    (a param name) of the record date, or an Encounter starting within that window whose type,
+    reason or reason Condition falls in one of ``groups`` (restricted to ``encounter_classes``,
+    v3 ActCodes such as EMER or IMP, when given). Binds ``event``."""
+
+    groups: tuple[str, ...] = Field(min_length=1)
+    days: str
+    encounter_classes: tuple[str, ...] = ()
+    # Words in an Encounter's type or reason text that also make it the event (lower case),
+    # e.g. "detoxification" where no condition group codes the admission.
+    encounter_text: tuple[str, ...] = ()
+    conditions: bool = True  # a Condition's onset counts, not only an Encounter
+    # Only events on or after the first order of the bound drug ``a`` (a fracture *during*
+    # bisphosphonate treatment), resolved Conditions included.
+    on_drug: bool = False
+
+
 class Trigger(_Strict):
     """All given parts must hold. ``drugs`` bind distinct active medicines to ``a``, ``b``...
     in order; ``any_conditions`` binds the first matching active problem to ``cond``."""
@@ -129,6 +181,10 @@ class Trigger(_Strict):
     # the governing kidney function binds ``a`` and ``limit`` (strictest band per ingredient).
     renal_table: bool = False
     bound_matches: tuple[str, ...] = ()  # in a point's ``when``: the bound ``a`` matches one
+    vaccine: VaccineDue | None = None
+    stroke_risk: StrokeRisk | None = None
+    recent_event: RecentEvent | None = None
+    started_within: str | None = None  # drug ``a`` first ordered within this many days
     # At least one alternative must also hold; the first that does extends the binding
     # (e.g. "diabetes OR on metformin").
     any_of: tuple[Trigger, ...] = ()
@@ -239,9 +295,22 @@ class Criterion(_Strict):
         for t in (self.trigger, *self.exceptions):
             used += [
                 x
-                for x in (t.age_min, t.age_max, t.min_years_on, t.min_days_on, t.daily_mg_above)
+                for x in (
+                    t.age_min,
+                    t.age_max,
+                    t.min_years_on,
+                    t.min_days_on,
+                    t.daily_mg_above,
+                    t.started_within,
+                )
                 if x
             ]
+            if t.vaccine is not None:
+                used += [x for x in (t.vaccine.within_days, t.vaccine.doses) if x]
+            if t.stroke_risk is not None:
+                used += [t.stroke_risk.min_male, t.stroke_risk.min_female]
+            if t.recent_event is not None:
+                used.append(t.recent_event.days)
             used += [lab.param for lab in t.labs]
             if t.monitor is not None:
                 used.append(t.monitor.days)

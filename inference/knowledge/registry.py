@@ -1,0 +1,106 @@
+"""The rule registry: clinical knowledge that cannot be said as criteria data.
+
+Most knowledge is data (``criteria/*.json``, read by ``criteria.interpret``). What is left needs
+code: it reads social facts, counts risk factors, or words a text from several facts at once.
+Each such rule is one short function registered with ``@rule(id, source)``; ``run_rules`` calls
+them in registration order. A rule reads the typed facts (``Case``) and adds problems and
+proposals to the ``Output``. Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from service.core.profile import PatientProfile, Problem
+
+from .facts import Facts, MedFact
+from .model import Cited, Output, Point, ProblemCase, refs, rid
+
+__all__ = ["RULES", "Case", "Rule", "age_phrase", "names", "point", "prob_ids", "rule", "run_rules"]
+
+Stance = Literal["support", "attack"]
+
+
+class Case(Facts):
+    """The typed facts plus what the registered rules look up: the record's own problem
+    judgements (``base``) and social facts by keyword."""
+
+    def __init__(self, profile: PatientProfile) -> None:
+        super().__init__(profile)
+        self.older = self.age is not None and self.age >= 65
+        self.base: tuple[ProblemCase, ...] = ()
+
+    def has(self, spec: str) -> bool:
+        return bool(self.with_spec(spec))
+
+    def social(self, *words: str) -> tuple[str, ...]:
+        return tuple(
+            s.ref for s in self.p.social if any(w in (s.kind + " " + s.text).lower() for w in words)
+        )
+
+    def base_ids(self, facts: Iterable[Cited]) -> tuple[str, ...]:
+        """Ids of the record problems that cite any of ``facts``."""
+        wanted = {f.ref for f in facts}
+        return tuple(b.id for b in self.base if wanted & set(b.refs))
+
+
+RuleFn = Callable[[Case, Output], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    source: str  # the guideline or evidence the rule follows (criterion id, year)
+    fn: RuleFn
+
+
+RULES: list[Rule] = []
+
+
+def rule(rule_id: str, source: str) -> Callable[[RuleFn], RuleFn]:
+    """Register ``fn`` as the rule ``rule_id`` (ids are unique)."""
+
+    def register(fn: RuleFn) -> RuleFn:
+        if any(r.id == rule_id for r in RULES):
+            raise ValueError(f"rule {rule_id!r} registered twice")
+        RULES.append(Rule(rule_id, source, fn))
+        return fn
+
+    return register
+
+
+def run_rules(c: Case, o: Output) -> None:
+    for r in RULES:
+        r.fn(c, o)
+
+
+# -- small helpers the rules share ------------------------------------------------------------
+
+
+def point(
+    role: str,
+    stance: Stance,
+    text: str,
+    facts: Iterable[str | Cited],
+    ev: tuple[str, ...],
+    tau: float,
+) -> Point:
+    return Point(role, stance, text, refs(facts), ev, round(tau, 3))
+
+
+def names(meds: Sequence[MedFact]) -> str:
+    return ", ".join(m.text for m in meds)
+
+
+def prob_ids(probs: Iterable[Problem]) -> tuple[str, ...]:
+    return tuple(f"prob-{rid(p.ref)}" for p in probs)
+
+
+def age_phrase(c: Facts) -> str:
+    if c.age is None:
+        return "an adult"
+    if c.age >= 90:
+        return "a person aged 90 or over"
+    return f"a {c.age}-year-old"
