@@ -188,12 +188,19 @@ def test_metformin_renal_dosing_uses_latest_egfr() -> None:
     met = med("m1", "24 HR Metformin hydrochloride 500 MG Extended Release Oral Tablet", "860975")
     dm = cond("c1", "Diabetes", "44054006")
     low = profile([dm], [met], [obs("o1", "33914-3", 37.0)])
-    assert "opt-reduce-metformin" in option_ids(low)
+    # no dose is stated and one 500 mg tablet is within the ceiling at eGFR 30-45: a routine
+    # request to verify the daily dose, never "reduce" (issue 13: the dose must be read)
+    assert "opt-verify-reduce-metformin" in option_ids(low)
+    assert "opt-reduce-metformin" not in option_ids(low)
     very_low = profile([dm], [met], [obs("o1", "33914-3", 25.0)])
     prop = analyse(very_low).proposal("opt-stop-metformin")
     assert prop is not None and prop.category == "immediate-safety"
     ok = profile([dm], [met], [obs("o1", "33914-3", 80.0)])
-    assert not {"opt-reduce-metformin", "opt-stop-metformin"} & option_ids(ok)
+    assert not {
+        "opt-reduce-metformin",
+        "opt-verify-reduce-metformin",
+        "opt-stop-metformin",
+    } & option_ids(ok)
 
 
 def test_monitoring_gaps_respect_windows() -> None:

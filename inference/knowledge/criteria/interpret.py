@@ -264,10 +264,13 @@ def _match(
             if a.daily_mg is not None:
                 if a.daily_mg <= params[t.daily_mg_above]:
                     continue
+            elif a.unit_mg is not None and a.unit_mg > params[t.daily_mg_above]:
+                # Dose not stated, but one unit a day of the prescribed strength is already
+                # above the ceiling: the action stands (reduce or switch), not a verification.
+                pass
             else:
-                # Dose not stated: fire at lower certainty, asking to verify; but a stated
-                # strength already within the ceiling cannot exceed it at one unit a day only
-                # when the frequency is unknown, so it still needs verifying.
+                # Dose not stated and the strength alone does not exceed the ceiling: fire at
+                # lower certainty, as a routine request to verify the daily dose.
                 b.uncertain = True
         for c in conds:
             bc = b.copy()
@@ -610,8 +613,13 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
     evidence = tuple(dict.fromkeys((*b.limit.evidence, *c.evidence))) if b.limit else ()
     if evidence:
         points = tuple(replace(x, evidence=evidence) for x in points)
+    pid = slug_id(render(oid, f, b, p))
+    if b.uncertain:
+        # A request to verify is its own activity, not the action it may lead to (whose id
+        # reads as a safety verb: "opt-reduce-..."), so it ranks as the routine review it is.
+        pid = "opt-verify-" + pid.removeprefix("opt-")
     return Proposal(
-        slug_id(render(oid, f, b, p)),
+        pid,
         render(o.verify_title if b.uncertain else title, f, b, p),
         "medication" if b.uncertain and category == "immediate-safety" else category,
         render(o.description, f, b, p),
