@@ -71,6 +71,7 @@ from inference.protocol import (
     Stance,
     StepKind,
 )
+from service.core.evaluation import PRIORITY_ORDER
 from service.core.profile import LOINC_GROUPS, SNOMED, PatientProfile
 from service.errors import BackendTimeout, CanoeError, StepFailed
 
@@ -343,17 +344,14 @@ def _assess(a: Analysis, profile: PatientProfile) -> Assessment:
     return Assessment(_complexity(a, profile), a.dimensions, problems, options)
 
 
-_PRIORITY_ORDER: tuple[Priority, ...] = ("safety", "omission", "monitoring", "review")
-
-
 def _priority(p: Proposal) -> Priority:
     """The clinical priority class of a proposal: the more urgent of the class its criteria
     state and the class its kind of action implies (a proposal that a rule function and a
     criterion both made must not lose the rule's "stop this drug" urgency to a default)."""
     implied = _implied_priority(p)
     given = getattr(p, "priority", None)
-    if given in _PRIORITY_ORDER:
-        return min(cast(Priority, given), implied, key=_PRIORITY_ORDER.index)
+    if given in PRIORITY_ORDER:
+        return min(cast(Priority, given), implied, key=PRIORITY_ORDER.index)
     return implied
 
 

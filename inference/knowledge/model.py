@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Protocol
 
 from inference.protocol import Complexity, Judgement, Priority, Severity
-from service.core.evaluation import CATEGORY_ORDER
+from service.core.evaluation import CATEGORY_ORDER, PRIORITY_ORDER
+from service.core.model import Stance
 
 __all__ = [
     "PRIORITY_ORDER",
@@ -27,9 +28,6 @@ __all__ = [
     "rid",
     "slug",
 ]
-
-Stance = Literal["support", "attack"]
-PRIORITY_ORDER: tuple[str, ...] = ("safety", "omission", "monitoring", "review")
 
 
 @dataclass(frozen=True, slots=True)

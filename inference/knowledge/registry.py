@@ -11,16 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
+from service.core.model import Stance
 from service.core.profile import PatientProfile, Problem
 
 from .facts import Facts, MedFact
 from .model import Cited, Output, Point, ProblemCase, refs, rid
 
 __all__ = ["RULES", "Case", "Rule", "age_phrase", "names", "point", "prob_ids", "rule", "run_rules"]
-
-Stance = Literal["support", "attack"]
 
 
 class Case(Facts):

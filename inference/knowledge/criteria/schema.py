@@ -15,6 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from inference.protocol import Priority
+
 __all__ = [
     "KINDS",
     "Count",
@@ -46,7 +48,6 @@ Kind = Literal[
     "care-planning",
 ]
 KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
-Priority = Literal["safety", "omission", "monitoring", "review"]
 # The plan categories (``service.core.evaluation.CATEGORY_ORDER``).
 Category = Literal[
     "immediate-safety",
