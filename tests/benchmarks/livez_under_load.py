@@ -23,7 +23,6 @@ import contextlib
 import json
 import os
 import socket
-import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -32,6 +31,7 @@ from typing import Any
 import grpc
 import httpx
 
+from tests.benchmarks.load_grpc import start_serve
 from tests.conftest import REALISTIC_BUNDLES, REPO_ROOT
 from tests.service.conftest import first_argument, pb, pb_grpc, reject_task
 
@@ -60,21 +60,7 @@ async def spawned(env: dict[str, str]) -> AsyncIterator[tuple[str, int]]:
         PYTHONPATH=str(REPO_ROOT),
         **env,
     )
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "service.cli", "serve",
-        cwd=REPO_ROOT, env=environ,
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    assert proc.stderr is not None
-    port = None
-    while port is None:
-        line = await asyncio.wait_for(proc.stderr.readline(), 120)
-        if not line:
-            raise RuntimeError("canoe serve exited before it started")
-        with contextlib.suppress(ValueError):
-            event = json.loads(line)
-            if event.get("event") == "server.started":
-                port = int(event["port"])
+    proc, port = await start_serve(environ, timeout_s=120)
 
     async def drain() -> None:
         assert proc.stderr is not None

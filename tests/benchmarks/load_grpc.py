@@ -54,6 +54,27 @@ def postgres_schema(server: str) -> Iterator[str]:
             c.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
+async def start_serve(
+    environ: dict[str, str], timeout_s: float = 60
+) -> tuple[asyncio.subprocess.Process, int]:
+    """``canoe serve`` as its own process (log level info or lower); returns it and the gRPC port
+    its ``server.started`` line names. Its stderr stays piped: the caller drains it."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "service.cli", "serve",
+        cwd=REPO_ROOT, env=environ,
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    while True:
+        line = await asyncio.wait_for(proc.stderr.readline(), timeout_s)
+        if not line:
+            raise RuntimeError("canoe serve exited before it started")
+        with contextlib.suppress(ValueError):
+            event = json.loads(line)
+            if event.get("event") == "server.started":
+                return proc, int(event["port"])
+
+
 @contextlib.asynccontextmanager
 async def spawned_server(env: dict[str, str]) -> AsyncIterator[str]:
     tmp = tempfile.mkdtemp(prefix="canoe-load-")
@@ -69,21 +90,7 @@ async def spawned_server(env: dict[str, str]) -> AsyncIterator[str]:
     )
     environ.update(env)
     environ["CANOE_LOG_LEVEL"] = "info"  # the start-up line carries the port
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "service.cli", "serve",
-        cwd=REPO_ROOT, env=environ,
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    assert proc.stderr is not None
-    port = None
-    while port is None:
-        line = await asyncio.wait_for(proc.stderr.readline(), 60)
-        if not line:
-            raise RuntimeError("canoe serve exited before it started")
-        with contextlib.suppress(ValueError):
-            event = json.loads(line)
-            if event.get("event") == "server.started":
-                port = int(event["port"])
+    proc, port = await start_serve(environ)
 
     async def drain() -> None:  # keep the pipe from filling up (one log line per request)
         assert proc.stderr is not None
