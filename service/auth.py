@@ -27,14 +27,10 @@ import hmac
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Final, Protocol
 
-import yaml
-
 from service.errors import AuthError, ForbiddenError, InputError
-from service.jsonio import load_json_object
-from service.settings import Settings
+from service.settings import Settings, read_data_file
 
 __all__ = [
     "ALL_SCOPES",
@@ -103,21 +99,6 @@ def _scopes(raw: object, *, absent: frozenset[str] = ALL_SCOPES) -> frozenset[st
     return frozenset(items) & ALL_SCOPES
 
 
-def _read(path: str, what: str) -> Any:
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {what} {path}: {exc.strerror}") from exc
-    if path.endswith(".json"):
-        return load_json_object(raw, what=f"{what} {path}")
-    try:
-        return yaml.safe_load(raw)
-    except yaml.YAMLError as exc:
-        raise InputError(f"cannot read {what} {path}: {exc}") from exc
-    except RecursionError:
-        raise InputError(f"{what} {path} nests too deeply") from None
-
-
 class NoAuth:
     def __init__(self, tenant: str = "default") -> None:
         self._p = Principal(tenant, "anonymous", ALL_SCOPES)
@@ -134,7 +115,7 @@ class StaticTokens:
 
     @classmethod
     def from_file(cls, path: str) -> StaticTokens:
-        data = _read(path, "tokens file")
+        data = read_data_file(path, "tokens file")
         rows = data.get("tokens") if isinstance(data, Mapping) else None
         if not isinstance(rows, list) or not rows:
             raise InputError(f"tokens file {path} needs a non-empty 'tokens' list")
@@ -191,8 +172,11 @@ class JwtAuth:
 
     @classmethod
     def from_settings(cls, settings: Settings, *, replay: TokenIdStore | None = None) -> JwtAuth:
+        jwks = read_data_file(settings.auth.jwks_file, "JWKS file")
+        if not isinstance(jwks, Mapping):
+            raise InputError(f"JWKS file {settings.auth.jwks_file} is not a JSON or YAML object")
         return cls(
-            _read(settings.auth.jwks_file, "JWKS file"),
+            jwks,
             issuer=settings.auth.issuer,
             audience=settings.auth.audience,
             max_lifetime_s=settings.auth.jwt_max_lifetime_s,

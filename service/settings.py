@@ -397,20 +397,26 @@ def load_settings(environ: Mapping[str, str] | None = None, **overrides: Any) ->
         raise InputError("invalid settings:\n" + _describe(exc)) from None
 
 
-def _read_config_file(path: str) -> object:
-    """The file's mapping: JSON through the one JSON loader, YAML (a superset) otherwise."""
+def read_data_file(path: str, what: str) -> object:
+    """A configuration file's content: JSON through the one JSON loader, YAML (a superset)
+    otherwise; every failure an InputError naming ``what`` and the path."""
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
-        raise InputError(f"cannot read config file {path}: {exc.strerror}") from exc
+        raise InputError(f"cannot read {what} {path}: {exc.strerror}") from exc
     if path.endswith(".json"):
-        return load_json_object(raw, what=f"config file {path}")
+        return load_json_object(raw, what=f"{what} {path}")
     try:
-        return yaml.safe_load(raw) or {}
+        return yaml.safe_load(raw)
     except yaml.YAMLError as exc:
-        raise InputError(f"cannot read config file {path}: {exc}") from exc
+        raise InputError(f"cannot read {what} {path}: {exc}") from exc
     except RecursionError:
-        raise InputError(f"config file {path} nests too deeply") from None
+        raise InputError(f"{what} {path} nests too deeply") from None
+
+
+def _read_config_file(path: str) -> object:
+    """The config file's mapping (an empty YAML file is no settings)."""
+    return read_data_file(path, "config file") or {}
 
 
 def _describe(exc: ValidationError) -> str:
