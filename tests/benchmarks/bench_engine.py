@@ -28,7 +28,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -60,8 +60,14 @@ def graph(
     return base, edges
 
 
-def ours(base: dict[str, float], edges: Edges, engine: Any = "auto") -> dict[str, float]:
-    return dict(propagate(QBAF.from_edges(base, edges), engine=engine).sigma)
+def ours(base: dict[str, float], edges: Edges, engine: Any = "auto") -> Mapping[str, float]:
+    """What a user gets: the strengths as a Mapping (the numpy engine's makes its dict when
+    first read; ``ours_read`` times reading every value too)."""
+    return propagate(QBAF.from_edges(base, edges), engine=engine).sigma
+
+
+def ours_read(base: dict[str, float], edges: Edges) -> dict[str, float]:
+    return dict(ours(base, edges))
 
 
 def numpy_jacobi_inputs(base: dict[str, float], edges: Edges) -> tuple[Any, ...]:
