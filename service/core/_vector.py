@@ -101,10 +101,13 @@ def propagate_arrays(
     n = base.shape[0]
     sup_src, sup_tgt = _by_target(*sup)
     att_src, att_tgt = _by_target(*att)
+    # Per node: how many supports / attacks come in, and where they start (CSR by target).
+    sup_n = np.bincount(sup_tgt, minlength=n)
+    att_n = np.bincount(att_tgt, minlength=n)
+    sup_ptr = np.cumsum(sup_n) - sup_n
+    att_ptr = np.cumsum(att_n) - att_n
     # Only nodes with incoming edges ("inner") ever change.
-    is_inner = np.zeros(n, dtype=bool)
-    is_inner[sup_tgt] = True
-    is_inner[att_tgt] = True
+    is_inner = (sup_n + att_n) > 0
     inner = np.flatnonzero(is_inner)
     m = inner.size
     if m == 0:
@@ -130,10 +133,8 @@ def propagate_arrays(
     # Incoming edges as 2m segments in x order: node p's supports, then its attacks. A target's
     # sources keep the order they were given in, so the sums have a fixed order.
     at = inner[perm]
-    sup_lo, sup_hi = np.searchsorted(sup_tgt, at), np.searchsorted(sup_tgt, at, side="right")
-    att_lo, att_hi = np.searchsorted(att_tgt, at), np.searchsorted(att_tgt, at, side="right")
-    starts = np.stack((sup_lo, att_lo + sup_src.size), axis=1).ravel()
-    lens = np.stack((sup_hi - sup_lo, att_hi - att_lo), axis=1).ravel()
+    starts = np.stack((sup_ptr[at], att_ptr[at] + sup_src.size), axis=1).ravel()
+    lens = np.stack((sup_n[at], att_n[at]), axis=1).ravel()
     cum = np.zeros(2 * m + 1, dtype=np.intp)
     np.cumsum(lens, out=cum[1:])
     flat = np.repeat(starts - cum[:-1], lens) + np.arange(cum[-1], dtype=np.intp)

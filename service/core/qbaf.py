@@ -24,13 +24,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from math import fsum
-from operator import itemgetter
+from struct import Struct
 from types import MappingProxyType
 from typing import Literal
 
 import numpy as np
 
-from service.core._vector import Ints, edges_from_lists, propagate_arrays
+from service.core._vector import Floats, Ints, edges_from_lists, propagate_arrays
 
 __all__ = ["QBAF", "VECTOR_MIN_EDGES", "Engine", "Strengths", "energy_update", "h", "propagate"]
 
@@ -82,12 +82,13 @@ class _Grouped(Mapping[str, tuple[str, ...]]):
     index arrays (sources, targets ascending, each target's sources in the order listed) that the
     numpy engine takes as they are; the tuples of ids are made only if somebody reads them."""
 
-    __slots__ = ("_ids", "_made", "src", "tgt")
+    __slots__ = ("_ids", "_made", "src", "tau", "tgt")
 
-    def __init__(self, ids: Sequence[str], src: Ints, tgt: Ints) -> None:
+    def __init__(self, ids: Sequence[str], src: Ints, tgt: Ints, tau: Floats) -> None:
         self._ids = ids
         self.src = src
         self.tgt = tgt
+        self.tau = tau  # the base strengths in node order, already checked to lie in [0, 1]
         self._made: dict[str, tuple[str, ...]] | None = None
 
     def _dict(self) -> dict[str, tuple[str, ...]]:
@@ -110,7 +111,8 @@ class _Grouped(Mapping[str, tuple[str, ...]]):
         return len(self._ids)
 
 
-_RELATION_CODE = {"support": 0, "attack": 1}
+_SUPPORT, _ATTACK = _RELATIONS
+_CODE = Struct("<i")  # a node index or relation code as the 4 bytes numpy reads back
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,14 +132,14 @@ class QBAF:
         that is not a node, an unknown relation or a base strength outside [0, 1].
         """
         nodes = dict(base)
-        for node, tau in nodes.items():
-            if not 0.0 <= tau <= 1.0:  # also refuses NaN
-                raise ValueError(f"base strength of {node!r} is {tau!r}, outside [0, 1]")
         triples = edges if isinstance(edges, list | tuple) else list(edges)
         if len(triples) >= VECTOR_MIN_EDGES:
             built = _from_edges_vector(nodes, triples)
-            if built is not None:  # None: something is wrong; the loop below names it
+            if built is not None:  # None: something is wrong; the loops below name it
                 return cls(MappingProxyType(nodes), *built)
+        for node, tau in nodes.items():
+            if not 0.0 <= tau <= 1.0:  # also refuses NaN
+                raise ValueError(f"base strength of {node!r} is {tau!r}, outside [0, 1]")
         sup: dict[str, list[str]] = {n: [] for n in nodes}
         att: dict[str, list[str]] = {n: [] for n in nodes}
         seen: set[tuple[str, str, str]] = set()
@@ -163,32 +165,46 @@ class QBAF:
 def _from_edges_vector(
     nodes: dict[str, float], triples: Sequence[tuple[str, str, str]]
 ) -> tuple[_Grouped, _Grouped] | None:
-    """Supporters and attackers as index arrays, every per-edge step in C (``map`` over the
-    triples, repeats dropped by ``np.unique``); a target's sources come in node order. None when
-    any triple is malformed or names an unknown node or relation."""
+    """Supporters and attackers as index arrays, every per-edge step in C; a target's sources
+    come in node order. None when any triple is malformed or names an unknown node or relation.
+
+    The triples are flattened and every id and relation is looked up in a table whose values
+    are the codes as 4-byte strings (node i -> i, "support" -> -1, "attack" -> -2), so
+    ``b"".join`` packs the codes into one buffer that numpy reads as it is: no Python int is
+    made or converted per edge. Bad triples show up as a wrong length, a
+    ``KeyError``, or a code of the wrong kind in a column.
+    """
+    count = len(triples)
+    n = len(nodes)
+    if n >= 1 << 31 or _SUPPORT in nodes or _ATTACK in nodes:
+        return None  # (node names that clash with a relation: the loop sorts them out)
     try:
+        tau = np.fromiter(nodes.values(), dtype=np.float64, count=n)
+        # Written so that NaN fails it too.
+        if n and not (float(tau.min()) >= 0.0 and float(tau.max()) <= 1.0):
+            return None
         if set(map(len, triples)) != {3}:
             return None
         ids = list(nodes)
-        index = dict(zip(ids, range(len(ids)), strict=True))
-        count = len(triples)
-        columns = [map(index.__getitem__, map(itemgetter(k), triples)) for k in (0, 1)]
-        src = np.fromiter(columns[0], dtype=np.intp, count=count)
-        tgt = np.fromiter(columns[1], dtype=np.intp, count=count)
-        relations = map(_RELATION_CODE.__getitem__, map(itemgetter(2), triples))
-        rel = np.fromiter(relations, dtype=np.intp, count=count)
-    except (KeyError, TypeError):
+        # Each index as its own 4 bytes ("V4": raw bytes, none stripped).
+        table = dict(zip(ids, np.arange(n, dtype="<i4").view("V4").tolist(), strict=True))
+        table[_SUPPORT], table[_ATTACK] = _CODE.pack(-1), _CODE.pack(-2)
+        packed = b"".join(map(table.__getitem__, chain.from_iterable(triples)))
+    except (KeyError, TypeError, ValueError):
         return None
+    cols = np.frombuffer(packed, dtype="<i4").reshape(count, 3).astype(np.intp)
+    src, tgt, rel = cols[:, 0], cols[:, 1], cols[:, 2]
+    if int(src.min()) < 0 or int(tgt.min()) < 0 or int(rel.max()) >= 0:
+        return None  # a relation where an id belongs, or an id where the relation belongs
     # One sort both drops repeats (relations are sets) and groups the edges by target, then
-    # relation, then source: a key per distinct triple.
-    n = len(ids)
-    key = np.unique((tgt * 2 + rel) * n + src)
+    # relation, then source: a key per distinct triple (relation code -1 - rel: 0 or 1).
+    key = np.unique((tgt * 2 - 1 - rel) * n + src)
     src, rest = np.divmod(key, n)[::-1]
     tgt, rel = np.divmod(rest, 2)
     groups = []
     for code in (0, 1):
         mask = rel == code
-        groups.append(_Grouped(ids, src[mask], tgt[mask]))
+        groups.append(_Grouped(ids, src[mask], tgt[mask], tau))
     return groups[0], groups[1]
 
 
@@ -228,6 +244,7 @@ def propagate(
         and engine != "pure"
         and (engine == "vector" or sup_g.src.size + att_g.src.size >= VECTOR_MIN_EDGES)
     ):
+        tau = sup_g.tau
         arrays = [(sup_g.src, sup_g.tgt), (att_g.src, att_g.tgt)]
     else:
         sup_ids = [sup_g.get(n, ()) for n in ids]
@@ -251,19 +268,46 @@ def propagate(
             flat = map(index.__getitem__, chain.from_iterable(lists))
             src = np.fromiter(flat, dtype=np.intp, count=int(counts.sum()))
             arrays.append((src, np.repeat(np.arange(len(ids), dtype=np.intp), counts)))
+        tau = np.fromiter(graph.nodes.values(), dtype=np.float64, count=len(ids))
     values, converged, iterations, exact = propagate_arrays(
-        np.fromiter(graph.nodes.values(), dtype=np.float64, count=len(ids)),
-        arrays[0],
-        arrays[1],
-        tolerance=tolerance,
-        max_iterations=max_iterations,
+        tau, arrays[0], arrays[1], tolerance=tolerance, max_iterations=max_iterations
     )
-    return Strengths(
-        MappingProxyType(dict(zip(ids, values.tolist(), strict=True))),
-        converged,
-        iterations,
-        exact,
-    )
+    return Strengths(_Sigma(ids, values), converged, iterations, exact)
+
+
+class _Sigma(Mapping[str, float]):
+    """``Strengths.sigma`` of the numpy engine: the strengths array as it came out, turned into
+    a dict of floats only when somebody reads it (a graph of 10,000 nodes whose caller wants
+    one score need not pay for 10,000 dict entries). Equal to the dict it stands for."""
+
+    __slots__ = ("_ids", "_made", "_values")
+
+    def __init__(self, ids: Sequence[str], values: Floats) -> None:
+        self._ids = ids
+        self._values = values
+        self._made: dict[str, float] | None = None
+
+    def _dict(self) -> dict[str, float]:
+        if self._made is None:  # a memo of a value that never changes, not a mutation
+            self._made = dict(zip(self._ids, self._values.tolist(), strict=True))
+        return self._made
+
+    def __getitem__(self, key: str) -> float:
+        return self._dict()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __eq__(self, other: object) -> bool:
+        return self._dict() == (other._dict() if isinstance(other, _Sigma) else other)
+
+    __hash__ = None  # type: ignore[assignment]  # like a dict
+
+    def __repr__(self) -> str:
+        return repr(self._dict())
 
 
 def _use_vector(

@@ -116,6 +116,11 @@ def test_vectorised_from_edges_builds_the_same_relations() -> None:
         (("ghost", "n1", "support"), "source 'ghost'"),
         (("n1", "ghost", "attack"), "target 'ghost'"),
         (("n1", "n2", "neutral"), "relation 'neutral'"),
+        (("support", "n2", "attack"), "source 'support'"),
+        (("n1", "attack", "attack"), "target 'attack'"),
+        (("n1", "n2", "n3"), "relation 'n3'"),
+        (("n1", "n2"), "not enough values"),
+        (("n1", "n2", "support", "attack"), "too many values"),
     ],
 )
 def test_large_edge_lists_are_refused_with_the_same_errors(bad: tuple, message: str) -> None:
@@ -123,6 +128,46 @@ def test_large_edge_lists_are_refused_with_the_same_errors(bad: tuple, message: 
     edges.insert(VECTOR_MIN_EDGES // 2, bad)
     with pytest.raises(ValueError, match=message):
         QBAF.from_edges(base, edges)
+
+
+def test_triples_of_wrong_lengths_that_line_up_when_flattened_are_refused() -> None:
+    base, edges = random_graph(2, 100, VECTOR_MIN_EDGES + 10, cyclic=False)
+    edges[10:12] = [("n1", "n2", "support", "n3"), ("n4", "attack")]  # 4 + 2 = 3 + 3 items
+    with pytest.raises(ValueError, match="too many values"):
+        QBAF.from_edges(base, edges)
+
+
+@pytest.mark.parametrize("tau", [float("nan"), -0.1, 1.5])
+def test_large_graphs_refuse_base_strengths_outside_0_1_first(tau: float) -> None:
+    base, edges = random_graph(3, 100, VECTOR_MIN_EDGES + 10, cyclic=False)
+    base["n7"] = tau
+    edges.append(("ghost", "n1", "support"))  # the strength is named, as on small graphs
+    with pytest.raises(ValueError, match="base strength of 'n7'"):
+        QBAF.from_edges(base, edges)
+
+
+def test_large_graphs_may_name_nodes_like_the_relations() -> None:
+    base, edges = random_graph(4, 300, 2 * VECTOR_MIN_EDGES, cyclic=True)
+    renamed = {"n0": "support", "n1": "attack"}
+    base = {renamed.get(k, k): v for k, v in base.items()}
+    edges = [(renamed.get(s, s), renamed.get(t, t), r) for s, t, r in edges]
+    graph = QBAF.from_edges(base, edges)
+    auto, pure = propagate(graph), propagate(graph, engine="pure")
+    assert auto.converged and pure.converged
+    assert max(abs(auto.sigma[k] - pure.sigma[k]) for k in base) <= 1e-9
+    for t in ("support", "attack"):
+        assert set(graph.supporters[t]) == {s for s, tt, r in edges if tt == t and r == "support"}
+
+
+def test_strengths_of_the_numpy_engine_read_as_a_dict() -> None:
+    base, edges = random_graph(6, 400, 2 * VECTOR_MIN_EDGES, cyclic=False)
+    sigma = propagate(QBAF.from_edges(base, edges)).sigma
+    plain = dict(sigma)
+    assert list(sigma) == list(base) and len(sigma) == len(base)
+    assert sigma == plain and plain == sigma and sigma != {**plain, "n0": -1.0}
+    assert all(type(v) is float for v in plain.values())
+    assert sigma["n3"] == plain["n3"] and "ghost" not in sigma
+    assert repr(sigma) == repr(plain)
 
 
 def test_indexed_lists_above_the_threshold_use_the_numpy_engine_and_agree() -> None:
