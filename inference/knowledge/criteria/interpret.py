@@ -387,14 +387,24 @@ def _doses_phrase(f: Facts, b: Binding) -> str:
     return head if days is None else f"{head}, the last {_ago(days)}"
 
 
-def _unsteady_phrase(u: Unsteady) -> str:
-    c = u.creatinine
-    first = f"creatinine {fmt(c.value)} {c.unit}".strip()
-    if u.later is None:
-        return f"{first} on the day of the reported eGFR, which implies an eGFR of {fmt(u.implied_egfr)}"
-    later = f"{fmt(u.later.value)} {u.later.unit}".strip()
-    rise = "rose" if (u.later.value or 0) > (c.value or 0) else "fell"
-    return f"{first} (an eGFR of {fmt(u.implied_egfr)}) {rise} to {later} {u.days} days later"
+def _unsteady_phrase(unsteady: Sequence[Unsteady], reported: Observation | None) -> str:
+    """Why the kidney function is not settled, each creatinine named once."""
+    out: list[str] = []
+    said: set[str] = set()
+    for u in unsteady:
+        c = u.creatinine
+        first = f"creatinine {fmt(c.value)} {c.unit}".strip()
+        implied = f"an eGFR of {fmt(u.implied_egfr)}"
+        if u.later is None:
+            beside = f"a reported eGFR of {fmt(reported.value)}" if reported else "a reported eGFR"
+            out.append(f"{first}, taken the same day as {beside}, implies {implied}")
+        else:
+            later = f"{fmt(u.later.value)} {u.later.unit}".strip()
+            moved = "rose" if (u.later.value or 0) > (c.value or 0) else "fell"
+            head = "it" if c.ref in said else f"{first} ({implied})"
+            out.append(f"{head} {moved} to {later} {u.days} days later")
+        said.add(c.ref)
+    return "; ".join(out)
 
 
 def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
@@ -443,7 +453,7 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
                     parts.append(f"Cockcroft-Gault clearance {fmt(k.crcl)} mL/min")
                 return ", ".join(parts)
             if attr == "unsteady":
-                return "; ".join(_unsteady_phrase(u) for u in k.unsteady)
+                return _unsteady_phrase(k.unsteady, k.reported)
             return f"{fmt(k.value)} ({k.basis})"
         if head == "count":
             if attr == "names":
