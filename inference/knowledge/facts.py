@@ -305,14 +305,18 @@ class Facts:
         if self.age is not None and self.age >= 65:
             parts.append((f"age {self.age}", 2 if self.age >= 75 else 1, (self.p.ref,)))
         cond("diabetes", 1, self.active("diabetes"))
-        # A past stroke or TIA counts however old: ever recorded, unless refuted.
+        # A past stroke, TIA or systemic (arterial) thromboembolism counts however old: ever
+        # recorded, unless refuted (ESC AF 2020; venous thromboembolism does not count).
         past = tuple(
             pr
-            for g in ("stroke", "tia")
+            for g in ("stroke", "tia", "systemic-embolism")
             for pr in self.ever(g)
             if pr.verification not in ("refuted", "entered-in-error")
         )
-        cond("stroke or TIA", 2, tuple(dict.fromkeys(past)))
+        label = "stroke or TIA"
+        if any(pr in self.ever("systemic-embolism") for pr in past):
+            label = "stroke, TIA or thromboembolism"
+        cond(label, 2, tuple(dict.fromkeys(past)))
         cond("vascular disease", 1, (*self.active("chd"), *self.active("pad")))
         if self.female:
             parts.append(("female sex", 1, (self.p.ref,)))
