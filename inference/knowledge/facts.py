@@ -35,6 +35,7 @@ __all__ = [
     "Kidney",
     "MedFact",
     "StrokeScore",
+    "Unsteady",
     "ckd_epi_2021",
     "cockcroft_gault",
     "fmt",
@@ -44,6 +45,12 @@ __all__ = [
 STALE_ACUTE_DAYS = 365
 _STRENGTH = re.compile(r"(\d+(?:\.\d+)?)\s*(mg|mcg|µg|g)\b", re.I)
 _KDIGO_EDGES = (90.0, 60.0, 45.0, 30.0, 15.0)
+# Creatinine results this many days apart or fewer, changed by this ratio or more, are not a
+# steady state: KDIGO 2012 AKI (a rise to 1.5 times baseline) and its acute kidney disease
+# window of up to 90 days; KDIGO 2024 CKD practice point 1.2.2.2 (eGFR equations need a steady
+# state).
+UNSTEADY_DAYS = 90
+UNSTEADY_RATIO = 1.5
 _QUOTED_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _TO_MG = {"mg": 1.0, "mcg": 0.001, "µg": 0.001, "g": 1000.0}
 
@@ -97,6 +104,27 @@ class Kidney:
     crcl: float | None  # Cockcroft-Gault
     discordant: bool  # the estimates disagree: recheck before relying on either
     refs: tuple[str, ...]
+    # Not settled although the latest estimates may agree (``Facts._kidney_unsteady``): a
+    # creatinine on the reported eGFR's day that contradicts it, or creatinine results changing
+    # by half or more within a few months. Doses read it at lower certainty until a repeat.
+    unsteady: tuple[Unsteady, ...] = ()
+
+    @property
+    def settled(self) -> bool:
+        """The estimates agree and the creatinine is in a steady state."""
+        return not self.discordant and not self.unsteady
+
+
+@dataclass(frozen=True, slots=True)
+class Unsteady:
+    """One reason the kidney function is not settled: ``creatinine`` (with the eGFR it implies)
+    contradicts the reported eGFR of the same day (``later`` None), or changed to ``later``
+    within ``days``."""
+
+    creatinine: Observation
+    implied_egfr: float
+    later: Observation | None
+    days: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,14 +305,18 @@ class Facts:
         if self.age is not None and self.age >= 65:
             parts.append((f"age {self.age}", 2 if self.age >= 75 else 1, (self.p.ref,)))
         cond("diabetes", 1, self.active("diabetes"))
-        # A past stroke or TIA counts however old: ever recorded, unless refuted.
+        # A past stroke, TIA or systemic (arterial) thromboembolism counts however old: ever
+        # recorded, unless refuted (ESC AF 2020; venous thromboembolism does not count).
         past = tuple(
             pr
-            for g in ("stroke", "tia")
+            for g in ("stroke", "tia", "systemic-embolism")
             for pr in self.ever(g)
             if pr.verification not in ("refuted", "entered-in-error")
         )
-        cond("stroke or TIA", 2, tuple(dict.fromkeys(past)))
+        label = "stroke or TIA"
+        if any(pr in self.ever("systemic-embolism") for pr in past):
+            label = "stroke, TIA or thromboembolism"
+        cond(label, 2, tuple(dict.fromkeys(past)))
         cond("vascular disease", 1, (*self.active("chd"), *self.active("pad")))
         if self.female:
             parts.append(("female sex", 1, (self.p.ref,)))
@@ -423,8 +455,71 @@ class Facts:
         crosses = any(value < edge <= high for edge in _KDIGO_EDGES)
         # Only where it matters for dosing: the lower estimate below 60.
         discordant = conflicted or (value < 60 and (gap > 0.2 or (crosses and gap > 0.1)))
+        unsteady = self._kidney_unsteady(reported)
         refs = tuple(o.ref for o in (reported, creat) if o is not None)
-        return Kidney(value, basis, reported, creat, computed, crcl, discordant, refs)
+        refs = tuple(
+            dict.fromkeys((*refs, *(o.ref for u in unsteady for o in (u.creatinine, u.later) if o)))
+        )
+        return Kidney(
+            value,
+            basis,
+            reported,
+            creat,
+            computed,
+            crcl,
+            discordant,
+            refs,
+            unsteady,
+        )
+
+    def _kidney_unsteady(self, reported: Observation | None) -> tuple[Unsteady, ...]:
+        """Why the latest estimates cannot be trusted for dosing although they agree: a
+        creatinine on the reported eGFR's own day that implies a very different eGFR (the
+        estimates disagree, as in ``_kidney``), or, among creatinine results within
+        ``UNSTEADY_DAYS`` of the latest, two that differ by ``UNSTEADY_RATIO`` or more (not a
+        steady state). Only where it matters for dosing: the eGFR implied below 60."""
+        if self.age is None or self.age < 18:
+            return ()
+        series = [
+            (o, mg)
+            for o in self.p.series(LOINC_GROUPS["creatinine"])
+            if o.effective is not None
+            for mg in (_creatinine_mg_dl(o),)
+            if mg
+        ]
+        out: list[Unsteady] = []
+
+        def implied(mg: float) -> float:
+            assert self.age is not None
+            return ckd_epi_2021(mg, self.age, self.female)
+
+        if reported is not None and reported.value and reported.effective is not None:
+            for o, mg in series:
+                if o.effective != reported.effective:
+                    continue
+                e = implied(mg)
+                lo, hi = min(e, reported.value), max(e, reported.value)
+                crosses = any(lo < edge <= hi for edge in _KDIGO_EDGES)
+                gap = (hi - lo) / hi
+                if lo < 60 and (gap > 0.2 or (crosses and gap > 0.1)):
+                    out.append(Unsteady(o, e, None, 0))
+                    break
+        if series:
+            last_day = series[-1][0].effective
+            assert last_day is not None
+            window = [
+                (o, mg)
+                for o, mg in series
+                if (last_day - (o.effective or last_day)).days <= UNSTEADY_DAYS
+            ]
+            high = max(window, key=lambda x: x[1])
+            low = min(window, key=lambda x: x[1])
+            if high[1] >= UNSTEADY_RATIO * low[1] and implied(high[1]) < 60:
+                first, later = sorted((high, low), key=lambda x: x[0].effective or last_day)
+                assert first[0].effective is not None and later[0].effective is not None
+                days = (later[0].effective - first[0].effective).days
+                out.append(Unsteady(first[0], implied(first[1]), later[0], days))
+        return tuple(out)
 
     def _lab_ckd(self) -> tuple[str, ...]:
         """Refs proving CKD by labs: eGFR < 60 on two results at least 90 days apart (the
@@ -485,6 +580,8 @@ class Facts:
             vals += [m.unit_mg, m.daily_mg, float(self.years_on(m) or 0)]
         if self.kidney is not None:
             vals += [self.kidney.value, self.kidney.computed, self.kidney.crcl]
+            for u in self.kidney.unsteady:
+                vals += [u.implied_egfr, float(u.days)]
         if self.bp is not None:
             vals += [float(self.bp.readings), float(self.bp.raised)]
         vals += [float(len(self.meds))]

@@ -201,6 +201,10 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
     if t.kidney_discordant:
         b.lab("egfr", 85.0)
         b.lab("creatinine", 3.0)
+    if t.kidney_unsteady:  # creatinine 3.0 a month ago, 0.8 today beside a normal eGFR
+        b.lab("creatinine", 3.0, AS_OF - timedelta(days=30))
+        b.lab("creatinine", 0.8)
+        b.lab("egfr", 85.0)
     if t.lab_ckd:
         b.lab("egfr", 50.0, AS_OF - timedelta(days=120))
         b.lab("egfr", 48.0)
@@ -315,4 +319,7 @@ def negative(c: Criterion) -> tuple[PatientProfile, str]:
     if t.conflict:
         b.obs = b.obs[:-1]
         return b.build(), "one value on the day"
+    if t.kidney_unsteady:
+        b.obs = [o for o in b.obs if o.effective == AS_OF]
+        return b.build(), "a stable creatinine"
     raise AssertionError(f"{c.id}: no negative case can be built")

@@ -121,9 +121,10 @@ def test_every_vaccine_due_at_seventy_with_no_record_and_one_activity() -> None:
         "vaccine-pneumococcal-older",
         "vaccine-zoster-recombinant",
         "vaccine-tetanus-booster",
+        "vaccine-covid-older",
     }
     plan = [x for x in analyse(p).proposals if x.id == "opt-vaccinations-due"]
-    assert len(plan) == 1 and len(plan[0].criteria) == 4
+    assert len(plan) == 1 and len(plan[0].criteria) == 5
 
 
 def test_at_fifty_five_only_zoster_and_tetanus() -> None:

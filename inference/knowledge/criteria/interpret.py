@@ -18,7 +18,7 @@ from inference.protocol import Severity
 from service.core.profile import Immunization, Observation, Problem
 
 from ..drugs import RenalLimit, drug, renal_limit
-from ..facts import Conflict, Event, Facts, MedFact, fmt
+from ..facts import Conflict, Event, Facts, MedFact, Unsteady, fmt
 from ..model import Output, Point, Proposal, add_or_merge, refs, rid, slug
 from ..strength import tau
 from .schema import Criterion, PointTemplate, Trigger
@@ -145,6 +145,8 @@ def _match(
         return
     if t.kidney_discordant and not (f.kidney is not None and f.kidney.discordant):
         return
+    if t.kidney_unsteady and not (f.kidney is not None and f.kidney.unsteady):
+        return
     if t.lab_ckd and not f.lab_ckd:
         return
     if t.bp_severe and not (f.bp is not None and f.bp.severe):
@@ -164,7 +166,7 @@ def _match(
             return
         if got[1] is not None:
             b0.labs[lab.quantity] = got[1]
-        if lab.quantity == "kidney" and f.kidney is not None and f.kidney.discordant:
+        if lab.quantity == "kidney" and f.kidney is not None and not f.kidney.settled:
             b0.probable = True
     if t.monitor is not None:
         q = t.monitor.quantity
@@ -187,6 +189,8 @@ def _match(
         b0.count, b0.count_value = meds, n
     if t.vaccine is not None:
         v = t.vaccine
+        if v.available_from is not None and f.p.as_of < v.available_from:
+            return
         window = params[v.within_days] if v.within_days else None
         given = f.doses(v.cvx, window)
         if len(given) >= (params[v.doses] if v.doses else 1):
@@ -298,7 +302,7 @@ def _renal_bindings(f: Facts, base: Binding) -> Iterator[Binding]:
             for lim in sorted(limits, key=lambda x: (_ACTION_RANK.index(x.action), -x.urgent)):
                 b = base.copy()
                 b.meds["a"], b.names["a"], b.limit = m, name, lim
-                if k.discordant:
+                if not k.settled:
                     b.probable = True
                 if lim.action == "max-dose" and lim.max_daily_mg is not None:
                     if m.daily_mg is not None and m.daily_mg <= lim.max_daily_mg:
@@ -383,6 +387,26 @@ def _doses_phrase(f: Facts, b: Binding) -> str:
     return head if days is None else f"{head}, the last {_ago(days)}"
 
 
+def _unsteady_phrase(unsteady: Sequence[Unsteady], reported: Observation | None) -> str:
+    """Why the kidney function is not settled, each creatinine named once."""
+    out: list[str] = []
+    said: set[str] = set()
+    for u in unsteady:
+        c = u.creatinine
+        first = f"creatinine {fmt(c.value)} {c.unit}".strip()
+        implied = f"an eGFR of {fmt(u.implied_egfr)}"
+        if u.later is None:
+            beside = f"a reported eGFR of {fmt(reported.value)}" if reported else "a reported eGFR"
+            out.append(f"{first}, taken the same day as {beside}, implies {implied}")
+        else:
+            later = f"{fmt(u.later.value)} {u.later.unit}".strip()
+            moved = "rose" if (u.later.value or 0) > (c.value or 0) else "fell"
+            head = "it" if c.ref in said else f"{first} ({implied})"
+            out.append(f"{head} {moved} to {later} {u.days} days later")
+        said.add(c.ref)
+    return "; ".join(out)
+
+
 def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
     def one(m: re.Match[str]) -> str:
         head, attr = m.group(1), m.group(2)
@@ -428,6 +452,8 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
                 if k.crcl is not None:
                     parts.append(f"Cockcroft-Gault clearance {fmt(k.crcl)} mL/min")
                 return ", ".join(parts)
+            if attr == "unsteady":
+                return _unsteady_phrase(k.unsteady, k.reported)
             return f"{fmt(k.value)} ({k.basis})"
         if head == "count":
             if attr == "names":
@@ -639,25 +665,40 @@ def slug_id(text: str) -> str:
     return f"{head}-{slug(rest)}" if rest else slug(text)
 
 
+def _bindings(criteria: Sequence[Criterion], f: Facts) -> list[tuple[Criterion, Binding]]:
+    """Every (criterion, binding) that fires, less response monitoring of a drug that a
+    deprescribing criterion proposes to stop (``Monitor.response``)."""
+    found = [
+        (c, b) for c in criteria for b in _match(c.trigger, f, c.params) if not _excused(c, f, b)
+    ]
+    stopping = {
+        b.meds[c.option.acts_on].ref
+        for c, b in found
+        if c.kind == "deprescribing" and c.option.acts_on and c.option.acts_on in b.meds
+    }
+    return [
+        (c, b)
+        for c, b in found
+        if not (
+            c.trigger.monitor is not None
+            and c.trigger.monitor.response
+            and "a" in b.meds
+            and b.meds["a"].ref in stopping
+        )
+    ]
+
+
 def evaluate(criteria: Sequence[Criterion], f: Facts) -> tuple[Firing, ...]:
     """Every (criterion, binding) that fires, with its proposal (no problems recorded)."""
-    out: list[Firing] = []
-    for c in criteria:
-        for b in _match(c.trigger, f, c.params):
-            if not _excused(c, f, b):
-                out.append(Firing(c, b, _proposal(c, f, b, None)))
-    return tuple(out)
+    return tuple(Firing(c, b, _proposal(c, f, b, None)) for c, b in _bindings(criteria, f))
 
 
 def apply_criteria(criteria: Sequence[Criterion], f: Facts, out: Output) -> tuple[str, ...]:
     """Add every firing criterion's problem and proposal to ``out``; the ids that fired."""
     fired: list[str] = []
-    for c in criteria:
-        for b in _match(c.trigger, f, c.params):
-            if _excused(c, f, b):
-                continue
-            add_or_merge(out, _proposal(c, f, b, out))
-            if c.high_risk:
-                out.high_risk += 1
-            fired.append(c.id)
+    for c, b in _bindings(criteria, f):
+        add_or_merge(out, _proposal(c, f, b, out))
+        if c.high_risk:
+            out.high_risk += 1
+        fired.append(c.id)
     return tuple(dict.fromkeys(fired))

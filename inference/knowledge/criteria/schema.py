@@ -11,6 +11,7 @@ refused, so every number a text states comes from the patient's facts or the cit
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -102,21 +103,29 @@ class Count(_Strict):
 
 
 class Monitor(_Strict):
-    """Due when no usable result of ``quantity`` within ``param`` days (a param name)."""
+    """Due when no usable result of ``quantity`` within ``param`` days (a param name).
+
+    ``response``: the test only judges whether the bound drug ``a`` works (lipids on a
+    statin), so it is not proposed when a deprescribing criterion proposes stopping that very
+    drug: the test would add a burden and decide nothing (NICE NG56, 2016: treatment burden).
+    Safety monitoring (levels, INR, potassium) stays while the drug is taken."""
 
     quantity: str
     days: str
+    response: bool = False
 
 
 class VaccineDue(_Strict):
     """Due when fewer than ``doses`` (a param name; one when absent) completed Immunizations
     carry one of the ``cvx`` codes, counting only those within ``within_days`` (a param name)
-    of the record date when given."""
+    of the record date when given. ``available_from``: no such vaccine existed before this
+    date, so a record dated earlier is not asked for it."""
 
     vaccine: str  # what the texts call it, e.g. "influenza vaccine"
     cvx: tuple[str, ...] = Field(min_length=1)
     within_days: str | None = None
     doses: str | None = None
+    available_from: date | None = None
 
     @field_validator("cvx")
     @classmethod
@@ -175,6 +184,9 @@ class Trigger(_Strict):
     min_days_on: str | None = None  # drug ``a`` taken at least this many days (first order)
     daily_mg_above: str | None = None  # drug ``a``'s daily dose above this (unknown: verify)
     kidney_discordant: bool = False
+    # The kidney function is not settled: a creatinine contradicting the reported eGFR of its
+    # day, or creatinine results far apart within weeks (``Facts.kidney.unsteady``).
+    kidney_unsteady: bool = False
     lab_ckd: bool = False  # CKD proven by labs (two low eGFRs 90 days apart, or UACR)
     bp_severe: bool = False
     conflict: bool = False  # the latest day of some quantity holds conflicting values
