@@ -68,6 +68,8 @@ def test_todays_plans_meet_every_kept_expectation() -> None:
 
 
 def test_every_known_gap_is_still_open() -> None:
+    if not _file("known_gaps.json")["cases"]:
+        pytest.skip("known_gaps.json lists no open gap: every reviewed gap is closed")
     rc, report = _run("known_gaps.json")
     closed = [
         (case["name"], c["kind"], c["terms"], c["status"])

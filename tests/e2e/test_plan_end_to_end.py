@@ -83,13 +83,15 @@ def test_same_bundle_same_deliberation() -> None:
     assert docs[0] == docs[1]
 
 
-def test_diazepam_with_alzheimers_gets_a_taper_with_both_sides_argued() -> None:
+def test_diazepam_with_a_seizure_disorder_gets_a_neurology_agreed_taper_argued_both_ways() -> None:
+    # Beers allows a benzodiazepine for a seizure disorder: the taper is agreed with neurology
     result = plan_of(fixture_bundle("adalberto_hartmann"))
     prof = result.profile
     diazepam = next(m for m in prof.active_medications if "diazepam" in m.text.lower())
-    alzheimers = next(p for p in prof.active_problems if "alzheimer" in p.text.lower())
+    seizures = next(p for p in prof.active_problems if p.text == "Seizure disorder")
     [taper] = [o for o in _options(result, "taper") if "diazepam" in o.title.lower()]
     assert taper.id in result.evaluation.plan
+    assert "neurology" in taper.title.lower() and "seizure" in taper.title.lower()
     assert taper.medication_ref == diazepam.ref
     pharmacist_for = [
         a
@@ -97,13 +99,13 @@ def test_diazepam_with_alzheimers_gets_a_taper_with_both_sides_argued() -> None:
         if a.role == "pharmacist"
         and a.stance == "support"
         and diazepam.ref in a.facts
-        and alzheimers.ref in a.facts
+        and seizures.ref in a.facts
     ]
-    assert pharmacist_for, "no pharmacist argument citing the drug and the diagnosis"
-    withdrawal = [
-        a for a in taper.arguments if a.stance == "attack" and "withdrawal" in a.text.lower()
+    assert pharmacist_for, "no pharmacist argument citing the drug and the seizure disorder"
+    seizure_objection = [
+        a for a in taper.arguments if a.stance == "attack" and "seizures return" in a.text
     ]
-    assert withdrawal, "no attack about withdrawal"
+    assert seizure_objection, "no objection that diazepam may be controlling his seizures"
 
 
 def test_warfarin_digoxin_verapamil_interactions_are_addressed() -> None:

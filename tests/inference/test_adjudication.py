@@ -145,7 +145,10 @@ def test_gayla_naproxen_supporter_wins_its_clash_and_bp_review_is_included() -> 
 async def test_adalberto_taper_not_objected_to_by_abrupt_withdrawal() -> None:
     prof = load("adalberto")
     out = await run(prof)
-    taper = next(o for o in out["assessment"].options if o.id == "opt-taper-diazepam")
+    # with his seizure disorder the taper is agreed with neurology first; still a taper by design
+    taper = next(
+        o for o in out["assessment"].options if o.id == "opt-taper-diazepam-with-neurology"
+    )
     assert taper.answers == ("abrupt-withdrawal",) and taper.priority == "safety"
     args = [x for x in out["args"] if x.option_id == taper.id]
     # the pharmacist's withdrawal concern is weighed inside their one (supporting) argument

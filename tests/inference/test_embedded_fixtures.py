@@ -96,15 +96,21 @@ async def test_adalberto_diazepam_taper() -> None:
     prof = load("adalberto")
     out = await run(prof)
     diazepam = next(m.ref for m in prof.medications if "Diazepam" in m.text)
-    alz = next(p.ref for p in prof.problems if "Alzheimer" in p.text)
-    opt = next(o for o in out["assessment"].options if o.id == "opt-taper-diazepam")
+    seizures = next(p.ref for p in prof.problems if p.text == "Seizure disorder")
+    # Beers allows a benzodiazepine for a seizure disorder: the taper is agreed with neurology
+    opt = next(o for o in out["assessment"].options if o.id == "opt-taper-diazepam-with-neurology")
     assert opt.medication_ref == diazepam
+    assert "opt-taper-diazepam" not in {o.id for o in out["assessment"].options}
     args = [x for x in out["args"] if x.option_id == opt.id]
     assert any(
-        x.role == "pharmacist" and x.stance == "support" and {diazepam, alz} <= set(x.facts)
+        x.role == "pharmacist" and x.stance == "support" and {diazepam, seizures} <= set(x.facts)
         for x in args
     )
-    assert any(x.stance == "attack" and "withdrawal" in x.text.lower() for x in args)
+    # the GP objects that diazepam may be controlling his seizures (no slower taper answers that)
+    assert any(
+        x.role == "gp" and x.stance == "attack" and "seizures return" in x.text and not x.concern
+        for x in args
+    )
 
 
 async def test_trey_interactions_addressed() -> None:
@@ -170,8 +176,8 @@ async def test_adjudication_is_deterministic_and_grade_beats_a_bare_claim() -> N
     ex = EmbeddedExperts()
     prof = load("adalberto")
     out = await run(prof)
-    args = [x for x in out["args"] if x.option_id == "opt-taper-diazepam"]
-    opt = next(o for o in out["assessment"].options if o.id == "opt-taper-diazepam")
+    args = [x for x in out["args"] if x.option_id == "opt-taper-diazepam-with-neurology"]
+    opt = next(o for o in out["assessment"].options if o.id == "opt-taper-diazepam-with-neurology")
     sup = next(x for x in args if x.role == "pharmacist" and x.stance == "support")
     att = next(x for x in args if x.stance == "attack")
     v1 = await ex.adjudicate(prof, opt, sup, att, out["evidence"], CallContext())
