@@ -23,8 +23,13 @@ from inference import schemas
 from inference._triton_codec import encode
 from inference.panel_sizes import DEFAULT_PANEL_SIZES, PanelSizes, prompt_text
 from inference.protocol import (
+    Adjudicate,
+    Arbitrate,
     Arbitration,
+    Argue,
     ArgumentDraft,
+    AssemblePanel,
+    Assess,
     Assessment,
     CandidateOption,
     CandidateProblem,
@@ -32,8 +37,12 @@ from inference.protocol import (
     EvidenceDoc,
     PanelMember,
     ProblemVote,
+    Relate,
     Relation,
+    Step,
     StepKind,
+    Synthesize,
+    Vote,
 )
 from service.core.profile import PatientProfile
 
@@ -48,6 +57,7 @@ __all__ = [
     "fact_refs",
     "parse_json_answer",
     "relate_request",
+    "request_for",
     "synthesize_request",
     "vote_request",
 ]
@@ -142,9 +152,8 @@ def _doc_inputs(evidence: Sequence[EvidenceDoc]) -> list[Any]:
 # -- assess ---------------------------------------------------------------------------------
 
 
-def assess_request(
-    profile: PatientProfile, evidence: Sequence[EvidenceDoc]
-) -> StepRequest[Assessment]:
+def assess_request(s: Assess, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRequest[Assessment]:
+    profile, evidence = s.profile, s.evidence
     refs = fact_refs(profile)
     meds = sorted(m.ref for m in profile.medications)
     schema = schemas.load("assess")
@@ -207,8 +216,9 @@ def assess_request(
 
 
 def assemble_panel_request(
-    profile: PatientProfile, assessment: Assessment, sizes: PanelSizes = DEFAULT_PANEL_SIZES
+    s: AssemblePanel, sizes: PanelSizes = DEFAULT_PANEL_SIZES
 ) -> StepRequest[tuple[PanelMember, ...]]:
+    profile, assessment = s.profile, s.assessment
     schema = schemas.load("panel")
 
     def decode(a: dict[str, Any]) -> tuple[PanelMember, ...]:
@@ -231,8 +241,9 @@ def assemble_panel_request(
 
 
 def vote_request(
-    profile: PatientProfile, member: PanelMember, problems: Sequence[CandidateProblem]
+    s: Vote, sizes: PanelSizes = DEFAULT_PANEL_SIZES
 ) -> StepRequest[tuple[ProblemVote, ...]]:
+    profile, member, problems = s.profile, s.member, s.problems
     schema = schemas.load("vote")
     votes = schema["properties"]["votes"]
     votes["minItems"] = votes["maxItems"] = len(problems)
@@ -268,11 +279,9 @@ def vote_request(
 
 
 def argue_request(
-    profile: PatientProfile,
-    member: PanelMember,
-    options: Sequence[CandidateOption],
-    evidence: Sequence[EvidenceDoc],
+    s: Argue, sizes: PanelSizes = DEFAULT_PANEL_SIZES
 ) -> StepRequest[tuple[ArgumentDraft, ...]]:
+    profile, member, options, evidence = s.profile, s.member, s.options, s.evidence
     schema = schemas.load("argue")
     item = _items(schema, "arguments")["properties"]
     oids = [o.id for o in options]
@@ -321,8 +330,9 @@ def argue_request(
 
 
 def relate_request(
-    profile: PatientProfile, option: CandidateOption, arguments: Sequence[ArgumentDraft]
+    s: Relate, sizes: PanelSizes = DEFAULT_PANEL_SIZES
 ) -> StepRequest[tuple[Relation, ...]]:
+    profile, option, arguments = s.profile, s.option, s.arguments
     schema = schemas.load("relate")
     ids = sorted({g.id for g in arguments})
     item = _items(schema, "relations")["properties"]
@@ -351,12 +361,15 @@ def relate_request(
 
 
 def adjudicate_request(
-    profile: PatientProfile,
-    option: CandidateOption,
-    support: ArgumentDraft,
-    attack: ArgumentDraft,
-    evidence: Sequence[EvidenceDoc],
+    s: Adjudicate, sizes: PanelSizes = DEFAULT_PANEL_SIZES
 ) -> StepRequest[ClashVerdict]:
+    profile, option, support, attack, evidence = (
+        s.profile,
+        s.option,
+        s.support,
+        s.attack,
+        s.evidence,
+    )
     cited = set(support.evidence) | set(attack.evidence)
 
     def decode(a: dict[str, Any]) -> ClashVerdict:
@@ -374,8 +387,10 @@ def adjudicate_request(
 
 
 def arbitrate_request(
-    profile: PatientProfile, problem: CandidateProblem, votes: Sequence[ProblemVote]
+    s: Arbitrate, sizes: PanelSizes = DEFAULT_PANEL_SIZES
 ) -> StepRequest[Arbitration]:
+    profile, problem, votes = s.profile, s.problem, s.votes
+
     def decode(a: dict[str, Any]) -> Arbitration:
         return Arbitration(problem.id, a["decision"], a["rationale"])
 
@@ -387,11 +402,9 @@ def arbitrate_request(
     return StepRequest("arbitrate", inputs, schemas.load("arbitrate"), decode)
 
 
-def synthesize_request(
-    profile: PatientProfile,
-    included: Sequence[tuple[CandidateOption, float]],
-    excluded: Sequence[tuple[CandidateOption, float]],
-) -> StepRequest[str]:
+def synthesize_request(s: Synthesize, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRequest[str]:
+    profile, included, excluded = s.profile, s.included, s.excluded
+
     def decode(a: dict[str, Any]) -> str:
         text: str = a["narrative"]
         return text
@@ -402,3 +415,26 @@ def synthesize_request(
         "excluded": [{"option": encode(o), "score": s} for o, s in excluded],
     }
     return StepRequest("synthesize", inputs, schemas.load("synthesize"), decode)
+
+
+# Request type -> request builder: the dispatch table of ``request_for``.
+_BUILDERS: dict[type[Step[Any]], Callable[[Any, PanelSizes], StepRequest[Any]]] = {
+    Assess: assess_request,
+    AssemblePanel: assemble_panel_request,
+    Vote: vote_request,
+    Argue: argue_request,
+    Relate: relate_request,
+    Adjudicate: adjudicate_request,
+    Arbitrate: arbitrate_request,
+    Synthesize: synthesize_request,
+}
+
+
+def request_for(step: Step[R], sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRequest[R]:
+    """What the LLM is sent for ``step`` and how its answer is checked (``sizes``: the panel
+    sizes the panel prompt states). ``KeyError`` for a request type no builder knows."""
+    builder = _BUILDERS.get(type(step))
+    if builder is None:
+        raise KeyError(f"no Triton request for {type(step).__name__}")
+    request: StepRequest[R] = builder(step, sizes)  # the table pairs type and result
+    return request

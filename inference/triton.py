@@ -20,22 +20,11 @@ import itertools
 import json
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-from inference._triton_steps import (
-    AnswerError,
-    StepRequest,
-    adjudicate_request,
-    arbitrate_request,
-    argue_request,
-    assemble_panel_request,
-    assess_request,
-    relate_request,
-    synthesize_request,
-    vote_request,
-)
+from inference._triton_steps import AnswerError, StepRequest, request_for
 from inference.panel_sizes import (
     DEFAULT_PANEL_SIZES,
     PanelSizes,
@@ -48,23 +37,7 @@ from inference.prompts import (
     load_template,
     stop_sequences,
 )
-from inference.protocol import (
-    STEP_KINDS,
-    Arbitration,
-    ArgumentDraft,
-    Assessment,
-    CallContext,
-    CandidateOption,
-    CandidateProblem,
-    ClashVerdict,
-    EvidenceDoc,
-    ModelCall,
-    PanelMember,
-    ProblemVote,
-    Relation,
-    StepKind,
-)
-from service.core.profile import PatientProfile
+from inference.protocol import STEP_KINDS, CallContext, ModelCall, Step, StepKind
 from service.errors import BackendTimeout, BackendUnavailable, StepFailed, missing_extra
 
 __all__ = ["TRITON_EXTRA", "TritonExperts", "TritonSettings"]
@@ -243,75 +216,14 @@ class TritonExperts:
             return False
         return True
 
-    async def assess(
-        self, profile: PatientProfile, evidence: Sequence[EvidenceDoc], ctx: CallContext
-    ) -> Assessment:
-        return await self._run(assess_request(profile, evidence), ctx)
-
-    async def assemble_panel(
-        self, profile: PatientProfile, assessment: Assessment, ctx: CallContext
-    ) -> tuple[PanelMember, ...]:
-        return await self._run(
-            assemble_panel_request(profile, assessment, self.settings.panel_sizes), ctx
-        )
-
-    async def vote(
-        self,
-        profile: PatientProfile,
-        member: PanelMember,
-        problems: Sequence[CandidateProblem],
-        ctx: CallContext,
-    ) -> tuple[ProblemVote, ...]:
-        return await self._run(vote_request(profile, member, problems), ctx)
-
-    async def argue(
-        self,
-        profile: PatientProfile,
-        member: PanelMember,
-        options: Sequence[CandidateOption],
-        evidence: Sequence[EvidenceDoc],
-        ctx: CallContext,
-    ) -> tuple[ArgumentDraft, ...]:
-        return await self._run(argue_request(profile, member, options, evidence), ctx)
-
-    async def relate(
-        self,
-        profile: PatientProfile,
-        option: CandidateOption,
-        arguments: Sequence[ArgumentDraft],
-        ctx: CallContext,
-    ) -> tuple[Relation, ...]:
-        return await self._run(relate_request(profile, option, arguments), ctx)
-
-    async def adjudicate(
-        self,
-        profile: PatientProfile,
-        option: CandidateOption,
-        support: ArgumentDraft,
-        attack: ArgumentDraft,
-        evidence: Sequence[EvidenceDoc],
-        ctx: CallContext,
-    ) -> ClashVerdict:
-        # An unusable verdict raises StepFailed: it never defaults to either side.
-        return await self._run(adjudicate_request(profile, option, support, attack, evidence), ctx)
-
-    async def arbitrate(
-        self,
-        profile: PatientProfile,
-        problem: CandidateProblem,
-        votes: Sequence[ProblemVote],
-        ctx: CallContext,
-    ) -> Arbitration:
-        return await self._run(arbitrate_request(profile, problem, votes), ctx)
-
-    async def synthesize(
-        self,
-        profile: PatientProfile,
-        included: Sequence[tuple[CandidateOption, float]],
-        excluded: Sequence[tuple[CandidateOption, float]],
-        ctx: CallContext,
-    ) -> str:
-        return await self._run(synthesize_request(profile, included, excluded), ctx)
+    async def run(self, step: Step[R], ctx: CallContext) -> R:
+        """One step: its request (``_triton_steps.request_for``), one call, one repair at most.
+        An unusable answer raises ``StepFailed``: a verdict never defaults to either side."""
+        try:
+            req = request_for(step, self.settings.panel_sizes)
+        except KeyError as exc:
+            raise StepFailed(f"the Triton backend cannot answer {type(step).__name__}") from exc
+        return await self._run(req, ctx)
 
     async def aclose(self) -> None:
         client, self._client, self._loop = self._client, None, None

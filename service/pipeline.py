@@ -21,7 +21,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar, cast, get_args
 
 from inference.protocol import (
+    Adjudicate,
+    Arbitrate,
+    Argue,
     ArgumentDraft,
+    AssemblePanel,
+    Assess,
     Assessment,
     CallContext,
     CandidateOption,
@@ -33,7 +38,10 @@ from inference.protocol import (
     PanelMember,
     Priority,
     ProblemVote,
+    Relate,
     Relation,
+    Synthesize,
+    Vote,
 )
 from service.core import Evaluation, evaluate, find_clashes, route
 from service.core.model import (
@@ -45,7 +53,9 @@ from service.core.model import (
     Option,
     Parameters,
     Problem,
-    Vote,
+)
+from service.core.model import (
+    Vote as CoreVote,
 )
 from service.core.profile import PatientProfile
 from service.core.summary import fact_words
@@ -209,10 +219,10 @@ class Planner:
 
         evidence = await run.stage("evidence", self._retrieve(profile))
         assessment: Assessment = await run.stage(
-            "assessment", run.call(x.assess(profile, evidence, ctx))
+            "assessment", run.call(x.run(Assess(profile, evidence), ctx))
         )
         panel: tuple[PanelMember, ...] = await run.stage(
-            "panel", run.call(x.assemble_panel(profile, assessment, ctx))
+            "panel", run.call(x.run(AssemblePanel(profile, assessment), ctx))
         )
         if not panel:
             raise StepFailed("the attending assembled an empty panel")
@@ -220,7 +230,9 @@ class Planner:
 
         async def votes_then_routing() -> tuple[Problem, ...]:
             votes_by_role = await _all(
-                run.optional(f"votes of {m.role}", x.vote(profile, m, assessment.problems, ctx))
+                run.optional(
+                    f"votes of {m.role}", x.run(Vote(profile, m, assessment.problems), ctx)
+                )
                 for m in panel
             )
             return await self._reconcile(run, profile, assessment.problems, votes_by_role)
@@ -234,7 +246,7 @@ class Planner:
                         _all(
                             run.optional(
                                 f"arguments of {m.role}",
-                                x.argue(profile, m, assessment.options, evidence, ctx),
+                                x.run(Argue(profile, m, assessment.options, evidence), ctx),
                             )
                             for m in panel
                         ),
@@ -320,7 +332,7 @@ class Planner:
         verdicts = await _all(
             run.optional(
                 f"arbitration of {c.display}",
-                self.experts.arbitrate(profile, c, by_problem[c.id], run.ctx),
+                self.experts.run(Arbitrate(profile, c, tuple(by_problem[c.id])), run.ctx),
             )
             for c in conflicts
         )
@@ -356,7 +368,7 @@ class Planner:
         relations = await _all(
             run.optional(
                 f"relations for {o.title}",
-                self.experts.relate(profile, o, per_option[o.id], run.ctx),
+                self.experts.run(Relate(profile, o, tuple(per_option[o.id])), run.ctx),
             )
             for o in with_pairs
         )
@@ -424,7 +436,9 @@ class Planner:
     ) -> ClashVerdict | None:
         verdict = await run.optional(
             f"adjudication {support.id} vs {attack.id}",
-            self.experts.adjudicate(profile, option, support, attack, evidence, run.ctx),
+            self.experts.run(
+                Adjudicate(profile, option, support, attack, tuple(evidence)), run.ctx
+            ),
         )
         if verdict is not None and (verdict.support_id, verdict.attack_id) != (
             support.id,
@@ -458,7 +472,7 @@ class Planner:
                 priority=_priority(o.priority),
             )
             (included if r.decision == "include" else excluded).append((cand, r.score))
-        return await self.experts.synthesize(profile, included, excluded, ctx)
+        return await self.experts.run(Synthesize(profile, tuple(included), tuple(excluded)), ctx)
 
 
 async def _all(coros: Iterable[Coroutine[Any, Any, T]]) -> list[T]:
@@ -501,8 +515,8 @@ def _priority(value: str | None) -> Priority:
     return "review"
 
 
-def _vote(v: ProblemVote) -> Vote:
-    return Vote(
+def _vote(v: ProblemVote) -> CoreVote:
+    return CoreVote(
         role=v.role,
         vote=v.vote,
         confidence=min(1.0, max(0.0, float(v.confidence))),

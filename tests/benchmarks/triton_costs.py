@@ -17,14 +17,20 @@ import asyncio
 import json
 import sys
 from collections import defaultdict
-from collections.abc import Awaitable
 from typing import Any
 
 from fhir_mapping.ingest import ingest
 from inference import _triton_steps as steps
 from inference.embedded import EmbeddedExperts
 from inference.evidence import EvidenceBase
-from inference.protocol import ArgumentDraft, CandidateOption, PanelMember
+from inference.protocol import (
+    Adjudicate,
+    Argue,
+    ArgumentDraft,
+    Assess,
+    CandidateOption,
+    PanelMember,
+)
 from inference.triton import TritonExperts, TritonSettings
 from service.pipeline import Planner
 from tests.conftest import fixture_bundle
@@ -45,12 +51,18 @@ class Counting:
         self.options: dict[str, CandidateOption] = {}
         self.evidence: tuple[Any, ...] = ()
 
-    async def _count(self, req: Any, answer: Awaitable[Any]) -> Any:
-        result = await answer
+    async def run(self, step: Any, ctx: Any) -> Any:
+        result = await self.inner.run(step, ctx)
+        req = steps.request_for(step)
         s = self.stats[req.step]
         s[0] += 1
         s[1] += count_tokens(RENDERER.render(req))
         s[2] += count_tokens(json.dumps(encode_answer(req.step, result)))
+        if isinstance(step, Assess):
+            self.evidence = step.evidence
+            self.options = {o.id: o for o in result.options}
+        if isinstance(step, Argue):
+            self.arguments += list(result)
         return result
 
     async def is_ready(self) -> bool:
@@ -58,43 +70,6 @@ class Counting:
 
     async def aclose(self) -> None:
         return None
-
-    async def assess(self, p, ev, c):  # type: ignore[no-untyped-def]
-        self.evidence = tuple(ev)
-        a = await self._count(steps.assess_request(p, ev), self.inner.assess(p, ev, c))
-        self.options = {o.id: o for o in a.options}
-        return a
-
-    async def assemble_panel(self, p, a, c):  # type: ignore[no-untyped-def]
-        return await self._count(
-            steps.assemble_panel_request(p, a), self.inner.assemble_panel(p, a, c)
-        )
-
-    async def vote(self, p, m, pr, c):  # type: ignore[no-untyped-def]
-        return await self._count(steps.vote_request(p, m, pr), self.inner.vote(p, m, pr, c))
-
-    async def argue(self, p, m, o, ev, c):  # type: ignore[no-untyped-def]
-        out = await self._count(steps.argue_request(p, m, o, ev), self.inner.argue(p, m, o, ev, c))
-        self.arguments += list(out)
-        return out
-
-    async def relate(self, p, o, a, c):  # type: ignore[no-untyped-def]
-        return await self._count(steps.relate_request(p, o, a), self.inner.relate(p, o, a, c))
-
-    async def adjudicate(self, p, o, s, a, ev, c):  # type: ignore[no-untyped-def]
-        return await self._count(
-            steps.adjudicate_request(p, o, s, a, ev), self.inner.adjudicate(p, o, s, a, ev, c)
-        )
-
-    async def arbitrate(self, p, pr, v, c):  # type: ignore[no-untyped-def]
-        return await self._count(
-            steps.arbitrate_request(p, pr, v), self.inner.arbitrate(p, pr, v, c)
-        )
-
-    async def synthesize(self, p, i, e, c):  # type: ignore[no-untyped-def]
-        return await self._count(
-            steps.synthesize_request(p, i, e), self.inner.synthesize(p, i, e, c)
-        )
 
 
 async def costs(name: str) -> dict[str, Any]:
@@ -109,11 +84,13 @@ async def costs(name: str) -> dict[str, Any]:
     scoring_in = sum(
         count_tokens(
             RENDERER.render(
-                steps.argue_request(
-                    profile,
-                    PanelMember(a.role, ""),
-                    [counting.options[a.option_id]],
-                    counting.evidence,
+                steps.request_for(
+                    Argue(
+                        profile,
+                        PanelMember(a.role, ""),
+                        (counting.options[a.option_id],),
+                        counting.evidence,
+                    )
                 )
             )
         )
@@ -133,7 +110,9 @@ async def costs(name: str) -> dict[str, Any]:
     adjudicate_in = sum(
         count_tokens(
             RENDERER.render(
-                steps.adjudicate_request(profile, counting.options[oid], s, t, counting.evidence)
+                steps.request_for(
+                    Adjudicate(profile, counting.options[oid], s, t, counting.evidence)
+                )
             )
         )
         for oid, s, t in pairs

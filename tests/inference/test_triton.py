@@ -24,11 +24,16 @@ from inference._triton_steps import (
     vote_request,
 )
 from inference.protocol import (
+    Adjudicate,
+    Argue,
     ArgumentDraft,
+    Assess,
     CandidateOption,
     CandidateProblem,
     EvidenceDoc,
     PanelMember,
+    Relate,
+    Vote,
 )
 from inference.triton import TritonExperts, TritonSettings, _Breaker, _classify, _Retryable
 from service.core.profile import PatientProfile
@@ -87,7 +92,7 @@ def test_settings_reject_bad_values(kw: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("family", ["gemma", "llama3", "chatml", "none"])
 def test_prompt_carries_inputs_in_every_chat_family(family: str) -> None:
-    req = argue_request(PROFILE, MEMBER, OPTIONS, DOCS)
+    req = argue_request(Argue(PROFILE, MEMBER, OPTIONS, DOCS))
     backend = TritonExperts(TritonSettings(chat_template=family))  # type: ignore[arg-type]
     prompt = backend.render(req)
     step, version, inputs = prompts.parse_input_block(prompt)
@@ -135,7 +140,7 @@ def _argue_answer(**over: object) -> str:
 
 
 def test_argue_answer_is_scored_and_gets_our_ids() -> None:
-    out = argue_request(PROFILE, MEMBER, OPTIONS, DOCS).check(_argue_answer())
+    out = argue_request(Argue(PROFILE, MEMBER, OPTIONS, DOCS)).check(_argue_answer())
     assert [a.id for a in out] == ["arg-pharmacist-opt-taper-1", "arg-pharmacist-opt-taper-2"]
     assert {a.role for a in out} == {"pharmacist"} and out[0].tau == 0.8
     # the typed attributes the clash comparator reads travel with the argument
@@ -157,13 +162,13 @@ def test_argue_answer_is_scored_and_gets_our_ids() -> None:
 )
 def test_argue_answer_out_of_range_or_uncitable_is_rejected(over: dict, rule: str) -> None:
     with pytest.raises(AnswerError, match=rule):
-        argue_request(PROFILE, MEMBER, OPTIONS, DOCS).check(_argue_answer(**over))
+        argue_request(Argue(PROFILE, MEMBER, OPTIONS, DOCS)).check(_argue_answer(**over))
 
 
 def test_answer_errors_are_safe_to_log() -> None:
     secret = "Condition/not-in-record"
     with pytest.raises(AnswerError) as info:
-        argue_request(PROFILE, MEMBER, OPTIONS, DOCS).check(_argue_answer(facts=[secret]))
+        argue_request(Argue(PROFILE, MEMBER, OPTIONS, DOCS)).check(_argue_answer(facts=[secret]))
     assert secret not in str(info.value) and secret in info.value.detail
 
 
@@ -181,7 +186,7 @@ def test_votes_must_cover_each_problem_once() -> None:
         CandidateProblem("prob-a", "A", (), "accept", ""),
         CandidateProblem("prob-b", "B", (), "reject", ""),
     )
-    req = vote_request(PROFILE, MEMBER, problems)
+    req = vote_request(Vote(PROFILE, MEMBER, problems))
     vote = {"vote": "KEEP", "confidence": 0.7, "quote": "q", "rationale": "r"}
     ok = {"votes": [vote | {"problem_id": "prob-a"}, vote | {"problem_id": "prob-b"}]}
     assert [v.problem_id for v in req.check(json.dumps(ok))] == ["prob-a", "prob-b"]
@@ -192,7 +197,7 @@ def test_votes_must_cover_each_problem_once() -> None:
 
 def test_relations_only_between_given_arguments_never_to_self() -> None:
     args = (_arg("a1", "support", 0.5), _arg("a2", "attack", 0.5))
-    req = relate_request(PROFILE, OPTIONS[0], args)
+    req = relate_request(Relate(PROFILE, OPTIONS[0], args))
     edge = {"source": "a1", "target": "a2", "relation": "attack"}
     assert len(req.check(json.dumps({"relations": [edge, edge]}))) == 1
     with pytest.raises(AnswerError, match="itself"):
@@ -203,7 +208,7 @@ def test_relations_only_between_given_arguments_never_to_self() -> None:
 
 def test_adjudication_never_defaults_to_a_side() -> None:
     req = adjudicate_request(
-        PROFILE, OPTIONS[0], _arg("s", "support", 0.5), _arg("a", "attack", 0.5), DOCS
+        Adjudicate(PROFILE, OPTIONS[0], _arg("s", "support", 0.5), _arg("a", "attack", 0.5), DOCS)
     )
     assert req.check('{"winner": "attack", "rationale": "r"}').winner == "attack"
     for bad in ('{"winner": "both", "rationale": "r"}', '{"winner": "support"', "{}"):
@@ -214,14 +219,14 @@ def test_adjudication_never_defaults_to_a_side() -> None:
 
 
 def test_assess_schema_narrows_refs_to_the_record() -> None:
-    req = assess_request(PROFILE, DOCS)
+    req = assess_request(Assess(PROFILE, DOCS))
     refs = req.schema["properties"]["problems"]["items"]["properties"]["refs"]["items"]["enum"]
     assert set(refs) == set(fact_refs(PROFILE)) and PROFILE.ref in refs
 
 
 def test_encode_answer_round_trips_through_the_schema() -> None:
-    args = argue_request(PROFILE, MEMBER, OPTIONS, DOCS).check(_argue_answer(tau=0.3))
-    again = argue_request(PROFILE, MEMBER, OPTIONS, DOCS).check(
+    args = argue_request(Argue(PROFILE, MEMBER, OPTIONS, DOCS)).check(_argue_answer(tau=0.3))
+    again = argue_request(Argue(PROFILE, MEMBER, OPTIONS, DOCS)).check(
         json.dumps(encode_answer("argue", args))
     )
     assert again == args
@@ -291,12 +296,34 @@ async def test_unusable_answer_without_repair_fails_the_step() -> None:
 
     backend = OneShot(TritonSettings(repair_attempts=0))
     with pytest.raises(StepFailed, match="adjudicate"):
-        await backend.adjudicate(
-            PROFILE,
-            OPTIONS[0],
-            _arg("s", "support", 0.5),
-            _arg("a", "attack", 0.5),
-            DOCS,
+        await backend.run(
+            Adjudicate(
+                PROFILE, OPTIONS[0], _arg("s", "support", 0.5), _arg("a", "attack", 0.5), DOCS
+            ),
             CallContext(),
         )
     assert backend.calls == 1
+
+
+# -- the generic step protocol ------------------------------------------------------------------
+
+
+async def test_every_step_kind_has_one_request_type_and_both_backends_dispatch_it() -> None:
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    from inference import embedded
+    from inference._triton_steps import _BUILDERS
+    from inference.protocol import STEP_KINDS, STEP_TYPES, CallContext, Step
+
+    assert tuple(t.kind for t in STEP_TYPES) == STEP_KINDS
+    assert set(embedded._HANDLERS) == set(STEP_TYPES) == set(_BUILDERS)
+
+    @dataclass(frozen=True)
+    class Unknown(Step[int]):
+        kind: ClassVar[str] = "assess"  # type: ignore[misc]
+
+    with pytest.raises(StepFailed, match="Unknown"):
+        await embedded.EmbeddedExperts().run(Unknown(), CallContext())
+    with pytest.raises(StepFailed, match="Unknown"):
+        await TritonExperts(TritonSettings()).run(Unknown(), CallContext())

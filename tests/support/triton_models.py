@@ -41,7 +41,12 @@ from inference._triton_codec import decode
 from inference.llm_server import LLM_MODEL, Generated, GenerationRequest
 from inference.prompts import parse_input_block
 from inference.protocol import (
+    Adjudicate,
+    Arbitrate,
+    Argue,
     ArgumentDraft,
+    AssemblePanel,
+    Assess,
     Assessment,
     CallContext,
     CandidateOption,
@@ -49,6 +54,10 @@ from inference.protocol import (
     EvidenceDoc,
     PanelMember,
     ProblemVote,
+    Relate,
+    Step,
+    Synthesize,
+    Vote,
 )
 from service.core.profile import PatientProfile
 
@@ -208,41 +217,42 @@ async def expert_answer(prompt: str) -> str:
     ctx = CallContext()
     profile = decode(PatientProfile, raw["profile"])
     docs = tuple(decode(EvidenceDoc, d) for d in raw.get("evidence", ()))
-    result: Any
+    request: Step[Any]
     if step == "assess":
-        result = await ex.assess(profile, docs, ctx)
+        request = Assess(profile, docs)
     elif step == "panel":
-        result = await ex.assemble_panel(profile, decode(Assessment, raw["assessment"]), ctx)
+        request = AssemblePanel(profile, decode(Assessment, raw["assessment"]))
     elif step == "vote":
-        problems = [decode(CandidateProblem, p) for p in raw["problems"]]
-        result = await ex.vote(profile, decode(PanelMember, raw["member"]), problems, ctx)
+        problems = tuple(decode(CandidateProblem, p) for p in raw["problems"])
+        request = Vote(profile, decode(PanelMember, raw["member"]), problems)
     elif step == "argue":
-        options = [decode(CandidateOption, o) for o in raw["options"]]
-        member = decode(PanelMember, raw["member"])
-        result = await ex.argue(profile, member, options, docs, ctx)
+        options = tuple(decode(CandidateOption, o) for o in raw["options"])
+        request = Argue(profile, decode(PanelMember, raw["member"]), options, docs)
     elif step == "relate":
-        args = [decode(ArgumentDraft, a) for a in raw["arguments"]]
-        result = await ex.relate(profile, decode(CandidateOption, raw["option"]), args, ctx)
+        args = tuple(decode(ArgumentDraft, a) for a in raw["arguments"])
+        request = Relate(profile, decode(CandidateOption, raw["option"]), args)
     elif step == "adjudicate":
-        result = await ex.adjudicate(
+        request = Adjudicate(
             profile,
             decode(CandidateOption, raw["option"]),
             decode(ArgumentDraft, raw["support"]),
             decode(ArgumentDraft, raw["attack"]),
             docs,
-            ctx,
         )
     elif step == "arbitrate":
-        votes = [decode(ProblemVote, v) for v in raw["votes"]]
-        result = await ex.arbitrate(profile, decode(CandidateProblem, raw["problem"]), votes, ctx)
+        votes = tuple(decode(ProblemVote, v) for v in raw["votes"])
+        request = Arbitrate(profile, decode(CandidateProblem, raw["problem"]), votes)
     elif step == "synthesize":
 
-        def pairs(key: str) -> list[tuple[CandidateOption, float]]:
-            return [(decode(CandidateOption, x["option"]), float(x["score"])) for x in raw[key]]
+        def pairs(key: str) -> tuple[tuple[CandidateOption, float], ...]:
+            return tuple(
+                (decode(CandidateOption, x["option"]), float(x["score"])) for x in raw[key]
+            )
 
-        result = await ex.synthesize(profile, pairs("included"), pairs("excluded"), ctx)
+        request = Synthesize(profile, pairs("included"), pairs("excluded"))
     else:
         raise ValueError(f"unknown step {step!r}")
+    result = await ex.run(request, ctx)
     return json.dumps(encode_answer(step, result), ensure_ascii=False)
 
 
