@@ -332,9 +332,10 @@ def argue_request(
 def relate_request(
     s: Relate, sizes: PanelSizes = DEFAULT_PANEL_SIZES
 ) -> StepRequest[tuple[Relation, ...]]:
-    profile, option, arguments = s.profile, s.option, s.arguments
+    """Relations for every option at once; each must join two arguments on the same option."""
     schema = schemas.load("relate")
-    ids = sorted({g.id for g in arguments})
+    option_of = {g.id: g.option_id for g in s.arguments}
+    ids = sorted(option_of)
     item = _items(schema, "relations")["properties"]
     if len(ids) >= 2:
         item["source"] = item["target"] = {"enum": ids}
@@ -346,13 +347,17 @@ def relate_request(
         for r in a["relations"]:
             if r["source"] == r["target"]:
                 raise AnswerError(f"argument {r['source']} relates to itself")
+            if option_of[r["source"]] != option_of[r["target"]]:
+                raise AnswerError(
+                    f"arguments {r['source']} and {r['target']} are about different options"
+                )
             seen.setdefault((r["source"], r["target"]), Relation(**r))
         return tuple(seen.values())
 
     inputs = {
-        "profile": encode(profile),
-        "option": encode(option),
-        "arguments": [encode(g) for g in arguments],
+        "profile": encode(s.profile),
+        "options": [encode(o) for o in s.options],
+        "arguments": [encode(g) for g in s.arguments],
     }
     return StepRequest("relate", inputs, schema, decode)
 
@@ -362,28 +367,42 @@ def relate_request(
 
 def adjudicate_request(
     s: Adjudicate, sizes: PanelSizes = DEFAULT_PANEL_SIZES
-) -> StepRequest[ClashVerdict]:
-    profile, option, support, attack, evidence = (
-        s.profile,
-        s.option,
-        s.support,
-        s.attack,
-        s.evidence,
-    )
-    cited = set(support.evidence) | set(attack.evidence)
+) -> StepRequest[tuple[ClashVerdict, ...]]:
+    """Every near-tied pair of one option in one call, one verdict per pair.
 
-    def decode(a: dict[str, Any]) -> ClashVerdict:
-        return ClashVerdict(support.id, attack.id, a["winner"], a["rationale"])
+    The answer is checked as a whole: a verdict off the schema, for a pair not asked about, or
+    a pair judged twice or not at all makes the whole answer unusable (one repair, then
+    ``StepFailed``, and every pair of the call counts for nobody). A model that cannot judge
+    one pair says so with ``winner: null``, which leaves only that pair undecided.
+    """
+    schema = schemas.load("adjudicate")
+    verdicts = schema["properties"]["verdicts"]
+    verdicts["minItems"] = verdicts["maxItems"] = len(s.pairs)
+    item = verdicts["items"]["properties"]
+    if s.pairs:
+        item["support"] = {"enum": sorted({sup.id for sup, _ in s.pairs})}
+        item["attack"] = {"enum": sorted({att.id for _, att in s.pairs})}
+    asked = [(sup.id, att.id) for sup, att in s.pairs]
+    cited = {e for pair in s.pairs for g in pair for e in g.evidence}
+
+    def decode(a: dict[str, Any]) -> tuple[ClashVerdict, ...]:
+        got = [(v["support"], v["attack"]) for v in a["verdicts"]]
+        if sorted(got) != sorted(asked):
+            raise AnswerError("verdicts must judge every listed pair exactly once")
+        by_pair = {(v["support"], v["attack"]): v for v in a["verdicts"]}
+        return tuple(
+            ClashVerdict(sup, att, by_pair[(sup, att)]["winner"], by_pair[(sup, att)]["rationale"])
+            for sup, att in asked
+        )
 
     inputs = {
-        "profile": encode(profile),
-        "option": encode(option),
-        "support": encode(support),
-        "attack": encode(attack),
-        # Only the statements the two arguments cite: the rest cannot decide the clash.
-        "evidence": _doc_inputs([d for d in evidence if d.id in cited]),
+        "profile": encode(s.profile),
+        "option": encode(s.option),
+        "pairs": [{"support": encode(sup), "attack": encode(att)} for sup, att in s.pairs],
+        # Only the statements the arguments cite: the rest cannot decide a clash.
+        "evidence": _doc_inputs([d for d in s.evidence if d.id in cited]),
     }
-    return StepRequest("adjudicate", inputs, schemas.load("adjudicate"), decode)
+    return StepRequest("adjudicate", inputs, schema, decode)
 
 
 def arbitrate_request(

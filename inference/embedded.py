@@ -272,11 +272,12 @@ class EmbeddedExperts:
         return _argue(analyse(s.profile), s.member, s.options, s.evidence, s.profile.ref)
 
     def _relate(self, s: Relate) -> tuple[Relation, ...]:
-        return _relate(s.option, s.arguments)
+        return tuple(r for o in s.options for r in _relate(o, s.arguments))
 
-    def _adjudicate(self, s: Adjudicate) -> ClashVerdict:
+    def _adjudicate(self, s: Adjudicate) -> tuple[ClashVerdict, ...]:
         grades = {d.id: d.grade for d in s.evidence}
-        return compare(s.option, s.support, s.attack, grades, fact_status(s.profile))
+        status = fact_status(s.profile)
+        return tuple(compare(s.option, sup, att, grades, status) for sup, att in s.pairs)
 
     def _arbitrate(self, s: Arbitrate) -> Arbitration:
         return _arbitrate(s.profile, s.problem, s.votes)

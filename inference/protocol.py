@@ -274,19 +274,24 @@ class Argue(Step[tuple[ArgumentDraft, ...]]):
 
 @dataclass(frozen=True, slots=True)
 class Relate(Step[tuple[Relation, ...]]):
+    """Argument-to-argument relations for every option of the plan in one call: each relation
+    joins two arguments on the same option (``arguments`` holds every option's arguments)."""
+
     kind: ClassVar[StepKind] = "relate"
     profile: PatientProfile
-    option: CandidateOption
+    options: tuple[CandidateOption, ...]
     arguments: tuple[ArgumentDraft, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class Adjudicate(Step[ClashVerdict]):
+class Adjudicate(Step[tuple[ClashVerdict, ...]]):
+    """The near-tied (support, attack) pairs of one option in one call; each pair is judged on
+    its own and answered by one verdict naming it (a pair left unanswered counts for nobody)."""
+
     kind: ClassVar[StepKind] = "adjudicate"
     profile: PatientProfile
     option: CandidateOption
-    support: ArgumentDraft
-    attack: ArgumentDraft
+    pairs: tuple[tuple[ArgumentDraft, ArgumentDraft], ...]
     evidence: tuple[EvidenceDoc, ...]
 
 

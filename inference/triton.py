@@ -54,8 +54,8 @@ _DEFAULT_MAX_TOKENS: tuple[tuple[str, int], ...] = (
     ("panel", 1536),
     ("vote", 3072),
     ("argue", 2048),
-    ("relate", 1024),
-    ("adjudicate", 256),
+    ("relate", 2048),  # every option's relations in one answer
+    ("adjudicate", 1536),  # every near-tied pair of one option in one answer
     ("arbitrate", 384),
     ("synthesize", 768),
 )

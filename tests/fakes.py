@@ -89,10 +89,13 @@ class ScriptedExperts:
                 return self.votes.get(m.role, ())
             case Argue(member=m):
                 return self.arguments.get(m.role, ())
-            case Relate(option=o):
-                return self.relations.get(o.id, ())
-            case Adjudicate(support=s, attack=a):
-                return ClashVerdict(s.id, a.id, self.clash_winner, "scripted")  # type: ignore[arg-type]
+            case Relate(options=opts):
+                return tuple(r for o in opts for r in self.relations.get(o.id, ()))
+            case Adjudicate(pairs=pairs):
+                return tuple(
+                    ClashVerdict(s.id, a.id, self.clash_winner, "scripted")  # type: ignore[arg-type]
+                    for s, a in pairs
+                )
             case Arbitrate(problem=p):
                 return Arbitration(p.id, self.arbitration, "scripted")  # type: ignore[arg-type]
             case Synthesize(included=inc, excluded=exc):

@@ -111,7 +111,7 @@ async def costs(name: str) -> dict[str, Any]:
         count_tokens(
             RENDERER.render(
                 steps.request_for(
-                    Adjudicate(profile, counting.options[oid], s, t, counting.evidence)
+                    Adjudicate(profile, counting.options[oid], ((s, t),), counting.evidence)
                 )
             )
         )

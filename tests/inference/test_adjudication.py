@@ -163,8 +163,8 @@ async def test_adalberto_taper_not_objected_to_by_abrupt_withdrawal() -> None:
         concern="abrupt-withdrawal",
     )
     sup = next(x for x in args if x.role == "pharmacist")
-    v = await EmbeddedExperts().run(
-        Adjudicate(prof, taper, sup, objection, out["evidence"]), CallContext()
+    (v,) = await EmbeddedExperts().run(
+        Adjudicate(prof, taper, ((sup, objection),), out["evidence"]), CallContext()
     )
     assert v.winner == "support" and "design" in v.rationale
 

@@ -49,9 +49,7 @@ async def run(profile: PatientProfile, ctx: CallContext | None = None) -> dict[s
     for m in panel:
         votes += await ex.run(Vote(profile, m, a.problems), ctx)
         args += await ex.run(Argue(profile, m, a.options, ev), ctx)
-    rels = []
-    for o in a.options:
-        rels += await ex.run(Relate(profile, o, [x for x in args if x.option_id == o.id]), ctx)
+    rels = list(await ex.run(Relate(profile, a.options, tuple(args)), ctx))
     return {
         "evidence": ev,
         "assessment": a,
@@ -187,12 +185,15 @@ async def test_adjudication_is_deterministic_and_grade_beats_a_bare_claim() -> N
     opt = next(o for o in out["assessment"].options if o.id == "opt-taper-diazepam")
     sup = next(x for x in args if x.role == "pharmacist" and x.stance == "support")
     att = next(x for x in args if x.stance == "attack")
-    v1 = await ex.run(Adjudicate(prof, opt, sup, att, out["evidence"]), CallContext())
-    v2 = await ex.run(Adjudicate(prof, opt, sup, att, out["evidence"]), CallContext())
+    (v1,) = await ex.run(Adjudicate(prof, opt, ((sup, att),), out["evidence"]), CallContext())
+    (v2,) = await ex.run(Adjudicate(prof, opt, ((sup, att),), out["evidence"]), CallContext())
     assert v1 == v2 and v1.winner in ("support", "attack") and v1.rationale
     bare = type(sup)("arg-x", opt.id, "nurse", "support", "seems fine", (), (), sup.tau)
-    v3 = await ex.run(Adjudicate(prof, opt, bare, att, out["evidence"]), CallContext())
+    v3, v4 = await ex.run(
+        Adjudicate(prof, opt, ((bare, att), (sup, att)), out["evidence"]), CallContext()
+    )
     assert v3.winner == "attack"
+    assert v4 == v1  # in one call, each pair is judged on its own
 
 
 async def test_relations_include_a_rebuttal_and_a_corroboration() -> None:

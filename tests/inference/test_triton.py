@@ -195,25 +195,51 @@ def test_votes_must_cover_each_problem_once() -> None:
         req.check(json.dumps(twice))
 
 
-def test_relations_only_between_given_arguments_never_to_self() -> None:
-    args = (_arg("a1", "support", 0.5), _arg("a2", "attack", 0.5))
-    req = relate_request(Relate(PROFILE, OPTIONS[0], args))
+def test_relations_only_between_given_arguments_of_one_option_never_to_self() -> None:
+    other = ArgumentDraft("b1", "opt-pt", "nurse", "support", "t", (), (), 0.5)
+    args = (_arg("a1", "support", 0.5), _arg("a2", "attack", 0.5), other)
+    req = relate_request(Relate(PROFILE, OPTIONS, args))
     edge = {"source": "a1", "target": "a2", "relation": "attack"}
     assert len(req.check(json.dumps({"relations": [edge, edge]}))) == 1
     with pytest.raises(AnswerError, match="itself"):
         req.check(json.dumps({"relations": [edge | {"target": "a1"}]}))
+    with pytest.raises(AnswerError, match="different options"):
+        req.check(json.dumps({"relations": [edge | {"target": "b1"}]}))
     with pytest.raises(AnswerError, match="enum"):
         req.check(json.dumps({"relations": [edge | {"target": "a9"}]}))
 
 
-def test_adjudication_never_defaults_to_a_side() -> None:
-    req = adjudicate_request(
-        Adjudicate(PROFILE, OPTIONS[0], _arg("s", "support", 0.5), _arg("a", "attack", 0.5), DOCS)
+def _verdicts(*vs: tuple[str, str, str | None]) -> str:
+    return json.dumps(
+        {"verdicts": [{"support": s, "attack": a, "winner": w, "rationale": "r"} for s, a, w in vs]}
     )
-    assert req.check('{"winner": "attack", "rationale": "r"}').winner == "attack"
-    for bad in ('{"winner": "both", "rationale": "r"}', '{"winner": "support"', "{}"):
+
+
+def test_adjudication_never_defaults_to_a_side() -> None:
+    pairs = ((_arg("s", "support", 0.5), _arg("a", "attack", 0.5)),)
+    req = adjudicate_request(Adjudicate(PROFILE, OPTIONS[0], pairs, DOCS))
+    assert [v.winner for v in req.check(_verdicts(("s", "a", "attack")))] == ["attack"]
+    for bad in (_verdicts(("s", "a", "both")), '{"verdicts": [{"support": "s"', "{}"):
         with pytest.raises(AnswerError):
             req.check(bad)
+
+
+def test_batched_adjudication_judges_each_pair_once_and_is_checked_as_a_whole() -> None:
+    s1, s2 = _arg("s1", "support", 0.5), _arg("s2", "support", 0.6)
+    a1 = _arg("a1", "attack", 0.55)
+    req = adjudicate_request(Adjudicate(PROFILE, OPTIONS[0], ((s1, a1), (s2, a1)), DOCS))
+    verdicts = req.schema["properties"]["verdicts"]
+    assert verdicts["minItems"] == verdicts["maxItems"] == 2
+    assert verdicts["items"]["properties"]["support"] == {"enum": ["s1", "s2"]}
+    assert verdicts["items"]["properties"]["attack"] == {"enum": ["a1"]}
+    # answered in any order, returned in the order asked; null leaves only that pair undecided
+    out = req.check(_verdicts(("s2", "a1", None), ("s1", "a1", "support")))
+    assert [(v.support_id, v.winner) for v in out] == [("s1", "support"), ("s2", None)]
+    # one pair judged twice (the other left out) spoils the whole answer: repaired as one call
+    with pytest.raises(AnswerError, match="exactly once"):
+        req.check(_verdicts(("s1", "a1", "support"), ("s1", "a1", "attack")))
+    with pytest.raises(AnswerError, match="minItems"):
+        req.check(_verdicts(("s1", "a1", "support")))
     # only the statements the two arguments cite travel to the adjudicator
     assert [d["id"] for d in req.inputs["evidence"]] == ["ev-falls-1"]
 
@@ -298,7 +324,7 @@ async def test_unusable_answer_without_repair_fails_the_step() -> None:
     with pytest.raises(StepFailed, match="adjudicate"):
         await backend.run(
             Adjudicate(
-                PROFILE, OPTIONS[0], _arg("s", "support", 0.5), _arg("a", "attack", 0.5), DOCS
+                PROFILE, OPTIONS[0], ((_arg("s", "support", 0.5), _arg("a", "attack", 0.5)),), DOCS
             ),
             CallContext(),
         )

@@ -111,10 +111,8 @@ async def test_every_step_through_triton_equals_the_expert_behind_it(
             return [(x.option_id, x.role, x.stance, x.text, x.evidence, x.facts, x.tau) for x in xs]
 
         assert content(args) == content(ref) and args
-        opt = next(o for o in a.options if sum(g.option_id == o.id for g in args) >= 1)
-        mine = [g for g in args if g.option_id == opt.id]
-        assert await tri.run(Relate(PROFILE, opt, mine), ctx) == await ex.run(
-            Relate(PROFILE, opt, mine), direct
+        assert await tri.run(Relate(PROFILE, a.options, args), ctx) == await ex.run(
+            Relate(PROFILE, a.options, args), direct
         )
         arb = await tri.run(Arbitrate(PROFILE, a.problems[0], votes), ctx)
         assert arb == await ex.run(Arbitrate(PROFILE, a.problems[0], votes), direct)
@@ -261,7 +259,9 @@ async def test_out_of_range_values_never_reach_the_plan(triton_server: ServerHan
             await tri.run(Argue(PROFILE, m, a.options, ev), CallContext())
         args = await _embedded().run(Argue(PROFILE, m, a.options, ev), CallContext())
         with pytest.raises(StepFailed, match="enum"):  # winner "both" favours nobody
-            await tri.run(Adjudicate(PROFILE, a.options[0], args[0], args[-1], ev), CallContext())
+            await tri.run(
+                Adjudicate(PROFILE, a.options[0], ((args[0], args[-1]),), ev), CallContext()
+            )
     finally:
         await tri.aclose()
 

@@ -48,15 +48,15 @@ async def test_gemma_judges_a_clash_through_triton(llm_server: ServerHandle) -> 
             url=llm_server.url,
             agent_model=LLM_MODEL,
             adjudicator_model=LLM_MODEL,
-            max_tokens=(("adjudicate", 96),),
+            max_tokens=(("adjudicate", 160),),
         )
     )
     log = UsageLog()
     try:
         option = next(o for o in a.options if o.id == support.option_id)
         try:
-            verdict = await tri.run(
-                Adjudicate(profile, option, support, attack, ev),
+            (verdict,) = await tri.run(
+                Adjudicate(profile, option, ((support, attack),), ev),
                 CallContext(recorder=log, deadline_s=600),
             )
         except StepFailed as exc:  # a weak base model may fail the schema twice: cleanly

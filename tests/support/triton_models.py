@@ -184,7 +184,17 @@ def encode_answer(step: str, result: Any) -> dict[str, Any]:
             ]
         }
     if step == "adjudicate":
-        return {"winner": result.winner, "rationale": result.rationale}
+        return {
+            "verdicts": [
+                {
+                    "support": v.support_id,
+                    "attack": v.attack_id,
+                    "winner": v.winner,
+                    "rationale": v.rationale,
+                }
+                for v in result
+            ]
+        }
     if step == "arbitrate":
         return {"decision": result.decision, "rationale": result.rationale}
     if step == "synthesize":
@@ -230,15 +240,14 @@ async def expert_answer(prompt: str) -> str:
         request = Argue(profile, decode(PanelMember, raw["member"]), options, docs)
     elif step == "relate":
         args = tuple(decode(ArgumentDraft, a) for a in raw["arguments"])
-        request = Relate(profile, decode(CandidateOption, raw["option"]), args)
+        options = tuple(decode(CandidateOption, o) for o in raw["options"])
+        request = Relate(profile, options, args)
     elif step == "adjudicate":
-        request = Adjudicate(
-            profile,
-            decode(CandidateOption, raw["option"]),
-            decode(ArgumentDraft, raw["support"]),
-            decode(ArgumentDraft, raw["attack"]),
-            docs,
+        pairs = tuple(
+            (decode(ArgumentDraft, x["support"]), decode(ArgumentDraft, x["attack"]))
+            for x in raw["pairs"]
         )
+        request = Adjudicate(profile, decode(CandidateOption, raw["option"]), pairs, docs)
     elif step == "arbitrate":
         votes = tuple(decode(ProblemVote, v) for v in raw["votes"])
         request = Arbitrate(profile, decode(CandidateProblem, raw["problem"]), votes)
