@@ -81,11 +81,19 @@ class AnswerError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class StepRequest(Generic[R]):
+    """What one call sends: the patient record (``record``, the same for every call of a plan:
+    the shared prompt prefix), the evidence block where the step cites evidence (the same for
+    assess and argue), the step's own inputs, the member last where the step is one member's,
+    the narrowed answer schema and the decoder of the answer."""
+
     step: StepKind
+    record: dict[str, Any]
     inputs: dict[str, Any]
     schema: dict[str, Any]
     decode: Callable[[dict[str, Any]], R]
     fields: dict[str, str] = field(default_factory=dict)
+    evidence: list[Any] | None = None
+    member: dict[str, Any] | None = None
 
     def check(self, text: str) -> R:
         """Parse, validate against the narrowed schema, decode; ``AnswerError`` otherwise."""
@@ -208,8 +216,9 @@ def assess_request(s: Assess, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRe
             options=tuple(options),
         )
 
-    inputs = {"profile": encode(profile), "evidence": _doc_inputs(evidence)}
-    return StepRequest("assess", inputs, schema, decode)
+    return StepRequest(
+        "assess", encode(profile), {}, schema, decode, evidence=_doc_inputs(evidence)
+    )
 
 
 # -- panel ----------------------------------------------------------------------------------
@@ -231,10 +240,21 @@ def assemble_panel_request(
             raise AnswerError("panel roles are not unique")
         return members
 
-    inputs = {"profile": encode(profile), "assessment": encode(assessment)}
+    # Only the outline: the panel is chosen from the record, the complexity and the problems.
+    outline = Assessment(
+        complexity=assessment.complexity,
+        dimensions=assessment.dimensions,
+        problems=tuple(
+            CandidateProblem(p.id, p.display, (), p.initial, "") for p in assessment.problems
+        ),
+        options=tuple(CandidateOption(o.id, o.title, o.category, "") for o in assessment.options),
+    )
+    inputs = {"assessment": encode(outline)}
     # The configured sizes go into the prompt text, not the schema: they guide the model, and
     # a model that picks one role more or less still gives a usable panel.
-    return StepRequest("panel", inputs, schema, decode, {"panel_sizes": prompt_text(sizes)})
+    return StepRequest(
+        "panel", encode(profile), inputs, schema, decode, {"panel_sizes": prompt_text(sizes)}
+    )
 
 
 # -- vote -----------------------------------------------------------------------------------
@@ -267,12 +287,15 @@ def vote_request(
             for v in a["votes"]
         )
 
-    inputs = {
-        "profile": encode(profile),
-        "member": encode(member),
-        "problems": [encode(p) for p in problems],
-    }
-    return StepRequest("vote", inputs, schema, decode, {"role": member.role, "focus": member.focus})
+    return StepRequest(
+        "vote",
+        encode(profile),
+        {"problems": [encode(p) for p in problems]},
+        schema,
+        decode,
+        {},
+        member=encode(member),
+    )
 
 
 # -- argue ----------------------------------------------------------------------------------
@@ -315,14 +338,15 @@ def argue_request(
             )
         return tuple(out)
 
-    inputs = {
-        "profile": encode(profile),
-        "member": encode(member),
-        "options": [encode(o) for o in options],
-        "evidence": _doc_inputs(evidence),
-    }
     return StepRequest(
-        "argue", inputs, schema, decode, {"role": member.role, "focus": member.focus}
+        "argue",
+        encode(profile),
+        {"options": [encode(o) for o in options]},
+        schema,
+        decode,
+        {},
+        evidence=_doc_inputs(evidence),
+        member=encode(member),
     )
 
 
@@ -354,12 +378,22 @@ def relate_request(
             seen.setdefault((r["source"], r["target"]), Relation(**r))
         return tuple(seen.values())
 
+    # Only what relating needs: which option, who argues which way, and what they say (no
+    # citations, no strengths: relations are read from the content).
     inputs = {
-        "profile": encode(s.profile),
-        "options": [encode(o) for o in s.options],
-        "arguments": [encode(g) for g in s.arguments],
+        "options": [encode(CandidateOption(o.id, o.title, o.category, "")) for o in s.options],
+        "arguments": [
+            {
+                "id": g.id,
+                "option_id": g.option_id,
+                "role": g.role,
+                "stance": g.stance,
+                "text": g.text,
+            }
+            for g in s.arguments
+        ],
     }
-    return StepRequest("relate", inputs, schema, decode)
+    return StepRequest("relate", encode(s.profile), inputs, schema, decode)
 
 
 # -- adjudicate, arbitrate, synthesize ------------------------------------------------------
@@ -396,13 +430,12 @@ def adjudicate_request(
         )
 
     inputs = {
-        "profile": encode(s.profile),
         "option": encode(s.option),
         "pairs": [{"support": encode(sup), "attack": encode(att)} for sup, att in s.pairs],
         # Only the statements the arguments cite: the rest cannot decide a clash.
         "evidence": _doc_inputs([d for d in s.evidence if d.id in cited]),
     }
-    return StepRequest("adjudicate", inputs, schema, decode)
+    return StepRequest("adjudicate", encode(s.profile), inputs, schema, decode)
 
 
 def arbitrate_request(
@@ -413,12 +446,8 @@ def arbitrate_request(
     def decode(a: dict[str, Any]) -> Arbitration:
         return Arbitration(problem.id, a["decision"], a["rationale"])
 
-    inputs = {
-        "profile": encode(profile),
-        "problem": encode(problem),
-        "votes": [encode(v) for v in votes],
-    }
-    return StepRequest("arbitrate", inputs, schemas.load("arbitrate"), decode)
+    inputs = {"problem": encode(problem), "votes": [encode(v) for v in votes]}
+    return StepRequest("arbitrate", encode(profile), inputs, schemas.load("arbitrate"), decode)
 
 
 def synthesize_request(s: Synthesize, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRequest[str]:
@@ -428,12 +457,15 @@ def synthesize_request(s: Synthesize, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -
         text: str = a["narrative"]
         return text
 
+    def outline(o: CandidateOption) -> Any:
+        # what the narrative names and orders by: title, category and priority class
+        return encode(CandidateOption(o.id, o.title, o.category, "", priority=o.priority))
+
     inputs = {
-        "profile": encode(profile),
-        "included": [{"option": encode(o), "score": s} for o, s in included],
-        "excluded": [{"option": encode(o), "score": s} for o, s in excluded],
+        "included": [{"option": outline(o), "score": sc} for o, sc in included],
+        "excluded": [{"option": outline(o), "score": sc} for o, sc in excluded],
     }
-    return StepRequest("synthesize", inputs, schemas.load("synthesize"), decode)
+    return StepRequest("synthesize", encode(profile), inputs, schemas.load("synthesize"), decode)
 
 
 # Request type -> request builder: the dispatch table of ``request_for``.

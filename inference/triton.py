@@ -33,8 +33,10 @@ from inference.panel_sizes import (
 from inference.prompts import (
     CHAT_FAMILIES,
     apply_chat_template,
+    block,
     input_block,
     load_template,
+    prompt_schema,
     stop_sequences,
 )
 from inference.protocol import STEP_KINDS, CallContext, ModelCall, Step, StepKind
@@ -233,17 +235,31 @@ class TritonExperts:
     # -- one step: prompt, call, validate, at most one repair ---------------------------------
 
     def render(self, req: StepRequest[Any]) -> str:
-        """The full prompt text of a step request (chat template applied)."""
-        system, user = self._render_parts(req)
-        return apply_chat_template(self.settings.chat_template, system, user)
+        """The full prompt text of a step request (chat template applied): the plan's shared
+        prefix, then the step's own part."""
+        return self._prompt(req, self._task(req))
 
-    def _render_parts(self, req: StepRequest[Any]) -> tuple[str, str]:
+    def prefix(self, req: StepRequest[Any]) -> str:
+        """The part of ``render(req)`` every call of the same plan starts with, byte for byte
+        (the system text and the patient record, through the end of the record block)."""
+        return self._prompt(req, _SPLIT).split(_SPLIT, 1)[0]
+
+    def _prompt(self, req: StepRequest[Any], task: str) -> str:
+        system, shared = _shared(req.record)
+        return apply_chat_template(self.settings.chat_template, system, f"{shared}\n\n{task}")
+
+    def _task(self, req: StepRequest[Any]) -> str:
         tpl = load_template(req.step)
+        fields = dict(req.fields)
+        if req.evidence is not None:
+            fields["evidence"] = block("evidence", req.evidence)
+        if req.member is not None:
+            fields["member"] = block("member", req.member)
         return tpl.render(
             inputs=input_block(req.step, req.inputs, tpl.version),
-            schema=json.dumps(req.schema["properties"], separators=(",", ":")),
-            **req.fields,
-        )
+            schema=prompt_schema(req.schema),
+            **fields,
+        )["task"]
 
     async def _run(self, req: StepRequest[R], ctx: CallContext) -> R:
         model = self.settings.model_for(req.step)
@@ -264,14 +280,14 @@ class TritonExperts:
                 ) from second
 
     def _repair_prompt(self, req: StepRequest[Any], previous: str, err: AnswerError) -> str:
-        _, user = self._render_parts(req)
-        system, repair_user = load_template("repair").render(
-            original=user,
+        # The same shared prefix as the call it repairs: only the task part differs.
+        task = load_template("repair").render(
+            original=self._task(req),
             previous=previous[:_PREVIOUS_ANSWER_CHARS],
             error=err.detail,
-            schema=json.dumps(req.schema["properties"], separators=(",", ":")),
-        )
-        return apply_chat_template(self.settings.chat_template, system, repair_user)
+            schema=prompt_schema(req.schema),
+        )["task"]
+        return self._prompt(req, task)
 
     # -- one model call: cap, deadline, retries, breaker, accounting --------------------------
 
@@ -477,6 +493,14 @@ class TritonExperts:
 
 
 # -- helpers ----------------------------------------------------------------------------------
+
+_SPLIT = "\x00canoe-split\x00"  # marks where the shared prefix ends while rendering it
+
+
+def _shared(record: dict[str, Any]) -> tuple[str, str]:
+    """(system text, shared user text): the same for every call of a plan."""
+    parts = load_template("shared").render(record=block("record", record))
+    return parts["system"], parts["user"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,10 +96,13 @@ def test_prompt_carries_inputs_in_every_chat_family(family: str) -> None:
     backend = TritonExperts(TritonSettings(chat_template=family))  # type: ignore[arg-type]
     prompt = backend.render(req)
     step, version, inputs = prompts.parse_input_block(prompt)
-    assert (step, version) == ("argue", "v1")
+    assert (step, version) == ("argue", "v2")
     assert decode(PatientProfile, inputs["profile"]) == PROFILE
     assert [o["id"] for o in inputs["options"]] == ["opt-taper", "opt-pt"]
-    assert "You are the pharmacist" in prompt and "medication safety" in prompt
+    assert [d["id"] for d in inputs["evidence"]] == ["ev-falls-1", "ev-renal-1"]
+    assert inputs["member"]["role"] == "pharmacist"
+    assert prompt.index("<canoe-member>") > prompt.index("<canoe-input")  # member last
+    assert '"pharmacist"' in prompt and "medication safety" in prompt
     marker = {"gemma": "<start_of_turn>model\n", "llama3": "assistant<|end_header_id|>\n\n"}
     marker |= {"chatml": "<|im_start|>assistant\n", "none": "\n"}
     assert prompt.endswith(marker[family])
@@ -108,12 +111,13 @@ def test_prompt_carries_inputs_in_every_chat_family(family: str) -> None:
 
 def test_every_step_has_a_template_and_a_schema() -> None:
     for step in schemas.STEPS:
-        tpl = prompts.load_template(step)
-        assert "$inputs" in tpl.user.template and "$schema" in tpl.user.template
+        task = dict(prompts.load_template(step).sections)["task"].template
+        assert "$inputs" in task and "$schema" in task
         schema = schemas.load(step)
         assert schema["additionalProperties"] is False
         assert set(schema["required"]) == set(schema["properties"])
-    assert "$previous" in prompts.load_template("repair").user.template
+    assert "$previous" in dict(prompts.load_template("repair").sections)["task"].template
+    assert "$record" in dict(prompts.load_template("shared").sections)["user"].template
 
 
 def test_input_block_survives_closing_tags_in_patient_text() -> None:

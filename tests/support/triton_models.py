@@ -239,7 +239,11 @@ async def expert_answer(prompt: str) -> str:
         options = tuple(decode(CandidateOption, o) for o in raw["options"])
         request = Argue(profile, decode(PanelMember, raw["member"]), options, docs)
     elif step == "relate":
-        args = tuple(decode(ArgumentDraft, a) for a in raw["arguments"])
+        # relate is sent only what relating reads: no citations, no strengths
+        args = tuple(
+            ArgumentDraft(a["id"], a["option_id"], a["role"], a["stance"], a["text"], (), (), 0.0)
+            for a in raw["arguments"]
+        )
         options = tuple(decode(CandidateOption, o) for o in raw["options"])
         request = Relate(profile, options, args)
     elif step == "adjudicate":
