@@ -23,8 +23,13 @@ from inference import schemas
 from inference._triton_codec import encode
 from inference.panel_sizes import DEFAULT_PANEL_SIZES, PanelSizes, prompt_text
 from inference.protocol import (
+    Adjudicate,
+    Arbitrate,
     Arbitration,
+    Argue,
     ArgumentDraft,
+    AssemblePanel,
+    Assess,
     Assessment,
     CandidateOption,
     CandidateProblem,
@@ -32,8 +37,12 @@ from inference.protocol import (
     EvidenceDoc,
     PanelMember,
     ProblemVote,
+    Relate,
     Relation,
+    Step,
     StepKind,
+    Synthesize,
+    Vote,
 )
 from service.core.profile import PatientProfile
 
@@ -48,6 +57,7 @@ __all__ = [
     "fact_refs",
     "parse_json_answer",
     "relate_request",
+    "request_for",
     "synthesize_request",
     "vote_request",
 ]
@@ -71,11 +81,19 @@ class AnswerError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class StepRequest(Generic[R]):
+    """What one call sends: the patient record (``record``, the same for every call of a plan:
+    the shared prompt prefix), the evidence block where the step cites evidence (the same for
+    assess and argue), the step's own inputs, the member last where the step is one member's,
+    the narrowed answer schema and the decoder of the answer."""
+
     step: StepKind
+    record: dict[str, Any]
     inputs: dict[str, Any]
     schema: dict[str, Any]
     decode: Callable[[dict[str, Any]], R]
     fields: dict[str, str] = field(default_factory=dict)
+    evidence: list[Any] | None = None
+    member: dict[str, Any] | None = None
 
     def check(self, text: str) -> R:
         """Parse, validate against the narrowed schema, decode; ``AnswerError`` otherwise."""
@@ -142,9 +160,8 @@ def _doc_inputs(evidence: Sequence[EvidenceDoc]) -> list[Any]:
 # -- assess ---------------------------------------------------------------------------------
 
 
-def assess_request(
-    profile: PatientProfile, evidence: Sequence[EvidenceDoc]
-) -> StepRequest[Assessment]:
+def assess_request(s: Assess, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRequest[Assessment]:
+    profile, evidence = s.profile, s.evidence
     refs = fact_refs(profile)
     meds = sorted(m.ref for m in profile.medications)
     schema = schemas.load("assess")
@@ -199,16 +216,18 @@ def assess_request(
             options=tuple(options),
         )
 
-    inputs = {"profile": encode(profile), "evidence": _doc_inputs(evidence)}
-    return StepRequest("assess", inputs, schema, decode)
+    return StepRequest(
+        "assess", encode(profile), {}, schema, decode, evidence=_doc_inputs(evidence)
+    )
 
 
 # -- panel ----------------------------------------------------------------------------------
 
 
 def assemble_panel_request(
-    profile: PatientProfile, assessment: Assessment, sizes: PanelSizes = DEFAULT_PANEL_SIZES
+    s: AssemblePanel, sizes: PanelSizes = DEFAULT_PANEL_SIZES
 ) -> StepRequest[tuple[PanelMember, ...]]:
+    profile, assessment = s.profile, s.assessment
     schema = schemas.load("panel")
 
     def decode(a: dict[str, Any]) -> tuple[PanelMember, ...]:
@@ -221,18 +240,30 @@ def assemble_panel_request(
             raise AnswerError("panel roles are not unique")
         return members
 
-    inputs = {"profile": encode(profile), "assessment": encode(assessment)}
+    # Only the outline: the panel is chosen from the record, the complexity and the problems.
+    outline = Assessment(
+        complexity=assessment.complexity,
+        dimensions=assessment.dimensions,
+        problems=tuple(
+            CandidateProblem(p.id, p.display, (), p.initial, "") for p in assessment.problems
+        ),
+        options=tuple(CandidateOption(o.id, o.title, o.category, "") for o in assessment.options),
+    )
+    inputs = {"assessment": encode(outline)}
     # The configured sizes go into the prompt text, not the schema: they guide the model, and
     # a model that picks one role more or less still gives a usable panel.
-    return StepRequest("panel", inputs, schema, decode, {"panel_sizes": prompt_text(sizes)})
+    return StepRequest(
+        "panel", encode(profile), inputs, schema, decode, {"panel_sizes": prompt_text(sizes)}
+    )
 
 
 # -- vote -----------------------------------------------------------------------------------
 
 
 def vote_request(
-    profile: PatientProfile, member: PanelMember, problems: Sequence[CandidateProblem]
+    s: Vote, sizes: PanelSizes = DEFAULT_PANEL_SIZES
 ) -> StepRequest[tuple[ProblemVote, ...]]:
+    profile, member, problems = s.profile, s.member, s.problems
     schema = schemas.load("vote")
     votes = schema["properties"]["votes"]
     votes["minItems"] = votes["maxItems"] = len(problems)
@@ -256,23 +287,24 @@ def vote_request(
             for v in a["votes"]
         )
 
-    inputs = {
-        "profile": encode(profile),
-        "member": encode(member),
-        "problems": [encode(p) for p in problems],
-    }
-    return StepRequest("vote", inputs, schema, decode, {"role": member.role, "focus": member.focus})
+    return StepRequest(
+        "vote",
+        encode(profile),
+        {"problems": [encode(p) for p in problems]},
+        schema,
+        decode,
+        {},
+        member=encode(member),
+    )
 
 
 # -- argue ----------------------------------------------------------------------------------
 
 
 def argue_request(
-    profile: PatientProfile,
-    member: PanelMember,
-    options: Sequence[CandidateOption],
-    evidence: Sequence[EvidenceDoc],
+    s: Argue, sizes: PanelSizes = DEFAULT_PANEL_SIZES
 ) -> StepRequest[tuple[ArgumentDraft, ...]]:
+    profile, member, options, evidence = s.profile, s.member, s.options, s.evidence
     schema = schemas.load("argue")
     item = _items(schema, "arguments")["properties"]
     oids = [o.id for o in options]
@@ -306,14 +338,15 @@ def argue_request(
             )
         return tuple(out)
 
-    inputs = {
-        "profile": encode(profile),
-        "member": encode(member),
-        "options": [encode(o) for o in options],
-        "evidence": _doc_inputs(evidence),
-    }
     return StepRequest(
-        "argue", inputs, schema, decode, {"role": member.role, "focus": member.focus}
+        "argue",
+        encode(profile),
+        {"options": [encode(o) for o in options]},
+        schema,
+        decode,
+        {},
+        evidence=_doc_inputs(evidence),
+        member=encode(member),
     )
 
 
@@ -321,10 +354,12 @@ def argue_request(
 
 
 def relate_request(
-    profile: PatientProfile, option: CandidateOption, arguments: Sequence[ArgumentDraft]
+    s: Relate, sizes: PanelSizes = DEFAULT_PANEL_SIZES
 ) -> StepRequest[tuple[Relation, ...]]:
+    """Relations for every option at once; each must join two arguments on the same option."""
     schema = schemas.load("relate")
-    ids = sorted({g.id for g in arguments})
+    option_of = {g.id: g.option_id for g in s.arguments}
+    ids = sorted(option_of)
     item = _items(schema, "relations")["properties"]
     if len(ids) >= 2:
         item["source"] = item["target"] = {"enum": ids}
@@ -336,69 +371,121 @@ def relate_request(
         for r in a["relations"]:
             if r["source"] == r["target"]:
                 raise AnswerError(f"argument {r['source']} relates to itself")
+            if option_of[r["source"]] != option_of[r["target"]]:
+                raise AnswerError(
+                    f"arguments {r['source']} and {r['target']} are about different options"
+                )
             seen.setdefault((r["source"], r["target"]), Relation(**r))
         return tuple(seen.values())
 
+    # Only what relating needs: which option, who argues which way, and what they say (no
+    # citations, no strengths: relations are read from the content).
     inputs = {
-        "profile": encode(profile),
-        "option": encode(option),
-        "arguments": [encode(g) for g in arguments],
+        "options": [encode(CandidateOption(o.id, o.title, o.category, "")) for o in s.options],
+        "arguments": [
+            {
+                "id": g.id,
+                "option_id": g.option_id,
+                "role": g.role,
+                "stance": g.stance,
+                "text": g.text,
+            }
+            for g in s.arguments
+        ],
     }
-    return StepRequest("relate", inputs, schema, decode)
+    return StepRequest("relate", encode(s.profile), inputs, schema, decode)
 
 
 # -- adjudicate, arbitrate, synthesize ------------------------------------------------------
 
 
 def adjudicate_request(
-    profile: PatientProfile,
-    option: CandidateOption,
-    support: ArgumentDraft,
-    attack: ArgumentDraft,
-    evidence: Sequence[EvidenceDoc],
-) -> StepRequest[ClashVerdict]:
-    cited = set(support.evidence) | set(attack.evidence)
+    s: Adjudicate, sizes: PanelSizes = DEFAULT_PANEL_SIZES
+) -> StepRequest[tuple[ClashVerdict, ...]]:
+    """Every near-tied pair of one option in one call, one verdict per pair.
 
-    def decode(a: dict[str, Any]) -> ClashVerdict:
-        return ClashVerdict(support.id, attack.id, a["winner"], a["rationale"])
+    The answer is checked as a whole: a verdict off the schema, for a pair not asked about, or
+    a pair judged twice or not at all makes the whole answer unusable (one repair, then
+    ``StepFailed``, and every pair of the call counts for nobody). A model that cannot judge
+    one pair says so with ``winner: null``, which leaves only that pair undecided.
+    """
+    schema = schemas.load("adjudicate")
+    verdicts = schema["properties"]["verdicts"]
+    verdicts["minItems"] = verdicts["maxItems"] = len(s.pairs)
+    item = verdicts["items"]["properties"]
+    if s.pairs:
+        item["support"] = {"enum": sorted({sup.id for sup, _ in s.pairs})}
+        item["attack"] = {"enum": sorted({att.id for _, att in s.pairs})}
+    asked = [(sup.id, att.id) for sup, att in s.pairs]
+    cited = {e for pair in s.pairs for g in pair for e in g.evidence}
+
+    def decode(a: dict[str, Any]) -> tuple[ClashVerdict, ...]:
+        got = [(v["support"], v["attack"]) for v in a["verdicts"]]
+        if sorted(got) != sorted(asked):
+            raise AnswerError("verdicts must judge every listed pair exactly once")
+        by_pair = {(v["support"], v["attack"]): v for v in a["verdicts"]}
+        return tuple(
+            ClashVerdict(sup, att, by_pair[(sup, att)]["winner"], by_pair[(sup, att)]["rationale"])
+            for sup, att in asked
+        )
 
     inputs = {
-        "profile": encode(profile),
-        "option": encode(option),
-        "support": encode(support),
-        "attack": encode(attack),
-        # Only the statements the two arguments cite: the rest cannot decide the clash.
-        "evidence": _doc_inputs([d for d in evidence if d.id in cited]),
+        "option": encode(s.option),
+        "pairs": [{"support": encode(sup), "attack": encode(att)} for sup, att in s.pairs],
+        # Only the statements the arguments cite: the rest cannot decide a clash.
+        "evidence": _doc_inputs([d for d in s.evidence if d.id in cited]),
     }
-    return StepRequest("adjudicate", inputs, schemas.load("adjudicate"), decode)
+    return StepRequest("adjudicate", encode(s.profile), inputs, schema, decode)
 
 
 def arbitrate_request(
-    profile: PatientProfile, problem: CandidateProblem, votes: Sequence[ProblemVote]
+    s: Arbitrate, sizes: PanelSizes = DEFAULT_PANEL_SIZES
 ) -> StepRequest[Arbitration]:
+    profile, problem, votes = s.profile, s.problem, s.votes
+
     def decode(a: dict[str, Any]) -> Arbitration:
         return Arbitration(problem.id, a["decision"], a["rationale"])
 
-    inputs = {
-        "profile": encode(profile),
-        "problem": encode(problem),
-        "votes": [encode(v) for v in votes],
-    }
-    return StepRequest("arbitrate", inputs, schemas.load("arbitrate"), decode)
+    inputs = {"problem": encode(problem), "votes": [encode(v) for v in votes]}
+    return StepRequest("arbitrate", encode(profile), inputs, schemas.load("arbitrate"), decode)
 
 
-def synthesize_request(
-    profile: PatientProfile,
-    included: Sequence[tuple[CandidateOption, float]],
-    excluded: Sequence[tuple[CandidateOption, float]],
-) -> StepRequest[str]:
+def synthesize_request(s: Synthesize, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRequest[str]:
+    profile, included, excluded = s.profile, s.included, s.excluded
+
     def decode(a: dict[str, Any]) -> str:
         text: str = a["narrative"]
         return text
 
+    def outline(o: CandidateOption) -> Any:
+        # what the narrative names and orders by: title, category and priority class
+        return encode(CandidateOption(o.id, o.title, o.category, "", priority=o.priority))
+
     inputs = {
-        "profile": encode(profile),
-        "included": [{"option": encode(o), "score": s} for o, s in included],
-        "excluded": [{"option": encode(o), "score": s} for o, s in excluded],
+        "included": [{"option": outline(o), "score": sc} for o, sc in included],
+        "excluded": [{"option": outline(o), "score": sc} for o, sc in excluded],
     }
-    return StepRequest("synthesize", inputs, schemas.load("synthesize"), decode)
+    return StepRequest("synthesize", encode(profile), inputs, schemas.load("synthesize"), decode)
+
+
+# Request type -> request builder: the dispatch table of ``request_for``.
+_BUILDERS: dict[type[Step[Any]], Callable[[Any, PanelSizes], StepRequest[Any]]] = {
+    Assess: assess_request,
+    AssemblePanel: assemble_panel_request,
+    Vote: vote_request,
+    Argue: argue_request,
+    Relate: relate_request,
+    Adjudicate: adjudicate_request,
+    Arbitrate: arbitrate_request,
+    Synthesize: synthesize_request,
+}
+
+
+def request_for(step: Step[R], sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRequest[R]:
+    """What the LLM is sent for ``step`` and how its answer is checked (``sizes``: the panel
+    sizes the panel prompt states). ``KeyError`` for a request type no builder knows."""
+    builder = _BUILDERS.get(type(step))
+    if builder is None:
+        raise KeyError(f"no Triton request for {type(step).__name__}")
+    request: StepRequest[R] = builder(step, sizes)  # the table pairs type and result
+    return request

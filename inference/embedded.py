@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from inference.adjudication import compare, fact_status
 from inference.evidence import tokenize
@@ -52,8 +52,13 @@ from inference.knowledge.rules import Point, Proposal
 from inference.panel_sizes import DEFAULT_PANEL_SIZES, PanelSizes
 from inference.panel_sizes import panel_sizes as validated_sizes
 from inference.protocol import (
+    Adjudicate,
+    Arbitrate,
     Arbitration,
+    Argue,
     ArgumentDraft,
+    AssemblePanel,
+    Assess,
     Assessment,
     CallContext,
     CandidateOption,
@@ -66,10 +71,14 @@ from inference.protocol import (
     PanelMember,
     Priority,
     ProblemVote,
+    Relate,
     Relation,
     Severity,
     Stance,
+    Step,
     StepKind,
+    Synthesize,
+    Vote,
 )
 from service.core.evaluation import PRIORITY_ORDER
 from service.core.profile import LOINC_GROUPS, SNOMED, PatientProfile
@@ -81,6 +90,7 @@ KB_VERSION = "2026.11-2"
 # The default sizes, by complexity: (base, extended).
 PANEL_SIZES: dict[str, tuple[int, int]] = {c: (b, e) for c, b, e in DEFAULT_PANEL_SIZES}
 T = TypeVar("T")
+R = TypeVar("R")
 _COMPLEXITY: tuple[Complexity, ...] = ("low", "moderate", "high", "very high")
 _SEVERITY_RANK: dict[str, int] = {"minor": 1, "moderate": 2, "severe": 3}
 # A drug overdose: SNOMED CT 55680006 "Drug overdose"; ICD-10-CM T40 (poisoning by narcotics)
@@ -240,83 +250,53 @@ class EmbeddedExperts:
 
     # ----------------------------------------------------------------------- steps
 
-    async def assess(
-        self, profile: PatientProfile, evidence: Sequence[EvidenceDoc], ctx: CallContext
-    ) -> Assessment:
-        return await self._call("assess", ctx, lambda: _assess(analyse(profile), profile))
+    async def run(self, step: Step[R], ctx: CallContext) -> R:
+        """Answer one step request with the rule function its type maps to (``_HANDLERS``)."""
+        handler = _HANDLERS.get(type(step))
+        if handler is None:
+            raise StepFailed(f"embedded experts cannot answer a {type(step).__name__} request")
+        result = await self._call(step.kind, ctx, lambda: handler(self, step))
+        return cast(R, result)  # the table pairs each request type with its result's handler
 
-    async def assemble_panel(
-        self, profile: PatientProfile, assessment: Assessment, ctx: CallContext
-    ) -> tuple[PanelMember, ...]:
-        sizes = self.panel_sizes[assessment.complexity]
-        return await self._call("panel", ctx, lambda: _panel(analyse(profile), sizes, profile))
+    def _assess(self, s: Assess) -> Assessment:
+        return _assess(analyse(s.profile), s.profile)
 
-    async def vote(
-        self,
-        profile: PatientProfile,
-        member: PanelMember,
-        problems: Sequence[CandidateProblem],
-        ctx: CallContext,
-    ) -> tuple[ProblemVote, ...]:
-        return await self._call("vote", ctx, lambda: _votes(analyse(profile), member, problems))
+    def _assemble_panel(self, s: AssemblePanel) -> tuple[PanelMember, ...]:
+        sizes = self.panel_sizes[s.assessment.complexity]
+        return _panel(analyse(s.profile), sizes, s.profile)
 
-    async def argue(
-        self,
-        profile: PatientProfile,
-        member: PanelMember,
-        options: Sequence[CandidateOption],
-        evidence: Sequence[EvidenceDoc],
-        ctx: CallContext,
-    ) -> tuple[ArgumentDraft, ...]:
-        return await self._call(
-            "argue", ctx, lambda: _argue(analyse(profile), member, options, evidence, profile.ref)
-        )
+    def _vote(self, s: Vote) -> tuple[ProblemVote, ...]:
+        return _votes(analyse(s.profile), s.member, s.problems)
 
-    async def relate(
-        self,
-        profile: PatientProfile,
-        option: CandidateOption,
-        arguments: Sequence[ArgumentDraft],
-        ctx: CallContext,
-    ) -> tuple[Relation, ...]:
-        return await self._call("relate", ctx, lambda: _relate(option, arguments))
+    def _argue(self, s: Argue) -> tuple[ArgumentDraft, ...]:
+        return _argue(analyse(s.profile), s.member, s.options, s.evidence, s.profile.ref)
 
-    async def adjudicate(
-        self,
-        profile: PatientProfile,
-        option: CandidateOption,
-        support: ArgumentDraft,
-        attack: ArgumentDraft,
-        evidence: Sequence[EvidenceDoc],
-        ctx: CallContext,
-    ) -> ClashVerdict:
-        return await self._call(
-            "adjudicate",
-            ctx,
-            lambda: compare(
-                option, support, attack, {d.id: d.grade for d in evidence}, fact_status(profile)
-            ),
-        )
+    def _relate(self, s: Relate) -> tuple[Relation, ...]:
+        return tuple(r for o in s.options for r in _relate(o, s.arguments))
 
-    async def arbitrate(
-        self,
-        profile: PatientProfile,
-        problem: CandidateProblem,
-        votes: Sequence[ProblemVote],
-        ctx: CallContext,
-    ) -> Arbitration:
-        return await self._call("arbitrate", ctx, lambda: _arbitrate(profile, problem, votes))
+    def _adjudicate(self, s: Adjudicate) -> tuple[ClashVerdict, ...]:
+        grades = {d.id: d.grade for d in s.evidence}
+        status = fact_status(s.profile)
+        return tuple(compare(s.option, sup, att, grades, status) for sup, att in s.pairs)
 
-    async def synthesize(
-        self,
-        profile: PatientProfile,
-        included: Sequence[tuple[CandidateOption, float]],
-        excluded: Sequence[tuple[CandidateOption, float]],
-        ctx: CallContext,
-    ) -> str:
-        return await self._call(
-            "synthesize", ctx, lambda: _synthesize(analyse(profile), included, excluded)
-        )
+    def _arbitrate(self, s: Arbitrate) -> Arbitration:
+        return _arbitrate(s.profile, s.problem, s.votes)
+
+    def _synthesize(self, s: Synthesize) -> str:
+        return _synthesize(analyse(s.profile), s.included, s.excluded)
+
+
+# Request type -> handler: the dispatch table of ``EmbeddedExperts.run``.
+_HANDLERS: dict[type[Step[Any]], Callable[[EmbeddedExperts, Any], object]] = {
+    Assess: EmbeddedExperts._assess,
+    AssemblePanel: EmbeddedExperts._assemble_panel,
+    Vote: EmbeddedExperts._vote,
+    Argue: EmbeddedExperts._argue,
+    Relate: EmbeddedExperts._relate,
+    Adjudicate: EmbeddedExperts._adjudicate,
+    Arbitrate: EmbeddedExperts._arbitrate,
+    Synthesize: EmbeddedExperts._synthesize,
+}
 
 
 # ---------------------------------------------------------------------- step logic

@@ -2,8 +2,10 @@
 
 Two real implementations sit behind it: ``inference.embedded.EmbeddedExperts`` (deterministic
 clinical knowledge, the default) and ``inference.triton.TritonExperts`` (LLMs on Triton). A
-scripted fake for unit tests implements it too. The pipeline calls these methods; it never knows
-which backend answers. Inputs and outputs are frozen dataclasses, no FHIR types.
+scripted fake for unit tests implements it too. The pipeline builds one typed request per step
+(``Assess``, ``Vote``, ... each a ``Step[R]`` naming its result type ``R``) and hands it to
+``Experts.run``; it never knows which backend answers. Requests and results are frozen
+dataclasses, no FHIR types.
 
 A backend may raise only errors from ``service.errors``: ``StepFailed`` when one call's answer is
 unusable (the pipeline records that contribution as missing), ``BackendTimeout`` when a call
@@ -12,9 +14,8 @@ passes its deadline, ``BackendUnavailable`` when the backend cannot be reached a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, get_args, runtime_checkable
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, get_args, runtime_checkable
 
 from service.core.evaluation import CATEGORY_ORDER
 from service.core.model import Stance
@@ -22,8 +23,14 @@ from service.core.profile import PatientProfile
 
 __all__ = [
     "STEP_KINDS",
+    "STEP_TYPES",
+    "Adjudicate",
+    "Arbitrate",
     "Arbitration",
+    "Argue",
     "ArgumentDraft",
+    "AssemblePanel",
+    "Assess",
     "Assessment",
     "CallContext",
     "CandidateOption",
@@ -35,12 +42,19 @@ __all__ = [
     "PanelMember",
     "Priority",
     "ProblemVote",
+    "Relate",
     "Relation",
     "Severity",
     "Stance",
+    "Step",
     "StepKind",
+    "Synthesize",
     "UsageRecorder",
+    "Vote",
 ]
+
+R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)  # a step answering X also answers X | None
 
 Complexity = Literal["low", "moderate", "high", "very high"]
 Judgement = Literal["accept", "reject"]
@@ -195,71 +209,131 @@ class CallContext:
     labels: dict[str, str] = field(default_factory=dict)
 
 
+# -- the steps: one request type per model-backed step -------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Step(Generic[R_co]):
+    """One model-backed step as a typed request; ``R_co`` is what answering it gives.
+
+    Backends dispatch on the request's type (a table from type to handler, see
+    ``EmbeddedExperts`` and ``TritonExperts``); wrappers (tracing, fault injection, accounting)
+    see only ``kind`` and ``role`` and pass the request on unchanged.
+    """
+
+    kind: ClassVar[StepKind]
+
+    @property
+    def role(self) -> str:
+        """The panel role answering this step ("" for the attending's and shared steps)."""
+        return ""
+
+
+@dataclass(frozen=True, slots=True)
+class Assess(Step[Assessment]):
+    kind: ClassVar[StepKind] = "assess"
+    profile: PatientProfile
+    evidence: tuple[EvidenceDoc, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AssemblePanel(Step[tuple[PanelMember, ...]]):
+    kind: ClassVar[StepKind] = "panel"
+    profile: PatientProfile
+    assessment: Assessment
+
+
+@dataclass(frozen=True, slots=True)
+class Vote(Step[tuple[ProblemVote, ...]]):
+    """One panel member's votes on every candidate problem (one call per member)."""
+
+    kind: ClassVar[StepKind] = "vote"
+    profile: PatientProfile
+    member: PanelMember
+    problems: tuple[CandidateProblem, ...]
+
+    @property
+    def role(self) -> str:
+        return self.member.role
+
+
+@dataclass(frozen=True, slots=True)
+class Argue(Step[tuple[ArgumentDraft, ...]]):
+    """One panel member's scored arguments on every candidate option (one call per member)."""
+
+    kind: ClassVar[StepKind] = "argue"
+    profile: PatientProfile
+    member: PanelMember
+    options: tuple[CandidateOption, ...]
+    evidence: tuple[EvidenceDoc, ...]
+
+    @property
+    def role(self) -> str:
+        return self.member.role
+
+
+@dataclass(frozen=True, slots=True)
+class Relate(Step[tuple[Relation, ...]]):
+    """Argument-to-argument relations for every option of the plan in one call: each relation
+    joins two arguments on the same option (``arguments`` holds every option's arguments)."""
+
+    kind: ClassVar[StepKind] = "relate"
+    profile: PatientProfile
+    options: tuple[CandidateOption, ...]
+    arguments: tuple[ArgumentDraft, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Adjudicate(Step[tuple[ClashVerdict, ...]]):
+    """The near-tied (support, attack) pairs of one option in one call; each pair is judged on
+    its own and answered by one verdict naming it (a pair left unanswered counts for nobody)."""
+
+    kind: ClassVar[StepKind] = "adjudicate"
+    profile: PatientProfile
+    option: CandidateOption
+    pairs: tuple[tuple[ArgumentDraft, ArgumentDraft], ...]
+    evidence: tuple[EvidenceDoc, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Arbitrate(Step[Arbitration]):
+    kind: ClassVar[StepKind] = "arbitrate"
+    profile: PatientProfile
+    problem: CandidateProblem
+    votes: tuple[ProblemVote, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Synthesize(Step[str]):
+    kind: ClassVar[StepKind] = "synthesize"
+    profile: PatientProfile
+    included: tuple[tuple[CandidateOption, float], ...]
+    excluded: tuple[tuple[CandidateOption, float], ...]
+
+
+# The request type of every step kind, in pipeline order.
+STEP_TYPES: tuple[type[Step[Any]], ...] = (
+    Assess,
+    AssemblePanel,
+    Vote,
+    Argue,
+    Relate,
+    Adjudicate,
+    Arbitrate,
+    Synthesize,
+)
+
+
 @runtime_checkable
 class Experts(Protocol):
-    """Every model-backed step of the pipeline. Each method is one model call."""
+    """Every model-backed step of the pipeline behind one method: ``run`` answers one step
+    request with one model call (httpx's one-method transport is the model). Wrappers
+    implement ``run`` once instead of repeating every step's signature."""
 
     name: str  # e.g. "embedded-experts/1.0" or "triton:medgemma-4b"
 
     async def is_ready(self) -> bool: ...
 
-    async def assess(
-        self, profile: PatientProfile, evidence: Sequence[EvidenceDoc], ctx: CallContext
-    ) -> Assessment: ...
-
-    async def assemble_panel(
-        self, profile: PatientProfile, assessment: Assessment, ctx: CallContext
-    ) -> tuple[PanelMember, ...]: ...
-
-    async def vote(
-        self,
-        profile: PatientProfile,
-        member: PanelMember,
-        problems: Sequence[CandidateProblem],
-        ctx: CallContext,
-    ) -> tuple[ProblemVote, ...]: ...
-
-    async def argue(
-        self,
-        profile: PatientProfile,
-        member: PanelMember,
-        options: Sequence[CandidateOption],
-        evidence: Sequence[EvidenceDoc],
-        ctx: CallContext,
-    ) -> tuple[ArgumentDraft, ...]: ...
-
-    async def relate(
-        self,
-        profile: PatientProfile,
-        option: CandidateOption,
-        arguments: Sequence[ArgumentDraft],
-        ctx: CallContext,
-    ) -> tuple[Relation, ...]: ...
-
-    async def adjudicate(
-        self,
-        profile: PatientProfile,
-        option: CandidateOption,
-        support: ArgumentDraft,
-        attack: ArgumentDraft,
-        evidence: Sequence[EvidenceDoc],
-        ctx: CallContext,
-    ) -> ClashVerdict: ...
-
-    async def arbitrate(
-        self,
-        profile: PatientProfile,
-        problem: CandidateProblem,
-        votes: Sequence[ProblemVote],
-        ctx: CallContext,
-    ) -> Arbitration: ...
-
-    async def synthesize(
-        self,
-        profile: PatientProfile,
-        included: Sequence[tuple[CandidateOption, float]],
-        excluded: Sequence[tuple[CandidateOption, float]],
-        ctx: CallContext,
-    ) -> str: ...
+    async def run(self, step: Step[R], ctx: CallContext) -> R: ...
 
     async def aclose(self) -> None: ...

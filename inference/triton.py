@@ -20,22 +20,11 @@ import itertools
 import json
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-from inference._triton_steps import (
-    AnswerError,
-    StepRequest,
-    adjudicate_request,
-    arbitrate_request,
-    argue_request,
-    assemble_panel_request,
-    assess_request,
-    relate_request,
-    synthesize_request,
-    vote_request,
-)
+from inference._triton_steps import AnswerError, StepRequest, request_for
 from inference.panel_sizes import (
     DEFAULT_PANEL_SIZES,
     PanelSizes,
@@ -44,27 +33,13 @@ from inference.panel_sizes import (
 from inference.prompts import (
     CHAT_FAMILIES,
     apply_chat_template,
+    block,
     input_block,
     load_template,
+    prompt_schema,
     stop_sequences,
 )
-from inference.protocol import (
-    STEP_KINDS,
-    Arbitration,
-    ArgumentDraft,
-    Assessment,
-    CallContext,
-    CandidateOption,
-    CandidateProblem,
-    ClashVerdict,
-    EvidenceDoc,
-    ModelCall,
-    PanelMember,
-    ProblemVote,
-    Relation,
-    StepKind,
-)
-from service.core.profile import PatientProfile
+from inference.protocol import STEP_KINDS, CallContext, ModelCall, Step, StepKind
 from service.errors import BackendTimeout, BackendUnavailable, StepFailed, missing_extra
 
 __all__ = ["TRITON_EXTRA", "TritonExperts", "TritonSettings"]
@@ -81,8 +56,8 @@ _DEFAULT_MAX_TOKENS: tuple[tuple[str, int], ...] = (
     ("panel", 1536),
     ("vote", 3072),
     ("argue", 2048),
-    ("relate", 1024),
-    ("adjudicate", 256),
+    ("relate", 2048),  # every option's relations in one answer
+    ("adjudicate", 1536),  # every near-tied pair of one option in one answer
     ("arbitrate", 384),
     ("synthesize", 768),
 )
@@ -243,75 +218,14 @@ class TritonExperts:
             return False
         return True
 
-    async def assess(
-        self, profile: PatientProfile, evidence: Sequence[EvidenceDoc], ctx: CallContext
-    ) -> Assessment:
-        return await self._run(assess_request(profile, evidence), ctx)
-
-    async def assemble_panel(
-        self, profile: PatientProfile, assessment: Assessment, ctx: CallContext
-    ) -> tuple[PanelMember, ...]:
-        return await self._run(
-            assemble_panel_request(profile, assessment, self.settings.panel_sizes), ctx
-        )
-
-    async def vote(
-        self,
-        profile: PatientProfile,
-        member: PanelMember,
-        problems: Sequence[CandidateProblem],
-        ctx: CallContext,
-    ) -> tuple[ProblemVote, ...]:
-        return await self._run(vote_request(profile, member, problems), ctx)
-
-    async def argue(
-        self,
-        profile: PatientProfile,
-        member: PanelMember,
-        options: Sequence[CandidateOption],
-        evidence: Sequence[EvidenceDoc],
-        ctx: CallContext,
-    ) -> tuple[ArgumentDraft, ...]:
-        return await self._run(argue_request(profile, member, options, evidence), ctx)
-
-    async def relate(
-        self,
-        profile: PatientProfile,
-        option: CandidateOption,
-        arguments: Sequence[ArgumentDraft],
-        ctx: CallContext,
-    ) -> tuple[Relation, ...]:
-        return await self._run(relate_request(profile, option, arguments), ctx)
-
-    async def adjudicate(
-        self,
-        profile: PatientProfile,
-        option: CandidateOption,
-        support: ArgumentDraft,
-        attack: ArgumentDraft,
-        evidence: Sequence[EvidenceDoc],
-        ctx: CallContext,
-    ) -> ClashVerdict:
-        # An unusable verdict raises StepFailed: it never defaults to either side.
-        return await self._run(adjudicate_request(profile, option, support, attack, evidence), ctx)
-
-    async def arbitrate(
-        self,
-        profile: PatientProfile,
-        problem: CandidateProblem,
-        votes: Sequence[ProblemVote],
-        ctx: CallContext,
-    ) -> Arbitration:
-        return await self._run(arbitrate_request(profile, problem, votes), ctx)
-
-    async def synthesize(
-        self,
-        profile: PatientProfile,
-        included: Sequence[tuple[CandidateOption, float]],
-        excluded: Sequence[tuple[CandidateOption, float]],
-        ctx: CallContext,
-    ) -> str:
-        return await self._run(synthesize_request(profile, included, excluded), ctx)
+    async def run(self, step: Step[R], ctx: CallContext) -> R:
+        """One step: its request (``_triton_steps.request_for``), one call, one repair at most.
+        An unusable answer raises ``StepFailed``: a verdict never defaults to either side."""
+        try:
+            req = request_for(step, self.settings.panel_sizes)
+        except KeyError as exc:
+            raise StepFailed(f"the Triton backend cannot answer {type(step).__name__}") from exc
+        return await self._run(req, ctx)
 
     async def aclose(self) -> None:
         client, self._client, self._loop = self._client, None, None
@@ -321,17 +235,31 @@ class TritonExperts:
     # -- one step: prompt, call, validate, at most one repair ---------------------------------
 
     def render(self, req: StepRequest[Any]) -> str:
-        """The full prompt text of a step request (chat template applied)."""
-        system, user = self._render_parts(req)
-        return apply_chat_template(self.settings.chat_template, system, user)
+        """The full prompt text of a step request (chat template applied): the plan's shared
+        prefix, then the step's own part."""
+        return self._prompt(req, self._task(req))
 
-    def _render_parts(self, req: StepRequest[Any]) -> tuple[str, str]:
+    def prefix(self, req: StepRequest[Any]) -> str:
+        """The part of ``render(req)`` every call of the same plan starts with, byte for byte
+        (the system text and the patient record, through the end of the record block)."""
+        return self._prompt(req, _SPLIT).split(_SPLIT, 1)[0]
+
+    def _prompt(self, req: StepRequest[Any], task: str) -> str:
+        system, shared = _shared(req.record)
+        return apply_chat_template(self.settings.chat_template, system, f"{shared}\n\n{task}")
+
+    def _task(self, req: StepRequest[Any]) -> str:
         tpl = load_template(req.step)
+        fields = dict(req.fields)
+        if req.evidence is not None:
+            fields["evidence"] = block("evidence", req.evidence)
+        if req.member is not None:
+            fields["member"] = block("member", req.member)
         return tpl.render(
             inputs=input_block(req.step, req.inputs, tpl.version),
-            schema=json.dumps(req.schema["properties"], separators=(",", ":")),
-            **req.fields,
-        )
+            schema=prompt_schema(req.schema),
+            **fields,
+        )["task"]
 
     async def _run(self, req: StepRequest[R], ctx: CallContext) -> R:
         model = self.settings.model_for(req.step)
@@ -352,14 +280,14 @@ class TritonExperts:
                 ) from second
 
     def _repair_prompt(self, req: StepRequest[Any], previous: str, err: AnswerError) -> str:
-        _, user = self._render_parts(req)
-        system, repair_user = load_template("repair").render(
-            original=user,
+        # The same shared prefix as the call it repairs: only the task part differs.
+        task = load_template("repair").render(
+            original=self._task(req),
             previous=previous[:_PREVIOUS_ANSWER_CHARS],
             error=err.detail,
-            schema=json.dumps(req.schema["properties"], separators=(",", ":")),
-        )
-        return apply_chat_template(self.settings.chat_template, system, repair_user)
+            schema=prompt_schema(req.schema),
+        )["task"]
+        return self._prompt(req, task)
 
     # -- one model call: cap, deadline, retries, breaker, accounting --------------------------
 
@@ -565,6 +493,14 @@ class TritonExperts:
 
 
 # -- helpers ----------------------------------------------------------------------------------
+
+_SPLIT = "\x00canoe-split\x00"  # marks where the shared prefix ends while rendering it
+
+
+def _shared(record: dict[str, Any]) -> tuple[str, str]:
+    """(system text, shared user text): the same for every call of a plan."""
+    parts = load_template("shared").render(record=block("record", record))
+    return parts["system"], parts["user"]
 
 
 @dataclass(frozen=True, slots=True)

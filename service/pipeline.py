@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import inspect
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Sequence
@@ -21,7 +22,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar, cast, get_args
 
 from inference.protocol import (
+    Adjudicate,
+    Arbitrate,
+    Argue,
     ArgumentDraft,
+    AssemblePanel,
+    Assess,
     Assessment,
     CallContext,
     CandidateOption,
@@ -33,7 +39,10 @@ from inference.protocol import (
     PanelMember,
     Priority,
     ProblemVote,
+    Relate,
     Relation,
+    Synthesize,
+    Vote,
 )
 from service.core import Evaluation, evaluate, find_clashes, route
 from service.core.model import (
@@ -45,7 +54,9 @@ from service.core.model import (
     Option,
     Parameters,
     Problem,
-    Vote,
+)
+from service.core.model import (
+    Vote as CoreVote,
 )
 from service.core.profile import PatientProfile
 from service.core.summary import fact_words
@@ -148,14 +159,20 @@ class _Run:
         if self.progress is not None:
             self.progress(Progress(stage, state, self.done, self.total, detail))
 
-    async def call(self, coro: Awaitable[T]) -> T:
-        async with self.sem:
-            try:
-                return await coro
-            finally:
-                self.done += 1
+    async def call(self, coro: Coroutine[Any, Any, T]) -> T:
+        try:
+            async with self.sem:
+                try:
+                    return await coro
+                finally:
+                    self.done += 1
+        finally:
+            # Cancelled while waiting for the cap (a sibling failed): the call never started;
+            # close it so that it is not reported as a coroutine never awaited.
+            if inspect.getcoroutinestate(coro) == inspect.CORO_CREATED:
+                coro.close()
 
-    async def optional(self, what: str, coro: Awaitable[T]) -> T | None:
+    async def optional(self, what: str, coro: Coroutine[Any, Any, T]) -> T | None:
         """A contribution the plan can go on without: failure is recorded, not raised."""
         try:
             return await self.call(coro)
@@ -209,10 +226,10 @@ class Planner:
 
         evidence = await run.stage("evidence", self._retrieve(profile))
         assessment: Assessment = await run.stage(
-            "assessment", run.call(x.assess(profile, evidence, ctx))
+            "assessment", run.call(x.run(Assess(profile, evidence), ctx))
         )
         panel: tuple[PanelMember, ...] = await run.stage(
-            "panel", run.call(x.assemble_panel(profile, assessment, ctx))
+            "panel", run.call(x.run(AssemblePanel(profile, assessment), ctx))
         )
         if not panel:
             raise StepFailed("the attending assembled an empty panel")
@@ -220,7 +237,9 @@ class Planner:
 
         async def votes_then_routing() -> tuple[Problem, ...]:
             votes_by_role = await _all(
-                run.optional(f"votes of {m.role}", x.vote(profile, m, assessment.problems, ctx))
+                run.optional(
+                    f"votes of {m.role}", x.run(Vote(profile, m, assessment.problems), ctx)
+                )
                 for m in panel
             )
             return await self._reconcile(run, profile, assessment.problems, votes_by_role)
@@ -234,7 +253,7 @@ class Planner:
                         _all(
                             run.optional(
                                 f"arguments of {m.role}",
-                                x.argue(profile, m, assessment.options, evidence, ctx),
+                                x.run(Argue(profile, m, assessment.options, evidence), ctx),
                             )
                             for m in panel
                         ),
@@ -320,7 +339,7 @@ class Planner:
         verdicts = await _all(
             run.optional(
                 f"arbitration of {c.display}",
-                self.experts.arbitrate(profile, c, by_problem[c.id], run.ctx),
+                self.experts.run(Arbitrate(profile, c, tuple(by_problem[c.id])), run.ctx),
             )
             for c in conflicts
         )
@@ -351,43 +370,60 @@ class Planner:
         for d in drafts:
             if d.option_id in per_option:
                 per_option[d.option_id].append(d)
+        # Relations: one call for every option with two arguments or more.
         with_pairs = [o for o in candidates if len(per_option[o.id]) >= 2]
-        run.total += len(with_pairs)
-        relations = await _all(
-            run.optional(
-                f"relations for {o.title}",
-                self.experts.relate(profile, o, per_option[o.id], run.ctx),
+        relations: tuple[Relation, ...] | None = ()
+        if with_pairs:
+            run.total += 1
+            relations = await run.optional(
+                "relations",
+                self.experts.run(
+                    Relate(
+                        profile,
+                        tuple(with_pairs),
+                        tuple(d for o in with_pairs for d in per_option[o.id]),
+                    ),
+                    run.ctx,
+                ),
             )
-            for o in with_pairs
-        )
         rel_by_option = {
-            o.id: _valid_relations(rel or (), per_option[o.id])
-            for o, rel in zip(with_pairs, relations, strict=True)
+            o.id: _valid_relations(relations or (), per_option[o.id]) for o in with_pairs
         }
 
+        # Clashes: the near-tied pairs of one option adjudicated in one call, each pair judged
+        # on its own.
         arguments_by_option = {
             o.id: tuple(_argument(d) for d in per_option[o.id]) for o in candidates
         }
-        pairs = [
-            (o, s, a)
-            for o in candidates
-            for s, a in find_clashes(arguments_by_option[o.id], self.parameters.delta)
-        ]
-        run.total += len(pairs)
+        pairs_by_option = {
+            o.id: find_clashes(arguments_by_option[o.id], self.parameters.delta) for o in candidates
+        }
+        contested = [o for o in candidates if pairs_by_option[o.id]]
+        run.total += len(contested)
         by_id = {d.id: d for d in drafts}
-        verdicts = await _all(
-            self._adjudicate(run, profile, o, by_id[s], by_id[a], evidence) for o, s, a in pairs
-        )
-        clashes: dict[str, list[Clash]] = {o.id: [] for o in candidates}
-        for (o, s, a), v in zip(pairs, verdicts, strict=True):
-            clashes[o.id].append(
-                Clash(
-                    support=s,
-                    attack=a,
-                    winner=v.winner if v else None,
-                    reason=v.rationale if v else "adjudication failed; counts for nobody",
-                )
+        answers = await _all(
+            self._adjudicate(
+                run,
+                profile,
+                o,
+                tuple((by_id[s], by_id[a]) for s, a in pairs_by_option[o.id]),
+                evidence,
             )
+            for o in contested
+        )
+        verdicts = {(v.support_id, v.attack_id): v for vs in answers for v in vs}
+        clashes: dict[str, list[Clash]] = {o.id: [] for o in candidates}
+        for o in candidates:
+            for s, a in pairs_by_option[o.id]:
+                v = verdicts.get((s, a))
+                clashes[o.id].append(
+                    Clash(
+                        support=s,
+                        attack=a,
+                        winner=v.winner if v else None,
+                        reason=v.rationale if v else "adjudication failed; counts for nobody",
+                    )
+                )
 
         options = []
         for o in candidates:
@@ -418,21 +454,26 @@ class Planner:
         run: _Run,
         profile: PatientProfile,
         option: CandidateOption,
-        support: ArgumentDraft,
-        attack: ArgumentDraft,
+        pairs: tuple[tuple[ArgumentDraft, ArgumentDraft], ...],
         evidence: Sequence[EvidenceDoc],
-    ) -> ClashVerdict | None:
-        verdict = await run.optional(
-            f"adjudication {support.id} vs {attack.id}",
-            self.experts.adjudicate(profile, option, support, attack, evidence, run.ctx),
+    ) -> tuple[ClashVerdict, ...]:
+        """One call for the option's pairs. A failed call leaves every pair undecided (one
+        missing entry for the call); a verdict for a pair not asked about is dropped, and a
+        pair left without a verdict is undecided and recorded missing on its own."""
+        verdicts = await run.optional(
+            f"adjudication of {len(pairs)} pair(s) on {option.title}",
+            self.experts.run(Adjudicate(profile, option, pairs, tuple(evidence)), run.ctx),
         )
-        if verdict is not None and (verdict.support_id, verdict.attack_id) != (
-            support.id,
-            attack.id,
-        ):
-            run.missing.append(f"adjudication {support.id} vs {attack.id}: answered another pair")
-            return None
-        return verdict
+        if verdicts is None:
+            return ()
+        asked = {(s.id, a.id) for s, a in pairs}
+        kept = {
+            (v.support_id, v.attack_id): v for v in verdicts if (v.support_id, v.attack_id) in asked
+        }
+        for s, a in pairs:
+            if (s.id, a.id) not in kept:
+                run.missing.append(f"adjudication {s.id} vs {a.id}: no verdict for this pair")
+        return tuple(kept.values())
 
     async def _synthesize(
         self,
@@ -458,7 +499,7 @@ class Planner:
                 priority=_priority(o.priority),
             )
             (included if r.decision == "include" else excluded).append((cand, r.score))
-        return await self.experts.synthesize(profile, included, excluded, ctx)
+        return await self.experts.run(Synthesize(profile, tuple(included), tuple(excluded)), ctx)
 
 
 async def _all(coros: Iterable[Coroutine[Any, Any, T]]) -> list[T]:
@@ -501,8 +542,8 @@ def _priority(value: str | None) -> Priority:
     return "review"
 
 
-def _vote(v: ProblemVote) -> Vote:
-    return Vote(
+def _vote(v: ProblemVote) -> CoreVote:
+    return CoreVote(
         role=v.role,
         vote=v.vote,
         confidence=min(1.0, max(0.0, float(v.confidence))),

@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from threading import Thread
-from typing import Any
+from typing import Any, TypeVar
 
 from opentelemetry import metrics, trace
 from opentelemetry.sdk.metrics import MeterProvider
@@ -26,27 +26,13 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor, SpanExporter
 from opentelemetry.trace import Span, Status, StatusCode
 
-from inference.protocol import (
-    Arbitration,
-    ArgumentDraft,
-    Assessment,
-    CallContext,
-    CandidateOption,
-    CandidateProblem,
-    ClashVerdict,
-    EvidenceDoc,
-    Experts,
-    ModelCall,
-    PanelMember,
-    ProblemVote,
-    Relation,
-    UsageRecorder,
-)
-from service.core.profile import PatientProfile
+from inference.protocol import CallContext, Experts, ModelCall, Step, UsageRecorder
 from service.errors import InputError, missing_extra
 from service.settings import Settings
 
 __all__ = ["SERVICE_NAME", "MetricsEndpoint", "Telemetry", "TracedExperts"]
+
+R = TypeVar("R")
 
 SERVICE_NAME = "canoe-careplan"
 # The SDK's default buckets (0..10000) are meant for milliseconds; ours are seconds, from a
@@ -224,12 +210,15 @@ class TracedExperts:
     async def aclose(self) -> None:
         await self.inner.aclose()
 
-    async def _call(self, step: str, role: str, ctx: CallContext, fn: Any, *args: Any) -> Any:
-        attrs: dict[str, Any] = {"canoe.step": step, "canoe.backend": self.name}
-        if role:
-            attrs["canoe.role"] = role
+    async def run(self, step: Step[R], ctx: CallContext) -> R:
+        attrs: dict[str, Any] = {"canoe.step": step.kind, "canoe.backend": self.name}
+        if step.role:
+            attrs["canoe.role"] = step.role
         with self.telemetry.tracer.start_as_current_span(
-            f"model.{step}", attributes=attrs, record_exception=False, set_status_on_exception=False
+            f"model.{step.kind}",
+            attributes=attrs,
+            record_exception=False,
+            set_status_on_exception=False,
         ) as span:
             traced = CallContext(
                 recorder=_SpanRecorder(ctx.recorder, span, self.telemetry, self.name),
@@ -238,99 +227,10 @@ class TracedExperts:
             )
             t0 = time.perf_counter()
             try:
-                return await fn(*args, traced)
+                return await self.inner.run(step, traced)
             except BaseException as exc:
                 # The exception type only: messages may quote the record.
                 span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
                 raise
             finally:
                 span.set_attribute("canoe.call.seconds", time.perf_counter() - t0)
-
-    async def assess(
-        self, profile: PatientProfile, evidence: Sequence[EvidenceDoc], ctx: CallContext
-    ) -> Assessment:
-        r: Assessment = await self._call("assess", "", ctx, self.inner.assess, profile, evidence)
-        return r
-
-    async def assemble_panel(
-        self, profile: PatientProfile, assessment: Assessment, ctx: CallContext
-    ) -> tuple[PanelMember, ...]:
-        r: tuple[PanelMember, ...] = await self._call(
-            "panel", "", ctx, self.inner.assemble_panel, profile, assessment
-        )
-        return r
-
-    async def vote(
-        self,
-        profile: PatientProfile,
-        member: PanelMember,
-        problems: Sequence[CandidateProblem],
-        ctx: CallContext,
-    ) -> tuple[ProblemVote, ...]:
-        r: tuple[ProblemVote, ...] = await self._call(
-            "vote", member.role, ctx, self.inner.vote, profile, member, problems
-        )
-        return r
-
-    async def argue(
-        self,
-        profile: PatientProfile,
-        member: PanelMember,
-        options: Sequence[CandidateOption],
-        evidence: Sequence[EvidenceDoc],
-        ctx: CallContext,
-    ) -> tuple[ArgumentDraft, ...]:
-        r: tuple[ArgumentDraft, ...] = await self._call(
-            "argue", member.role, ctx, self.inner.argue, profile, member, options, evidence
-        )
-        return r
-
-    async def relate(
-        self,
-        profile: PatientProfile,
-        option: CandidateOption,
-        arguments: Sequence[ArgumentDraft],
-        ctx: CallContext,
-    ) -> tuple[Relation, ...]:
-        r: tuple[Relation, ...] = await self._call(
-            "relate", "", ctx, self.inner.relate, profile, option, arguments
-        )
-        return r
-
-    async def adjudicate(
-        self,
-        profile: PatientProfile,
-        option: CandidateOption,
-        support: ArgumentDraft,
-        attack: ArgumentDraft,
-        evidence: Sequence[EvidenceDoc],
-        ctx: CallContext,
-    ) -> ClashVerdict:
-        r: ClashVerdict = await self._call(
-            "adjudicate", "", ctx, self.inner.adjudicate, profile, option, support, attack, evidence
-        )
-        return r
-
-    async def arbitrate(
-        self,
-        profile: PatientProfile,
-        problem: CandidateProblem,
-        votes: Sequence[ProblemVote],
-        ctx: CallContext,
-    ) -> Arbitration:
-        r: Arbitration = await self._call(
-            "arbitrate", "", ctx, self.inner.arbitrate, profile, problem, votes
-        )
-        return r
-
-    async def synthesize(
-        self,
-        profile: PatientProfile,
-        included: Sequence[tuple[CandidateOption, float]],
-        excluded: Sequence[tuple[CandidateOption, float]],
-        ctx: CallContext,
-    ) -> str:
-        r: str = await self._call(
-            "synthesize", "", ctx, self.inner.synthesize, profile, included, excluded
-        )
-        return r

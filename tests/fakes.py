@@ -8,25 +8,34 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar, cast
 
 from inference.protocol import (
+    Adjudicate,
+    Arbitrate,
     Arbitration,
+    Argue,
     ArgumentDraft,
+    AssemblePanel,
+    Assess,
     Assessment,
     CallContext,
-    CandidateOption,
-    CandidateProblem,
     ClashVerdict,
     EvidenceDoc,
     ModelCall,
     PanelMember,
     ProblemVote,
+    Relate,
     Relation,
+    Step,
+    Synthesize,
+    Vote,
 )
 from service.core.profile import PatientProfile
 from service.errors import BackendUnavailable, StepFailed
+
+R = TypeVar("R")
 
 
 @dataclass
@@ -63,84 +72,35 @@ class ScriptedExperts:
     async def is_ready(self) -> bool:
         return not self.down
 
-    async def assess(
-        self, profile: PatientProfile, evidence: Sequence[EvidenceDoc], ctx: CallContext
-    ) -> Assessment:
-        await self._enter("assess", ctx)
-        return self.assessment
+    async def run(self, step: Step[R], ctx: CallContext) -> R:
+        await self._enter(step.kind, ctx)
+        if step.role in self.fail_roles:  # vote/argue of these roles
+            raise StepFailed(f"{step.role} answered invalid JSON twice")
+        answer: Any = self._answer(step)
+        return cast(R, answer)
 
-    async def assemble_panel(
-        self, profile: PatientProfile, assessment: Assessment, ctx: CallContext
-    ) -> tuple[PanelMember, ...]:
-        await self._enter("panel", ctx)
-        return self.panel
-
-    async def vote(
-        self,
-        profile: PatientProfile,
-        member: PanelMember,
-        problems: Sequence[CandidateProblem],
-        ctx: CallContext,
-    ) -> tuple[ProblemVote, ...]:
-        await self._enter("vote", ctx)
-        if member.role in self.fail_roles:
-            raise StepFailed(f"{member.role} answered invalid JSON twice")
-        return self.votes.get(member.role, ())
-
-    async def argue(
-        self,
-        profile: PatientProfile,
-        member: PanelMember,
-        options: Sequence[CandidateOption],
-        evidence: Sequence[EvidenceDoc],
-        ctx: CallContext,
-    ) -> tuple[ArgumentDraft, ...]:
-        await self._enter("argue", ctx)
-        if member.role in self.fail_roles:
-            raise StepFailed(f"{member.role} answered invalid JSON twice")
-        return self.arguments.get(member.role, ())
-
-    async def relate(
-        self,
-        profile: PatientProfile,
-        option: CandidateOption,
-        arguments: Sequence[ArgumentDraft],
-        ctx: CallContext,
-    ) -> tuple[Relation, ...]:
-        await self._enter("relate", ctx)
-        return self.relations.get(option.id, ())
-
-    async def adjudicate(
-        self,
-        profile: PatientProfile,
-        option: CandidateOption,
-        support: ArgumentDraft,
-        attack: ArgumentDraft,
-        evidence: Sequence[EvidenceDoc],
-        ctx: CallContext,
-    ) -> ClashVerdict:
-        await self._enter("adjudicate", ctx)
-        return ClashVerdict(support.id, attack.id, self.clash_winner, "scripted")  # type: ignore[arg-type]
-
-    async def arbitrate(
-        self,
-        profile: PatientProfile,
-        problem: CandidateProblem,
-        votes: Sequence[ProblemVote],
-        ctx: CallContext,
-    ) -> Arbitration:
-        await self._enter("arbitrate", ctx)
-        return Arbitration(problem.id, self.arbitration, "scripted")  # type: ignore[arg-type]
-
-    async def synthesize(
-        self,
-        profile: PatientProfile,
-        included: Sequence[tuple[CandidateOption, float]],
-        excluded: Sequence[tuple[CandidateOption, float]],
-        ctx: CallContext,
-    ) -> str:
-        await self._enter("synthesize", ctx)
-        return f"{len(included)} included, {len(excluded)} excluded"
+    def _answer(self, step: Step[Any]) -> Any:
+        match step:
+            case Assess():
+                return self.assessment
+            case AssemblePanel():
+                return self.panel
+            case Vote(member=m):
+                return self.votes.get(m.role, ())
+            case Argue(member=m):
+                return self.arguments.get(m.role, ())
+            case Relate(options=opts):
+                return tuple(r for o in opts for r in self.relations.get(o.id, ()))
+            case Adjudicate(pairs=pairs):
+                return tuple(
+                    ClashVerdict(s.id, a.id, self.clash_winner, "scripted")  # type: ignore[arg-type]
+                    for s, a in pairs
+                )
+            case Arbitrate(problem=p):
+                return Arbitration(p.id, self.arbitration, "scripted")  # type: ignore[arg-type]
+            case Synthesize(included=inc, excluded=exc):
+                return f"{len(inc)} included, {len(exc)} excluded"
+        raise TypeError(type(step).__name__)
 
     async def aclose(self) -> None:
         return None

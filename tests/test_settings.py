@@ -13,7 +13,7 @@ import yaml
 
 from fhir_mapping.ingest import ingest
 from inference.embedded import EmbeddedExperts
-from inference.protocol import CallContext
+from inference.protocol import AssemblePanel, Assess, CallContext
 from inference.triton import STEP_KINDS, TritonSettings
 from service.backends import build_experts, triton_settings
 from service.errors import InputError
@@ -125,8 +125,8 @@ async def test_configured_panel_size_changes_the_embedded_panel() -> None:
     profile = ingest(fixture_bundle("adalberto_hartmann").read_bytes())
     ctx = CallContext(deadline_s=30.0)
     default = EmbeddedExperts()
-    assessment = await default.assess(profile, (), ctx)
-    before = await default.assemble_panel(profile, assessment, ctx)
+    assessment = await default.run(Assess(profile, ()), ctx)
+    before = await default.run(AssemblePanel(profile, assessment), ctx)
     level = assessment.complexity.upper().replace(" ", "_")
     lo, _ = default.panel_sizes[assessment.complexity]
     # One role fewer than the default at this complexity, the lower levels shrunk to fit.
@@ -136,7 +136,7 @@ async def test_configured_panel_size_changes_the_embedded_panel() -> None:
     }
     env[f"CANOE_PANEL_SIZE_{level}"] = str(lo - 1)
     smaller = build_experts(load_settings(env))
-    after = await smaller.assemble_panel(profile, assessment, ctx)
+    after = await smaller.run(AssemblePanel(profile, assessment), ctx)
     assert len(before) >= lo
     assert len(after) == lo - 1
     assert [m.role for m in after] == [m.role for m in before][: lo - 1]  # same ranking, cut

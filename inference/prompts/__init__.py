@@ -1,9 +1,15 @@
 """Prompt templates per step (package data) and the chat templates of the model families.
 
-One versioned file per step (``<step>.v1.txt``): comment lines, then a ``=== system ===`` and a
-``=== user ===`` section with ``string.Template`` placeholders. Every prompt carries the step
-inputs twice over in one form: a machine-readable JSON block between ``<canoe-input>`` tags, which
-is what a real LLM reads as the facts it may cite and what the test server's generator decodes.
+Every call of one plan starts with the same byte-identical prefix, ``shared.v2.txt``: one system
+text for every step and the patient record rendered once (a ``<canoe-record>`` JSON block, every
+fact with its FHIR reference), so a server with automatic prefix caching (vLLM) computes the
+record once per plan. The step's own part follows (``<step>.v2.txt``, one ``=== task ===``
+section with ``string.Template`` placeholders): the evidence block where the step cites evidence
+(assess and argue put the same ``<canoe-evidence>`` block first, so they share it too), the
+step's instructions, its inputs (``<canoe-input>``), the answer schema, and last whatever differs
+between calls of the same step (the panel member of vote and argue, ``<canoe-member>``), so that
+the members' calls share everything before it. The JSON blocks are what a real LLM reads as the
+facts it may cite and what the test server's generator decodes.
 This module renders text only; it must not call models or parse answers.
 """
 
@@ -19,40 +25,43 @@ from typing import Any, Literal
 
 __all__ = [
     "CHAT_FAMILIES",
-    "INPUT_BLOCK",
     "PROMPT_VERSION",
     "ChatFamily",
     "PromptTemplate",
     "apply_chat_template",
+    "block",
     "input_block",
     "load_template",
     "parse_input_block",
+    "prompt_schema",
     "stop_sequences",
 ]
 
-PROMPT_VERSION = "v1"
+PROMPT_VERSION = "v2"
 ChatFamily = Literal["gemma", "llama3", "chatml", "none"]
 CHAT_FAMILIES: tuple[str, ...] = ("gemma", "llama3", "chatml", "none")
 
-# Matches the block written by ``input_block``; "<" never occurs inside it (escaped as \u003c).
-INPUT_BLOCK = re.compile(
-    r'<canoe-input step="(?P<step>[a-z]+)" version="(?P<version>v\d+)">\n(?P<body>[^<]*)\n'
-    r"</canoe-input>"
+# Matches a block written by ``block``; "<" never occurs inside one (escaped as \u003c).
+_BLOCK = re.compile(
+    r"<canoe-(?P<kind>[a-z]+)(?P<attrs>(?: [a-z]+=\"[^\"]*\")*)>\n"
+    r"(?P<body>[^<]*)\n</canoe-(?P=kind)>"
 )
-
-_SECTION = re.compile(r"^=== (system|user) ===$", re.MULTILINE)
+_ATTR = re.compile(r' ([a-z]+)="([^"]*)"')
+_SECTION = re.compile(r"^=== ([a-z]+) ===$", re.MULTILINE)
+# An enum longer than this is shown to the model as "an id given above" (the ids are in the
+# record or the inputs; guided decoding still gets the whole enum).
+_ENUM_SHOWN = 8
 
 
 @dataclass(frozen=True, slots=True)
 class PromptTemplate:
     step: str
     version: str
-    system: Template
-    user: Template
+    sections: tuple[tuple[str, Template], ...]
 
-    def render(self, **fields: str) -> tuple[str, str]:
-        """(system, user) text; unknown placeholders are an error, not silently kept."""
-        return self.system.substitute(fields), self.user.substitute(fields)
+    def render(self, **fields: str) -> dict[str, str]:
+        """Section name -> text; unknown placeholders are an error, not silently kept."""
+        return {name: t.substitute(fields) for name, t in self.sections}
 
 
 @cache
@@ -63,28 +72,60 @@ def load_template(step: str, version: str = PROMPT_VERSION) -> PromptTemplate:
     except FileNotFoundError as exc:
         raise KeyError(f"no prompt template {name}") from exc
     parts = _SECTION.split(text)
-    # parts: [comments, "system", body, "user", body]
-    if len(parts) != 5 or parts[1] != "system" or parts[3] != "user":
-        raise ValueError(f"prompt template {name} needs a system then a user section")
-    return PromptTemplate(step, version, Template(parts[2].strip()), Template(parts[4].strip()))
+    # parts: [comments, name, body, name, body, ...]
+    if len(parts) < 3 or len(parts) % 2 == 0:
+        raise ValueError(f"prompt template {name} has no === section ===")
+    sections = tuple((parts[i], Template(parts[i + 1].strip())) for i in range(1, len(parts), 2))
+    return PromptTemplate(step, version, sections)
+
+
+def block(kind: str, data: Any, **attrs: str) -> str:
+    """``data`` as one compact, key-sorted JSON line inside ``<canoe-KIND ...>`` tags."""
+    body = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    body = body.replace("<", "\\u003c")  # keeps the closing tag unambiguous
+    head = "".join(f' {k}="{v}"' for k, v in attrs.items())
+    return f"<canoe-{kind}{head}>\n{body}\n</canoe-{kind}>"
 
 
 def input_block(step: str, inputs: dict[str, Any], version: str = PROMPT_VERSION) -> str:
-    """The step inputs as one compact JSON line inside ``<canoe-input>`` tags."""
-    body = json.dumps(inputs, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    body = body.replace("<", "\\u003c")  # keeps the closing tag unambiguous
-    return f'<canoe-input step="{step}" version="{version}">\n{body}\n</canoe-input>'
+    """The step's own inputs as one ``<canoe-input>`` block."""
+    return block("input", inputs, step=step, version=version)
 
 
 def parse_input_block(prompt: str) -> tuple[str, str, dict[str, Any]]:
-    """(step, version, inputs) of the first input block in a prompt; ``ValueError`` if none."""
-    m = INPUT_BLOCK.search(prompt)
-    if m is None:
+    """(step, version, inputs) of a prompt: its ``<canoe-input>`` block merged with the shared
+    blocks (``record`` -> "profile", ``evidence`` -> "evidence", ``member`` -> "member"; the
+    step's own inputs win). ``ValueError`` if the prompt has no input block."""
+    found: dict[str, tuple[dict[str, str], Any]] = {}
+    for m in _BLOCK.finditer(prompt):
+        found.setdefault(m.group("kind"), (dict(_ATTR.findall(m.group("attrs"))), m.group("body")))
+    if "input" not in found:
         raise ValueError("prompt has no <canoe-input> block")
-    inputs = json.loads(m.group("body"))
+    attrs, body = found["input"]
+    inputs = json.loads(body)
     if not isinstance(inputs, dict):
         raise ValueError("input block is not a JSON object")
-    return m.group("step"), m.group("version"), inputs
+    merged: dict[str, Any] = {}
+    for kind, key in (("record", "profile"), ("evidence", "evidence"), ("member", "member")):
+        if kind in found:
+            merged[key] = json.loads(found[kind][1])
+    return attrs.get("step", ""), attrs.get("version", ""), merged | inputs
+
+
+def prompt_schema(schema: dict[str, Any]) -> str:
+    """The answer schema as the prompt shows it: compact JSON of its properties, long ``enum``s
+    replaced by a pointer to the ids given above (guided decoding gets the full schema)."""
+
+    def shown(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "enum" in node and len(node["enum"]) > _ENUM_SHOWN:
+                return {"type": "string", "description": "an id given above"}
+            return {k: shown(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [shown(v) for v in node]
+        return node
+
+    return json.dumps(shown(schema["properties"]), separators=(",", ":"))
 
 
 def apply_chat_template(family: str, system: str, user: str) -> str:

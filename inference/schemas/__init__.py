@@ -1,6 +1,6 @@
 """Per-step JSON schemas of the answers a Triton-served LLM must give (package data).
 
-One file per step and version (``<step>.v1.json``), JSON Schema 2020-12, strict
+One file per step and version (``<step>.v2.json``), JSON Schema 2020-12, strict
 (``additionalProperties: false``, every field required) so that the same document serves guided
 decoding on the server and validation on the client. ``inference._triton_steps`` narrows them per
 call (ids the answer may cite become ``enum``s). This package only loads files.
@@ -16,7 +16,7 @@ from typing import Any
 
 __all__ = ["SCHEMA_VERSION", "STEPS", "load"]
 
-SCHEMA_VERSION = "v1"
+SCHEMA_VERSION = "v2"
 STEPS: tuple[str, ...] = (
     "assess",
     "panel",

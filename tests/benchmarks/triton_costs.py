@@ -1,56 +1,57 @@
-"""Model calls and tokens per plan, per step kind: CAMP/CANOE's schedule against a naive one.
+"""Model calls and tokens per plan and per step kind, as the Triton backend would send them.
 
-Plans a fixture with the embedded experts standing in for the models, and renders, for every call
-the pipeline makes, the exact prompt the Triton backend would send and the JSON answer it would
-parse; tokens are counted with the test server's tokenizer stand-in (words and punctuation, an
-approximation of a real tokenizer). The naive schedule scores each argument in a call of its own
-(on top of writing it) and adjudicates every opposing pair, not only the near-tied ones. Run:
+Plans a fixture with the embedded experts standing in for the models (``Counting`` wraps them at
+``Experts.run``) and renders, for every call the pipeline makes, the exact prompt the Triton
+backend would send and the JSON answer it would parse. Per step and per plan it reports calls,
+input tokens, *uncached* input tokens (what a server with automatic prefix caching computes
+afresh: each call's tokens minus the longest token prefix shared with any earlier call of the
+plan) and output tokens. Tokens are counted with the configured model's tokenizer where it is
+installed (llama.cpp's, for the Gemma 3 270M GGUF of the ``llm`` extra), else with the test
+models' stand-in (words and punctuation); the report names the one used. Run:
 
-    .venv/bin/python -m tests.benchmarks.triton_costs adalberto_hartmann josue_sipes adan_portillo
+    .venv/bin/python -m tests.benchmarks.triton_costs [--tokenizer auto|gemma|stand-in] \\
+        adalberto_hartmann josue_sipes adan_portillo
 
 Not a test: the numbers go in the issue notes.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
-import sys
 from collections import defaultdict
-from collections.abc import Awaitable
 from typing import Any
 
 from fhir_mapping.ingest import ingest
 from inference import _triton_steps as steps
 from inference.embedded import EmbeddedExperts
 from inference.evidence import EvidenceBase
-from inference.protocol import ArgumentDraft, CandidateOption, PanelMember
 from inference.triton import TritonExperts, TritonSettings
 from service.pipeline import Planner
 from tests.conftest import fixture_bundle
-from tests.support.triton_models import count_tokens, encode_answer
+from tests.support.token_costs import Tokenizer, load_tokenizer, uncached
+from tests.support.triton_models import encode_answer
 
 RENDERER = TritonExperts(TritonSettings())
 
 
 class Counting:
-    """Experts that answer with the embedded backend and count what Triton would be sent."""
+    """Experts that answer with the embedded backend and keep what Triton would be sent."""
 
     name = "counting"
 
     def __init__(self) -> None:
         self.inner = EmbeddedExperts()
-        self.stats: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-        self.arguments: list[ArgumentDraft] = []
-        self.options: dict[str, CandidateOption] = {}
-        self.evidence: tuple[Any, ...] = ()
+        self.sent: list[tuple[str, str, str]] = []  # (step, prompt, answer) in call order
 
-    async def _count(self, req: Any, answer: Awaitable[Any]) -> Any:
-        result = await answer
-        s = self.stats[req.step]
-        s[0] += 1
-        s[1] += count_tokens(RENDERER.render(req))
-        s[2] += count_tokens(json.dumps(encode_answer(req.step, result)))
+    async def run(self, step: Any, ctx: Any) -> Any:
+        req = steps.request_for(step)
+        prompt = RENDERER.render(req)  # rendered when sent, before the answer comes back
+        index = len(self.sent)
+        self.sent.append((req.step, prompt, ""))
+        result = await self.inner.run(step, ctx)
+        self.sent[index] = (req.step, prompt, json.dumps(encode_answer(req.step, result)))
         return result
 
     async def is_ready(self) -> bool:
@@ -59,122 +60,45 @@ class Counting:
     async def aclose(self) -> None:
         return None
 
-    async def assess(self, p, ev, c):  # type: ignore[no-untyped-def]
-        self.evidence = tuple(ev)
-        a = await self._count(steps.assess_request(p, ev), self.inner.assess(p, ev, c))
-        self.options = {o.id: o for o in a.options}
-        return a
 
-    async def assemble_panel(self, p, a, c):  # type: ignore[no-untyped-def]
-        return await self._count(
-            steps.assemble_panel_request(p, a), self.inner.assemble_panel(p, a, c)
-        )
-
-    async def vote(self, p, m, pr, c):  # type: ignore[no-untyped-def]
-        return await self._count(steps.vote_request(p, m, pr), self.inner.vote(p, m, pr, c))
-
-    async def argue(self, p, m, o, ev, c):  # type: ignore[no-untyped-def]
-        out = await self._count(steps.argue_request(p, m, o, ev), self.inner.argue(p, m, o, ev, c))
-        self.arguments += list(out)
-        return out
-
-    async def relate(self, p, o, a, c):  # type: ignore[no-untyped-def]
-        return await self._count(steps.relate_request(p, o, a), self.inner.relate(p, o, a, c))
-
-    async def adjudicate(self, p, o, s, a, ev, c):  # type: ignore[no-untyped-def]
-        return await self._count(
-            steps.adjudicate_request(p, o, s, a, ev), self.inner.adjudicate(p, o, s, a, ev, c)
-        )
-
-    async def arbitrate(self, p, pr, v, c):  # type: ignore[no-untyped-def]
-        return await self._count(
-            steps.arbitrate_request(p, pr, v), self.inner.arbitrate(p, pr, v, c)
-        )
-
-    async def synthesize(self, p, i, e, c):  # type: ignore[no-untyped-def]
-        return await self._count(
-            steps.synthesize_request(p, i, e), self.inner.synthesize(p, i, e, c)
-        )
-
-
-async def costs(name: str) -> dict[str, Any]:
-    evidence = EvidenceBase.load()
+async def costs(name: str, tok: Tokenizer) -> dict[str, Any]:
     profile = ingest(fixture_bundle(name).read_bytes())
     counting = Counting()
-    await Planner(counting, evidence).plan(profile, plan_id="costs", created="2026-01-01T00:00Z")
-    ours = {k: {"calls": v[0], "input": v[1], "output": v[2]} for k, v in counting.stats.items()}
-
-    # Naive: one extra scoring call per argument (the role's argue prompt for that one option),
-    # and every opposing pair of an option adjudicated.
-    scoring_in = sum(
-        count_tokens(
-            RENDERER.render(
-                steps.argue_request(
-                    profile,
-                    PanelMember(a.role, ""),
-                    [counting.options[a.option_id]],
-                    counting.evidence,
-                )
-            )
-        )
-        for a in counting.arguments
+    await Planner(counting, EvidenceBase.load()).plan(
+        profile, plan_id="costs", created="2026-01-01T00:00Z"
     )
-    by_option: dict[str, list[ArgumentDraft]] = defaultdict(list)
-    for a in counting.arguments:
-        by_option[a.option_id].append(a)
-    pairs = [
-        (oid, s, t)
-        for oid, args in by_option.items()
-        for s in args
-        if s.stance == "support"
-        for t in args
-        if t.stance == "attack"
-    ]
-    adjudicate_in = sum(
-        count_tokens(
-            RENDERER.render(
-                steps.adjudicate_request(profile, counting.options[oid], s, t, counting.evidence)
-            )
-        )
-        for oid, s, t in pairs
+    tokens = [tok.tokenize(prompt) for _, prompt, _ in counting.sent]
+    fresh = uncached(tokens)
+    per_step: dict[str, dict[str, int]] = defaultdict(
+        lambda: {"calls": 0, "input": 0, "uncached": 0, "output": 0}
     )
-    adjudicate_out = ours.get("adjudicate", {"calls": 0, "output": 0})
-    per_verdict_out = (
-        adjudicate_out["output"] / adjudicate_out["calls"] if adjudicate_out["calls"] else 40
-    )
-    naive = {k: dict(v) for k, v in ours.items()}
-    naive["score"] = {
-        "calls": len(counting.arguments),
-        "input": scoring_in,
-        "output": 8 * len(counting.arguments),
-    }
-    naive["adjudicate"] = {
-        "calls": len(pairs),
-        "input": adjudicate_in,
-        "output": round(per_verdict_out * len(pairs)),
-    }
+    for (step, _, answer), t, u in zip(counting.sent, tokens, fresh, strict=True):
+        row = per_step[step]
+        row["calls"] += 1
+        row["input"] += len(t)
+        row["uncached"] += u
+        row["output"] += tok.count(answer)
     total = {
-        label: {k: sum(step[k] for step in table.values()) for k in ("calls", "input", "output")}
-        for label, table in (("ours", ours), ("naive", naive))
+        k: sum(r[k] for r in per_step.values()) for k in ("calls", "input", "uncached", "output")
     }
-    return {"fixture": name, "per_step": ours, "naive_per_step": naive, "total": total}
+    return {"fixture": name, "tokenizer": tok.name, "per_step": dict(per_step), "total": total}
 
 
 def main() -> None:
-    names = sys.argv[1:] or ["adalberto_hartmann"]
-    for name in names:
-        r = asyncio.run(costs(name))
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--tokenizer", choices=("auto", "gemma", "stand-in"), default="auto")
+    p.add_argument("fixtures", nargs="*", default=["adalberto_hartmann"])
+    args = p.parse_args()
+    tok = load_tokenizer(args.tokenizer)
+    print(f"tokenizer: {tok.name}")
+    for name in args.fixtures:
+        r = asyncio.run(costs(name, tok))
         print(f"\n{name}")
-        print(f"  {'step':12s} {'calls':>6s} {'input':>8s} {'output':>8s}")
-        for step, v in r["per_step"].items():
-            print(f"  {step:12s} {v['calls']:6d} {v['input']:8d} {v['output']:8d}")
-        o, n = r["total"]["ours"], r["total"]["naive"]
-        print(f"  {'total':12s} {o['calls']:6d} {o['input']:8d} {o['output']:8d}")
-        print(
-            f"  {'naive total':12s} {n['calls']:6d} {n['input']:8d} {n['output']:8d}"
-            f"   saving: {1 - o['calls'] / n['calls']:.0%} calls, "
-            f"{1 - o['input'] / n['input']:.0%} input tokens"
-        )
+        print(f"  {'step':12s} {'calls':>6s} {'input':>8s} {'uncached':>9s} {'output':>8s}")
+        for step, v in [*r["per_step"].items(), ("total", r["total"])]:
+            print(
+                f"  {step:12s} {v['calls']:6d} {v['input']:8d} {v['uncached']:9d} {v['output']:8d}"
+            )
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import pytest
 
 from inference.adjudication import compare, fact_status
 from inference.embedded import EmbeddedExperts
-from inference.protocol import ArgumentDraft, CallContext, CandidateOption
+from inference.protocol import Adjudicate, ArgumentDraft, CallContext, CandidateOption
 from service.core.profile import Observation, PatientProfile
 from tests.conftest import fixture_bundle
 from tests.e2e.test_plan_end_to_end import plan_of
@@ -166,8 +166,8 @@ async def test_adalberto_taper_not_objected_to_by_abrupt_withdrawal() -> None:
         concern="abrupt-withdrawal",
     )
     sup = next(x for x in args if x.role == "pharmacist")
-    v = await EmbeddedExperts().adjudicate(
-        prof, taper, sup, objection, out["evidence"], CallContext()
+    (v,) = await EmbeddedExperts().run(
+        Adjudicate(prof, taper, ((sup, objection),), out["evidence"]), CallContext()
     )
     assert v.winner == "support" and "design" in v.rationale
 

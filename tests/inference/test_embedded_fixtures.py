@@ -8,7 +8,20 @@ import pytest
 from fhir_mapping.ingest import ingest
 from inference.embedded import EmbeddedExperts
 from inference.evidence import EvidenceBase
-from inference.protocol import CATEGORIES, CallContext, Experts, ModelCall
+from inference.protocol import (
+    CATEGORIES,
+    Adjudicate,
+    Arbitrate,
+    Argue,
+    AssemblePanel,
+    Assess,
+    CallContext,
+    Experts,
+    ModelCall,
+    Relate,
+    Synthesize,
+    Vote,
+)
 from service.core.profile import PatientProfile
 from tests.conftest import REALISTIC_BUNDLES, fixture_bundle
 
@@ -29,16 +42,14 @@ async def run(profile: PatientProfile, ctx: CallContext | None = None) -> dict[s
     ex = EmbeddedExperts()
     ctx = ctx or CallContext()
     ev = EvidenceBase.load().retrieve(profile)
-    a = await ex.assess(profile, ev, ctx)
-    panel = await ex.assemble_panel(profile, a, ctx)
+    a = await ex.run(Assess(profile, ev), ctx)
+    panel = await ex.run(AssemblePanel(profile, a), ctx)
     votes = []
     args = []
     for m in panel:
-        votes += await ex.vote(profile, m, a.problems, ctx)
-        args += await ex.argue(profile, m, a.options, ev, ctx)
-    rels = []
-    for o in a.options:
-        rels += await ex.relate(profile, o, [x for x in args if x.option_id == o.id], ctx)
+        votes += await ex.run(Vote(profile, m, a.problems), ctx)
+        args += await ex.run(Argue(profile, m, a.options, ev), ctx)
+    rels = list(await ex.run(Relate(profile, a.options, tuple(args)), ctx))
     return {
         "evidence": ev,
         "assessment": a,
@@ -163,13 +174,13 @@ async def test_conflict_path_occurs_and_arbitration_weighs_quality() -> None:
             conflicts.append((p, vs))
     assert conflicts, "no KEEP/REFUSE disagreement on a fixture with a cardiologist"
     p, vs = conflicts[0]
-    arb = await ex.arbitrate(prof, p, vs, CallContext())
+    arb = await ex.run(Arbitrate(prof, p, vs), CallContext())
     assert arb.decision in ("accept", "reject") and arb.problem_id == p.id
     # a vote quoting a real fact with high confidence beats an unsupported one
     keep = next(v for v in vs if v.vote == "KEEP")
     strong = type(keep)(p.id, "gp", "REFUSE", 0.95, vs[0].quote, "stale")
     weak = type(keep)(p.id, "nurse", "KEEP", 0.95, "", "no quote")
-    assert (await ex.arbitrate(prof, p, [strong, weak], CallContext())).decision == "reject"
+    assert (await ex.run(Arbitrate(prof, p, [strong, weak]), CallContext())).decision == "reject"
 
 
 async def test_adjudication_is_deterministic_and_grade_beats_a_bare_claim() -> None:
@@ -180,12 +191,15 @@ async def test_adjudication_is_deterministic_and_grade_beats_a_bare_claim() -> N
     opt = next(o for o in out["assessment"].options if o.id == "opt-taper-diazepam-with-neurology")
     sup = next(x for x in args if x.role == "pharmacist" and x.stance == "support")
     att = next(x for x in args if x.stance == "attack")
-    v1 = await ex.adjudicate(prof, opt, sup, att, out["evidence"], CallContext())
-    v2 = await ex.adjudicate(prof, opt, sup, att, out["evidence"], CallContext())
+    (v1,) = await ex.run(Adjudicate(prof, opt, ((sup, att),), out["evidence"]), CallContext())
+    (v2,) = await ex.run(Adjudicate(prof, opt, ((sup, att),), out["evidence"]), CallContext())
     assert v1 == v2 and v1.winner in ("support", "attack") and v1.rationale
     bare = type(sup)("arg-x", opt.id, "nurse", "support", "seems fine", (), (), sup.tau)
-    v3 = await ex.adjudicate(prof, opt, bare, att, out["evidence"], CallContext())
+    v3, v4 = await ex.run(
+        Adjudicate(prof, opt, ((bare, att), (sup, att)), out["evidence"]), CallContext()
+    )
     assert v3.winner == "attack"
+    assert v4 == v1  # in one call, each pair is judged on its own
 
 
 async def test_relations_include_a_rebuttal_and_a_corroboration() -> None:
@@ -207,7 +221,7 @@ async def test_recorder_gets_zero_token_calls_and_synthesis_names_activities() -
     out = await run(prof, ctx)
     ex = EmbeddedExperts()
     opts = out["assessment"].options
-    text = await ex.synthesize(prof, [(opts[0], 0.8), (opts[1], 0.7)], [(opts[-1], 0.3)], ctx)
+    text = await ex.run(Synthesize(prof, [(opts[0], 0.8), (opts[1], 0.7)], [(opts[-1], 0.3)]), ctx)
     assert opts[0].title in text and "Trey" not in text and "Berge" not in text
     assert rec.calls and all(c.input_tokens == 0 == c.output_tokens and c.ok for c in rec.calls)
     assert {c.step for c in rec.calls} >= {

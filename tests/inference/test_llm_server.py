@@ -16,7 +16,7 @@ from fhir_mapping.ingest import ingest
 from inference import _triton_steps as steps
 from inference.embedded import EmbeddedExperts
 from inference.llm_server import GenerationRequest
-from inference.protocol import CallContext
+from inference.protocol import AssemblePanel, Assess, CallContext, Vote
 from inference.triton import TritonExperts, TritonSettings
 from tests.conftest import REPO_ROOT, fixture_bundle
 from tests.support import triton_models
@@ -69,9 +69,9 @@ async def test_the_expert_answers_a_real_prompt_within_its_token_budget() -> Non
     profile = ingest(fixture_bundle("thanh").read_bytes())
     ctx = CallContext()
     ex = EmbeddedExperts()
-    assessment = await ex.assess(profile, (), ctx)
-    member = (await ex.assemble_panel(profile, assessment, ctx))[0]
-    req = steps.vote_request(profile, member, assessment.problems)
+    assessment = await ex.run(Assess(profile, ()), ctx)
+    member = (await ex.run(AssemblePanel(profile, assessment), ctx))[0]
+    req = steps.request_for(Vote(profile, member, assessment.problems))
     prompt = TritonExperts(TritonSettings()).render(req)
 
     full = await triton_models.Expert().generate(GenerationRequest(prompt, 10_000, {}, None))

@@ -9,7 +9,7 @@ import pytest
 
 from inference.embedded import EmbeddedExperts
 from inference.evidence import EvidenceBase
-from inference.protocol import CallContext
+from inference.protocol import AssemblePanel, Assess, CallContext
 from service.core.profile import SNOMED, Code, Medication, Observation, PatientProfile, Problem
 
 AS_OF = date(2024, 6, 1)
@@ -47,8 +47,8 @@ def profile(
 async def panel_of(p: PatientProfile, **kw: object) -> tuple[str, list[str]]:
     ex = EmbeddedExperts(**kw)  # type: ignore[arg-type]
     ctx = CallContext()
-    a = await ex.assess(p, EvidenceBase.load().retrieve(p), ctx)
-    return a.complexity, [m.role for m in await ex.assemble_panel(p, a, ctx)]
+    a = await ex.run(Assess(p, EvidenceBase.load().retrieve(p)), ctx)
+    return a.complexity, [m.role for m in await ex.run(AssemblePanel(p, a), ctx)]
 
 
 HF = condition("hf", "84114007", "Heart failure")

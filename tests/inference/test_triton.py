@@ -24,11 +24,16 @@ from inference._triton_steps import (
     vote_request,
 )
 from inference.protocol import (
+    Adjudicate,
+    Argue,
     ArgumentDraft,
+    Assess,
     CandidateOption,
     CandidateProblem,
     EvidenceDoc,
     PanelMember,
+    Relate,
+    Vote,
 )
 from inference.triton import TritonExperts, TritonSettings, _Breaker, _classify, _Retryable
 from service.core.profile import PatientProfile
@@ -87,14 +92,17 @@ def test_settings_reject_bad_values(kw: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("family", ["gemma", "llama3", "chatml", "none"])
 def test_prompt_carries_inputs_in_every_chat_family(family: str) -> None:
-    req = argue_request(PROFILE, MEMBER, OPTIONS, DOCS)
+    req = argue_request(Argue(PROFILE, MEMBER, OPTIONS, DOCS))
     backend = TritonExperts(TritonSettings(chat_template=family))  # type: ignore[arg-type]
     prompt = backend.render(req)
     step, version, inputs = prompts.parse_input_block(prompt)
-    assert (step, version) == ("argue", "v1")
+    assert (step, version) == ("argue", "v2")
     assert decode(PatientProfile, inputs["profile"]) == PROFILE
     assert [o["id"] for o in inputs["options"]] == ["opt-taper", "opt-pt"]
-    assert "You are the pharmacist" in prompt and "medication safety" in prompt
+    assert [d["id"] for d in inputs["evidence"]] == ["ev-falls-1", "ev-renal-1"]
+    assert inputs["member"]["role"] == "pharmacist"
+    assert prompt.index("<canoe-member>") > prompt.index("<canoe-input")  # member last
+    assert '"pharmacist"' in prompt and "medication safety" in prompt
     marker = {"gemma": "<start_of_turn>model\n", "llama3": "assistant<|end_header_id|>\n\n"}
     marker |= {"chatml": "<|im_start|>assistant\n", "none": "\n"}
     assert prompt.endswith(marker[family])
@@ -103,12 +111,13 @@ def test_prompt_carries_inputs_in_every_chat_family(family: str) -> None:
 
 def test_every_step_has_a_template_and_a_schema() -> None:
     for step in schemas.STEPS:
-        tpl = prompts.load_template(step)
-        assert "$inputs" in tpl.user.template and "$schema" in tpl.user.template
+        task = dict(prompts.load_template(step).sections)["task"].template
+        assert "$inputs" in task and "$schema" in task
         schema = schemas.load(step)
         assert schema["additionalProperties"] is False
         assert set(schema["required"]) == set(schema["properties"])
-    assert "$previous" in prompts.load_template("repair").user.template
+    assert "$previous" in dict(prompts.load_template("repair").sections)["task"].template
+    assert "$record" in dict(prompts.load_template("shared").sections)["user"].template
 
 
 def test_input_block_survives_closing_tags_in_patient_text() -> None:
@@ -135,7 +144,7 @@ def _argue_answer(**over: object) -> str:
 
 
 def test_argue_answer_is_scored_and_gets_our_ids() -> None:
-    out = argue_request(PROFILE, MEMBER, OPTIONS, DOCS).check(_argue_answer())
+    out = argue_request(Argue(PROFILE, MEMBER, OPTIONS, DOCS)).check(_argue_answer())
     assert [a.id for a in out] == ["arg-pharmacist-opt-taper-1", "arg-pharmacist-opt-taper-2"]
     assert {a.role for a in out} == {"pharmacist"} and out[0].tau == 0.8
     # the typed attributes the clash comparator reads travel with the argument
@@ -157,13 +166,13 @@ def test_argue_answer_is_scored_and_gets_our_ids() -> None:
 )
 def test_argue_answer_out_of_range_or_uncitable_is_rejected(over: dict, rule: str) -> None:
     with pytest.raises(AnswerError, match=rule):
-        argue_request(PROFILE, MEMBER, OPTIONS, DOCS).check(_argue_answer(**over))
+        argue_request(Argue(PROFILE, MEMBER, OPTIONS, DOCS)).check(_argue_answer(**over))
 
 
 def test_answer_errors_are_safe_to_log() -> None:
     secret = "Condition/not-in-record"
     with pytest.raises(AnswerError) as info:
-        argue_request(PROFILE, MEMBER, OPTIONS, DOCS).check(_argue_answer(facts=[secret]))
+        argue_request(Argue(PROFILE, MEMBER, OPTIONS, DOCS)).check(_argue_answer(facts=[secret]))
     assert secret not in str(info.value) and secret in info.value.detail
 
 
@@ -181,7 +190,7 @@ def test_votes_must_cover_each_problem_once() -> None:
         CandidateProblem("prob-a", "A", (), "accept", ""),
         CandidateProblem("prob-b", "B", (), "reject", ""),
     )
-    req = vote_request(PROFILE, MEMBER, problems)
+    req = vote_request(Vote(PROFILE, MEMBER, problems))
     vote = {"vote": "KEEP", "confidence": 0.7, "quote": "q", "rationale": "r"}
     ok = {"votes": [vote | {"problem_id": "prob-a"}, vote | {"problem_id": "prob-b"}]}
     assert [v.problem_id for v in req.check(json.dumps(ok))] == ["prob-a", "prob-b"]
@@ -190,38 +199,64 @@ def test_votes_must_cover_each_problem_once() -> None:
         req.check(json.dumps(twice))
 
 
-def test_relations_only_between_given_arguments_never_to_self() -> None:
-    args = (_arg("a1", "support", 0.5), _arg("a2", "attack", 0.5))
-    req = relate_request(PROFILE, OPTIONS[0], args)
+def test_relations_only_between_given_arguments_of_one_option_never_to_self() -> None:
+    other = ArgumentDraft("b1", "opt-pt", "nurse", "support", "t", (), (), 0.5)
+    args = (_arg("a1", "support", 0.5), _arg("a2", "attack", 0.5), other)
+    req = relate_request(Relate(PROFILE, OPTIONS, args))
     edge = {"source": "a1", "target": "a2", "relation": "attack"}
     assert len(req.check(json.dumps({"relations": [edge, edge]}))) == 1
     with pytest.raises(AnswerError, match="itself"):
         req.check(json.dumps({"relations": [edge | {"target": "a1"}]}))
+    with pytest.raises(AnswerError, match="different options"):
+        req.check(json.dumps({"relations": [edge | {"target": "b1"}]}))
     with pytest.raises(AnswerError, match="enum"):
         req.check(json.dumps({"relations": [edge | {"target": "a9"}]}))
 
 
-def test_adjudication_never_defaults_to_a_side() -> None:
-    req = adjudicate_request(
-        PROFILE, OPTIONS[0], _arg("s", "support", 0.5), _arg("a", "attack", 0.5), DOCS
+def _verdicts(*vs: tuple[str, str, str | None]) -> str:
+    return json.dumps(
+        {"verdicts": [{"support": s, "attack": a, "winner": w, "rationale": "r"} for s, a, w in vs]}
     )
-    assert req.check('{"winner": "attack", "rationale": "r"}').winner == "attack"
-    for bad in ('{"winner": "both", "rationale": "r"}', '{"winner": "support"', "{}"):
+
+
+def test_adjudication_never_defaults_to_a_side() -> None:
+    pairs = ((_arg("s", "support", 0.5), _arg("a", "attack", 0.5)),)
+    req = adjudicate_request(Adjudicate(PROFILE, OPTIONS[0], pairs, DOCS))
+    assert [v.winner for v in req.check(_verdicts(("s", "a", "attack")))] == ["attack"]
+    for bad in (_verdicts(("s", "a", "both")), '{"verdicts": [{"support": "s"', "{}"):
         with pytest.raises(AnswerError):
             req.check(bad)
+
+
+def test_batched_adjudication_judges_each_pair_once_and_is_checked_as_a_whole() -> None:
+    s1, s2 = _arg("s1", "support", 0.5), _arg("s2", "support", 0.6)
+    a1 = _arg("a1", "attack", 0.55)
+    req = adjudicate_request(Adjudicate(PROFILE, OPTIONS[0], ((s1, a1), (s2, a1)), DOCS))
+    verdicts = req.schema["properties"]["verdicts"]
+    assert verdicts["minItems"] == verdicts["maxItems"] == 2
+    assert verdicts["items"]["properties"]["support"] == {"enum": ["s1", "s2"]}
+    assert verdicts["items"]["properties"]["attack"] == {"enum": ["a1"]}
+    # answered in any order, returned in the order asked; null leaves only that pair undecided
+    out = req.check(_verdicts(("s2", "a1", None), ("s1", "a1", "support")))
+    assert [(v.support_id, v.winner) for v in out] == [("s1", "support"), ("s2", None)]
+    # one pair judged twice (the other left out) spoils the whole answer: repaired as one call
+    with pytest.raises(AnswerError, match="exactly once"):
+        req.check(_verdicts(("s1", "a1", "support"), ("s1", "a1", "attack")))
+    with pytest.raises(AnswerError, match="minItems"):
+        req.check(_verdicts(("s1", "a1", "support")))
     # only the statements the two arguments cite travel to the adjudicator
     assert [d["id"] for d in req.inputs["evidence"]] == ["ev-falls-1"]
 
 
 def test_assess_schema_narrows_refs_to_the_record() -> None:
-    req = assess_request(PROFILE, DOCS)
+    req = assess_request(Assess(PROFILE, DOCS))
     refs = req.schema["properties"]["problems"]["items"]["properties"]["refs"]["items"]["enum"]
     assert set(refs) == set(fact_refs(PROFILE)) and PROFILE.ref in refs
 
 
 def test_encode_answer_round_trips_through_the_schema() -> None:
-    args = argue_request(PROFILE, MEMBER, OPTIONS, DOCS).check(_argue_answer(tau=0.3))
-    again = argue_request(PROFILE, MEMBER, OPTIONS, DOCS).check(
+    args = argue_request(Argue(PROFILE, MEMBER, OPTIONS, DOCS)).check(_argue_answer(tau=0.3))
+    again = argue_request(Argue(PROFILE, MEMBER, OPTIONS, DOCS)).check(
         json.dumps(encode_answer("argue", args))
     )
     assert again == args
@@ -291,12 +326,34 @@ async def test_unusable_answer_without_repair_fails_the_step() -> None:
 
     backend = OneShot(TritonSettings(repair_attempts=0))
     with pytest.raises(StepFailed, match="adjudicate"):
-        await backend.adjudicate(
-            PROFILE,
-            OPTIONS[0],
-            _arg("s", "support", 0.5),
-            _arg("a", "attack", 0.5),
-            DOCS,
+        await backend.run(
+            Adjudicate(
+                PROFILE, OPTIONS[0], ((_arg("s", "support", 0.5), _arg("a", "attack", 0.5)),), DOCS
+            ),
             CallContext(),
         )
     assert backend.calls == 1
+
+
+# -- the generic step protocol ------------------------------------------------------------------
+
+
+async def test_every_step_kind_has_one_request_type_and_both_backends_dispatch_it() -> None:
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    from inference import embedded
+    from inference._triton_steps import _BUILDERS
+    from inference.protocol import STEP_KINDS, STEP_TYPES, CallContext, Step
+
+    assert tuple(t.kind for t in STEP_TYPES) == STEP_KINDS
+    assert set(embedded._HANDLERS) == set(STEP_TYPES) == set(_BUILDERS)
+
+    @dataclass(frozen=True)
+    class Unknown(Step[int]):
+        kind: ClassVar[str] = "assess"  # type: ignore[misc]
+
+    with pytest.raises(StepFailed, match="Unknown"):
+        await embedded.EmbeddedExperts().run(Unknown(), CallContext())
+    with pytest.raises(StepFailed, match="Unknown"):
+        await TritonExperts(TritonSettings()).run(Unknown(), CallContext())

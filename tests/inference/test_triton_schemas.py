@@ -46,36 +46,8 @@ class Checked:
         self.steps.add(req.step)
         return result
 
-    async def assess(self, p: Any, ev: Any, c: Any) -> Any:
-        return await self._check(steps.assess_request(p, ev), await self.ex.assess(p, ev, c))
-
-    async def assemble_panel(self, p: Any, a: Any, c: Any) -> Any:
-        req = steps.assemble_panel_request(p, a)
-        return await self._check(req, await self.ex.assemble_panel(p, a, c))
-
-    async def vote(self, p: Any, m: Any, probs: Any, c: Any) -> Any:
-        req = steps.vote_request(p, m, probs)
-        return await self._check(req, await self.ex.vote(p, m, probs, c))
-
-    async def argue(self, p: Any, m: Any, opts: Any, ev: Any, c: Any) -> Any:
-        req = steps.argue_request(p, m, opts, ev)
-        return await self._check(req, await self.ex.argue(p, m, opts, ev, c))
-
-    async def relate(self, p: Any, o: Any, args: Any, c: Any) -> Any:
-        req = steps.relate_request(p, o, args)
-        return await self._check(req, await self.ex.relate(p, o, args, c))
-
-    async def adjudicate(self, p: Any, o: Any, s: Any, a: Any, ev: Any, c: Any) -> Any:
-        req = steps.adjudicate_request(p, o, s, a, ev)
-        return await self._check(req, await self.ex.adjudicate(p, o, s, a, ev, c))
-
-    async def arbitrate(self, p: Any, prob: Any, votes: Any, c: Any) -> Any:
-        req = steps.arbitrate_request(p, prob, votes)
-        return await self._check(req, await self.ex.arbitrate(p, prob, votes, c))
-
-    async def synthesize(self, p: Any, inc: Any, exc: Any, c: Any) -> Any:
-        req = steps.synthesize_request(p, inc, exc)
-        return await self._check(req, await self.ex.synthesize(p, inc, exc, c))
+    async def run(self, step: Any, ctx: Any) -> Any:
+        return await self._check(steps.request_for(step), await self.ex.run(step, ctx))
 
 
 @pytest.mark.parametrize("bundle", REALISTIC_BUNDLES, ids=lambda p: p.name.split("_")[0])

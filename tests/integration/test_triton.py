@@ -12,7 +12,19 @@ from typing import Any
 import pytest
 
 from fhir_mapping.ingest import ingest
-from inference.protocol import CallContext, EvidenceDoc, ModelCall
+from inference.protocol import (
+    Adjudicate,
+    Arbitrate,
+    Argue,
+    AssemblePanel,
+    Assess,
+    CallContext,
+    EvidenceDoc,
+    ModelCall,
+    Relate,
+    Synthesize,
+    Vote,
+)
 from inference.triton import TritonExperts, TritonSettings
 from service.core.profile import PatientProfile
 from service.errors import BackendTimeout, BackendUnavailable, StepFailed
@@ -85,30 +97,30 @@ async def test_every_step_through_triton_equals_the_expert_behind_it(
     ctx, direct = CallContext(recorder=log), CallContext()
     ev = docs()
     try:
-        a = await tri.assess(PROFILE, ev, ctx)
-        assert a == await ex.assess(PROFILE, ev, direct)
-        panel = await tri.assemble_panel(PROFILE, a, ctx)
-        assert panel == await ex.assemble_panel(PROFILE, a, direct)
+        a = await tri.run(Assess(PROFILE, ev), ctx)
+        assert a == await ex.run(Assess(PROFILE, ev), direct)
+        panel = await tri.run(AssemblePanel(PROFILE, a), ctx)
+        assert panel == await ex.run(AssemblePanel(PROFILE, a), direct)
         m = panel[0]
-        votes = await tri.vote(PROFILE, m, a.problems, ctx)
-        assert votes == await ex.vote(PROFILE, m, a.problems, direct)
-        args = await tri.argue(PROFILE, m, a.options, ev, ctx)
-        ref = await ex.argue(PROFILE, m, a.options, ev, direct)
+        votes = await tri.run(Vote(PROFILE, m, a.problems), ctx)
+        assert votes == await ex.run(Vote(PROFILE, m, a.problems), direct)
+        args = await tri.run(Argue(PROFILE, m, a.options, ev), ctx)
+        ref = await ex.run(Argue(PROFILE, m, a.options, ev), direct)
 
         def content(xs: Sequence[Any]) -> list[tuple[Any, ...]]:
             return [(x.option_id, x.role, x.stance, x.text, x.evidence, x.facts, x.tau) for x in xs]
 
         assert content(args) == content(ref) and args
-        opt = next(o for o in a.options if sum(g.option_id == o.id for g in args) >= 1)
-        mine = [g for g in args if g.option_id == opt.id]
-        assert await tri.relate(PROFILE, opt, mine, ctx) == await ex.relate(
-            PROFILE, opt, mine, direct
+        assert await tri.run(Relate(PROFILE, a.options, args), ctx) == await ex.run(
+            Relate(PROFILE, a.options, args), direct
         )
-        arb = await tri.arbitrate(PROFILE, a.problems[0], votes, ctx)
-        assert arb == await ex.arbitrate(PROFILE, a.problems[0], votes, direct)
-        text = await tri.synthesize(PROFILE, [(a.options[0], 0.8)], [(a.options[-1], 0.2)], ctx)
-        assert text == await ex.synthesize(
-            PROFILE, [(a.options[0], 0.8)], [(a.options[-1], 0.2)], direct
+        arb = await tri.run(Arbitrate(PROFILE, a.problems[0], votes), ctx)
+        assert arb == await ex.run(Arbitrate(PROFILE, a.problems[0], votes), direct)
+        text = await tri.run(
+            Synthesize(PROFILE, [(a.options[0], 0.8)], [(a.options[-1], 0.2)]), ctx
+        )
+        assert text == await ex.run(
+            Synthesize(PROFILE, [(a.options[0], 0.8)], [(a.options[-1], 0.2)]), direct
         )
     finally:
         await tri.aclose()
@@ -137,10 +149,10 @@ async def test_plain_infer_protocol_for_non_decoupled_models(triton_server: Serv
     tri = TritonExperts(settings(triton_server, protocol="infer", agent_model="canoe-plain"))
     log = UsageLog()
     try:
-        a = await tri.assess(PROFILE, docs(), CallContext(recorder=log))
+        a = await tri.run(Assess(PROFILE, docs()), CallContext(recorder=log))
     finally:
         await tri.aclose()
-    assert a == await _embedded().assess(PROFILE, docs(), CallContext())
+    assert a == await _embedded().run(Assess(PROFILE, docs()), CallContext())
     assert log.calls[0].ok and log.calls[0].input_tokens > 0  # estimated: no counts served
 
 
@@ -179,10 +191,12 @@ async def test_cap_bounds_calls_in_flight(triton_server: ServerHandle) -> None:
     )
     ev = docs()
     try:
-        a = await _embedded().assess(PROFILE, ev, CallContext())
-        members = await _embedded().assemble_panel(PROFILE, a, CallContext())
+        a = await _embedded().run(Assess(PROFILE, ev), CallContext())
+        members = await _embedded().run(AssemblePanel(PROFILE, a), CallContext())
         t0 = time.perf_counter()
-        await asyncio.gather(*(tri.vote(PROFILE, m, a.problems, CallContext()) for m in members))
+        await asyncio.gather(
+            *(tri.run(Vote(PROFILE, m, a.problems), CallContext()) for m in members)
+        )
         wall = time.perf_counter() - t0
     finally:
         await tri.aclose()
@@ -195,10 +209,10 @@ async def test_invalid_json_gets_one_repair_then_fails_the_step(
 ) -> None:
     tri = TritonExperts(settings(triton_server, adjudicator_model="canoe-invalid"))
     log = UsageLog()
-    a = await _embedded().assess(PROFILE, docs(), CallContext())
+    a = await _embedded().run(Assess(PROFILE, docs()), CallContext())
     try:
         with pytest.raises(StepFailed, match="after one repair: answer is not valid JSON"):
-            await tri.arbitrate(PROFILE, a.problems[0], (), CallContext(recorder=log))
+            await tri.run(Arbitrate(PROFILE, a.problems[0], ()), CallContext(recorder=log))
     finally:
         await tri.aclose()
     assert [c.ok for c in log.calls] == [True, True]  # the call and its one repair
@@ -223,10 +237,10 @@ async def test_truncated_answer_is_repaired_once(triton_server: ServerHandle) ->
     tri = TritonExperts(settings(triton_server, agent_model="canoe-truncate-once"))
     log = UsageLog()
     try:
-        a = await tri.assess(PROFILE, docs(), CallContext(recorder=log))
+        a = await tri.run(Assess(PROFILE, docs()), CallContext(recorder=log))
     finally:
         await tri.aclose()
-    assert a == await _embedded().assess(PROFILE, docs(), CallContext())
+    assert a == await _embedded().run(Assess(PROFILE, docs()), CallContext())
     assert len(log.calls) == 2
 
 
@@ -239,13 +253,15 @@ async def test_out_of_range_values_never_reach_the_plan(triton_server: ServerHan
     )
     ev = docs()
     try:
-        a = await _embedded().assess(PROFILE, ev, CallContext())
-        m = (await _embedded().assemble_panel(PROFILE, a, CallContext()))[0]
+        a = await _embedded().run(Assess(PROFILE, ev), CallContext())
+        m = (await _embedded().run(AssemblePanel(PROFILE, a), CallContext()))[0]
         with pytest.raises(StepFailed, match="maximum"):
-            await tri.argue(PROFILE, m, a.options, ev, CallContext())
-        args = await _embedded().argue(PROFILE, m, a.options, ev, CallContext())
+            await tri.run(Argue(PROFILE, m, a.options, ev), CallContext())
+        args = await _embedded().run(Argue(PROFILE, m, a.options, ev), CallContext())
         with pytest.raises(StepFailed, match="enum"):  # winner "both" favours nobody
-            await tri.adjudicate(PROFILE, a.options[0], args[0], args[-1], ev, CallContext())
+            await tri.run(
+                Adjudicate(PROFILE, a.options[0], ((args[0], args[-1]),), ev), CallContext()
+            )
     finally:
         await tri.aclose()
 
@@ -280,7 +296,7 @@ async def test_slow_model_passes_its_deadline_and_is_recorded_missing(
     with pytest.raises(BackendTimeout):
         tri2 = TritonExperts(settings(triton_server, agent_model="canoe-slow"))
         try:
-            await tri2.assess(PROFILE, docs(), CallContext(deadline_s=1.0))
+            await tri2.run(Assess(PROFILE, docs()), CallContext(deadline_s=1.0))
         finally:
             await tri2.aclose()
 
@@ -290,7 +306,7 @@ async def test_schema_travels_under_the_configured_key(triton_server: ServerHand
     tri = TritonExperts(settings(triton_server, guided_key="guided_decoding"))
     try:
         with pytest.raises(StepFailed, match="structured_outputs"):
-            await tri.assess(PROFILE, docs(), CallContext())
+            await tri.run(Assess(PROFILE, docs()), CallContext())
     finally:
         await tri.aclose()
 
@@ -301,7 +317,7 @@ async def test_max_tokens_budget_cuts_the_answer_and_fails_cleanly(
     tri = TritonExperts(settings(triton_server, max_tokens=(("assess", 40),)))
     try:
         with pytest.raises(StepFailed, match="truncated"):
-            await tri.assess(PROFILE, docs(), CallContext())
+            await tri.run(Assess(PROFILE, docs()), CallContext())
     finally:
         await tri.aclose()
 
@@ -317,7 +333,7 @@ async def test_triton_down_at_start_is_a_clear_error_not_a_hang() -> None:
         with pytest.raises(BackendUnavailable):
             await plan(tri)
         with pytest.raises(BackendUnavailable, match="circuit open"):
-            await tri.assess(PROFILE, (), CallContext())
+            await tri.run(Assess(PROFILE, ()), CallContext())
     finally:
         await tri.aclose()
     assert time.perf_counter() - t0 < 10
@@ -346,7 +362,7 @@ async def test_triton_killed_mid_plan_fails_fast(own_triton_server: ServerHandle
         for _ in range(3):
             t1 = time.perf_counter()
             try:
-                await tri.assess(PROFILE, (), CallContext())
+                await tri.run(Assess(PROFILE, ()), CallContext())
             except BackendUnavailable as exc:
                 if "circuit open" in exc.message:
                     break

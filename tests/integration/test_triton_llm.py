@@ -12,7 +12,7 @@ import pytest
 from fhir_mapping.ingest import ingest
 from inference.embedded import EmbeddedExperts
 from inference.evidence import EvidenceBase
-from inference.protocol import CallContext
+from inference.protocol import Adjudicate, Argue, AssemblePanel, Assess, CallContext
 from inference.triton import TritonExperts, TritonSettings
 from service.errors import StepFailed
 from service.pipeline import UsageLog
@@ -38,9 +38,9 @@ async def test_gemma_judges_a_clash_through_triton(llm_server: ServerHandle) -> 
     profile = ingest(fixture_bundle("thanh").read_bytes())  # the smallest record: short prompts
     ex, ctx = EmbeddedExperts(), CallContext()
     ev = EvidenceBase.load().retrieve(profile, k=8)
-    a = await ex.assess(profile, ev, ctx)
-    panel = await ex.assemble_panel(profile, a, ctx)
-    args = [g for m in panel for g in await ex.argue(profile, m, a.options, ev, ctx)]
+    a = await ex.run(Assess(profile, ev), ctx)
+    panel = await ex.run(AssemblePanel(profile, a), ctx)
+    args = [g for m in panel for g in await ex.run(Argue(profile, m, a.options, ev), ctx)]
     support = next(g for g in args if g.stance == "support")
     attack = next((g for g in args if g.stance == "attack"), support)
     tri = TritonExperts(
@@ -48,15 +48,16 @@ async def test_gemma_judges_a_clash_through_triton(llm_server: ServerHandle) -> 
             url=llm_server.url,
             agent_model=LLM_MODEL,
             adjudicator_model=LLM_MODEL,
-            max_tokens=(("adjudicate", 96),),
+            max_tokens=(("adjudicate", 160),),
         )
     )
     log = UsageLog()
     try:
         option = next(o for o in a.options if o.id == support.option_id)
         try:
-            verdict = await tri.adjudicate(
-                profile, option, support, attack, ev, CallContext(recorder=log, deadline_s=600)
+            (verdict,) = await tri.run(
+                Adjudicate(profile, option, ((support, attack),), ev),
+                CallContext(recorder=log, deadline_s=600),
             )
         except StepFailed as exc:  # a weak base model may fail the schema twice: cleanly
             assert "adjudicate" in exc.message

@@ -12,6 +12,7 @@ from datetime import date
 import pytest
 
 from inference.protocol import (
+    Adjudicate,
     ArgumentDraft,
     Assessment,
     CandidateOption,
@@ -21,7 +22,7 @@ from inference.protocol import (
     Relation,
 )
 from service.core.profile import PatientProfile
-from service.errors import BackendUnavailable
+from service.errors import BackendUnavailable, StepFailed
 from service.pipeline import Planner, Progress
 from tests.fakes import ScriptedExperts, StaticEvidence
 
@@ -183,3 +184,47 @@ async def test_cancelling_stops_outstanding_calls() -> None:
         await task
     assert x.in_flight == 0
     assert x.calls["synthesize"] == 0
+
+
+class _PartialAdjudicator(ScriptedExperts):
+    """Adjudicates only the first pair it is asked about, or fails the whole call."""
+
+    fail: bool = False
+
+    async def run(self, step, ctx):  # type: ignore[no-untyped-def, override]
+        answer = await super().run(step, ctx)
+        if isinstance(step, Adjudicate):
+            if self.fail:
+                raise StepFailed("adjudicate: unusable answer after one repair")
+            return answer[:1]
+        return answer
+
+
+@pytest.mark.parametrize("fail", [False, True])
+async def test_near_tied_pairs_of_one_option_go_in_one_call_each_judged_on_its_own(
+    fail: bool,
+) -> None:
+    arguments = {
+        "pharmacist": (
+            _arg("s1", "o1", "pharmacist", "support", 0.7),
+            _arg("s4", "o1", "pharmacist", "support", 0.65),
+        ),
+        "nurse": (_arg("a1", "o1", "nurse", "attack", 0.6),),
+        "gp": (_arg("s3", "o2", "gp", "support", 0.8), _arg("a3", "o2", "gp", "attack", 0.75)),
+    }
+    x = _PartialAdjudicator(**vars(scripted(arguments=arguments)))
+    x.fail = fail
+    result = await _plan(x)
+    # o1: (s1, a1) and (s4, a1) near-tied -> one call; o2: (s3, a3) -> one call; relations
+    # for both options in one call.
+    assert x.calls["adjudicate"] == 2 and x.calls["relate"] == 1
+    clashes = {
+        (c.support, c.attack): c.winner for o in result.deliberation.options for c in o.clashes
+    }
+    missing = [m for m in result.deliberation.meta.missing if m.startswith("adjudication")]
+    if fail:  # a failed call leaves every pair of it undecided, one missing entry per call
+        assert clashes == {("s1", "a1"): None, ("s4", "a1"): None, ("s3", "a3"): None}
+        assert len(missing) == 2 and all("after one repair" in m for m in missing)
+    else:  # a pair the answer left out counts for nobody and is recorded on its own
+        assert clashes == {("s1", "a1"): "support", ("s4", "a1"): None, ("s3", "a3"): "support"}
+        assert missing == ["adjudication s4 vs a1: no verdict for this pair"]

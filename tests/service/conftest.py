@@ -72,25 +72,20 @@ class Faulty:
     async def aclose(self) -> None:
         await self.inner.aclose()
 
-    def __getattr__(self, step: str) -> Any:
-        method = getattr(self.inner, step)
-
-        async def call(*args: Any) -> Any:
-            self.calls += 1
-            self.started.set()
-            if self.down:
-                raise BackendUnavailable("test backend: down")
-            if self.delay_s:
-                try:
-                    await asyncio.sleep(self.delay_s)
-                except asyncio.CancelledError:
-                    self.cancelled += 1
-                    raise
-            out = await method(*args)
-            self.completed += 1
-            return out
-
-        return call
+    async def run(self, step: Any, ctx: Any) -> Any:
+        self.calls += 1
+        self.started.set()
+        if self.down:
+            raise BackendUnavailable("test backend: down")
+        if self.delay_s:
+            try:
+                await asyncio.sleep(self.delay_s)
+            except asyncio.CancelledError:
+                self.cancelled += 1
+                raise
+        out = await self.inner.run(step, ctx)
+        self.completed += 1
+        return out
 
 
 def real_experts(settings: Settings | None = None) -> Any:

@@ -41,7 +41,12 @@ from inference._triton_codec import decode
 from inference.llm_server import LLM_MODEL, Generated, GenerationRequest
 from inference.prompts import parse_input_block
 from inference.protocol import (
+    Adjudicate,
+    Arbitrate,
+    Argue,
     ArgumentDraft,
+    AssemblePanel,
+    Assess,
     Assessment,
     CallContext,
     CandidateOption,
@@ -49,6 +54,10 @@ from inference.protocol import (
     EvidenceDoc,
     PanelMember,
     ProblemVote,
+    Relate,
+    Step,
+    Synthesize,
+    Vote,
 )
 from service.core.profile import PatientProfile
 
@@ -175,7 +184,17 @@ def encode_answer(step: str, result: Any) -> dict[str, Any]:
             ]
         }
     if step == "adjudicate":
-        return {"winner": result.winner, "rationale": result.rationale}
+        return {
+            "verdicts": [
+                {
+                    "support": v.support_id,
+                    "attack": v.attack_id,
+                    "winner": v.winner,
+                    "rationale": v.rationale,
+                }
+                for v in result
+            ]
+        }
     if step == "arbitrate":
         return {"decision": result.decision, "rationale": result.rationale}
     if step == "synthesize":
@@ -208,41 +227,45 @@ async def expert_answer(prompt: str) -> str:
     ctx = CallContext()
     profile = decode(PatientProfile, raw["profile"])
     docs = tuple(decode(EvidenceDoc, d) for d in raw.get("evidence", ()))
-    result: Any
+    request: Step[Any]
     if step == "assess":
-        result = await ex.assess(profile, docs, ctx)
+        request = Assess(profile, docs)
     elif step == "panel":
-        result = await ex.assemble_panel(profile, decode(Assessment, raw["assessment"]), ctx)
+        request = AssemblePanel(profile, decode(Assessment, raw["assessment"]))
     elif step == "vote":
-        problems = [decode(CandidateProblem, p) for p in raw["problems"]]
-        result = await ex.vote(profile, decode(PanelMember, raw["member"]), problems, ctx)
+        problems = tuple(decode(CandidateProblem, p) for p in raw["problems"])
+        request = Vote(profile, decode(PanelMember, raw["member"]), problems)
     elif step == "argue":
-        options = [decode(CandidateOption, o) for o in raw["options"]]
-        member = decode(PanelMember, raw["member"])
-        result = await ex.argue(profile, member, options, docs, ctx)
+        options = tuple(decode(CandidateOption, o) for o in raw["options"])
+        request = Argue(profile, decode(PanelMember, raw["member"]), options, docs)
     elif step == "relate":
-        args = [decode(ArgumentDraft, a) for a in raw["arguments"]]
-        result = await ex.relate(profile, decode(CandidateOption, raw["option"]), args, ctx)
-    elif step == "adjudicate":
-        result = await ex.adjudicate(
-            profile,
-            decode(CandidateOption, raw["option"]),
-            decode(ArgumentDraft, raw["support"]),
-            decode(ArgumentDraft, raw["attack"]),
-            docs,
-            ctx,
+        # relate is sent only what relating reads: no citations, no strengths
+        args = tuple(
+            ArgumentDraft(a["id"], a["option_id"], a["role"], a["stance"], a["text"], (), (), 0.0)
+            for a in raw["arguments"]
         )
+        options = tuple(decode(CandidateOption, o) for o in raw["options"])
+        request = Relate(profile, options, args)
+    elif step == "adjudicate":
+        pairs = tuple(
+            (decode(ArgumentDraft, x["support"]), decode(ArgumentDraft, x["attack"]))
+            for x in raw["pairs"]
+        )
+        request = Adjudicate(profile, decode(CandidateOption, raw["option"]), pairs, docs)
     elif step == "arbitrate":
-        votes = [decode(ProblemVote, v) for v in raw["votes"]]
-        result = await ex.arbitrate(profile, decode(CandidateProblem, raw["problem"]), votes, ctx)
+        votes = tuple(decode(ProblemVote, v) for v in raw["votes"])
+        request = Arbitrate(profile, decode(CandidateProblem, raw["problem"]), votes)
     elif step == "synthesize":
 
-        def pairs(key: str) -> list[tuple[CandidateOption, float]]:
-            return [(decode(CandidateOption, x["option"]), float(x["score"])) for x in raw[key]]
+        def pairs(key: str) -> tuple[tuple[CandidateOption, float], ...]:
+            return tuple(
+                (decode(CandidateOption, x["option"]), float(x["score"])) for x in raw[key]
+            )
 
-        result = await ex.synthesize(profile, pairs("included"), pairs("excluded"), ctx)
+        request = Synthesize(profile, pairs("included"), pairs("excluded"))
     else:
         raise ValueError(f"unknown step {step!r}")
+    result = await ex.run(request, ctx)
     return json.dumps(encode_answer(step, result), ensure_ascii=False)
 
 
