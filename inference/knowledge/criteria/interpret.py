@@ -368,6 +368,10 @@ def _months(days: int) -> int:
 
 def _ago(days: int) -> str:
     """How long before the record date, in the unit a reader expects."""
+    if days == 0:
+        return "on the record date"
+    if days == 1:
+        return "1 day before the record date"
     if days < 60:
         return f"{days} days before the record date"
     return f"{_months(days)} months before the record date"
