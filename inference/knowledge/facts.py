@@ -552,8 +552,11 @@ class Facts:
         last = sys_[-1]
         recent = [o for o in sys_ if (self.days_since(o.effective) or 10**6) <= 365 or o is last]
         pairs = [(o, dia.get(o.ref)) for o in recent]
+        # Readings are judged as charted and printed, in whole mmHg: 179.6 is a systolic of 180.
         raised = sum(
-            1 for s, d in pairs if (s.value or 0) >= 140 or (d is not None and (d.value or 0) >= 90)
+            1
+            for s, d in pairs
+            if round(s.value or 0) >= 140 or (d is not None and round(d.value or 0) >= 90)
         )
         d_last = dia.get(last.ref)
         sv = last.value or 0.0
@@ -564,7 +567,7 @@ class Facts:
             sv,
             dv,
             last.effective,
-            sv >= 180 or dv >= 110,
+            round(sv) >= 180 or round(dv) >= 110,
             tuple(dict.fromkeys(s.ref for s, _ in pairs)),
         )
 

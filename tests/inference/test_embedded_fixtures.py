@@ -82,6 +82,8 @@ async def test_every_fixture_well_formed_and_deterministic(path) -> None:
             *prof.observations,
             *prof.readings,
             *prof.social,
+            *prof.encounters,  # a recent event (an asthma visit, an admission) is cited
+            *prof.immunizations,
         )
     }
     facts.add(prof.ref)  # a point about the person as a whole (age) cites the Patient

@@ -368,6 +368,10 @@ def _months(days: int) -> int:
 
 def _ago(days: int) -> str:
     """How long before the record date, in the unit a reader expects."""
+    if days == 0:
+        return "on the record date"
+    if days == 1:
+        return "1 day before the record date"
     if days < 60:
         return f"{days} days before the record date"
     return f"{_months(days)} months before the record date"
@@ -484,6 +488,8 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             return f"last result {_months(days)} months before the record date"
         if head == "vaccine":
             return _doses_phrase(f, b) if attr == "record" else b.vaccine
+        if head == "vaccines":  # this firing's vaccine; ``apply_criteria`` lists them all
+            return b.vaccine
         if head == "event" and b.event is not None:
             ev = b.event
             if attr == "when":
@@ -693,12 +699,41 @@ def evaluate(criteria: Sequence[Criterion], f: Facts) -> tuple[Firing, ...]:
     return tuple(Firing(c, b, _proposal(c, f, b, None)) for c, b in _bindings(criteria, f))
 
 
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _list_vaccines(
+    firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, out: Output
+) -> None:
+    """One activity offers every vaccine found due: several vaccination criteria merge into
+    one option, whose description names each of them (``{vaccines}``), not only the first.
+    (The title stays the same: titles are evidence-retrieval terms.)"""
+    due: dict[str, list[str]] = {}
+    first: dict[str, tuple[Criterion, Binding]] = {}
+    for c, b, pid in firings:
+        if "{vaccines}" in c.option.description and b.vaccine:
+            first.setdefault(pid, (c, b))
+            if b.vaccine not in due.setdefault(pid, []):
+                due[pid].append(b.vaccine)
+    for i, p in enumerate(out.proposals):
+        if p.id in first and len(due[p.id]) > 1:
+            c, b = first[p.id]
+            text = c.option.description.replace("{vaccines}", "\x00")
+            text = render(text, f, b, c.params).replace("\x00", _and(due[p.id]))
+            out.proposals[i] = replace(p, description=text)
+
+
 def apply_criteria(criteria: Sequence[Criterion], f: Facts, out: Output) -> tuple[str, ...]:
     """Add every firing criterion's problem and proposal to ``out``; the ids that fired."""
     fired: list[str] = []
+    firings: list[tuple[Criterion, Binding, str]] = []
     for c, b in _bindings(criteria, f):
-        add_or_merge(out, _proposal(c, f, b, out))
+        prop = _proposal(c, f, b, out)
+        add_or_merge(out, prop)
+        firings.append((c, b, prop.id))
         if c.high_risk:
             out.high_risk += 1
         fired.append(c.id)
+    _list_vaccines(firings, f, out)
     return tuple(dict.fromkeys(fired))
