@@ -34,7 +34,7 @@ def values(name: str) -> list[Path]:
 
 
 def configmap_data(r: Rendered) -> dict[str, str]:
-    return r.one("ConfigMap")["data"]
+    return r.one("ConfigMap", FULLNAME)["data"]
 
 
 def container(deploy: dict, name: str) -> dict:
