@@ -21,7 +21,13 @@ from tritonclient.grpc import model_config_pb2
 
 from service.settings import load_settings
 from tests.helm.conftest import VALUES_DIR, Helm, Rendered
-from tests.helm.test_chart import K8S_VERSION, configmap_data, container, egress_ports
+from tests.helm.test_chart import (
+    K8S_VERSION,
+    configmap_data,
+    container,
+    egress_ports,
+    render_notes,
+)
 
 pytestmark = pytest.mark.helm
 
@@ -442,3 +448,16 @@ def test_the_init_script_builds_a_repository_triton_can_read(
         assert cfg.name == name and cfg.backend == "vllm"
         engine = json.loads((repo / name / "1" / "model.json").read_text(encoding="utf-8"))
         assert engine["enable_prefix_caching"] is True
+
+
+def test_notes_say_who_configures_the_models(helm: Helm, tmp_path: Path) -> None:
+    managed = render_notes(helm, tmp_path / "managed", MINIMAL)
+    assert "configured by this chart (ConfigMap canoe-triton-models)" in managed
+    assert "downloaded from the Hugging Face Hub" in managed
+    byo = render_notes(
+        helm,
+        tmp_path / "byo",
+        [s for s in MINIMAL if "source=" not in s]
+        + ["triton.deploy.modelRepository.existingClaim=repo"],
+    )
+    assert "configured by this chart" not in byo
