@@ -34,7 +34,7 @@ def values(name: str) -> list[Path]:
 
 
 def configmap_data(r: Rendered) -> dict[str, str]:
-    return r.one("ConfigMap")["data"]
+    return r.one("ConfigMap", FULLNAME)["data"]
 
 
 def container(deploy: dict, name: str) -> dict:
@@ -525,12 +525,13 @@ def test_schema_rejects_what_the_chart_does_not_know(helm: Helm, sets: list[str]
     assert "values don't meet the specifications of the schema" in proc.stderr, proc.stderr
 
 
+@pytest.mark.parametrize("scenario", ["triton-gpu", "triton-vllm"])
 @pytest.mark.parametrize(
     "extra",
     [[], ["--set", "fullnameOverride=" + "f" * 40 + "-" + "g" * 22]],
     ids=["longest-release-name", "longest-fullname-override"],
 )
-def test_long_names_are_cut_to_63(helm: Helm, extra: list[str]) -> None:
+def test_long_names_are_cut_to_63(helm: Helm, extra: list[str], scenario: str) -> None:
     longest_release = "a-release-name-as-long-as-helm-allows-fifty-three-ch"  # helm caps at 53
     proc = helm.run(
         "template",
@@ -539,13 +540,16 @@ def test_long_names_are_cut_to_63(helm: Helm, extra: list[str]) -> None:
         "--namespace",
         NAMESPACE,
         "-f",
-        str(VALUES_DIR / "triton-gpu.yaml"),
+        str(VALUES_DIR / f"{scenario}.yaml"),
         *extra,
     )
     assert proc.returncode == 0, proc.stderr
-    names = [d["metadata"]["name"] for d in yaml.safe_load_all(proc.stdout) if d]
+    docs = [d for d in yaml.safe_load_all(proc.stdout) if d]
+    names = [d["metadata"]["name"] for d in docs]
     assert names and all(len(n) <= 63 and not n.endswith("-") for n in names), names
-    # Truncation must not make the service's and Triton's objects collide.
+    # Truncation must not make two objects of a kind collide (the two ConfigMaps with vLLM models),
+    # nor the service's and Triton's objects.
+    assert len({(d["kind"], d["metadata"]["name"]) for d in docs}) == len(docs)
     assert any(n.endswith("-triton") for n in names) and any(
         not n.endswith("-triton") for n in names
     )

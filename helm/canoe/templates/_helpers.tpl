@@ -137,8 +137,8 @@ change, because the person reading it is a platform engineer at install time, no
 {{- if and $v.triton.deploy.enabled (ne $v.config.backend "triton") }}
 {{- fail "canoe: triton.deploy.enabled=true with config.backend=embedded would hold GPUs that nothing calls; set config.backend=triton or triton.deploy.enabled=false." }}
 {{- end }}
-{{- if and $v.triton.deploy.enabled (not $v.triton.deploy.modelRepository.existingClaim) }}
-{{- fail "canoe: triton.deploy.enabled=true needs triton.deploy.modelRepository.existingClaim, the PersistentVolumeClaim holding the Triton model repository." }}
+{{- if $v.triton.deploy.enabled }}
+{{- include "canoe.vllm.validate" . }}
 {{- end }}
 {{- if and $v.tls.enabled (not $v.tls.existingSecret) }}
 {{- fail "canoe: tls.enabled=true needs tls.existingSecret, the name of a kubernetes.io/tls Secret with tls.crt and tls.key; the chart never takes key material inline." }}
@@ -267,4 +267,158 @@ The service container's resources: as given, with the CPU request set to one cor
 {{- $_ := set $requests "cpu" (toString (int .Values.workers)) }}
 {{- $_ := set $res "requests" $requests }}
 {{- toYaml $res }}
+{{- end }}
+
+{{/* Whether the chart writes the in-cluster Triton's model repository (source chart). */}}
+{{- define "canoe.vllm.managed" -}}
+{{- if and .Values.triton.deploy.enabled (eq .Values.triton.deploy.modelRepository.source "chart") }}true{{ end }}
+{{- end }}
+
+{{/* Whether Triton downloads the weights from the Hugging Face Hub (no weights claim). */}}
+{{- define "canoe.vllm.downloads" -}}
+{{- if and (include "canoe.vllm.managed" .) (not .Values.triton.deploy.vllm.weights.existingClaim) }}true{{ end }}
+{{- end }}
+
+{{/* Name of the ConfigMap holding the chart-written model configurations (kept to 63 characters). */}}
+{{- define "canoe.vllm.configMapName" -}}
+{{- printf "%s-triton-models" (include "canoe.fullname" . | trunc 49 | trimSuffix "-") }}
+{{- end }}
+
+{{/* The vLLM engine arguments values name one by one, in the order they are documented. */}}
+{{- define "canoe.vllm.engineArgKeys" -}}
+enable_prefix_caching disable_log_requests gpu_memory_utilization max_model_len max_num_seqs tensor_parallel_size dtype quantization enforce_eager guided_decoding_backend
+{{- end }}
+
+{{/*
+One model's model.json, as JSON: its `model`, then each named engine argument from the model's
+engineArgs when it has the key (false and 0 included) else from the shared engineArgs, null left
+out; then the shared extraEngineArgs and the model's, the model's winning on a shared name.
+Called with (dict "root" $ "model" $model).
+*/}}
+{{- define "canoe.vllm.modelJson" -}}
+{{- $vllm := .root.Values.triton.deploy.vllm }}
+{{- $m := .model }}
+{{- $shared := $vllm.engineArgs | default dict }}
+{{- $own := $m.engineArgs | default dict }}
+{{- $out := dict "model" $m.model }}
+{{- range $key := splitList " " (include "canoe.vllm.engineArgKeys" .root) }}
+{{- $val := index $shared $key }}
+{{- if hasKey $own $key }}
+{{- $val = index $own $key }}
+{{- end }}
+{{- if not (kindIs "invalid" $val) }}
+{{- $_ := set $out $key $val }}
+{{- end }}
+{{- end }}
+{{- range $arg := concat ($vllm.extraEngineArgs | default list) ($m.extraEngineArgs | default list) }}
+{{- $_ := set $out $arg.name $arg.value }}
+{{- end }}
+{{- toPrettyJson $out }}
+{{- end }}
+
+{{/* One model's config.pbtxt for Triton's vLLM backend. The backend fills in the inputs and
+outputs itself (text_input, stream, sampling_parameters, exclude_input_in_output -> text_output),
+and it refuses to run unless the model is decoupled; vLLM batches, so Triton does not (0). */}}
+{{- define "canoe.vllm.configPbtxt" -}}
+name: {{ .name | quote }}
+backend: "vllm"
+max_batch_size: 0
+model_transaction_policy {
+  decoupled: true
+}
+# KIND_MODEL: vLLM places the model on the pod's GPUs itself (tensor_parallel_size of them).
+instance_group [
+  {
+    count: 1
+    kind: KIND_MODEL
+  }
+]
+{{- end }}
+
+{{/*
+Refuses in-cluster Triton values that would install but never serve the service's models: the
+repository source against the claims, the service's model names against the chart's vLLM models,
+the models' GPU memory and GPU count against the pod's GPUs, and the engine arguments' names.
+*/}}
+{{- define "canoe.vllm.validate" -}}
+{{- $v := .Values }}
+{{- $t := $v.triton.deploy }}
+{{- $repo := $t.modelRepository }}
+{{- if eq $repo.source "claim" }}
+{{- if not $repo.existingClaim }}
+{{- fail "canoe: triton.deploy.enabled=true needs triton.deploy.modelRepository.existingClaim, the PersistentVolumeClaim holding the Triton model repository, or triton.deploy.modelRepository.source=chart to have the chart write the vLLM models' configuration from triton.deploy.vllm.models." }}
+{{- end }}
+{{- else }}
+{{- $vllm := $t.vllm }}
+{{- if $repo.existingClaim }}
+{{- fail (printf "canoe: triton.deploy.modelRepository.source=chart writes the model repository itself, yet triton.deploy.modelRepository.existingClaim=%s is set too; put the weights on triton.deploy.vllm.weights.existingClaim and empty modelRepository.existingClaim, or set modelRepository.source=claim to serve that claim's repository as it is." $repo.existingClaim) }}
+{{- end }}
+{{- if eq $v.triton.protocol "infer" }}
+{{- fail "canoe: triton.protocol=infer cannot call the chart's vLLM models: Triton's vLLM backend only runs decoupled, and a decoupled model answers streams only. Set triton.protocol=stream." }}
+{{- end }}
+{{- $names := list }}
+{{- range $i, $m := $vllm.models }}
+{{- if has $m.name $names }}
+{{- fail (printf "canoe: triton.deploy.vllm.models names %s twice; each model is one directory of the repository, so names must differ." $m.name) }}
+{{- end }}
+{{- $names = append $names $m.name }}
+{{- end }}
+{{- $called := dict }}
+{{- $_ := set $called "triton.models.agent" $v.triton.models.agent }}
+{{- $_ := set $called "triton.models.adjudicator" $v.triton.models.adjudicator }}
+{{- range $step, $model := $v.triton.models.perStep }}
+{{- if $model }}
+{{- $_ := set $called (printf "triton.models.perStep.%s" $step) $model }}
+{{- end }}
+{{- end }}
+{{- range $key := keys $called | sortAlpha }}
+{{- $model := get $called $key }}
+{{- if not (has $model $names) }}
+{{- fail (printf "canoe: %s=%s is not among triton.deploy.vllm.models (%s); the service would call a model Triton does not serve. Add it to triton.deploy.vllm.models or call one of those." $key $model (join ", " $names)) }}
+{{- end }}
+{{- end }}
+{{- $used := values $called }}
+{{- range $name := $names }}
+{{- if not (has $name $used) }}
+{{- fail (printf "canoe: triton.deploy.vllm.models holds %s, which neither triton.models.agent, triton.models.adjudicator nor any perStep model calls; it would hold GPU memory that nothing uses. Remove it or call it." $name) }}
+{{- end }}
+{{- end }}
+{{- $known := splitList " " (include "canoe.vllm.engineArgKeys" .) }}
+{{- $gpus := int (index ($t.resources.limits | default dict) "nvidia.com/gpu" | default 0) }}
+{{- $memory := 0.0 }}
+{{- $downloads := not $vllm.weights.existingClaim }}
+{{- $mount := trimSuffix "/" $vllm.weights.mountPath }}
+{{- range $m := $vllm.models }}
+{{- $seen := list }}
+{{- range $arg := $vllm.extraEngineArgs | default list }}
+{{- if or (has $arg.name $known) (eq $arg.name "model") (has $arg.name $seen) }}
+{{- fail (printf "canoe: triton.deploy.vllm.extraEngineArgs names %s, which engineArgs, the model's own `model` or another extra argument already sets; set it there once." $arg.name) }}
+{{- end }}
+{{- $seen = append $seen $arg.name }}
+{{- end }}
+{{- $seenOwn := list }}
+{{- range $arg := $m.extraEngineArgs | default list }}
+{{- if or (has $arg.name $known) (eq $arg.name "model") (has $arg.name $seenOwn) }}
+{{- fail (printf "canoe: the extraEngineArgs of triton.deploy.vllm.models %s name %s, which its engineArgs, its `model` or another of its extra arguments already sets; set it there once." $m.name $arg.name) }}
+{{- end }}
+{{- $seenOwn = append $seenOwn $arg.name }}
+{{- end }}
+{{- $cfg := include "canoe.vllm.modelJson" (dict "root" $ "model" $m) | fromJson }}
+{{- $memory = addf $memory (get $cfg "gpu_memory_utilization" | default 0.9) }}
+{{- $tp := int (get $cfg "tensor_parallel_size" | default 1) }}
+{{- if gt $tp $gpus }}
+{{- fail (printf "canoe: triton.deploy.vllm.models %s has tensor_parallel_size %d, but the Triton pod gets %d GPU(s) (triton.deploy.resources.limits nvidia.com/gpu); raise the GPUs or lower tensor_parallel_size." $m.name $tp $gpus) }}
+{{- end }}
+{{- $local := hasPrefix "/" $m.model }}
+{{- if and $downloads $local }}
+{{- fail (printf "canoe: triton.deploy.vllm.models %s loads %s, a path, but no weights claim is mounted (triton.deploy.vllm.weights.existingClaim is empty); give a Hugging Face model id, or mount the weights." $m.name $m.model) }}
+{{- end }}
+{{- if and (not $downloads) (not (hasPrefix (printf "%s/" $mount) $m.model)) }}
+{{- fail (printf "canoe: triton.deploy.vllm.models %s loads %s, but with triton.deploy.vllm.weights.existingClaim the Hub is off (HF_HUB_OFFLINE=1) and the weights are under %s; give the model's directory there, for example %s/%s." $m.name $m.model $mount $mount $m.name) }}
+{{- end }}
+{{- end }}
+{{- if gt $memory 1.0 }}
+{{- fail (printf "canoe: the gpu_memory_utilization of triton.deploy.vllm.models add up to %.2f (a model without one takes vLLM's 0.9); every model sits on the pod's first GPU, so they must add up to at most 1. Lower them." $memory) }}
+{{- end }}
+{{- end }}
 {{- end }}
