@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import date
 
 from fhir_mapping.ingest import ingest
-from inference.evidence import EvidenceBase
+from inference.evidence import EvidenceBase, preferred_ids, profile_query
+from inference.protocol import EvidenceDoc
 from service.core.profile import RXNORM, Code, Medication, PatientProfile
 from tests.conftest import fixture_bundle
 
@@ -41,11 +42,20 @@ def test_retrieval_relevant_and_deterministic() -> None:
         ),
     )
     docs = eb.retrieve(prof, k=5)
-    assert len(docs) == 5
+    ranked = eb.search(profile_query(prof), 5)
+    assert len(ranked) == 5 and docs[:5] == ranked
     assert "EB-MEDSAFE-001" in [d.id for d in docs[:3]]
     assert docs == eb.retrieve(prof, k=5)
+    # after the ranked five, the documents the analysis's points name that the ranking left out
+    assert [d.id for d in docs[5:]] == [
+        e for e in preferred_ids(prof) if e not in ranked_ids(ranked)
+    ]
     empty = PatientProfile("Patient/y", "male", None, date(2024, 1, 1))
     assert eb.retrieve(empty) == ()
+
+
+def ranked_ids(docs: tuple[EvidenceDoc, ...]) -> set[str]:
+    return {d.id for d in docs}
 
 
 def test_fixture_retrieval_hits_the_relevant_guidelines() -> None:
