@@ -146,3 +146,67 @@ def test_every_benzodiazepine_taper_stands_down_for_a_seizure_disorder() -> None
         assert "epilepsy" in excused, c.id
         checked.add(c.id)
     assert {"dd-benzodiazepine-delirium", "dd-benzodiazepine-copd", "age-benzodiazepine"} <= checked
+
+
+# -- heart failure: the ejection fraction before the medicines that depend on it ----------------
+
+HF_STARTS = (
+    "opt-start-acei-arb-heart-failure",
+    "opt-start-beta-blocker-heart-failure",
+    "opt-start-sglt2i",
+)
+
+
+def _heart_failure(group: str = "heart-failure", lvef: float | None = None) -> dict[str, Proposal]:
+    b = Builder(age=70)
+    b.condition(group)
+    if lvef is not None:
+        b.lab("lvef", lvef)
+    return _proposals(b.build())
+
+
+def test_no_ejection_fraction_asks_for_an_echocardiogram_before_any_start() -> None:
+    got = _heart_failure()
+    assert not any(o in got for o in HF_STARTS)
+    review = got["opt-review-heart-failure-therapy"]
+    assert review.criteria == ("hf-ef-unknown-therapy-review",)
+    assert "echocardiogram" in review.description
+    assert all("EB-HF-003" in p.evidence for p in review.points if p.stance == "support")
+
+
+def test_a_reduced_ejection_fraction_coded_or_measured_keeps_every_start() -> None:
+    for got in (_heart_failure("hf-reduced-ef"), _heart_failure(lvef=30.0)):
+        assert all(o in got for o in HF_STARTS)
+        assert "opt-review-heart-failure-therapy" not in got
+
+
+def test_a_preserved_ejection_fraction_keeps_only_the_sglt2_inhibitor() -> None:
+    for got in (_heart_failure("hf-preserved-ef"), _heart_failure(lvef=60.0)):
+        assert "opt-start-sglt2i" in got
+        assert "opt-start-acei-arb-heart-failure" not in got
+        assert "opt-start-beta-blocker-heart-failure" not in got
+        assert "opt-review-heart-failure-therapy" not in got
+
+
+def test_the_echo_review_and_the_kidney_review_are_one_activity() -> None:
+    # 13a's review for discordant kidney estimates proposes the same activity: one line, not two
+    b = Builder(age=67)
+    b.condition("heart-failure")
+    b.lab("egfr", 84.0)
+    b.lab("creatinine", 2.85)
+    got = _proposals(b.build())
+    review = got["opt-review-heart-failure-therapy"]
+    assert set(review.criteria) == {
+        "hf-ef-and-therapy-review-kidney-unclear",
+        "hf-ef-unknown-therapy-review",
+    }
+    assert not any(o in got for o in HF_STARTS)
+
+
+def test_combined_systolic_and_diastolic_failure_leaves_the_type_unknown() -> None:
+    from inference.knowledge.conditions import classify
+    from service.core.profile import SNOMED, Code, Problem
+
+    text = "Chronic combined systolic and diastolic heart failure (disorder)"
+    p = Problem("Condition/c", text, (Code(SNOMED, "153941000119100", text),), "active", "", None)
+    assert classify(p) == ("heart-failure",)
