@@ -94,6 +94,7 @@ CHEMO = (
 def test_chemotherapy_without_an_active_cancer_is_reconciled_first() -> None:
     b = Builder()
     b.med("oxaliplatin", date(2018, 5, 28))
+    b.resolved("cancer")  # with no cancer ever recorded the prescriber is asked (13d)
     got = _fired(b.build(), *CHEMO)
     assert got["chemotherapy-reconcile-no-active-cancer"] == [
         "Confirm with oncology whether oxaliplatin is still given (medicines reconciliation)"

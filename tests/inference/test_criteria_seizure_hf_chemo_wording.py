@@ -210,3 +210,42 @@ def test_combined_systolic_and_diastolic_failure_leaves_the_type_unknown() -> No
     text = "Chronic combined systolic and diastolic heart failure (disorder)"
     p = Problem("Condition/c", text, (Code(SNOMED, "153941000119100", text),), "active", "", None)
     assert classify(p) == ("heart-failure",)
+
+
+# -- chemotherapy-class drugs with no cancer coded ----------------------------------------------
+
+
+def _cyclophosphamide(*, resolved_cancer: bool = False) -> Proposal:
+    b = Builder(age=66)
+    b.med("cyclophosphamide", date(2023, 1, 1))
+    b.condition("rheumatoid-arthritis")
+    if resolved_cancer:
+        b.resolved("cancer")
+    got = _proposals(b.build())
+    return got.get("opt-reconcile-cyclophosphamide") or got["opt-review-cyclophosphamide"]
+
+
+def test_no_cancer_ever_recorded_asks_the_prescriber_not_oncology() -> None:
+    p = _cyclophosphamide()
+    assert p.criteria == ("chemotherapy-reconcile-no-cancer-recorded",)
+    assert "prescribing specialist" in p.title
+    texts = [p.title, p.description, *(x.text for x in p.points)]
+    assert not any("oncolog" in t.lower() for t in texts)
+    assert all(x.evidence == ("EB-ONC-003",) for x in p.points)
+    assert not any(x.role == "oncologist" for x in p.points)
+
+
+def test_a_resolved_cancer_still_asks_oncology() -> None:
+    p = _cyclophosphamide(resolved_cancer=True)
+    assert p.criteria == ("chemotherapy-reconcile-no-active-cancer",)
+    assert "oncology" in p.title
+    assert "no longer active" in p.description and "cancer" in p.description
+
+
+def test_an_active_cancer_is_neither_reconciliation() -> None:
+    b = Builder(age=66)
+    b.med("cyclophosphamide", date(2023, 1, 1))
+    b.condition("cancer")
+    got = analyse(b.build())
+    assert not any(p.id.startswith("opt-reconcile-") for p in got.proposals)
+    assert "chemotherapy-review" in got.fired
