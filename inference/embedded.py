@@ -44,7 +44,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
 from inference.adjudication import compare, fact_status
-from inference.evidence import tokenize
 from inference.knowledge import ROLE_BY_NAME, Analysis, analyse
 from inference.knowledge.conditions import classify
 from inference.knowledge.roles import DOMAIN_ROLES, SEVERE_GROUPS
@@ -501,20 +500,11 @@ def _votes(
 
 
 def _cite(pt: Point, passed: Sequence[EvidenceDoc]) -> tuple[str, ...]:
-    """The point's preferred documents among those passed; failing that, the passed document
-    sharing most words with the argument (at least three), first in retrieval order; else
-    none. Never an id that was not passed."""
-    ids = [d.id for d in passed]
-    chosen = [e for e in pt.evidence if e in ids]
-    if chosen:
-        return tuple(chosen)
-    words = set(tokenize(pt.text))
-    best: tuple[int, int] = (2, -1)
-    for i, d in enumerate(passed):
-        n = len(words & set(tokenize(d.statement + " " + " ".join(d.tags))))
-        if n > best[0]:
-            best = (n, i)
-    return (passed[best[1]].id,) if best[1] >= 0 else ()
+    """The point's own preferred documents among those passed, in the point's order. Never a
+    document the point does not name: a nearest word match is not evidence for the claim, and
+    retrieval (``EvidenceBase.retrieve``) always passes the documents the points name."""
+    ids = {d.id for d in passed}
+    return tuple(e for e in pt.evidence if e in ids)
 
 
 def _argue(

@@ -5,6 +5,9 @@ words, each with an id that arguments cite, a topic, a grade, the source it para
 year. ``EvidenceBase.retrieve`` ranks them against a query built from the patient's problems,
 medicines (with their drug classes), labs and social facts using Okapi BM25 (``rank_bm25``),
 with ties broken by document id so the same profile always retrieves the same documents.
+The documents the analysis's own points name (each criterion cites its evidence ids) are always
+added after the top ``k``: the word ranking decides what else the panel may read, never which
+document a point may cite, so adding a document to the base cannot take a point's evidence away.
 Reads one packaged file; no network, no model download, no logging of patient data.
 """
 
@@ -15,13 +18,14 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import get_args
 
 from rank_bm25 import BM25Okapi
 
-from inference.protocol import EvidenceDoc
+from inference.protocol import EvidenceDoc, Severity
 from service.core.profile import PatientProfile
 
-__all__ = ["DEFAULT_PATH", "EvidenceBase", "profile_query", "tokenize"]
+__all__ = ["DEFAULT_PATH", "EvidenceBase", "preferred_ids", "profile_query", "tokenize"]
 
 DEFAULT_PATH = Path(__file__).with_name("evidence_base.json")
 
@@ -93,6 +97,15 @@ def profile_query(profile: PatientProfile) -> tuple[str, ...]:
     return tuple(sorted({t for term in terms for t in tokenize(term)}))
 
 
+def preferred_ids(profile: PatientProfile) -> tuple[str, ...]:
+    """The evidence ids the analysis's points name, in the order the points name them."""
+    from inference.knowledge import analyse  # local: knowledge imports nothing from here
+
+    return tuple(
+        dict.fromkeys(e for p in analyse(profile).proposals for pt in p.points for e in pt.evidence)
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class EvidenceBase:
     version: str
@@ -107,9 +120,14 @@ class EvidenceBase:
         return self._index.get(doc_id)
 
     def retrieve(self, profile: PatientProfile, k: int = 24) -> tuple[EvidenceDoc, ...]:
-        """The ``k`` documents most relevant to the profile, best first; documents with no
-        matching term are never returned. Ties: lower id first."""
-        return self.search(profile_query(profile), k)
+        """The ``k`` documents most relevant to the profile, best first (documents with no
+        matching term are not among them; ties: lower id first), then every document the
+        analysis's points prefer that the ranking left out, in the order the points name them.
+        An id the base does not hold is skipped (the criteria loader refuses such ids)."""
+        top = self.search(profile_query(profile), k)
+        seen = {d.id for d in top}
+        extra = (self._index.get(e) for e in preferred_ids(profile) if e not in seen)
+        return top + tuple(d for d in extra if d is not None)
 
     def search(
         self, query: tuple[str, ...] | list[str] | str, k: int = 24
@@ -145,18 +163,21 @@ def _load(path: str) -> EvidenceBase:
         )
         for d in raw["documents"]
     )
+    bad = [d.id for d in docs if d.harm is not None and d.harm not in get_args(Severity)]
+    if bad:
+        raise ValueError(f"{path}: harm must be one of {get_args(Severity)}: {', '.join(bad)}")
     ids = [d.id for d in docs]
     if len(set(ids)) != len(ids):
         raise ValueError(f"duplicate evidence ids in {path}")
     return EvidenceBase(str(raw["version"]), docs, {d.id: d for d in docs})
 
 
-_BM25: dict[int, BM25Okapi] = {}
-
-
 def _bm25(base: EvidenceBase) -> BM25Okapi:
-    # Keyed by identity: loaded bases are cached and immutable, so the index is built once.
-    key = id(base)
-    if key not in _BM25:
-        _BM25[key] = BM25Okapi([tokenize(_doc_text(d)) for d in base.docs])
-    return _BM25[key]
+    return _bm25_of(base.docs)
+
+
+@lru_cache(maxsize=8)
+def _bm25_of(docs: tuple[EvidenceDoc, ...]) -> BM25Okapi:
+    # Keyed by the documents themselves (not the base's identity, which Python may reuse for
+    # a later base with other documents): a loaded base builds its index once.
+    return BM25Okapi([tokenize(_doc_text(d)) for d in docs])

@@ -63,6 +63,8 @@ LOINC_GROUPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "platelets": ("777-3",),
         "urate": ("3084-1",),
         "vitamin_b12": ("2132-9",),
+        # left ventricular ejection fraction: any method, by 2D echo, by ultrasound
+        "lvef": ("10230-1", "8806-2", "18043-0"),
     }
 )
 

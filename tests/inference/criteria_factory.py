@@ -91,6 +91,17 @@ class Builder:
             )
         )
 
+    def resolved(self, group: str) -> None:
+        """A problem of ``group`` that ended a year before the record date."""
+        self.condition(group)
+        p = self.problems[-1]
+        self.problems[-1] = replace(
+            p,
+            clinical_status="resolved",
+            onset=AS_OF - timedelta(days=3 * 365),
+            abatement=AS_OF - timedelta(days=365),
+        )
+
     def immunization(self, cvx: str, when: date) -> None:
         self.imms.append(
             Immunization(
@@ -173,6 +184,8 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
         b.med(name, authored, dose)
     for group in t.any_conditions[:1]:
         b.condition(group)
+    for group in t.ever_conditions[:1]:
+        b.resolved(group)
     for lab in t.labs:
         v = params[lab.param]
         value = v * 0.9 if lab.op in ("<", "<=") else v * 1.1 + 1

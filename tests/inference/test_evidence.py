@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from datetime import date
+from pathlib import Path
+
+import pytest
 
 from fhir_mapping.ingest import ingest
-from inference.evidence import EvidenceBase
+from inference.evidence import EvidenceBase, preferred_ids, profile_query
+from inference.protocol import EvidenceDoc
 from service.core.profile import RXNORM, Code, Medication, PatientProfile
 from tests.conftest import fixture_bundle
 
@@ -19,6 +24,15 @@ def test_load_version_and_docs() -> None:
         assert d.id.startswith("EB-") and d.statement and d.source and 2000 < d.year < 2030
         assert d.grade in ("A", "B", "C", "expert consensus")
     assert eb.by_id("EB-MEDSAFE-001") is not None and eb.by_id("nope") is None
+
+
+def test_a_harm_outside_the_severity_vocabulary_is_refused(tmp_path: Path) -> None:
+    doc = {"id": "EB-X-001", "topic": "t", "statement": "s", "grade": "C", "source": "x"}
+    bad = {"version": "t", "documents": [{**doc, "year": 2024, "harm": "major"}]}
+    path = tmp_path / "evidence.json"
+    path.write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match="harm must be one of"):
+        EvidenceBase.load(path)
 
 
 def test_retrieval_relevant_and_deterministic() -> None:
@@ -41,11 +55,20 @@ def test_retrieval_relevant_and_deterministic() -> None:
         ),
     )
     docs = eb.retrieve(prof, k=5)
-    assert len(docs) == 5
+    ranked = eb.search(profile_query(prof), 5)
+    assert len(ranked) == 5 and docs[:5] == ranked
     assert "EB-MEDSAFE-001" in [d.id for d in docs[:3]]
     assert docs == eb.retrieve(prof, k=5)
+    # after the ranked five, the documents the analysis's points name that the ranking left out
+    assert [d.id for d in docs[5:]] == [
+        e for e in preferred_ids(prof) if e not in ranked_ids(ranked)
+    ]
     empty = PatientProfile("Patient/y", "male", None, date(2024, 1, 1))
     assert eb.retrieve(empty) == ()
+
+
+def ranked_ids(docs: tuple[EvidenceDoc, ...]) -> set[str]:
+    return {d.id for d in docs}
 
 
 def test_fixture_retrieval_hits_the_relevant_guidelines() -> None:

@@ -143,6 +143,9 @@ def _match(
         return
     if any(_conds(f, (g,)) for g in t.absent_conditions):
         return
+    ever = [pr for g in t.ever_conditions for pr in f.ever(g)]
+    if t.ever_conditions and not ever:
+        return
     if t.kidney_discordant and not (f.kidney is not None and f.kidney.discordant):
         return
     if t.kidney_unsteady and not (f.kidney is not None and f.kidney.unsteady):
@@ -226,6 +229,8 @@ def _match(
         if not found:
             return
         conds = [found[0]]
+    elif ever:
+        conds = [_Cond(ever[0].text, (ever[0].ref,))]
     pools = [f.with_spec(s) for s in t.drugs]
     for combo in product(*pools) if pools else [()]:
         refs_ = [m.ref for m in combo]

@@ -59,7 +59,7 @@ def _check_trigger(t: Trigger, where: str, quantities: frozenset[str]) -> list[t
             problem = _check_spec(spec)
             if problem:
                 bad.append((f"{where}.{field}[{i}]", problem))
-    for field in ("any_conditions", "absent_conditions"):
+    for field in ("any_conditions", "absent_conditions", "ever_conditions"):
         for i, group in enumerate(getattr(t, field)):
             if group not in GROUPS_BY_KEY:
                 bad.append((f"{where}.{field}[{i}]", f"unknown condition group {group!r}"))

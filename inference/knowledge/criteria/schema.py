@@ -174,6 +174,9 @@ class Trigger(_Strict):
     any_conditions: tuple[str, ...] = ()
     absent_drugs: tuple[str, ...] = ()
     absent_conditions: tuple[str, ...] = ()
+    # A problem of one of these groups on record at any time, resolved or historical included;
+    # with no ``any_conditions`` it binds ``cond`` (cited, but not linked as a current problem).
+    ever_conditions: tuple[str, ...] = ()
     age_min: str | None = None  # param names
     age_max: str | None = None
     sex: Literal["male", "female"] | None = None
