@@ -21,6 +21,7 @@ from jsonschema.exceptions import best_match
 
 from inference import schemas
 from inference._triton_codec import encode
+from inference._triton_record import record
 from inference.panel_sizes import DEFAULT_PANEL_SIZES, PanelSizes, prompt_text
 from inference.protocol import (
     Adjudicate,
@@ -216,7 +217,7 @@ def assess_request(s: Assess, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRe
         )
 
     return StepRequest(
-        "assess", encode(profile), {}, schema, decode, evidence=_doc_inputs(evidence)
+        "assess", record(profile), {}, schema, decode, evidence=_doc_inputs(evidence)
     )
 
 
@@ -252,7 +253,7 @@ def assemble_panel_request(
     # The configured sizes go into the prompt text, not the schema: they guide the model, and
     # a model that picks one role more or less still gives a usable panel.
     return StepRequest(
-        "panel", encode(profile), inputs, schema, decode, {"panel_sizes": prompt_text(sizes)}
+        "panel", record(profile), inputs, schema, decode, {"panel_sizes": prompt_text(sizes)}
     )
 
 
@@ -326,7 +327,7 @@ def consult_request(
 
     return StepRequest(
         "consult",
-        encode(profile),
+        record(profile),
         {"problems": [encode(p) for p in problems], "options": [encode(o) for o in options]},
         schema,
         decode,
@@ -379,7 +380,7 @@ def relate_request(
             for g in s.arguments
         ],
     }
-    return StepRequest("relate", encode(s.profile), inputs, schema, decode)
+    return StepRequest("relate", record(s.profile), inputs, schema, decode)
 
 
 # -- adjudicate, arbitrate, synthesize ------------------------------------------------------
@@ -421,7 +422,7 @@ def adjudicate_request(
         # Only the statements the arguments cite: the rest cannot decide a clash.
         "evidence": _doc_inputs([d for d in s.evidence if d.id in cited]),
     }
-    return StepRequest("adjudicate", encode(s.profile), inputs, schema, decode)
+    return StepRequest("adjudicate", record(s.profile), inputs, schema, decode)
 
 
 def arbitrate_request(
@@ -433,7 +434,7 @@ def arbitrate_request(
         return Arbitration(problem.id, a["decision"], a["rationale"])
 
     inputs = {"problem": encode(problem), "votes": [encode(v) for v in votes]}
-    return StepRequest("arbitrate", encode(profile), inputs, schemas.load("arbitrate"), decode)
+    return StepRequest("arbitrate", record(profile), inputs, schemas.load("arbitrate"), decode)
 
 
 def synthesize_request(s: Synthesize, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRequest[str]:
@@ -451,7 +452,7 @@ def synthesize_request(s: Synthesize, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -
         "included": [{"option": outline(o), "score": sc} for o, sc in included],
         "excluded": [{"option": outline(o), "score": sc} for o, sc in excluded],
     }
-    return StepRequest("synthesize", encode(profile), inputs, schemas.load("synthesize"), decode)
+    return StepRequest("synthesize", record(profile), inputs, schemas.load("synthesize"), decode)
 
 
 # Request type -> request builder: the dispatch table of ``request_for``.

@@ -39,6 +39,7 @@ from typing import Any, ClassVar, Literal
 
 from inference import llm_server
 from inference._triton_codec import decode
+from inference._triton_record import CODED, SYSTEM_NAMES, record_refs
 from inference.llm_server import LLM_MODEL, Generated, GenerationRequest
 from inference.prompts import parse_input_block
 from inference.protocol import (
@@ -72,6 +73,7 @@ __all__ = [
     "expert_answer",
     "free_port",
     "main",
+    "profile_from_record",
     "register",
     "start_server",
 ]
@@ -202,6 +204,47 @@ def encode_answer(step: str, result: Any) -> dict[str, Any]:
     raise KeyError(f"unknown step {step!r}")
 
 
+# -- the record block -> the profile ------------------------------------------------------------
+
+_SYSTEM_URLS = {name: url for url, name in SYSTEM_NAMES.items()}
+
+
+def profile_from_record(raw: dict[str, Any]) -> PatientProfile:
+    """The profile a ``<canoe-record>`` block shows (the inverse of
+    ``inference._triton_record.record``): measured values as rounded there, ``source_refs`` in
+    the order the record names them."""
+    data = json.loads(json.dumps(raw))  # a deep copy of plain JSON
+
+    def code(c: dict[str, Any], owner_text: str) -> dict[str, Any]:
+        system = c.get("system", "")
+        return {
+            "system": _SYSTEM_URLS.get(system, system),
+            "code": c["code"],
+            "display": c.get("display", owner_text),
+        }
+
+    for group, (fields, owner) in CODED.items():
+        for fact in data.get(group, ()):
+            for f in fields:
+                if f in fact:
+                    fact[f] = [code(c, fact.get(owner, "")) for c in fact[f]]
+    for enc in data.get("encounters", ()):
+        if "reasons" in enc:
+            enc["reasons"] = [code(c, enc.get("reason_text", "")) for c in enc["reasons"]]
+    readings = data.get("readings", [])
+    current = [dict(r) for r in readings if r.get("latest")]
+    for r in (*readings, *current):
+        r.pop("latest", None)
+    # ingest keeps the current values sorted by code and reference (a stable sort: ties keep
+    # the order the record gives)
+    data["observations"] = sorted(
+        [*data.get("observations", []), *current], key=lambda o: (o.get("loinc", ""), o["ref"])
+    )
+    data["source_refs"] = list(dict.fromkeys(record_refs(data)))
+    data.pop("other_refs", None)
+    return decode(PatientProfile, data)
+
+
 # -- the expert generator -----------------------------------------------------------------------
 
 
@@ -225,7 +268,7 @@ async def expert_answer(prompt: str) -> str:
     step, _, raw = parse_input_block(prompt)
     ex = _Experts.get()
     ctx = CallContext()
-    profile = decode(PatientProfile, raw["profile"])
+    profile = profile_from_record(raw["profile"])
     docs = tuple(decode(EvidenceDoc, d) for d in raw.get("evidence", ()))
     request: Step[Any]
     if step == "assess":
