@@ -21,12 +21,12 @@ from jsonschema.exceptions import best_match
 
 from inference import schemas
 from inference._triton_codec import encode
+from inference._triton_record import record
 from inference.panel_sizes import DEFAULT_PANEL_SIZES, PanelSizes, prompt_text
 from inference.protocol import (
     Adjudicate,
     Arbitrate,
     Arbitration,
-    Argue,
     ArgumentDraft,
     AssemblePanel,
     Assess,
@@ -34,6 +34,8 @@ from inference.protocol import (
     CandidateOption,
     CandidateProblem,
     ClashVerdict,
+    Consult,
+    Consultation,
     EvidenceDoc,
     PanelMember,
     ProblemVote,
@@ -42,7 +44,6 @@ from inference.protocol import (
     Step,
     StepKind,
     Synthesize,
-    Vote,
 )
 from service.core.profile import PatientProfile
 
@@ -51,15 +52,14 @@ __all__ = [
     "StepRequest",
     "adjudicate_request",
     "arbitrate_request",
-    "argue_request",
     "assemble_panel_request",
     "assess_request",
+    "consult_request",
     "fact_refs",
     "parse_json_answer",
     "relate_request",
     "request_for",
     "synthesize_request",
-    "vote_request",
 ]
 
 R = TypeVar("R")
@@ -83,7 +83,7 @@ class AnswerError(ValueError):
 class StepRequest(Generic[R]):
     """What one call sends: the patient record (``record``, the same for every call of a plan:
     the shared prompt prefix), the evidence block where the step cites evidence (the same for
-    assess and argue), the step's own inputs, the member last where the step is one member's,
+    assess and consult), the step's own inputs, the member last where the step is one member's,
     the narrowed answer schema and the decoder of the answer."""
 
     step: StepKind
@@ -217,7 +217,7 @@ def assess_request(s: Assess, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRe
         )
 
     return StepRequest(
-        "assess", encode(profile), {}, schema, decode, evidence=_doc_inputs(evidence)
+        "assess", record(profile), {}, schema, decode, evidence=_doc_inputs(evidence)
     )
 
 
@@ -253,74 +253,48 @@ def assemble_panel_request(
     # The configured sizes go into the prompt text, not the schema: they guide the model, and
     # a model that picks one role more or less still gives a usable panel.
     return StepRequest(
-        "panel", encode(profile), inputs, schema, decode, {"panel_sizes": prompt_text(sizes)}
+        "panel", record(profile), inputs, schema, decode, {"panel_sizes": prompt_text(sizes)}
     )
 
 
-# -- vote -----------------------------------------------------------------------------------
+# -- consult -------------------------------------------------------------------------------
 
 
-def vote_request(
-    s: Vote, sizes: PanelSizes = DEFAULT_PANEL_SIZES
-) -> StepRequest[tuple[ProblemVote, ...]]:
-    profile, member, problems = s.profile, s.member, s.problems
-    schema = schemas.load("vote")
+def consult_request(
+    s: Consult, sizes: PanelSizes = DEFAULT_PANEL_SIZES
+) -> StepRequest[Consultation]:
+    """One member's votes and arguments in one call (one answer with both sections).
+
+    The answer is checked as a whole: a vote or an argument off the schema, or votes that do
+    not cover every candidate problem exactly once, make the whole answer unusable (one repair,
+    then ``StepFailed``, and the pipeline records both the member's votes and its arguments
+    missing). An empty argument list is a valid answer (nothing within the member's expertise).
+    """
+    profile, member, problems, options = s.profile, s.member, s.problems, s.options
+    schema = schemas.load("consult")
     votes = schema["properties"]["votes"]
     votes["minItems"] = votes["maxItems"] = len(problems)
-    ids = [p.id for p in problems]
-    if ids:
-        votes["items"]["properties"]["problem_id"] = {"enum": sorted(set(ids))}
-
-    def decode(a: dict[str, Any]) -> tuple[ProblemVote, ...]:
-        got = [v["problem_id"] for v in a["votes"]]
-        if sorted(got) != sorted(ids):
-            raise AnswerError("votes must cover every candidate problem exactly once")
-        return tuple(
-            ProblemVote(
-                problem_id=v["problem_id"],
-                role=member.role,
-                vote=v["vote"],
-                confidence=float(v["confidence"]),
-                quote=v["quote"],
-                rationale=v["rationale"],
-            )
-            for v in a["votes"]
-        )
-
-    return StepRequest(
-        "vote",
-        encode(profile),
-        {"problems": [encode(p) for p in problems]},
-        schema,
-        decode,
-        {},
-        member=encode(member),
-    )
-
-
-# -- argue ----------------------------------------------------------------------------------
-
-
-def argue_request(
-    s: Argue, sizes: PanelSizes = DEFAULT_PANEL_SIZES
-) -> StepRequest[tuple[ArgumentDraft, ...]]:
-    profile, member, options, evidence = s.profile, s.member, s.options, s.evidence
-    schema = schemas.load("argue")
+    pids = [p.id for p in problems]
+    if pids:
+        votes["items"]["properties"]["problem_id"] = {"enum": sorted(set(pids))}
     item = _items(schema, "arguments")["properties"]
     oids = [o.id for o in options]
     if oids:
         item["option_id"] = {"enum": sorted(set(oids))}
     else:
         schema["properties"]["arguments"]["maxItems"] = 0
-    _restrict(item["evidence"], [d.id for d in evidence])
+    _restrict(item["evidence"], [d.id for d in s.evidence])
     _restrict(item["facts"], fact_refs(profile))
 
-    def decode(a: dict[str, Any]) -> tuple[ArgumentDraft, ...]:
+    def decode(a: dict[str, Any]) -> Consultation:
+        got = [v["problem_id"] for v in a["votes"]]
+        if sorted(got) != sorted(pids):
+            raise AnswerError("votes must cover every candidate problem exactly once")
         counts: dict[str, int] = {}
-        out = []
+        drafts = []
         for g in a["arguments"]:
             n = counts[g["option_id"]] = counts.get(g["option_id"], 0) + 1
-            out.append(
+            drafts.append(
                 ArgumentDraft(
                     # Ids are ours, not the model's: unique within the plan by construction.
                     id=f"arg-{member.role}-{g['option_id']}-{n}",
@@ -336,16 +310,29 @@ def argue_request(
                     generic=bool(g["generic"]),
                 )
             )
-        return tuple(out)
+        return Consultation(
+            votes=tuple(
+                ProblemVote(
+                    problem_id=v["problem_id"],
+                    role=member.role,
+                    vote=v["vote"],
+                    confidence=float(v["confidence"]),
+                    quote=v["quote"],
+                    rationale=v["rationale"],
+                )
+                for v in a["votes"]
+            ),
+            arguments=tuple(drafts),
+        )
 
     return StepRequest(
-        "argue",
-        encode(profile),
-        {"options": [encode(o) for o in options]},
+        "consult",
+        record(profile),
+        {"problems": [encode(p) for p in problems], "options": [encode(o) for o in options]},
         schema,
         decode,
         {},
-        evidence=_doc_inputs(evidence),
+        evidence=_doc_inputs(s.evidence),
         member=encode(member),
     )
 
@@ -393,7 +380,7 @@ def relate_request(
             for g in s.arguments
         ],
     }
-    return StepRequest("relate", encode(s.profile), inputs, schema, decode)
+    return StepRequest("relate", record(s.profile), inputs, schema, decode)
 
 
 # -- adjudicate, arbitrate, synthesize ------------------------------------------------------
@@ -435,7 +422,7 @@ def adjudicate_request(
         # Only the statements the arguments cite: the rest cannot decide a clash.
         "evidence": _doc_inputs([d for d in s.evidence if d.id in cited]),
     }
-    return StepRequest("adjudicate", encode(s.profile), inputs, schema, decode)
+    return StepRequest("adjudicate", record(s.profile), inputs, schema, decode)
 
 
 def arbitrate_request(
@@ -447,7 +434,7 @@ def arbitrate_request(
         return Arbitration(problem.id, a["decision"], a["rationale"])
 
     inputs = {"problem": encode(problem), "votes": [encode(v) for v in votes]}
-    return StepRequest("arbitrate", encode(profile), inputs, schemas.load("arbitrate"), decode)
+    return StepRequest("arbitrate", record(profile), inputs, schemas.load("arbitrate"), decode)
 
 
 def synthesize_request(s: Synthesize, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRequest[str]:
@@ -465,15 +452,14 @@ def synthesize_request(s: Synthesize, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -
         "included": [{"option": outline(o), "score": sc} for o, sc in included],
         "excluded": [{"option": outline(o), "score": sc} for o, sc in excluded],
     }
-    return StepRequest("synthesize", encode(profile), inputs, schemas.load("synthesize"), decode)
+    return StepRequest("synthesize", record(profile), inputs, schemas.load("synthesize"), decode)
 
 
 # Request type -> request builder: the dispatch table of ``request_for``.
 _BUILDERS: dict[type[Step[Any]], Callable[[Any, PanelSizes], StepRequest[Any]]] = {
     Assess: assess_request,
     AssemblePanel: assemble_panel_request,
-    Vote: vote_request,
-    Argue: argue_request,
+    Consult: consult_request,
     Relate: relate_request,
     Adjudicate: adjudicate_request,
     Arbitrate: arbitrate_request,

@@ -54,7 +54,6 @@ from inference.protocol import (
     Adjudicate,
     Arbitrate,
     Arbitration,
-    Argue,
     ArgumentDraft,
     AssemblePanel,
     Assess,
@@ -64,6 +63,8 @@ from inference.protocol import (
     CandidateProblem,
     ClashVerdict,
     Complexity,
+    Consult,
+    Consultation,
     EvidenceDoc,
     Judgement,
     ModelCall,
@@ -77,7 +78,6 @@ from inference.protocol import (
     Step,
     StepKind,
     Synthesize,
-    Vote,
 )
 from service.core.evaluation import PRIORITY_ORDER
 from service.core.profile import LOINC_GROUPS, SNOMED, PatientProfile
@@ -264,11 +264,12 @@ class EmbeddedExperts:
         sizes = self.panel_sizes[s.assessment.complexity]
         return _panel(analyse(s.profile), sizes, s.profile)
 
-    def _vote(self, s: Vote) -> tuple[ProblemVote, ...]:
-        return _votes(analyse(s.profile), s.member, s.problems)
-
-    def _argue(self, s: Argue) -> tuple[ArgumentDraft, ...]:
-        return _argue(analyse(s.profile), s.member, s.options, s.evidence, s.profile.ref)
+    def _consult(self, s: Consult) -> Consultation:
+        a = analyse(s.profile)
+        return Consultation(
+            votes=_votes(a, s.member, s.problems),
+            arguments=_argue(a, s.member, s.options, s.evidence, s.profile.ref),
+        )
 
     def _relate(self, s: Relate) -> tuple[Relation, ...]:
         return tuple(r for o in s.options for r in _relate(o, s.arguments))
@@ -289,8 +290,7 @@ class EmbeddedExperts:
 _HANDLERS: dict[type[Step[Any]], Callable[[EmbeddedExperts, Any], object]] = {
     Assess: EmbeddedExperts._assess,
     AssemblePanel: EmbeddedExperts._assemble_panel,
-    Vote: EmbeddedExperts._vote,
-    Argue: EmbeddedExperts._argue,
+    Consult: EmbeddedExperts._consult,
     Relate: EmbeddedExperts._relate,
     Adjudicate: EmbeddedExperts._adjudicate,
     Arbitrate: EmbeddedExperts._arbitrate,

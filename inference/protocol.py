@@ -3,7 +3,7 @@
 Two real implementations sit behind it: ``inference.embedded.EmbeddedExperts`` (deterministic
 clinical knowledge, the default) and ``inference.triton.TritonExperts`` (LLMs on Triton). A
 scripted fake for unit tests implements it too. The pipeline builds one typed request per step
-(``Assess``, ``Vote``, ... each a ``Step[R]`` naming its result type ``R``) and hands it to
+(``Assess``, ``Consult``, ... each a ``Step[R]`` naming its result type ``R``) and hands it to
 ``Experts.run``; it never knows which backend answers. Requests and results are frozen
 dataclasses, no FHIR types.
 
@@ -27,7 +27,6 @@ __all__ = [
     "Adjudicate",
     "Arbitrate",
     "Arbitration",
-    "Argue",
     "ArgumentDraft",
     "AssemblePanel",
     "Assess",
@@ -36,6 +35,8 @@ __all__ = [
     "CandidateOption",
     "CandidateProblem",
     "ClashVerdict",
+    "Consult",
+    "Consultation",
     "EvidenceDoc",
     "Experts",
     "ModelCall",
@@ -50,7 +51,6 @@ __all__ = [
     "StepKind",
     "Synthesize",
     "UsageRecorder",
-    "Vote",
 ]
 
 R = TypeVar("R")
@@ -65,9 +65,7 @@ Priority = Literal["safety", "omission", "monitoring", "review"]
 # Severity of the harm an argument or evidence statement is about (the clash comparator's
 # "preventing a severe, likely harm beats convenience" rule reads it; issue 14).
 Severity = Literal["severe", "moderate", "minor"]
-StepKind = Literal[
-    "assess", "panel", "vote", "argue", "relate", "adjudicate", "arbitrate", "synthesize"
-]
+StepKind = Literal["assess", "panel", "consult", "relate", "adjudicate", "arbitrate", "synthesize"]
 # Every step kind, in pipeline order (the one list; backends and settings iterate it).
 STEP_KINDS: tuple[StepKind, ...] = get_args(StepKind)
 
@@ -160,6 +158,14 @@ class ArgumentDraft:
 
 
 @dataclass(frozen=True, slots=True)
+class Consultation:
+    """What one panel member answers: its votes (one per candidate problem) and its arguments."""
+
+    votes: tuple[ProblemVote, ...]
+    arguments: tuple[ArgumentDraft, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Relation:
     """An argument-to-argument edge inside one option's graph."""
 
@@ -244,26 +250,15 @@ class AssemblePanel(Step[tuple[PanelMember, ...]]):
 
 
 @dataclass(frozen=True, slots=True)
-class Vote(Step[tuple[ProblemVote, ...]]):
-    """One panel member's votes on every candidate problem (one call per member)."""
+class Consult(Step[Consultation]):
+    """One panel member's whole contribution in one call (CAMP's per-specialist call): a vote
+    on every candidate problem and scored arguments on every candidate option it has a view on.
+    A failed call loses both: the pipeline records that member's votes and arguments missing."""
 
-    kind: ClassVar[StepKind] = "vote"
+    kind: ClassVar[StepKind] = "consult"
     profile: PatientProfile
     member: PanelMember
     problems: tuple[CandidateProblem, ...]
-
-    @property
-    def role(self) -> str:
-        return self.member.role
-
-
-@dataclass(frozen=True, slots=True)
-class Argue(Step[tuple[ArgumentDraft, ...]]):
-    """One panel member's scored arguments on every candidate option (one call per member)."""
-
-    kind: ClassVar[StepKind] = "argue"
-    profile: PatientProfile
-    member: PanelMember
     options: tuple[CandidateOption, ...]
     evidence: tuple[EvidenceDoc, ...]
 
@@ -315,8 +310,7 @@ class Synthesize(Step[str]):
 STEP_TYPES: tuple[type[Step[Any]], ...] = (
     Assess,
     AssemblePanel,
-    Vote,
-    Argue,
+    Consult,
     Relate,
     Adjudicate,
     Arbitrate,

@@ -54,8 +54,7 @@ _ADJUDICATOR_STEPS = frozenset({"adjudicate", "arbitrate"})
 _DEFAULT_MAX_TOKENS: tuple[tuple[str, int], ...] = (
     ("assess", 6144),
     ("panel", 1536),
-    ("vote", 3072),
-    ("argue", 2048),
+    ("consult", 6144),  # one member's votes and arguments (longest: 3.7k Gemma tokens)
     ("relate", 2048),  # every option's relations in one answer
     ("adjudicate", 1536),  # every near-tied pair of one option in one answer
     ("arbitrate", 384),

@@ -1,8 +1,9 @@
 """The deliberation pipeline: one async orchestration shared by the CLI, gRPC and CDS Hooks.
 
-Profile -> evidence -> attending assessment -> panel -> (votes || arguments) -> routing and
-arbitration -> argument relations -> arena clashes -> A-QBAF -> synthesis (DESIGN section 2).
-Independent model calls of a stage run concurrently under one cap. A role's failed contribution
+Profile -> evidence -> attending assessment -> panel -> consultation (one call per member: its
+votes and its arguments) -> (routing and arbitration || argument relations and arena clashes) ->
+A-QBAF -> synthesis (DESIGN section 2). Independent model calls of a stage run concurrently under
+one cap. A role's failed contribution
 (``StepFailed``, a timed-out call) is recorded as missing and the plan goes on; a backend that
 cannot be reached at all (``BackendUnavailable``), or a failed step nothing can go on without,
 fails the plan. This module does orchestration only: the maths is ``service.core``, the
@@ -24,7 +25,6 @@ from typing import Any, Protocol, TypeVar, cast, get_args
 from inference.protocol import (
     Adjudicate,
     Arbitrate,
-    Argue,
     ArgumentDraft,
     AssemblePanel,
     Assess,
@@ -33,6 +33,7 @@ from inference.protocol import (
     CandidateOption,
     CandidateProblem,
     ClashVerdict,
+    Consult,
     EvidenceDoc,
     Experts,
     ModelCall,
@@ -42,7 +43,6 @@ from inference.protocol import (
     Relate,
     Relation,
     Synthesize,
-    Vote,
 )
 from service.core import Evaluation, evaluate, find_clashes, route
 from service.core.model import (
@@ -84,13 +84,15 @@ def new_plan_id(content: bytes | None = None) -> str:
 
 T = TypeVar("T")
 
+# "consultation": every member's one call; then "votes" (routing and arbitration) and "arena"
+# (relations and clashes) run concurrently.
 STAGES: tuple[str, ...] = (
     "ingest",
     "evidence",
     "assessment",
     "panel",
+    "consultation",
     "votes",
-    "arguments",
     "arena",
     "propagation",
     "synthesis",
@@ -233,40 +235,41 @@ class Planner:
         )
         if not panel:
             raise StepFailed("the attending assembled an empty panel")
-        run.total += 2 * len(panel)
+        run.total += len(panel)
 
-        async def votes_then_routing() -> tuple[Problem, ...]:
-            votes_by_role = await _all(
+        # One call per member: its votes and its arguments. A failed call loses both (one
+        # missing entry); votes are then routed as if the member had not voted.
+        consultations = await run.stage(
+            "consultation",
+            _all(
                 run.optional(
-                    f"votes of {m.role}", x.run(Vote(profile, m, assessment.problems), ctx)
+                    f"votes and arguments of {m.role}",
+                    x.run(
+                        Consult(profile, m, assessment.problems, assessment.options, evidence),
+                        ctx,
+                    ),
                 )
                 for m in panel
-            )
-            return await self._reconcile(run, profile, assessment.problems, votes_by_role)
+            ),
+        )
+        if all(c is None for c in consultations):
+            raise StepFailed("no panel member contributed arguments: " + "; ".join(run.missing))
+        votes_by_role = [c.votes if c else None for c in consultations]
+        drafts = _unique_ids(d for c in consultations if c for d in c.arguments)
 
         with _first_error():  # one stage failing cancels the other
             async with asyncio.TaskGroup() as group:
-                votes_task = group.create_task(run.stage("votes", votes_then_routing()))
-                args_task = group.create_task(
+                votes_task = group.create_task(
                     run.stage(
-                        "arguments",
-                        _all(
-                            run.optional(
-                                f"arguments of {m.role}",
-                                x.run(Argue(profile, m, assessment.options, evidence), ctx),
-                            )
-                            for m in panel
-                        ),
+                        "votes", self._reconcile(run, profile, assessment.problems, votes_by_role)
                     )
                 )
-        problems, drafts_by_role = votes_task.result(), args_task.result()
-        if all(d is None for d in drafts_by_role):
-            raise StepFailed("no panel member contributed arguments: " + "; ".join(run.missing))
-
-        drafts = _unique_ids(d for ds in drafts_by_role if ds for d in ds)
-        options = await run.stage(
-            "arena", self._argue(run, profile, assessment.options, drafts, evidence)
-        )
+                arena_task = group.create_task(
+                    run.stage(
+                        "arena", self._argue(run, profile, assessment.options, drafts, evidence)
+                    )
+                )
+        problems, options = votes_task.result(), arena_task.result()
 
         deliberation = Deliberation(
             plan_id=plan_id,

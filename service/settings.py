@@ -112,8 +112,7 @@ class TritonConfig(_Group):
     # agent model for the rest).
     model_assess: str = ""
     model_panel: str = ""
-    model_vote: str = ""
-    model_argue: str = ""
+    model_consult: str = ""
     model_relate: str = ""
     model_adjudicate: str = ""
     model_arbitrate: str = ""

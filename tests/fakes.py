@@ -15,13 +15,14 @@ from inference.protocol import (
     Adjudicate,
     Arbitrate,
     Arbitration,
-    Argue,
     ArgumentDraft,
     AssemblePanel,
     Assess,
     Assessment,
     CallContext,
     ClashVerdict,
+    Consult,
+    Consultation,
     EvidenceDoc,
     ModelCall,
     PanelMember,
@@ -30,7 +31,6 @@ from inference.protocol import (
     Relation,
     Step,
     Synthesize,
-    Vote,
 )
 from service.core.profile import PatientProfile
 from service.errors import BackendUnavailable, StepFailed
@@ -47,7 +47,7 @@ class ScriptedExperts:
     relations: dict[str, tuple[Relation, ...]] = field(default_factory=dict)  # option -> edges
     clash_winner: str = "support"
     arbitration: str = "accept"
-    fail_roles: frozenset[str] = frozenset()  # vote/argue of these roles raise StepFailed
+    fail_roles: frozenset[str] = frozenset()  # consult calls of these roles raise StepFailed
     down: bool = False
     delay_s: float = 0.0
     name: str = "scripted/1"
@@ -74,7 +74,7 @@ class ScriptedExperts:
 
     async def run(self, step: Step[R], ctx: CallContext) -> R:
         await self._enter(step.kind, ctx)
-        if step.role in self.fail_roles:  # vote/argue of these roles
+        if step.role in self.fail_roles:  # the consult calls of these roles
             raise StepFailed(f"{step.role} answered invalid JSON twice")
         answer: Any = self._answer(step)
         return cast(R, answer)
@@ -85,10 +85,8 @@ class ScriptedExperts:
                 return self.assessment
             case AssemblePanel():
                 return self.panel
-            case Vote(member=m):
-                return self.votes.get(m.role, ())
-            case Argue(member=m):
-                return self.arguments.get(m.role, ())
+            case Consult(member=m):
+                return Consultation(self.votes.get(m.role, ()), self.arguments.get(m.role, ()))
             case Relate(options=opts):
                 return tuple(r for o in opts for r in self.relations.get(o.id, ()))
             case Adjudicate(pairs=pairs):

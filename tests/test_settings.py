@@ -51,7 +51,7 @@ def test_defaults_reach_triton_unchanged() -> None:
         base.breaker_cooldown_s,
     )
     assert (t.temperature, t.queue_timeout_us) == (base.temperature, None)
-    assert t.model_for("vote") == "medgemma-4b-it"
+    assert t.model_for("consult") == "medgemma-4b-it"
     assert t.model_for("adjudicate") == "medgemma-27b-text-it"
 
 
@@ -98,11 +98,11 @@ def test_numeric_triton_settings(
 
 
 def test_environment_wins_over_file(tmp_path: Path) -> None:
-    env = via_file(tmp_path, {"triton_retries": 1, "triton_model_vote": "from-file"})
+    env = via_file(tmp_path, {"triton_retries": 1, "triton_model_consult": "from-file"})
     env["CANOE_TRITON_RETRIES"] = "6"
     t = triton(load_settings(env))
     assert t.retries == 6
-    assert t.model_for("vote") == "from-file"
+    assert t.model_for("consult") == "from-file"
 
 
 @pytest.mark.parametrize("source", ["env", "file"])

@@ -1,15 +1,15 @@
 """Prompt templates per step (package data) and the chat templates of the model families.
 
-Every call of one plan starts with the same byte-identical prefix, ``shared.v2.txt``: one system
-text for every step and the patient record rendered once (a ``<canoe-record>`` JSON block, every
-fact with its FHIR reference), so a server with automatic prefix caching (vLLM) computes the
-record once per plan. The step's own part follows (``<step>.v2.txt``, one ``=== task ===``
-section with ``string.Template`` placeholders): the evidence block where the step cites evidence
-(assess and argue put the same ``<canoe-evidence>`` block first, so they share it too), the
-step's instructions, its inputs (``<canoe-input>``), the answer schema, and last whatever differs
-between calls of the same step (the panel member of vote and argue, ``<canoe-member>``), so that
-the members' calls share everything before it. The JSON blocks are what a real LLM reads as the
-facts it may cite and what the test server's generator decodes.
+Every call of one plan starts with the same byte-identical prefix, ``shared.<version>.txt``:
+one system text for every step and the patient record rendered once (a ``<canoe-record>`` JSON
+block, every fact with its FHIR reference), so a server with automatic prefix caching (vLLM)
+computes the record once per plan. The step's own part follows (``<step>.<version>.txt``, one
+``=== task ===`` section with ``string.Template`` placeholders): the evidence block where the
+step cites evidence (assess and consult put the same ``<canoe-evidence>`` block first, so they
+share it too), the step's instructions, its inputs (``<canoe-input>``), the answer schema, and
+last whatever differs between calls of the same step (the panel member of consult,
+``<canoe-member>``), so that the members' calls share everything before it. The JSON blocks are
+what a real LLM reads as the facts it may cite and what the test server's generator decodes.
 This module renders text only; it must not call models or parse answers.
 """
 
@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from string import Template
+from types import MappingProxyType
 from typing import Any, Literal
 
 __all__ = [
     "CHAT_FAMILIES",
-    "PROMPT_VERSION",
+    "VERSIONS",
     "ChatFamily",
     "PromptTemplate",
     "apply_chat_template",
@@ -37,7 +39,21 @@ __all__ = [
     "stop_sequences",
 ]
 
-PROMPT_VERSION = "v2"
+# Template -> its current version (``<name>.<version>.txt``): a template's version moves when
+# its text or the shape of its blocks does (consult v3 is v2's vote and argue in one call).
+VERSIONS: Mapping[str, str] = MappingProxyType(
+    {
+        "shared": "v3",
+        "assess": "v2",
+        "panel": "v2",
+        "consult": "v3",
+        "relate": "v2",
+        "adjudicate": "v2",
+        "arbitrate": "v2",
+        "synthesize": "v2",
+        "repair": "v2",
+    }
+)
 ChatFamily = Literal["gemma", "llama3", "chatml", "none"]
 CHAT_FAMILIES: tuple[str, ...] = ("gemma", "llama3", "chatml", "none")
 
@@ -65,7 +81,12 @@ class PromptTemplate:
 
 
 @cache
-def load_template(step: str, version: str = PROMPT_VERSION) -> PromptTemplate:
+def load_template(step: str, version: str | None = None) -> PromptTemplate:
+    """The step's template, its current version (``VERSIONS``) unless ``version`` is given."""
+    if version is None:
+        if step not in VERSIONS:
+            raise KeyError(f"no prompt template for {step!r}")
+        version = VERSIONS[step]
     name = f"{step}.{version}.txt"
     try:
         text = resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
@@ -87,7 +108,7 @@ def block(kind: str, data: Any, **attrs: str) -> str:
     return f"<canoe-{kind}{head}>\n{body}\n</canoe-{kind}>"
 
 
-def input_block(step: str, inputs: dict[str, Any], version: str = PROMPT_VERSION) -> str:
+def input_block(step: str, inputs: dict[str, Any], version: str) -> str:
     """The step's own inputs as one ``<canoe-input>`` block."""
     return block("input", inputs, step=step, version=version)
 

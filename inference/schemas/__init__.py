@@ -1,6 +1,6 @@
 """Per-step JSON schemas of the answers a Triton-served LLM must give (package data).
 
-One file per step and version (``<step>.v2.json``), JSON Schema 2020-12, strict
+One file per step and version (``<step>.<version>.json``, ``VERSIONS``), JSON Schema 2020-12, strict
 (``additionalProperties: false``, every field required) so that the same document serves guided
 decoding on the server and validation on the client. ``inference._triton_steps`` narrows them per
 call (ids the answer may cite become ``enum``s). This package only loads files.
@@ -10,23 +10,28 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
+from types import MappingProxyType
 from typing import Any
 
-__all__ = ["SCHEMA_VERSION", "STEPS", "load"]
+__all__ = ["STEPS", "VERSIONS", "load"]
 
-SCHEMA_VERSION = "v2"
-STEPS: tuple[str, ...] = (
-    "assess",
-    "panel",
-    "vote",
-    "argue",
-    "relate",
-    "adjudicate",
-    "arbitrate",
-    "synthesize",
+# Step -> the version of its answer schema (a step's version moves when its answer's shape does;
+# consult v3 is v2's vote and argue answers in one).
+VERSIONS: Mapping[str, str] = MappingProxyType(
+    {
+        "assess": "v2",
+        "panel": "v2",
+        "consult": "v3",
+        "relate": "v2",
+        "adjudicate": "v2",
+        "arbitrate": "v2",
+        "synthesize": "v2",
+    }
 )
+STEPS: tuple[str, ...] = tuple(VERSIONS)
 
 
 @cache
@@ -34,8 +39,8 @@ def _read(step: str, version: str) -> str:
     return resources.files(__name__).joinpath(f"{step}.{version}.json").read_text(encoding="utf-8")
 
 
-def load(step: str, version: str = SCHEMA_VERSION) -> dict[str, Any]:
-    """A fresh (mutable) copy of the step's answer schema."""
-    if step not in STEPS:
+def load(step: str, version: str | None = None) -> dict[str, Any]:
+    """A fresh (mutable) copy of the step's answer schema (its current version by default)."""
+    if step not in VERSIONS:
         raise KeyError(f"no answer schema for step {step!r}")
-    return copy.deepcopy(json.loads(_read(step, version)))
+    return copy.deepcopy(json.loads(_read(step, version or VERSIONS[step])))

@@ -301,7 +301,7 @@ def test_per_step_models_client_tuning_and_panel_sizes_reach_the_configmap(
     # The service itself must accept what the chart renders, names and values alike.
     settings = load_settings(environ=data)
     assert settings.triton.model_panel == "llama-3.1-70b-instruct"
-    assert settings.triton.model_vote == ""
+    assert settings.triton.model_consult == ""
     assert (settings.triton.retries, settings.triton.temperature) == (0, 0.0)
     assert settings.triton.queue_timeout_us == 2_000_000
     assert settings.panel.sizes == (

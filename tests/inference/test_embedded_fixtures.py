@@ -12,15 +12,14 @@ from inference.protocol import (
     CATEGORIES,
     Adjudicate,
     Arbitrate,
-    Argue,
     AssemblePanel,
     Assess,
     CallContext,
+    Consult,
     Experts,
     ModelCall,
     Relate,
     Synthesize,
-    Vote,
 )
 from service.core.profile import PatientProfile
 from tests.conftest import REALISTIC_BUNDLES, fixture_bundle
@@ -47,8 +46,9 @@ async def run(profile: PatientProfile, ctx: CallContext | None = None) -> dict[s
     votes = []
     args = []
     for m in panel:
-        votes += await ex.run(Vote(profile, m, a.problems), ctx)
-        args += await ex.run(Argue(profile, m, a.options, ev), ctx)
+        c = await ex.run(Consult(profile, m, a.problems, a.options, ev), ctx)
+        votes += c.votes
+        args += c.arguments
     rels = list(await ex.run(Relate(profile, a.options, tuple(args)), ctx))
     return {
         "evidence": ev,
@@ -229,8 +229,7 @@ async def test_recorder_gets_zero_token_calls_and_synthesis_names_activities() -
     assert {c.step for c in rec.calls} >= {
         "assess",
         "panel",
-        "vote",
-        "argue",
+        "consult",
         "relate",
         "synthesize",
     }

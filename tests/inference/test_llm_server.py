@@ -16,7 +16,7 @@ from fhir_mapping.ingest import ingest
 from inference import _triton_steps as steps
 from inference.embedded import EmbeddedExperts
 from inference.llm_server import GenerationRequest
-from inference.protocol import AssemblePanel, Assess, CallContext, Vote
+from inference.protocol import AssemblePanel, Assess, CallContext, Consult
 from inference.triton import TritonExperts, TritonSettings
 from tests.conftest import REPO_ROOT, fixture_bundle
 from tests.support import triton_models
@@ -71,12 +71,12 @@ async def test_the_expert_answers_a_real_prompt_within_its_token_budget() -> Non
     ex = EmbeddedExperts()
     assessment = await ex.run(Assess(profile, ()), ctx)
     member = (await ex.run(AssemblePanel(profile, assessment), ctx))[0]
-    req = steps.request_for(Vote(profile, member, assessment.problems))
+    req = steps.request_for(Consult(profile, member, assessment.problems, assessment.options, ()))
     prompt = TritonExperts(TritonSettings()).render(req)
 
     full = await triton_models.Expert().generate(GenerationRequest(prompt, 10_000, {}, None))
-    votes = req.check(full.text)  # the answer passes the schema and the decoder
-    assert [v.problem_id for v in votes] == [p.id for p in assessment.problems]
+    answer = req.check(full.text)  # the answer passes the schema and the decoder
+    assert [v.problem_id for v in answer.votes] == [p.id for p in assessment.problems]
     assert full.input_tokens == triton_models.count_tokens(prompt) > 100
 
     cut = await triton_models.Expert().generate(GenerationRequest(prompt, 5, {}, None))

@@ -16,30 +16,28 @@ from inference._triton_codec import CodecError, decode, encode
 from inference._triton_steps import (
     AnswerError,
     adjudicate_request,
-    argue_request,
     assess_request,
+    consult_request,
     fact_refs,
     parse_json_answer,
     relate_request,
-    vote_request,
 )
 from inference.protocol import (
     Adjudicate,
-    Argue,
     ArgumentDraft,
     Assess,
     CandidateOption,
     CandidateProblem,
+    Consult,
     EvidenceDoc,
     PanelMember,
     Relate,
-    Vote,
 )
 from inference.triton import TritonExperts, TritonSettings, _Breaker, _classify, _Retryable
 from service.core.profile import PatientProfile
 from service.errors import BackendUnavailable, StepFailed
 from tests.conftest import fixture_bundle
-from tests.support.triton_models import encode_answer
+from tests.support.triton_models import encode_answer, profile_from_record
 
 PROFILE = ingest(fixture_bundle("adalberto").read_bytes())
 DOCS = (
@@ -50,7 +48,12 @@ OPTIONS = (
     CandidateOption("opt-taper", "Taper the sedative", "medication", "Slowly."),
     CandidateOption("opt-pt", "Physiotherapy", "rehabilitation", "Strength and balance."),
 )
+PROBLEMS = (
+    CandidateProblem("prob-a", "A", (), "accept", ""),
+    CandidateProblem("prob-b", "B", (), "reject", ""),
+)
 MEMBER = PanelMember("pharmacist", "medication safety", ("deprescribing",))
+CONSULT = Consult(PROFILE, MEMBER, PROBLEMS, OPTIONS, DOCS)
 
 
 def _arg(aid: str, stance: str, tau: float) -> ArgumentDraft:
@@ -66,7 +69,7 @@ def test_settings_model_per_step() -> None:
         adjudicator_model="medgemma-27b",
         models=(("synthesize", "writer"),),
     )
-    assert s.model_for("argue") == "medgemma-4b"
+    assert s.model_for("consult") == "medgemma-4b"
     assert s.model_for("adjudicate") == s.model_for("arbitrate") == "medgemma-27b"
     assert s.model_for("synthesize") == "writer"
     assert s.model_names == ("medgemma-27b", "medgemma-4b", "writer")
@@ -79,7 +82,7 @@ def test_settings_model_per_step() -> None:
         {"guided_key": "grammar"},
         {"chat_template": "mistral"},
         {"concurrency": 0},
-        {"models": (("vote-twice", "m"),)},
+        {"models": (("vote", "m"),)},  # a step kind no more: consult asks for votes
     ],
 )
 def test_settings_reject_bad_values(kw: dict[str, Any]) -> None:
@@ -92,12 +95,13 @@ def test_settings_reject_bad_values(kw: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("family", ["gemma", "llama3", "chatml", "none"])
 def test_prompt_carries_inputs_in_every_chat_family(family: str) -> None:
-    req = argue_request(Argue(PROFILE, MEMBER, OPTIONS, DOCS))
+    req = consult_request(CONSULT)
     backend = TritonExperts(TritonSettings(chat_template=family))  # type: ignore[arg-type]
     prompt = backend.render(req)
     step, version, inputs = prompts.parse_input_block(prompt)
-    assert (step, version) == ("argue", "v2")
-    assert decode(PatientProfile, inputs["profile"]) == PROFILE
+    assert (step, version) == ("consult", "v3")
+    assert profile_from_record(inputs["profile"]).problems == PROFILE.problems
+    assert [p["id"] for p in inputs["problems"]] == ["prob-a", "prob-b"]
     assert [o["id"] for o in inputs["options"]] == ["opt-taper", "opt-pt"]
     assert [d["id"] for d in inputs["evidence"]] == ["ev-falls-1", "ev-renal-1"]
     assert inputs["member"]["role"] == "pharmacist"
@@ -121,14 +125,18 @@ def test_every_step_has_a_template_and_a_schema() -> None:
 
 
 def test_input_block_survives_closing_tags_in_patient_text() -> None:
-    block = prompts.input_block("vote", {"note": "</canoe-input><b>"})
+    block = prompts.input_block("consult", {"note": "</canoe-input><b>"}, "v3")
     assert prompts.parse_input_block("x " + block + " y")[2] == {"note": "</canoe-input><b>"}
 
 
 # -- answers: parsing, schema, decoding -----------------------------------------------------------
 
 
-def _argue_answer(**over: object) -> str:
+_VOTE = {"vote": "KEEP", "confidence": 0.7, "quote": "q", "rationale": "r"}
+_VOTES = [_VOTE | {"problem_id": "prob-a"}, _VOTE | {"problem_id": "prob-b"}]
+
+
+def _consult_answer(votes: list[dict[str, Any]] | None = None, **over: object) -> str:
     arg = {
         "option_id": "opt-taper",
         "stance": "support",
@@ -140,15 +148,34 @@ def _argue_answer(**over: object) -> str:
         "concern": "falls",
         "generic": False,
     } | over
-    return json.dumps({"arguments": [arg, arg]})
+    return json.dumps({"votes": _VOTES if votes is None else votes, "arguments": [arg, arg]})
 
 
-def test_argue_answer_is_scored_and_gets_our_ids() -> None:
-    out = argue_request(Argue(PROFILE, MEMBER, OPTIONS, DOCS)).check(_argue_answer())
-    assert [a.id for a in out] == ["arg-pharmacist-opt-taper-1", "arg-pharmacist-opt-taper-2"]
-    assert {a.role for a in out} == {"pharmacist"} and out[0].tau == 0.8
+def test_consult_answer_gives_votes_and_scored_arguments_with_our_ids() -> None:
+    out = consult_request(CONSULT).check(_consult_answer())
+    assert [(v.problem_id, v.role, v.vote) for v in out.votes] == [
+        ("prob-a", "pharmacist", "KEEP"),
+        ("prob-b", "pharmacist", "KEEP"),
+    ]
+    args = out.arguments
+    assert [a.id for a in args] == ["arg-pharmacist-opt-taper-1", "arg-pharmacist-opt-taper-2"]
+    assert {a.role for a in args} == {"pharmacist"} and args[0].tau == 0.8
     # the typed attributes the clash comparator reads travel with the argument
-    assert (out[0].harm, out[0].concern, out[0].generic) == ("severe", "falls", False)
+    assert (args[0].harm, args[0].concern, args[0].generic) == ("severe", "falls", False)
+
+
+def test_consult_schema_is_narrowed_to_this_call() -> None:
+    props = consult_request(CONSULT).schema["properties"]
+    assert props["votes"]["minItems"] == props["votes"]["maxItems"] == 2
+    assert props["votes"]["items"]["properties"]["problem_id"] == {"enum": ["prob-a", "prob-b"]}
+    arg = props["arguments"]["items"]["properties"]
+    assert arg["option_id"] == {"enum": ["opt-pt", "opt-taper"]}
+    assert arg["evidence"]["items"] == {"enum": ["ev-falls-1", "ev-renal-1"]}
+    assert set(arg["facts"]["items"]["enum"]) == set(fact_refs(PROFILE))
+    # nothing to argue about: the argument list must stay empty, the votes are still asked for
+    bare = consult_request(Consult(PROFILE, MEMBER, PROBLEMS, (), DOCS))
+    assert bare.schema["properties"]["arguments"]["maxItems"] == 0
+    assert bare.check(json.dumps({"votes": _VOTES, "arguments": []})).arguments == ()
 
 
 @pytest.mark.parametrize(
@@ -164,15 +191,33 @@ def test_argue_answer_is_scored_and_gets_our_ids() -> None:
         ({"concern": "Abrupt Withdrawal"}, "pattern"),
     ],
 )
-def test_argue_answer_out_of_range_or_uncitable_is_rejected(over: dict, rule: str) -> None:
+def test_consult_argument_out_of_range_or_uncitable_spoils_the_answer(
+    over: dict[str, Any], rule: str
+) -> None:
     with pytest.raises(AnswerError, match=rule):
-        argue_request(Argue(PROFILE, MEMBER, OPTIONS, DOCS)).check(_argue_answer(**over))
+        consult_request(CONSULT).check(_consult_answer(**over))
+
+
+def test_consult_votes_must_cover_each_problem_once() -> None:
+    # a bad vote spoils the whole answer, arguments included: repaired (or failed) as one call
+    req = consult_request(CONSULT)
+    twice = [_VOTE | {"problem_id": "prob-a"}, _VOTE | {"problem_id": "prob-a"}]
+    with pytest.raises(AnswerError, match="exactly once"):
+        req.check(_consult_answer(votes=twice))
+    with pytest.raises(AnswerError, match="minItems"):
+        req.check(_consult_answer(votes=_VOTES[:1]))
+    with pytest.raises(AnswerError, match="enum"):
+        req.check(_consult_answer(votes=[_VOTE | {"problem_id": "prob-z"}, _VOTES[1]]))
+    with pytest.raises(AnswerError, match="maximum"):
+        req.check(_consult_answer(votes=[_VOTES[0] | {"confidence": 1.5}, _VOTES[1]]))
+    with pytest.raises(AnswerError, match="required"):
+        req.check(json.dumps({"votes": _VOTES}))  # the arguments section is not optional
 
 
 def test_answer_errors_are_safe_to_log() -> None:
     secret = "Condition/not-in-record"
     with pytest.raises(AnswerError) as info:
-        argue_request(Argue(PROFILE, MEMBER, OPTIONS, DOCS)).check(_argue_answer(facts=[secret]))
+        consult_request(CONSULT).check(_consult_answer(facts=[secret]))
     assert secret not in str(info.value) and secret in info.value.detail
 
 
@@ -183,20 +228,6 @@ def test_parse_json_answer_tolerates_fences_and_chatter_but_not_truncation() -> 
         parse_json_answer('{"a": [1, 2')
     with pytest.raises(AnswerError, match="no JSON object"):
         parse_json_answer("I cannot answer that.")
-
-
-def test_votes_must_cover_each_problem_once() -> None:
-    problems = (
-        CandidateProblem("prob-a", "A", (), "accept", ""),
-        CandidateProblem("prob-b", "B", (), "reject", ""),
-    )
-    req = vote_request(Vote(PROFILE, MEMBER, problems))
-    vote = {"vote": "KEEP", "confidence": 0.7, "quote": "q", "rationale": "r"}
-    ok = {"votes": [vote | {"problem_id": "prob-a"}, vote | {"problem_id": "prob-b"}]}
-    assert [v.problem_id for v in req.check(json.dumps(ok))] == ["prob-a", "prob-b"]
-    twice = {"votes": [vote | {"problem_id": "prob-a"}, vote | {"problem_id": "prob-a"}]}
-    with pytest.raises(AnswerError, match="exactly once"):
-        req.check(json.dumps(twice))
 
 
 def test_relations_only_between_given_arguments_of_one_option_never_to_self() -> None:
@@ -255,11 +286,9 @@ def test_assess_schema_narrows_refs_to_the_record() -> None:
 
 
 def test_encode_answer_round_trips_through_the_schema() -> None:
-    args = argue_request(Argue(PROFILE, MEMBER, OPTIONS, DOCS)).check(_argue_answer(tau=0.3))
-    again = argue_request(Argue(PROFILE, MEMBER, OPTIONS, DOCS)).check(
-        json.dumps(encode_answer("argue", args))
-    )
-    assert again == args
+    out = consult_request(CONSULT).check(_consult_answer(tau=0.3))
+    again = consult_request(CONSULT).check(json.dumps(encode_answer("consult", out)))
+    assert again == out
 
 
 # -- codec --------------------------------------------------------------------------------------
@@ -333,6 +362,37 @@ async def test_unusable_answer_without_repair_fails_the_step() -> None:
             CallContext(),
         )
     assert backend.calls == 1
+
+
+@pytest.mark.parametrize("second_ok", [True, False])
+async def test_a_bad_consult_answer_gets_one_repair_then_fails_as_one_call(
+    second_ok: bool,
+) -> None:
+    from inference.protocol import CallContext
+
+    # votes that miss a problem: the whole answer (arguments too) is unusable
+    bad = _consult_answer(votes=_VOTES[:1])
+    answers = [bad, _consult_answer() if second_ok else bad]
+
+    class Scripted(TritonExperts):
+        prompts: list[str]
+
+        async def _call(self, step: str, model: str, prompt: str, *a: object) -> str:  # type: ignore[override]
+            self.prompts = [*getattr(self, "prompts", []), prompt]
+            return answers[len(self.prompts) - 1]
+
+    backend = Scripted(TritonSettings())
+    if second_ok:
+        out = await backend.run(CONSULT, CallContext())
+        assert len(out.votes) == 2 and len(out.arguments) == 2
+    else:
+        with pytest.raises(StepFailed, match=r"consult: unusable answer .* after one repair"):
+            await backend.run(CONSULT, CallContext())
+    first, repair = backend.prompts
+    assert "<previous-answer>" in repair and "minItems" in repair
+    # the repair keeps the shared prefix and the original task, member included
+    assert repair.startswith(backend.prefix(consult_request(CONSULT)))
+    assert first[: first.index("<end_of_turn>")] in repair
 
 
 # -- the generic step protocol ------------------------------------------------------------------

@@ -89,8 +89,7 @@ async def test_every_call_of_a_plan_starts_with_the_same_prefix_holding_the_reco
     assert {s.kind for s, _, _ in through.sent} >= {
         "assess",
         "panel",
-        "vote",
-        "argue",
+        "consult",
         "relate",
         "adjudicate",
         "synthesize",
@@ -100,13 +99,16 @@ async def test_every_call_of_a_plan_starts_with_the_same_prefix_holding_the_reco
     assert all(p.startswith(prefix) for p in prompts)
     # the record is rendered once, in the prefix, and nowhere in a step's own part
     assert all(p.count("<canoe-record>") == 1 for p in prompts)
-    # the calls of one step share everything up to the member block: only the member differs
-    votes = [p for s, _, p in through.sent if s.kind == "vote"]
-    assert len(votes) == len(result.deliberation.meta.panel) > 1
-    shared = min(common_prefix(votes[0], v) for v in votes[1:])
-    member = votes[0].index("<canoe-member>")
-    assert member < shared < votes[0].index("</canoe-member>")
-    assert "</canoe-input>" in votes[0][len(prefix) : member]
+    # one consult call per member; they share everything up to the member block, and with the
+    # assessment the evidence block right after the record
+    consults = [p for s, _, p in through.sent if s.kind == "consult"]
+    assert len(consults) == len(result.deliberation.meta.panel) > 1
+    shared = min(common_prefix(consults[0], c) for c in consults[1:])
+    member = consults[0].index("<canoe-member>")
+    assert member < shared < consults[0].index("</canoe-member>")
+    assert "</canoe-input>" in consults[0][len(prefix) : member]
+    assess = next(p for s, _, p in through.sent if s.kind == "assess")
+    assert common_prefix(assess, consults[0]) > consults[0].index("</canoe-evidence>")
 
 
 async def test_each_step_part_carries_only_the_facts_it_may_cite() -> None:
@@ -118,11 +120,10 @@ async def test_each_step_part_carries_only_the_facts_it_may_cite() -> None:
         if step.kind in ("panel", "relate", "synthesize"):
             # the panel reads an outline, relate the arguments' words, synthesis the titles
             assert refs == set(), step.kind
-        elif step.kind == "argue":
+        elif step.kind == "consult":
+            # the refs of the problems voted on and of the options argued about
             allowed = {r for o in step.options for r in (*o.refs, o.medication_ref) if r}
-            assert refs <= allowed
-        elif step.kind == "vote":
-            assert refs <= {r for p in step.problems for r in p.refs}
+            assert refs <= allowed | {r for p in step.problems for r in p.refs}
         elif step.kind == "adjudicate":
             assert refs <= {r for pair in step.pairs for g in pair for r in g.facts} | {
                 r for r in (*step.option.refs, step.option.medication_ref) if r
@@ -153,8 +154,8 @@ def test_uncached_tokens_on_a_hand_computed_example() -> None:
     tok = stand_in()
     calls = [
         "system record assess",  # 3 tokens, nothing before it: 3
-        "system record vote gp",  # shares "system record" (2) with call 1: 4 - 2 = 2
-        "system record vote nurse",  # shares "system record vote" (3) with call 2: 4 - 3 = 1
+        "system record consult gp",  # shares "system record" (2) with call 1: 4 - 2 = 2
+        "system record consult nurse",  # shares "system record consult" (3) with call 2: 1
         "other system record",  # shares nothing with any earlier call: 3
     ]
     tokens = [tok.tokenize(c) for c in calls]

@@ -36,10 +36,15 @@ class Checked:
     async def _check(self, req: steps.StepRequest[Any], result: Any) -> Any:
         text = json.dumps(encode_answer(req.step, result))
         back = req.check(text)
-        if req.step == "argue":  # ids and roles are ours; the content must survive
-            key = [(a.option_id, a.stance, a.text, a.evidence, a.facts, a.tau) for a in result]
+        if req.step == "consult":  # argument ids are ours; the content must survive
+            assert back.votes == result.votes
+            key = [
+                (a.option_id, a.stance, a.text, a.evidence, a.facts, a.tau, a.harm, a.concern)
+                for a in result.arguments
+            ]
             assert key == [
-                (a.option_id, a.stance, a.text, a.evidence, a.facts, a.tau) for a in back
+                (a.option_id, a.stance, a.text, a.evidence, a.facts, a.tau, a.harm, a.concern)
+                for a in back.arguments
             ]
         else:
             assert back == result
@@ -58,4 +63,4 @@ async def test_embedded_answers_fit_the_schemas(bundle: Any) -> None:
         profile, plan_id="p", created="2024-01-01T00:00:00Z"
     )
     assert result.deliberation.meta.missing == ()
-    assert {"assess", "panel", "vote", "argue", "synthesize"} <= checked.steps
+    assert {"assess", "panel", "consult", "synthesize"} <= checked.steps

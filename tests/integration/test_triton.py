@@ -15,15 +15,14 @@ from fhir_mapping.ingest import ingest
 from inference.protocol import (
     Adjudicate,
     Arbitrate,
-    Argue,
     AssemblePanel,
     Assess,
     CallContext,
+    Consult,
     EvidenceDoc,
     ModelCall,
     Relate,
     Synthesize,
-    Vote,
 )
 from inference.triton import TritonExperts, TritonSettings
 from service.core.profile import PatientProfile
@@ -102,15 +101,15 @@ async def test_every_step_through_triton_equals_the_expert_behind_it(
         panel = await tri.run(AssemblePanel(PROFILE, a), ctx)
         assert panel == await ex.run(AssemblePanel(PROFILE, a), direct)
         m = panel[0]
-        votes = await tri.run(Vote(PROFILE, m, a.problems), ctx)
-        assert votes == await ex.run(Vote(PROFILE, m, a.problems), direct)
-        args = await tri.run(Argue(PROFILE, m, a.options, ev), ctx)
-        ref = await ex.run(Argue(PROFILE, m, a.options, ev), direct)
+        consult = Consult(PROFILE, m, a.problems, a.options, ev)
+        got, ref = await tri.run(consult, ctx), await ex.run(consult, direct)
+        votes, args = got.votes, got.arguments
+        assert votes == ref.votes and votes
 
         def content(xs: Sequence[Any]) -> list[tuple[Any, ...]]:
             return [(x.option_id, x.role, x.stance, x.text, x.evidence, x.facts, x.tau) for x in xs]
 
-        assert content(args) == content(ref) and args
+        assert content(args) == content(ref.arguments) and args
         assert await tri.run(Relate(PROFILE, a.options, args), ctx) == await ex.run(
             Relate(PROFILE, a.options, args), direct
         )
@@ -142,7 +141,7 @@ async def test_full_plan_through_triton_matches_the_embedded_plan(
     assert scores(result) == scores(reference) and scores(result)
     calls = ok_calls(result.calls)
     assert len(calls) == len(result.calls) == len(reference.calls)
-    assert {c.step for c in calls} >= {"assess", "panel", "vote", "argue", "synthesize"}
+    assert {c.step for c in calls} >= {"assess", "panel", "consult", "synthesize"}
 
 
 async def test_plain_infer_protocol_for_non_decoupled_models(triton_server: ServerHandle) -> None:
@@ -174,10 +173,13 @@ async def test_stage_calls_run_concurrently_under_the_cap(triton_server: ServerH
         f"\ncalls={len(calls)} wall={wall:.2f}s sequential={sequential:.2f}s "
         f"ratio={sequential / wall:.1f}x stages*latency={wall / SLEEPY_LATENCY_S:.1f}"
     )
-    # assess, panel, votes||arguments, arbitration, relations, clashes, synthesis: at most ~8
+    # assess, panel, consultation, arbitration||relations, clashes, synthesis: at most ~8
     # dependent rounds of one latency each, plus the experts' own CPU time.
     assert wall < 8 * SLEEPY_LATENCY_S + 4.0
-    assert sequential / wall > 2.0
+    # the members' calls ran at once: their stage took about one latency, not one per member
+    members = len(result.deliberation.meta.panel)
+    assert members >= 4
+    assert result.timings["consultation"] < members * SLEEPY_LATENCY_S / 2
 
 
 async def test_cap_bounds_calls_in_flight(triton_server: ServerHandle) -> None:
@@ -195,7 +197,10 @@ async def test_cap_bounds_calls_in_flight(triton_server: ServerHandle) -> None:
         members = await _embedded().run(AssemblePanel(PROFILE, a), CallContext())
         t0 = time.perf_counter()
         await asyncio.gather(
-            *(tri.run(Vote(PROFILE, m, a.problems), CallContext()) for m in members)
+            *(
+                tri.run(Consult(PROFILE, m, a.problems, a.options, ev), CallContext())
+                for m in members
+            )
         )
         wall = time.perf_counter() - t0
     finally:
@@ -218,19 +223,37 @@ async def test_invalid_json_gets_one_repair_then_fails_the_step(
     assert [c.ok for c in log.calls] == [True, True]  # the call and its one repair
 
 
-async def test_invalid_votes_are_recorded_missing_and_the_plan_goes_on(
+async def test_a_member_s_invalid_answer_loses_its_votes_and_arguments_only(
     triton_server: ServerHandle,
 ) -> None:
-    tri = TritonExperts(settings(triton_server, models=(("vote", "canoe-invalid"),)))
+    """One call per member: the pharmacist's answer is broken (and so is its repair), so its
+    votes and its arguments are both recorded missing; the other members' count as ever."""
+    tri = TritonExperts(settings(triton_server, agent_model="canoe-invalid-pharmacist"))
     try:
         result = await plan(tri)
     finally:
         await tri.aclose()
-    missing = result.deliberation.meta.missing
-    roles = [r for r, _ in result.deliberation.meta.panel]
-    assert sorted(m.split(":")[0] for m in missing) == sorted(f"votes of {r}" for r in roles)
-    assert all(p.votes == () for p in result.deliberation.problems)
+    d = result.deliberation
+    roles = [r for r, _ in d.meta.panel]
+    assert "pharmacist" in roles and len(roles) > 1
+    assert [m.split(":")[0] for m in d.meta.missing] == ["votes and arguments of pharmacist"]
+    assert "after one repair" in d.meta.missing[0]
+    consults = [c for c in result.calls if c.step == "consult"]
+    assert len(consults) == len(roles) + 1  # the pharmacist's call was repaired once
+    voters = {v.role for p in d.problems for v in p.votes}
+    arguers = {a.role for o in d.options for a in o.arguments}
+    assert "pharmacist" not in voters | arguers and voters and arguers
     assert scores(result)
+
+
+async def test_every_member_s_invalid_answer_fails_the_plan(triton_server: ServerHandle) -> None:
+    tri = TritonExperts(settings(triton_server, models=(("consult", "canoe-invalid"),)))
+    try:
+        with pytest.raises(StepFailed, match="no panel member contributed arguments") as exc:
+            await plan(tri)
+    finally:
+        await tri.aclose()
+    assert "votes and arguments of pharmacist: consult: unusable answer" in exc.value.message
 
 
 async def test_truncated_answer_is_repaired_once(triton_server: ServerHandle) -> None:
@@ -248,16 +271,17 @@ async def test_out_of_range_values_never_reach_the_plan(triton_server: ServerHan
     tri = TritonExperts(
         settings(
             triton_server,
-            models=(("adjudicate", "canoe-out-of-range"), ("argue", "canoe-out-of-range")),
+            models=(("adjudicate", "canoe-out-of-range"), ("consult", "canoe-out-of-range")),
         )
     )
     ev = docs()
     try:
         a = await _embedded().run(Assess(PROFILE, ev), CallContext())
         m = (await _embedded().run(AssemblePanel(PROFILE, a), CallContext()))[0]
+        consult = Consult(PROFILE, m, a.problems, a.options, ev)
         with pytest.raises(StepFailed, match="maximum"):
-            await tri.run(Argue(PROFILE, m, a.options, ev), CallContext())
-        args = await _embedded().run(Argue(PROFILE, m, a.options, ev), CallContext())
+            await tri.run(consult, CallContext())
+        args = (await _embedded().run(consult, CallContext())).arguments
         with pytest.raises(StepFailed, match="enum"):  # winner "both" favours nobody
             await tri.run(
                 Adjudicate(PROFILE, a.options[0], ((args[0], args[-1]),), ev), CallContext()
@@ -350,7 +374,7 @@ async def test_triton_killed_mid_plan_fails_fast(own_triton_server: ServerHandle
         )
     )
     task = asyncio.ensure_future(plan(tri))
-    await asyncio.sleep(2.5)  # assess and panel done, votes and arguments in flight
+    await asyncio.sleep(2.5)  # assess and panel done, the members' calls in flight
     t0 = time.perf_counter()
     own_triton_server.kill()
     try:

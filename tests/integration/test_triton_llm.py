@@ -12,7 +12,7 @@ import pytest
 from fhir_mapping.ingest import ingest
 from inference.embedded import EmbeddedExperts
 from inference.evidence import EvidenceBase
-from inference.protocol import Adjudicate, Argue, AssemblePanel, Assess, CallContext
+from inference.protocol import Adjudicate, AssemblePanel, Assess, CallContext, Consult
 from inference.triton import TritonExperts, TritonSettings
 from service.errors import StepFailed
 from service.pipeline import UsageLog
@@ -40,7 +40,8 @@ async def test_gemma_judges_a_clash_through_triton(llm_server: ServerHandle) -> 
     ev = EvidenceBase.load().retrieve(profile, k=8)
     a = await ex.run(Assess(profile, ev), ctx)
     panel = await ex.run(AssemblePanel(profile, a), ctx)
-    args = [g for m in panel for g in await ex.run(Argue(profile, m, a.options, ev), ctx)]
+    consults = [await ex.run(Consult(profile, m, a.problems, a.options, ev), ctx) for m in panel]
+    args = [g for c in consults for g in c.arguments]
     support = next(g for g in args if g.stance == "support")
     attack = next((g for g in args if g.stance == "attack"), support)
     tri = TritonExperts(

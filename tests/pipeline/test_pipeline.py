@@ -128,13 +128,50 @@ async def test_relations_between_arguments_become_edges() -> None:
     assert all(e.source != "bogus" for e in o1.edges)  # edges to unknown ids are dropped
 
 
-async def test_a_failed_role_is_recorded_as_missing_and_the_plan_goes_on() -> None:
-    result = await _plan(scripted(fail_roles=frozenset({"nurse"})))
+async def test_a_failed_member_loses_its_votes_and_arguments_and_the_plan_goes_on() -> None:
+    x = scripted(fail_roles=frozenset({"nurse"}))
+    result = await _plan(x)
+    # One call per member (its votes and its arguments): one failed call, one missing entry.
+    assert x.calls["consult"] == 3
     missing = result.deliberation.meta.missing
-    assert any("votes of nurse" in m for m in missing)
-    assert any("arguments of nurse" in m for m in missing)
+    assert [m.split(":")[0] for m in missing] == ["votes and arguments of nurse"]
+    # Routed as if the nurse had not voted: p1 k=2 r=0 n=0 is still a strong consensus, p2
+    # k=1 r=1 still a conflict (arbitrated), p3 k=r=0 n=2 still weak (the attending's reject).
+    problems = {p.id: p for p in result.deliberation.problems}
+    assert all(v.role != "nurse" for p in problems.values() for v in p.votes)
+    assert {p: len(problems[p].votes) for p in problems} == {"p1": 2, "p2": 2, "p3": 2}
+    ev = result.evaluation
+    assert [ev.problem(p).path for p in ("p1", "p2", "p3")] == [
+        "strong_consensus",
+        "conflict",
+        "weak_consensus",
+    ]
+    assert x.calls["arbitrate"] == 1
     o1 = next(o for o in result.deliberation.options if o.id == "o1")
     assert {a.id for a in o1.arguments} == {"s1", "s2"}
+
+
+async def test_a_plan_needs_one_member_s_arguments() -> None:
+    x = scripted(fail_roles=frozenset({"gp", "pharmacist", "nurse"}))
+    with pytest.raises(StepFailed, match="no panel member contributed arguments") as exc:
+        await _plan(x)
+    assert exc.value.message.count("votes and arguments of") == 3
+    assert x.calls["arbitrate"] == x.calls["relate"] == x.calls["synthesize"] == 0
+
+
+async def test_no_votes_at_all_leave_each_problem_to_the_attending() -> None:
+    # Every member answers with arguments and no votes: k = r = n = 0 on every problem, a weak
+    # consensus that keeps the attending's initial judgement; nothing to arbitrate.
+    x = scripted(votes={})
+    result = await _plan(x)
+    ev = result.evaluation
+    assert all(not p.votes for p in result.deliberation.problems)
+    assert {p: (ev.problem(p).path, ev.problem(p).decision) for p in ("p1", "p2", "p3")} == {
+        "p1": ("weak_consensus", "accept"),
+        "p2": ("weak_consensus", "reject"),
+        "p3": ("weak_consensus", "reject"),
+    }
+    assert x.calls["arbitrate"] == 0 and not result.deliberation.meta.missing
 
 
 async def test_backend_down_fails_the_plan_clearly() -> None:
@@ -148,8 +185,9 @@ async def test_independent_calls_run_concurrently() -> None:
     result = await _plan(x)
     wall = time.perf_counter() - t0
     n_calls = sum(x.calls.values())
-    # dependent stages: assess, panel, (votes || argue), (arbitrate | relate), adjudicate, synth
-    assert n_calls >= 12
+    # assess, panel, 3 consult, arbitrate, relate, adjudicate, synthesize; dependent stages:
+    # assess, panel, consult, (arbitrate || relate), adjudicate, synthesize.
+    assert n_calls == 9
     assert wall < 0.1 * 8, f"{wall:.2f}s for {n_calls} calls of 0.1s"
     assert x.max_in_flight >= 3
     assert len(result.calls) == n_calls
@@ -164,8 +202,8 @@ async def test_progress_reports_every_stage_and_counts_calls() -> None:
         "evidence",
         "assessment",
         "panel",
+        "consultation",
         "votes",
-        "arguments",
         "arena",
         "propagation",
         "synthesis",
@@ -178,7 +216,7 @@ async def test_progress_reports_every_stage_and_counts_calls() -> None:
 async def test_cancelling_stops_outstanding_calls() -> None:
     x = scripted(delay_s=0.5)
     task = asyncio.ensure_future(_plan(x))
-    await asyncio.sleep(0.7)  # inside the votes/arguments stage
+    await asyncio.sleep(0.7)  # a call is in flight
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

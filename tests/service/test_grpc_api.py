@@ -99,10 +99,10 @@ async def test_generate_plan_returns_the_plan_and_persists_it_first(tmp_path: Pa
         assert set(STAGES) <= set(s.timings_ms) and s.timings_ms["total"] > 0
         # total is the whole request: ingest, the (sequential) stages and the store write.
         assert {"ingest", "store"} <= set(s.timings_ms)
-        # Votes and arguments run concurrently (pipeline.py): they overlap, so only the longer
-        # of the two adds to the wall-clock total.
+        # Routing the votes and the arena run concurrently (pipeline.py): they overlap, so only
+        # the longer of the two adds to the wall-clock total.
         t = dict(s.timings_ms)
-        concurrent = max(t.pop("votes"), t.pop("arguments"))
+        concurrent = max(t.pop("votes"), t.pop("arena"))
         parts = sum(v for k, v in t.items() if k != "total") + concurrent
         assert s.timings_ms["total"] >= parts - 0.01  # 0.01: per-entry rounding to 1 us
         doc = await doc_of(h, r.plan_id)

@@ -126,7 +126,7 @@ async def test_traces_metrics_and_logs_carry_no_patient_data(
     assert {f"stage.{st}" for st in STAGES} <= {s.name for s in in_trace}
     model_spans = [s for s in in_trace if s.name.startswith("model.")]
     assert len(model_spans) == r.summary.counts["model_calls"]
-    assert {"model.assess", "model.vote", "model.argue"} <= {s.name for s in model_spans}
+    assert {"model.assess", "model.consult", "model.relate"} <= {s.name for s in model_spans}
     assert all(s.parent is not None for s in in_trace if s is not root)
     assert {s.name for s in finished} >= {
         f"{METHOD}/{m}" for m in ("Contest", "GetDeliberation", "StreamPlan")
@@ -214,5 +214,5 @@ async def test_otlp_export_by_configuration(tmp_path: Path) -> None:
     finally:
         collector.stop(None)
     names = {s.name for s in got["spans"]}  # type: ignore[attr-defined]
-    assert f"{METHOD}/GeneratePlan" in names and "stage.arena" in names and "model.argue" in names
+    assert f"{METHOD}/GeneratePlan" in names and "stage.arena" in names and "model.consult" in names
     assert {"canoe.rpc.requests", "canoe.model.calls"} <= set(got["metrics"])  # type: ignore[arg-type]

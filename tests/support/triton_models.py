@@ -9,7 +9,8 @@ tests (and compose.yaml's CPU Triton) serve through it:
 - ``expert_plain``: the same on the plain (TensorRT-LLM-like) contract;
 - fault modes wrapping ``expert``: ``sleepy`` (``--latency`` seconds first), ``slow`` (an hour),
   ``invalid`` (broken JSON), ``out_of_range`` (every bounded value out of range),
-  ``truncate_once`` (half an answer unless the prompt is a repair).
+  ``truncate_once`` (half an answer unless the prompt is a repair), ``invalid_pharmacist``
+  (broken JSON for the pharmacist's calls, the expert's answer for everyone else's).
 
 ``python -m tests.support.triton_models [--latency S] <inference.llm_server options>`` runs the
 server with them (``DEFAULT_MODELS`` unless ``--models``); ``start_server`` does that on free
@@ -38,12 +39,12 @@ from typing import Any, ClassVar, Literal
 
 from inference import llm_server
 from inference._triton_codec import decode
+from inference._triton_record import CODED, SYSTEM_NAMES, record_refs
 from inference.llm_server import LLM_MODEL, Generated, GenerationRequest
 from inference.prompts import parse_input_block
 from inference.protocol import (
     Adjudicate,
     Arbitrate,
-    Argue,
     ArgumentDraft,
     AssemblePanel,
     Assess,
@@ -51,13 +52,14 @@ from inference.protocol import (
     CallContext,
     CandidateOption,
     CandidateProblem,
+    Consult,
+    Consultation,
     EvidenceDoc,
     PanelMember,
     ProblemVote,
     Relate,
     Step,
     Synthesize,
-    Vote,
 )
 from service.core.profile import PatientProfile
 
@@ -71,6 +73,7 @@ __all__ = [
     "expert_answer",
     "free_port",
     "main",
+    "profile_from_record",
     "register",
     "start_server",
 ]
@@ -85,6 +88,7 @@ DEFAULT_MODELS: dict[str, str] = {
     "canoe-invalid": "invalid",
     "canoe-out-of-range": "out_of_range",
     "canoe-truncate-once": "truncate_once",
+    "canoe-invalid-pharmacist": "invalid_pharmacist",
     PLAIN_MODEL: "expert_plain",
 }
 
@@ -147,7 +151,8 @@ def encode_answer(step: str, result: Any) -> dict[str, Any]:
                 {"role": m.role, "focus": m.focus, "expertise": list(m.expertise)} for m in result
             ]
         }
-    if step == "vote":
+    if step == "consult":
+        c: Consultation = result
         return {
             "votes": [
                 {
@@ -157,11 +162,8 @@ def encode_answer(step: str, result: Any) -> dict[str, Any]:
                     "quote": v.quote,
                     "rationale": v.rationale,
                 }
-                for v in result
-            ]
-        }
-    if step == "argue":
-        return {
+                for v in c.votes
+            ],
             "arguments": [
                 {
                     "option_id": g.option_id,
@@ -174,8 +176,8 @@ def encode_answer(step: str, result: Any) -> dict[str, Any]:
                     "concern": g.concern,
                     "generic": g.generic,
                 }
-                for g in result
-            ]
+                for g in c.arguments
+            ],
         }
     if step == "relate":
         return {
@@ -202,6 +204,47 @@ def encode_answer(step: str, result: Any) -> dict[str, Any]:
     raise KeyError(f"unknown step {step!r}")
 
 
+# -- the record block -> the profile ------------------------------------------------------------
+
+_SYSTEM_URLS = {name: url for url, name in SYSTEM_NAMES.items()}
+
+
+def profile_from_record(raw: dict[str, Any]) -> PatientProfile:
+    """The profile a ``<canoe-record>`` block shows (the inverse of
+    ``inference._triton_record.record``): measured values as rounded there, ``source_refs`` in
+    the order the record names them."""
+    data = json.loads(json.dumps(raw))  # a deep copy of plain JSON
+
+    def code(c: dict[str, Any], owner_text: str) -> dict[str, Any]:
+        system = c.get("system", "")
+        return {
+            "system": _SYSTEM_URLS.get(system, system),
+            "code": c["code"],
+            "display": c.get("display", owner_text),
+        }
+
+    for group, (fields, owner) in CODED.items():
+        for fact in data.get(group, ()):
+            for f in fields:
+                if f in fact:
+                    fact[f] = [code(c, fact.get(owner, "")) for c in fact[f]]
+    for enc in data.get("encounters", ()):
+        if "reasons" in enc:
+            enc["reasons"] = [code(c, enc.get("reason_text", "")) for c in enc["reasons"]]
+    readings = data.get("readings", [])
+    current = [dict(r) for r in readings if r.get("latest")]
+    for r in (*readings, *current):
+        r.pop("latest", None)
+    # ingest keeps the current values sorted by code and reference (a stable sort: ties keep
+    # the order the record gives)
+    data["observations"] = sorted(
+        [*data.get("observations", []), *current], key=lambda o: (o.get("loinc", ""), o["ref"])
+    )
+    data["source_refs"] = list(dict.fromkeys(record_refs(data)))
+    data.pop("other_refs", None)
+    return decode(PatientProfile, data)
+
+
 # -- the expert generator -----------------------------------------------------------------------
 
 
@@ -225,19 +268,17 @@ async def expert_answer(prompt: str) -> str:
     step, _, raw = parse_input_block(prompt)
     ex = _Experts.get()
     ctx = CallContext()
-    profile = decode(PatientProfile, raw["profile"])
+    profile = profile_from_record(raw["profile"])
     docs = tuple(decode(EvidenceDoc, d) for d in raw.get("evidence", ()))
     request: Step[Any]
     if step == "assess":
         request = Assess(profile, docs)
     elif step == "panel":
         request = AssemblePanel(profile, decode(Assessment, raw["assessment"]))
-    elif step == "vote":
+    elif step == "consult":
         problems = tuple(decode(CandidateProblem, p) for p in raw["problems"])
-        request = Vote(profile, decode(PanelMember, raw["member"]), problems)
-    elif step == "argue":
         options = tuple(decode(CandidateOption, o) for o in raw["options"])
-        request = Argue(profile, decode(PanelMember, raw["member"]), options, docs)
+        request = Consult(profile, decode(PanelMember, raw["member"]), problems, options, docs)
     elif step == "relate":
         # relate is sent only what relating reads: no citations, no strengths
         args = tuple(
@@ -339,6 +380,15 @@ class Invalid(Expert):
         return '{"answer": "this is not what the schema asks for'
 
 
+class InvalidPharmacist(Expert):
+    """Broken JSON when the prompt's panel member is the pharmacist (call and repair alike)."""
+
+    async def answer(self, prompt: str) -> str:
+        if parse_input_block(prompt)[2].get("member", {}).get("role") == "pharmacist":
+            return await Invalid().answer(prompt)
+        return await expert_answer(prompt)
+
+
 class OutOfRange(Expert):
     async def answer(self, prompt: str) -> str:
         return _out_of_range(await expert_answer(prompt))
@@ -359,6 +409,7 @@ def register(latency_s: float = 0.5) -> None:
     llm_server.register_behaviour("sleepy", lambda: Sleepy(latency_s))
     llm_server.register_behaviour("slow", Slow)
     llm_server.register_behaviour("invalid", Invalid)
+    llm_server.register_behaviour("invalid_pharmacist", InvalidPharmacist)
     llm_server.register_behaviour("out_of_range", OutOfRange)
     llm_server.register_behaviour("truncate_once", TruncateOnce)
 
