@@ -286,7 +286,7 @@ def test_per_step_models_client_tuning_and_panel_sizes_reach_the_configmap(
         "CANOE_TRITON_MODEL_ADJUDICATOR": "llama-3.1-70b-instruct",
         "CANOE_TRITON_MODEL_PANEL": "llama-3.1-70b-instruct",
         "CANOE_TRITON_MODEL_SYNTHESIZE": "medgemma-27b-text-it",
-    }  # vote: "" is left out, so the service falls back to the agent model
+    }  # consult: "" is left out, so the service falls back to the agent model
     assert data["CANOE_TRITON_RETRIES"] == "0"  # 0 is a setting, not an absence
     assert data["CANOE_TRITON_BREAKER_THRESHOLD"] == "3"
     assert data["CANOE_TRITON_BREAKER_COOLDOWN_S"] == "12.5"

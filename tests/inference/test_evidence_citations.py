@@ -25,11 +25,11 @@ from inference.evidence import EvidenceBase, preferred_ids, profile_query
 from inference.knowledge import analyse, drugs
 from inference.knowledge.criteria.loader import load as load_criteria
 from inference.protocol import (
-    Argue,
     ArgumentDraft,
     AssemblePanel,
     Assess,
     CallContext,
+    Consult,
     EvidenceDoc,
     PanelMember,
 )
@@ -51,7 +51,8 @@ def arguments(prof: PatientProfile, evidence: Sequence[EvidenceDoc]) -> list[Arg
         a = await ex.run(Assess(prof, evidence), ctx)
         out: list[ArgumentDraft] = []
         for m in await ex.run(AssemblePanel(prof, a), ctx):
-            out += await ex.run(Argue(prof, m, a.options, evidence), ctx)
+            said = await ex.run(Consult(prof, m, a.problems, a.options, evidence), ctx)
+            out += said.arguments
         return out
 
     return asyncio.run(go())
@@ -83,8 +84,9 @@ def test_retrieval_holds_every_document_the_points_name(name: str) -> None:
     # the ranked part comes first and is the plain BM25 top-k
     top = [d.id for d in eb.search(profile_query(prof), 24)]
     assert got[: len(top)] == top
-    # the Triton argue schema is narrowed to the same set, so it too may cite every one
-    req = request_for(Argue(prof, PanelMember("pharmacist", "medicines"), (), eb.retrieve(prof)))
+    # the Triton consult schema is narrowed to the same set, so it too may cite every one
+    member = PanelMember("pharmacist", "medicines")
+    req = request_for(Consult(prof, member, (), (), eb.retrieve(prof)))
     enum = req.schema["properties"]["arguments"]["items"]["properties"]["evidence"]["items"]
     assert set(wanted) <= set(enum["enum"])
 
