@@ -186,6 +186,8 @@ def _match(
                 n = len({d for m in meds for d in m.drugs})
         if n < params[t.count.min]:
             return
+        if t.count.min_medicines and len(meds) < params[t.count.min_medicines]:
+            return
         b0.count, b0.count_value = meds, n
     if t.vaccine is not None:
         v = t.vaccine

@@ -100,6 +100,10 @@ class Count(_Strict):
     specs: tuple[str, ...] = ()
     by: Literal["medicines", "ingredients-in-class", "acb"] = "medicines"
     min: str
+    # At least this many (a param name) distinct medicines must contribute: a burden that one
+    # medicine makes up alone is that medicine's own criterion (its stop or switch action), not
+    # a second action for the same drug.
+    min_medicines: str | None = None
 
 
 class Monitor(_Strict):
@@ -329,6 +333,8 @@ class Criterion(_Strict):
                 used.append(t.monitor.days)
             if t.count is not None:
                 used.append(t.count.min)
+                if t.count.min_medicines:
+                    used.append(t.count.min_medicines)
             for alt in t.any_of:
                 used += [x for x in (alt.age_min, alt.age_max) if x]
                 used += [lab.param for lab in alt.labs]
