@@ -19,7 +19,17 @@ from service.core.profile import Immunization, Observation, Problem
 
 from ..drugs import RenalLimit, drug, renal_limit
 from ..facts import Conflict, Event, Facts, MedFact, Unsteady, fmt
-from ..model import Output, Point, Proposal, add_or_merge, refs, rid, slug
+from ..model import (
+    CATEGORY_ORDER,
+    PRIORITY_ORDER,
+    Output,
+    Point,
+    Proposal,
+    add_or_merge,
+    refs,
+    rid,
+    slug,
+)
 from ..strength import tau
 from .schema import Criterion, PointTemplate, Trigger
 
@@ -726,6 +736,43 @@ def _list_vaccines(
             out.proposals[i] = replace(p, description=text)
 
 
+def _find(out: Output, pid: str) -> int | None:
+    return next((i for i, p in enumerate(out.proposals) if p.id == pid), None)
+
+
+def _absorb(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, out: Output) -> None:
+    """Fold each action that a firing option ``absorbs`` (same medicine) into that option:
+    one activity per medicine where one change settles several problems."""
+    for c, b, pid in firings:
+        o = c.option
+        for template in o.absorbs:
+            other = slug_id(render(template, f, b, c.params))
+            i, j = _find(out, pid), _find(out, other)
+            if i is None or j is None or i == j:
+                continue
+            host, gone = out.proposals[i], out.proposals[j]
+            if host.medication_ref and gone.medication_ref != host.medication_ref:
+                continue
+            # A request to verify the dose is settled by the change itself; its text is not.
+            said = "" if gone.id.startswith("opt-verify-") else " " + gone.description
+            title = render(o.merged_title, f, b, c.params) if o.merged_title else host.title
+            out.proposals[i] = Proposal(
+                host.id,
+                title,
+                min(host.category, gone.category, key=CATEGORY_ORDER.index),
+                host.description + said,
+                refs(host.refs, gone.refs),
+                refs(host.problem_ids, gone.problem_ids),
+                (*host.points, *gone.points),
+                host.code or gone.code,
+                host.medication_ref or gone.medication_ref,
+                max(host.urgency, gone.urgency),
+                min(host.priority, gone.priority, key=PRIORITY_ORDER.index),
+                tuple(dict.fromkeys((*host.criteria, *gone.criteria))),
+            )
+            del out.proposals[j]
+
+
 def apply_criteria(criteria: Sequence[Criterion], f: Facts, out: Output) -> tuple[str, ...]:
     """Add every firing criterion's problem and proposal to ``out``; the ids that fired."""
     fired: list[str] = []
@@ -738,4 +785,5 @@ def apply_criteria(criteria: Sequence[Criterion], f: Facts, out: Output) -> tupl
             out.high_risk += 1
         fired.append(c.id)
     _list_vaccines(firings, f, out)
+    _absorb(firings, f, out)
     return tuple(dict.fromkeys(fired))

@@ -243,11 +243,18 @@ class OptionTemplate(_Strict):
     # Title when the dose the criterion rests on is not stated (the activity is to verify it).
     verify_title: str = "Verify the daily dose of {a} (dose not stated)"
     urgency: int = Field(default=1, ge=0, le=3)
+    # Option ids (templates over this binding) of other actions on the same medicine that this
+    # one settles (switching a drug settles its dose ceiling and the request to verify its
+    # dose): when both are proposed they become this one activity, titled ``merged_title``,
+    # with every point, fact, problem and criterion of both and the more urgent category,
+    # priority and urgency. One medicine, one instruction (NICE NG5, 2015).
+    absorbs: tuple[str, ...] = ()
+    merged_title: str | None = None
 
-    @field_validator("title", "description", "verify_title")
+    @field_validator("title", "description", "verify_title", "merged_title")
     @classmethod
-    def _numbers(cls, v: str) -> str:
-        return _no_literal_numbers(v)
+    def _numbers(cls, v: str | None) -> str | None:
+        return None if v is None else _no_literal_numbers(v)
 
 
 class ProblemTemplate(_Strict):
