@@ -622,9 +622,9 @@ class Facts:
         quoted = [m.text for m in self.meds] + [p.text for p, _ in self.problems]
         # Past orders are quoted too (a one-off treatment), with the months since those of
         # the last year (how ``interpret._ago`` states an interval).
-        quoted += [m.text for m in self.p.medications]
-        for m in self.p.medications:
-            days = self.days_since(m.authored)
+        quoted += [o.text for o in self.p.medications]
+        for o in self.p.medications:
+            days = self.days_since(o.authored)
             if days is not None and 0 <= days <= 365:
                 vals += [float(days), float(days // 30)]
         words = {w for t in quoted for w in _QUOTED_NUMBER.findall(t)}

@@ -470,7 +470,7 @@ def _event_conditions(c: Case, start: date, end: date) -> tuple[Problem, ...]:
         for pr, _ in c.problems
         if pr.onset is not None
         and pr.verification not in ("refuted", "entered-in-error")
-        and -1 <= (pr.onset - start).days
+        and (pr.onset - start).days >= -1
         and (pr.onset - end).days <= 1
     )
 

@@ -6,9 +6,15 @@ strongly anticholinergic on its own has such an action (the invariant the burden
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
+from inference.knowledge._datafile import KnowledgeFileError
 from inference.knowledge.criteria.interpret import evaluate
 from inference.knowledge.drugs import DRUGS, matches
 from inference.knowledge.facts import Facts
+from inference.knowledge.panels import load_panels
 from inference.knowledge.rules import CRITERIA, analyse
 from service.core.profile import PatientProfile
 
@@ -97,3 +103,62 @@ def test_an_action_on_another_medicine_is_not_absorbed() -> None:
     switch = got["opt-intensify-statin-pravastatin"]
     assert switch.title.startswith("Offer a high-intensity statin")  # type: ignore[attr-defined]
     assert switch.criteria == ("statin-intensity-secondary-prevention",)  # type: ignore[attr-defined]
+
+
+def test_verifying_the_dose_of_a_statin_being_switched_is_folded_in_silently() -> None:
+    """Simvastatin (dose not stated, strength at the amlodipine ceiling) after CHD at 66: the
+    switch settles the question, so no separate 'verify the dose' request and no renaming."""
+    b = Builder(age=66)
+    b.med("Simvastatin 20 MG Oral Tablet")
+    b.med("amlodipine", dose_mg=5)
+    b.condition("chd")
+    got = _by_id(b.build())
+    assert not any(pid.startswith("opt-verify-") for pid in got)
+    switch = got["opt-intensify-statin-simvastatin"]
+    assert switch.title.startswith("Offer a high-intensity statin")  # type: ignore[attr-defined]
+    assert "ceiling-simvastatin-amlodipine" in switch.criteria  # type: ignore[attr-defined]
+
+
+# -- one blood panel, one activity ---------------------------------------------------------------
+
+
+def _ace_thiazide(*recent: str) -> PatientProfile:
+    b = Builder(age=58)
+    b.med("lisinopril", dose_mg=10)
+    b.med("hydrochlorothiazide", dose_mg=25)
+    for quantity in recent:  # measured on the record date: not due
+        b.lab(quantity, {"egfr": 80, "potassium": 4.2, "sodium": 139}[quantity])
+    return b.build()
+
+
+def test_renal_tests_due_together_are_one_renal_profile_activity() -> None:
+    got = _by_id(_ace_thiazide())
+    assert not {"opt-monitor-egfr", "opt-monitor-potassium", "opt-monitor-sodium"} & set(got)
+    panel = got["opt-monitor-renal-profile"]
+    assert panel.title == (  # type: ignore[attr-defined]
+        "Check eGFR (creatinine), potassium and sodium (one renal profile blood test)"
+    )
+    text = panel.description  # type: ignore[attr-defined]
+    assert text.startswith("One renal profile blood sample")
+    for reason in ("eGFR (creatinine) for", "Potassium for", "Sodium for"):
+        assert reason in text
+    assert text.count("(no result in the record)") == 3
+    assert {"monitor-egfr", "monitor-potassium", "monitor-sodium"} <= set(panel.criteria)  # type: ignore[attr-defined]
+    assert panel.category == "monitoring"  # type: ignore[attr-defined]
+
+
+def test_one_renal_test_due_keeps_its_own_activity() -> None:
+    got = _by_id(_ace_thiazide("egfr", "sodium"))
+    assert "opt-monitor-potassium" in got and "opt-monitor-renal-profile" not in got
+    two = _by_id(_ace_thiazide("egfr"))
+    assert two["opt-monitor-renal-profile"].title.startswith("Check potassium and sodium")  # type: ignore[attr-defined]
+
+
+def test_a_panel_naming_an_unknown_quantity_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "panels.yaml"
+    bad.write_text(
+        "version: x\npanels:\n  - id: p\n    title: 'Check {tests}'\n    intro: i\n"
+        "    quantities: {potassium: potassium, urea_nitrogen: urea}\n    source: s\n"
+    )
+    with pytest.raises(KnowledgeFileError, match="unknown quantities"):
+        load_panels(bad)
