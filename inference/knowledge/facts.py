@@ -25,7 +25,7 @@ from service.core.profile import (
 )
 
 from .conditions import GROUPS_BY_KEY, classify
-from .drugs import drug, identify, strength_mg
+from .drugs import drug, identify, matches, strength_mg
 
 __all__ = [
     "BloodPressure",
@@ -39,6 +39,7 @@ __all__ = [
     "ckd_epi_2021",
     "cockcroft_gault",
     "fmt",
+    "setting_of",
 ]
 
 # An acute condition still "active" this long after onset is a stale record, not a problem.
@@ -180,6 +181,12 @@ _SETTING = {
 }
 
 
+def setting_of(e: Encounter) -> str:
+    """How the texts name an Encounter's setting: "emergency visit", "hospital stay" or
+    "visit"."""
+    return _SETTING.get(e.class_code, "visit")
+
+
 def ckd_epi_2021(creatinine_mg_dl: float, age: int, female: bool) -> float:
     """CKD-EPI 2021 race-free creatinine equation (Inker et al., NEJM 2021), mL/min/1.73m2."""
     kappa, alpha = (0.7, -0.241) if female else (0.9, -0.302)
@@ -263,7 +270,7 @@ class Facts:
             said = " ".join((e.kind, e.reason_text)).lower()
             word = next((w for w in words if w in said), None)
             if wanted & set(hit[0]) or word is not None:
-                setting = _SETTING.get(e.class_code, "visit")
+                setting = setting_of(e)
                 text = hit[1] or (e.reason_text if word and word in e.reason_text.lower() else "")
                 out.append(Event(text or e.kind, e.start, setting, (e.ref, *hit[2])))
         return tuple(sorted(out, key=lambda x: (x.day, x.refs), reverse=True))
@@ -291,6 +298,28 @@ class Facts:
                 groups += found
                 text = text or label
         return tuple(dict.fromkeys(groups)), text, tuple(cited)
+
+    # -- past orders -------------------------------------------------------------------------
+    def recent_orders(self, spec: str, days: float) -> tuple[Medication, ...]:
+        """Orders of any status (a one-off treatment is stopped or completed) matching
+        ``spec`` and written within ``days`` before the record date; latest first."""
+        out = [
+            m
+            for m in self.p.medications
+            if m.authored is not None
+            and 0 <= (self.p.as_of - m.authored).days <= days
+            and any(matches(n, spec) for n in identify(m))
+        ]
+        return tuple(sorted(out, key=lambda m: (m.authored or self.p.as_of, m.ref), reverse=True))
+
+    def encounter_of(self, day: date) -> Encounter | None:
+        """The Encounter under way on ``day`` (the latest to start, when several are)."""
+        under_way = [
+            e
+            for e in self.p.encounters
+            if e.start is not None and e.start <= day <= (e.end or e.start)
+        ]
+        return max(under_way, key=lambda e: (e.start or day, e.ref), default=None)
 
     # -- stroke risk in atrial fibrillation -----------------------------------------------------
     def _stroke_score(self) -> StrokeScore:
@@ -591,6 +620,13 @@ class Facts:
         vals += [float(self.stroke.score), *(float(p) for _, p, _ in self.stroke.parts)]
         # Names quoted from the record carry their own numbers ("Digoxin 0.125 MG Oral Tablet").
         quoted = [m.text for m in self.meds] + [p.text for p, _ in self.problems]
+        # Past orders are quoted too (a one-off treatment), with the months since those of
+        # the last year (how ``interpret._ago`` states an interval).
+        quoted += [o.text for o in self.p.medications]
+        for o in self.p.medications:
+            days = self.days_since(o.authored)
+            if days is not None and 0 <= days <= 365:
+                vals += [float(days), float(days // 30)]
         words = {w for t in quoted for w in _QUOTED_NUMBER.findall(t)}
         return frozenset(fmt(v) for v in vals if v is not None) | words
 

@@ -20,9 +20,9 @@ from service.core.profile import Observation, PatientProfile, Problem, SocialFac
 
 from .conditions import GROUPS_BY_KEY, is_sdoh_need
 from .criteria import load
-from .criteria.interpret import apply_criteria
+from .criteria.interpret import _ago, apply_criteria
 from .drugs import CLASS_LABELS
-from .facts import BloodPressure, MedFact, fmt
+from .facts import BloodPressure, MedFact, fmt, setting_of
 from .model import (
     Analysis,
     Cited,
@@ -452,6 +452,139 @@ def blood_pressure(c: Case, o: Output) -> None:
             None,
             3 if b.severe else 1,
             "safety" if b.severe else "review",
+        )
+    )
+
+
+# A thrombolytic given this many days before the record date is a recent acute event whose
+# consequences for the antithrombotic plan are still being settled (the same six months after
+# which an acute condition still marked active reads as stale, ``_stale``).
+THROMBOLYSIS_DAYS = 180
+_EB_THROMBOLYSIS = ("EB-CV-018",)
+
+
+def _event_conditions(c: Case, start: date, end: date) -> tuple[Problem, ...]:
+    """Conditions with onset from the day before ``start`` to the day after ``end``."""
+    return tuple(
+        pr
+        for pr, _ in c.problems
+        if pr.onset is not None
+        and pr.verification not in ("refuted", "entered-in-error")
+        and (pr.onset - start).days >= -1
+        and (pr.onset - end).days <= 1
+    )
+
+
+@rule(
+    "review-after-thrombolysis",
+    "AHA/ASA secondary stroke prevention 2021 (stroke on anticoagulation); "
+    "ESC atrial fibrillation 2020 (antithrombotic therapy after an acute coronary syndrome)",
+)
+def after_thrombolysis(c: Case, o: Output) -> None:
+    """A thrombolytic given in the last six months: an acute arterial or pulmonary clot that
+    the plan must name and reconcile (what the event was, whether it happened on an
+    anticoagulant, which antithrombotics now and for how long). The record's own wording only:
+    where no diagnosis is recorded for the visit, the texts say so rather than guess."""
+    given = c.recent_orders("class:thrombolytic", THROMBOLYSIS_DAYS)
+    if not given:
+        return
+    t = given[0]
+    assert t.authored is not None
+    enc = c.encounter_of(t.authored)
+    where = f"at an {setting_of(enc)}" if enc is not None else "in the record"
+    if enc is not None and setting_of(enc) not in ("emergency visit",):
+        where = f"during a {setting_of(enc)}"
+    when = _ago(max(0, (c.p.as_of - t.authored).days))
+    dx = _event_conditions(
+        c,
+        enc.start if enc is not None and enc.start else t.authored,
+        (enc.end or enc.start) if enc is not None and enc.start else t.authored,
+    )
+    said = [x for x in (enc.reason_text if enc is not None else "",) if x]
+    said += [pr.text for pr in dx if pr.text not in said]
+    what = (
+        f"recorded with it: {'; '.join(said)}"
+        if said
+        else "the record names no diagnosis for that visit"
+    )
+    event_facts: list[str | Cited] = [t.ref, *(dx)]
+    if enc is not None:
+        event_facts.append(enc.ref)
+    lead = (
+        f"{t.text} was given {where} {when} ({what}): a clot-dissolving drug is given for an "
+        "acute stroke, heart attack or pulmonary embolism, and which one it was decides the "
+        "antithrombotic plan and the secondary prevention; the discharge letter says which."
+    )
+    pts = [point("cardiologist", "support", lead, event_facts, _EB_THROMBOLYSIS, 0.7)]
+    anticoag = [
+        m
+        for m in c.with_spec("class:anticoagulant")
+        if m.first_authored is not None and m.first_authored <= t.authored
+    ]
+    if anticoag:
+        a = anticoag[0]
+        control = (
+            "the INR at the time of the event"
+            if a in c.with_spec("class:vka")
+            else "whether the dose suited the kidney function"
+        )
+        pts.append(
+            point(
+                "pharmacist",
+                "support",
+                f"The event happened while {a.text} was prescribed: ask about missed doses "
+                f"and look for {control}; a clot despite anticoagulation is a reason to review "
+                "the anticoagulant and how well it is controlled with the specialist team.",
+                (*event_facts, a),
+                _EB_THROMBOLYSIS,
+                0.65,
+            )
+        )
+    anti = c.with_spec("class:antiplatelet")
+    if anticoag and anti:
+        a, b = anticoag[0], anti[0]
+        pts.append(
+            point(
+                "pharmacist",
+                "support",
+                f"{b.text} is prescribed with {a.text}: whether the combination is meant, and "
+                "for how long, depends on the event (a time-limited combination can follow a "
+                "heart attack; after a stroke on an anticoagulant an added antiplatelet is "
+                "not routinely advised); agree its reason and end date in writing.",
+                (t.ref, a, b),
+                (*_EB_THROMBOLYSIS, "EB-DDI-002"),
+                0.6,
+            )
+        )
+    pts.append(
+        point(
+            "gp",
+            "attack",
+            "The hospital discharge letter may already set out the diagnosis and the plan; "
+            "then this is a reconciliation of the record, not a new decision.",
+            (t.ref,),
+            _EB_THROMBOLYSIS,
+            0.3,
+        )
+    )
+    desc = (
+        f"{t.text} was given {where} {when} ({what}). Find out what the event was, check "
+        "adherence and anticoagulant control at the time, and agree the antithrombotic plan "
+        "and the secondary prevention with the stroke or cardiology team."
+    )
+    o.proposals.append(
+        Proposal(
+            "opt-review-after-thrombolysis",
+            "Review antithrombotic treatment after the recent thrombolysis",
+            "immediate-safety",
+            desc,
+            refs(event_facts, anticoag, anti if anticoag else ()),
+            c.base_ids(dx),
+            tuple(pts),
+            MEDICATION_REVIEW,
+            None,
+            2,
+            "safety",
         )
     )
 

@@ -191,14 +191,16 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
         value = v * 0.9 if lab.op in ("<", "<=") else v * 1.1 + 1
         b.lab("egfr" if lab.quantity == "kidney" else lab.quantity, value)
     if t.count is not None and t.count.by == "acb":
-        total = 0
+        total = n = 0
+        least = params[t.count.min_medicines] if t.count.min_medicines else 0
         for d in DRUGS:
-            if total >= params[t.count.min]:
+            if total >= params[t.count.min] and n >= least:
                 break
             if getattr(d, "acb", 0) and d.name not in taken:
                 taken.add(d.name)
                 b.med(d.name)
                 total += int(d.acb)
+                n += 1
     elif t.count is not None:
         need = int(params[t.count.min])
         got = 0

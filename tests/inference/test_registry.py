@@ -18,6 +18,7 @@ from service.core.profile import (
     RXNORM,
     SNOMED,
     Code,
+    Encounter,
     Medication,
     Observation,
     PatientProfile,
@@ -100,6 +101,32 @@ def bp(n: int, sys: float, dia: float) -> tuple[Observation, ...]:
     return tuple(out)
 
 
+WARFARIN = med("w1", "Warfarin Sodium 5 MG Oral Tablet")
+CLOPIDOGREL = med("cl1", "Clopidogrel 75 MG Oral Tablet")
+
+
+def alteplase(days_before: int) -> tuple[Medication, Encounter]:
+    """A one-off alteplase order at an emergency visit ``days_before`` the record date."""
+    day = date.fromordinal(AS_OF.toordinal() - days_before)
+    order = Medication(
+        "MedicationRequest/t1",
+        "Alteplase 100 MG Injection",
+        (Code(RXNORM, "1804799", "Alteplase 100 MG Injection"),),
+        "stopped",
+        "order",
+        day,
+    )
+    visit = Encounter("Encounter/e1", "Emergency Encounter", day, day, "EMER")
+    return order, visit
+
+
+def thrombolysed(
+    days_before: int, *meds: Medication, problems: tuple[Problem, ...] = ()
+) -> PatientProfile:
+    order, visit = alteplase(days_before)
+    return replace(profile(problems, (*meds, order)), encounters=(visit,))
+
+
 # rule id -> (option the rule proposes, a profile where it fires, its near miss)
 CASES: dict[str, tuple[str, PatientProfile, PatientProfile]] = {
     "medication-review-polypharmacy": (
@@ -141,6 +168,12 @@ CASES: dict[str, tuple[str, PatientProfile, PatientProfile]] = {
         "opt-social-work",
         profile(social=(ALONE,), born=YOUNG),
         profile(born=YOUNG),
+    ),
+    # ten weeks ago is recent; a year ago the event has its own settled plan
+    "review-after-thrombolysis": (
+        "opt-review-after-thrombolysis",
+        thrombolysed(70, WARFARIN),
+        thrombolysed(365, WARFARIN),
     ),
 }
 
@@ -242,3 +275,35 @@ def test_analyse_unites_rules_and_criteria_and_judges_record_problems() -> None:
     assert taper is not None and "dementia-benzodiazepine" in taper.criteria
     judged = {p.id: p for p in a.problems}
     assert judged["prob-x"].kind == "stale" and judged["prob-x"].initial == "reject"
+
+
+def test_thrombolysis_on_warfarin_names_the_event_and_the_combination() -> None:
+    """Alteplase at an emergency visit ten weeks ago while warfarin was prescribed: the action
+    says where and when, that no diagnosis is recorded, asks for the INR at the time and, with
+    clopidogrel restarted, for the combination's reason and end date."""
+    both = _options(thrombolysed(70, WARFARIN, CLOPIDOGREL))["opt-review-after-thrombolysis"]
+    texts = " ".join(pt.text for pt in both.points)  # type: ignore[attr-defined]
+    assert "at an emergency visit 2 months before the record date" in texts
+    assert "no diagnosis" in texts and "INR at the time" in texts
+    assert "Clopidogrel 75 MG Oral Tablet is prescribed with Warfarin" in texts
+    assert both.category == "immediate-safety" and both.priority == "safety"  # type: ignore[attr-defined]
+    assert "MedicationRequest/t1" in both.refs and "Encounter/e1" in both.refs  # type: ignore[attr-defined]
+    # Without an anticoagulant: the event still needs naming, but no anticoagulant points.
+    alone = _options(thrombolysed(70))["opt-review-after-thrombolysis"]
+    alone_texts = " ".join(pt.text for pt in alone.points)  # type: ignore[attr-defined]
+    assert "INR" not in alone_texts and "prescribed with" not in alone_texts
+
+
+def test_thrombolysis_names_a_diagnosis_recorded_at_the_visit() -> None:
+    stroke = Problem(
+        "Condition/s9",
+        "Cerebral infarction (disorder)",
+        (Code(SNOMED, "432504007", "Cerebral infarction (disorder)"),),
+        "active",
+        "confirmed",
+        date.fromordinal(AS_OF.toordinal() - 70),
+    )
+    got = _options(thrombolysed(70, WARFARIN, problems=(stroke,)))
+    lead = got["opt-review-after-thrombolysis"].points[0].text  # type: ignore[attr-defined]
+    assert "recorded with it: Cerebral infarction (disorder)" in lead
+    assert "no diagnosis" not in lead

@@ -15,11 +15,13 @@ from dataclasses import dataclass, field, replace
 from itertools import product
 
 from inference.protocol import Severity
+from service.core.evaluation import CATEGORY_ORDER, PRIORITY_ORDER
 from service.core.profile import Immunization, Observation, Problem
 
 from ..drugs import RenalLimit, drug, renal_limit
 from ..facts import Conflict, Event, Facts, MedFact, Unsteady, fmt
 from ..model import Output, Point, Proposal, add_or_merge, refs, rid, slug
+from ..panels import PANELS
 from ..strength import tau
 from .schema import Criterion, PointTemplate, Trigger
 
@@ -188,6 +190,8 @@ def _match(
             if t.count.by == "ingredients-in-class":
                 n = len({d for m in meds for d in m.drugs})
         if n < params[t.count.min]:
+            return
+        if t.count.min_medicines and len(meds) < params[t.count.min_medicines]:
             return
         b0.count, b0.count_value = meds, n
     if t.vaccine is not None:
@@ -729,6 +733,97 @@ def _list_vaccines(
             out.proposals[i] = replace(p, description=text)
 
 
+def _find(out: Output, pid: str) -> int | None:
+    return next((i for i, p in enumerate(out.proposals) if p.id == pid), None)
+
+
+def _absorb(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, out: Output) -> None:
+    """Fold each action that a firing option ``absorbs`` (same medicine) into that option:
+    one activity per medicine where one change settles several problems. Every point of the
+    absorbed action joins, as ``add_or_merge`` unites points (its objection to a lower dose
+    without a replacement statin is answered by the switch itself, and keeps the order the
+    argument scores gave before the merge)."""
+    for c, b, pid in firings:
+        o = c.option
+        for template in o.absorbs:
+            other = slug_id(render(template, f, b, c.params))
+            i, j = _find(out, pid), _find(out, other)
+            if i is None or j is None or i == j:
+                continue
+            host, gone = out.proposals[i], out.proposals[j]
+            if host.medication_ref and gone.medication_ref != host.medication_ref:
+                continue
+            # A request to verify the dose is settled by the change itself: it joins with its
+            # facts and criterion only, not its text, points or name (the problem it checks is
+            # not known to exist, and the host's own points already ask to check interactions).
+            verify = gone.id.startswith("opt-verify-")
+            said = "" if verify else " " + gone.description
+            title = host.title
+            if o.merged_title and not verify:
+                title = render(o.merged_title, f, b, c.params)
+            out.proposals[i] = Proposal(
+                host.id,
+                title,
+                min(host.category, gone.category, key=CATEGORY_ORDER.index),
+                host.description + said,
+                refs(host.refs, gone.refs),
+                refs(host.problem_ids, gone.problem_ids),
+                (*host.points, *(() if verify else gone.points)),
+                host.code or gone.code,
+                host.medication_ref or gone.medication_ref,
+                max(host.urgency, gone.urgency),
+                min(host.priority, gone.priority, key=PRIORITY_ORDER.index),
+                tuple(dict.fromkeys((*host.criteria, *gone.criteria))),
+            )
+            del out.proposals[j]
+
+
+def _sentence(text: str) -> str:
+    """``text`` as a sentence: first letter up (not in "eGFR"), one final full stop."""
+    head = text[:1].upper() if text[1:2].islower() else text[:1]
+    return head + text[1:].rstrip(". ") + "."
+
+
+def _merge_panels(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, out: Output) -> None:
+    """Monitoring due for two or more quantities of one blood panel (``panels.PANELS``)
+    becomes one activity, ``opt-monitor-<panel>``, naming each test in its title and each
+    reason, with its status, in its description: one sample, one order."""
+    for panel in PANELS:
+        due: dict[str, tuple[str, str]] = {}  # proposal id -> (quantity, status)
+        for c, b, pid in firings:
+            m = c.trigger.monitor
+            if m is not None and m.quantity in panel.quantities and pid not in due:
+                due[pid] = (m.quantity, render("{monitor}", f, b, c.params))
+        found = [(i, p) for i, p in enumerate(out.proposals) if p.id in due]
+        if len({due[p.id][0] for _, p in found}) < 2:
+            continue
+        order = list(panel.quantities)
+        found.sort(key=lambda ip: (order.index(due[ip[1].id][0]), ip[1].id))
+        parts = [p for _, p in found]
+        tests = _and(list(dict.fromkeys(panel.quantities[due[p.id][0]] for p in parts)))
+        reasons = " ".join(
+            _sentence(f"{p.description.rstrip('. ')} ({due[p.id][1]})") for p in parts
+        )
+        merged = Proposal(
+            f"opt-monitor-{panel.id}",
+            panel.title.replace("{tests}", tests),
+            min((p.category for p in parts), key=CATEGORY_ORDER.index),
+            f"{panel.intro} {reasons}",
+            refs(*(p.refs for p in parts)),
+            refs(*(p.problem_ids for p in parts)),
+            tuple(pt for p in parts for pt in p.points),
+            next((p.code for p in parts if p.code), None),
+            None,
+            max(p.urgency for p in parts),
+            min((p.priority for p in parts), key=PRIORITY_ORDER.index),
+            tuple(dict.fromkeys(c for p in parts for c in p.criteria)),
+        )
+        first = min(i for i, _ in found)
+        gone = {p.id for p in parts}
+        out.proposals[:] = [p for p in out.proposals if p.id not in gone]
+        out.proposals.insert(min(first, len(out.proposals)), merged)
+
+
 def apply_criteria(criteria: Sequence[Criterion], f: Facts, out: Output) -> tuple[str, ...]:
     """Add every firing criterion's problem and proposal to ``out``; the ids that fired."""
     fired: list[str] = []
@@ -741,4 +836,6 @@ def apply_criteria(criteria: Sequence[Criterion], f: Facts, out: Output) -> tupl
             out.high_risk += 1
         fired.append(c.id)
     _list_vaccines(firings, f, out)
+    _absorb(firings, f, out)
+    _merge_panels(firings, f, out)
     return tuple(dict.fromkeys(fired))

@@ -100,6 +100,10 @@ class Count(_Strict):
     specs: tuple[str, ...] = ()
     by: Literal["medicines", "ingredients-in-class", "acb"] = "medicines"
     min: str
+    # At least this many (a param name) distinct medicines must contribute: a burden that one
+    # medicine makes up alone is that medicine's own criterion (its stop or switch action), not
+    # a second action for the same drug.
+    min_medicines: str | None = None
 
 
 class Monitor(_Strict):
@@ -242,11 +246,18 @@ class OptionTemplate(_Strict):
     # Title when the dose the criterion rests on is not stated (the activity is to verify it).
     verify_title: str = "Verify the daily dose of {a} (dose not stated)"
     urgency: int = Field(default=1, ge=0, le=3)
+    # Option ids (templates over this binding) of other actions on the same medicine that this
+    # one settles (switching a drug settles its dose ceiling and the request to verify its
+    # dose): when both are proposed they become this one activity, titled ``merged_title``,
+    # with every point, fact, problem and criterion of both and the more urgent category,
+    # priority and urgency. One medicine, one instruction (NICE NG5, 2015).
+    absorbs: tuple[str, ...] = ()
+    merged_title: str | None = None
 
-    @field_validator("title", "description", "verify_title")
+    @field_validator("title", "description", "verify_title", "merged_title")
     @classmethod
-    def _numbers(cls, v: str) -> str:
-        return _no_literal_numbers(v)
+    def _numbers(cls, v: str | None) -> str | None:
+        return None if v is None else _no_literal_numbers(v)
 
 
 class ProblemTemplate(_Strict):
@@ -332,6 +343,8 @@ class Criterion(_Strict):
                 used.append(t.monitor.days)
             if t.count is not None:
                 used.append(t.count.min)
+                if t.count.min_medicines:
+                    used.append(t.count.min_medicines)
             for alt in t.any_of:
                 used += [x for x in (alt.age_min, alt.age_max) if x]
                 used += [lab.param for lab in alt.labs]
