@@ -158,6 +158,12 @@ def _match(
         return
     if t.conflict and not f.conflicts:
         return
+    if t.recent_orders is not None and not any(
+        f.recent_orders(s, params[t.recent_orders.days]) for s in t.recent_orders.specs
+    ):
+        return
+    if any(next(_match(n, f, params, base), None) is not None for n in t.none_of):
+        return
     if t.bound_matches:
         bound = base.meds.get("a") if base is not None else None
         if bound is None or not any(bound in f.with_spec(s) for s in t.bound_matches):

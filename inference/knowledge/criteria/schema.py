@@ -170,6 +170,22 @@ class RecentEvent(_Strict):
     on_drug: bool = False
 
 
+class RecentOrders(_Strict):
+    """An order of one of ``specs`` of any status (a one-off treatment is completed or
+    stopped) written within ``days`` (a param name) before the record date."""
+
+    specs: tuple[str, ...] = Field(min_length=1)
+    days: str
+
+    @field_validator("specs")
+    @classmethod
+    def _specs(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        for s in v:
+            if not SPEC.match(s):
+                raise ValueError(f"drug spec {s!r} is not drug:<name>, class:<id> or flag:<id>")
+        return v
+
+
 class Trigger(_Strict):
     """All given parts must hold. ``drugs`` bind distinct active medicines to ``a``, ``b``...
     in order; ``any_conditions`` binds the first matching active problem to ``cond``."""
@@ -205,9 +221,12 @@ class Trigger(_Strict):
     stroke_risk: StrokeRisk | None = None
     recent_event: RecentEvent | None = None
     started_within: str | None = None  # drug ``a`` first ordered within this many days
+    recent_orders: RecentOrders | None = None
     # At least one alternative must also hold; the first that does extends the binding
     # (e.g. "diabetes OR on metformin").
     any_of: tuple[Trigger, ...] = ()
+    # None of these may hold (e.g. "no acute arterial event or thrombolysis within the year").
+    none_of: tuple[Trigger, ...] = ()
 
     @field_validator("drugs", "absent_drugs", "bound_matches")
     @classmethod
@@ -296,6 +315,40 @@ class Factors(_Strict):
     directness: Directness = "direct"
 
 
+def _trigger_params(t: Trigger) -> list[str]:
+    """Every param name a trigger reads, its alternatives and negations included."""
+    used = [
+        x
+        for x in (
+            t.age_min,
+            t.age_max,
+            t.min_years_on,
+            t.min_days_on,
+            t.daily_mg_above,
+            t.started_within,
+        )
+        if x
+    ]
+    if t.vaccine is not None:
+        used += [x for x in (t.vaccine.within_days, t.vaccine.doses) if x]
+    if t.stroke_risk is not None:
+        used += [t.stroke_risk.min_male, t.stroke_risk.min_female]
+    if t.recent_event is not None:
+        used.append(t.recent_event.days)
+    if t.recent_orders is not None:
+        used.append(t.recent_orders.days)
+    used += [lab.param for lab in t.labs]
+    if t.monitor is not None:
+        used.append(t.monitor.days)
+    if t.count is not None:
+        used.append(t.count.min)
+        if t.count.min_medicines:
+            used.append(t.count.min_medicines)
+    for sub in (*t.any_of, *t.none_of):
+        used += _trigger_params(sub)
+    return used
+
+
 class Criterion(_Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9\-]*$")
     kind: Kind
@@ -318,36 +371,8 @@ class Criterion(_Strict):
 
     @model_validator(mode="after")
     def _params_named(self) -> Criterion:
-        used: list[str] = []
-        for t in (self.trigger, *self.exceptions):
-            used += [
-                x
-                for x in (
-                    t.age_min,
-                    t.age_max,
-                    t.min_years_on,
-                    t.min_days_on,
-                    t.daily_mg_above,
-                    t.started_within,
-                )
-                if x
-            ]
-            if t.vaccine is not None:
-                used += [x for x in (t.vaccine.within_days, t.vaccine.doses) if x]
-            if t.stroke_risk is not None:
-                used += [t.stroke_risk.min_male, t.stroke_risk.min_female]
-            if t.recent_event is not None:
-                used.append(t.recent_event.days)
-            used += [lab.param for lab in t.labs]
-            if t.monitor is not None:
-                used.append(t.monitor.days)
-            if t.count is not None:
-                used.append(t.count.min)
-                if t.count.min_medicines:
-                    used.append(t.count.min_medicines)
-            for alt in t.any_of:
-                used += [x for x in (alt.age_min, alt.age_max) if x]
-                used += [lab.param for lab in alt.labs]
+        triggers = (self.trigger, *self.exceptions, *(p.when for p in self.points if p.when))
+        used = [x for t in triggers for x in _trigger_params(t)]
         missing = sorted(set(used) - set(self.params))
         if missing:
             raise ValueError(f"params {missing} are used but not defined in 'params'")
