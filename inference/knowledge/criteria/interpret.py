@@ -712,8 +712,9 @@ def _list_vaccines(
     firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, out: Output
 ) -> None:
     """One activity offers every vaccine found due: several vaccination criteria merge into
-    one option, whose description names each of them (``{vaccines}``), not only the first.
-    (The title stays the same: titles are evidence-retrieval terms.)"""
+    one option, whose title and description name each of them (``{vaccines}``), not only the
+    first. (Titles are retrieval terms, but retrieval always returns the documents the
+    criteria name, so a longer title cannot push a criterion's own evidence out.)"""
     due: dict[str, list[str]] = {}
     first: dict[str, tuple[Criterion, Binding]] = {}
     for c, b, pid in firings:
@@ -724,9 +725,12 @@ def _list_vaccines(
     for i, p in enumerate(out.proposals):
         if p.id in first and len(due[p.id]) > 1:
             c, b = first[p.id]
-            text = c.option.description.replace("{vaccines}", "\x00")
-            text = render(text, f, b, c.params).replace("\x00", _and(due[p.id]))
-            out.proposals[i] = replace(p, description=text)
+            listed = _and(due[p.id])
+            title, description = (
+                render(t.replace("{vaccines}", "\x00"), f, b, c.params).replace("\x00", listed)
+                for t in (c.option.title, c.option.description)
+            )
+            out.proposals[i] = replace(p, title=title, description=description)
 
 
 def apply_criteria(criteria: Sequence[Criterion], f: Facts, out: Output) -> tuple[str, ...]:
