@@ -19,8 +19,9 @@ def rows() -> list[tuple[str, str, str, tuple[str, ...]]]:
     """(where, kind, text, cited ids) for every point, criterion and kidney band."""
     out: list[tuple[str, str, str, tuple[str, ...]]] = []
     for c in load_criteria():
-        trig = c.trigger
-        head = f"{c.id} [{c.source}, {c.source_id}] drugs={list(trig.drugs)} conds={list(trig.any_conditions)}"
+        t = c.trigger
+        head = f"{c.id} [{c.source}, {c.source_id}] drugs={list(t.drugs)}"
+        head += f" conds={list(t.any_conditions)}"
         out.append((c.id, "criterion", head + " :: " + c.option.title, c.evidence))
         for i, p in enumerate(c.points):
             out.append((f"{c.id}#{i}", f"{p.role}/{p.stance}", p.text, p.evidence))
