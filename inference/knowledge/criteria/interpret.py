@@ -713,8 +713,9 @@ def _list_vaccines(
 ) -> None:
     """One activity offers every vaccine found due: several vaccination criteria merge into
     one option, whose title and description name each of them (``{vaccines}``), not only the
-    first. (Titles are retrieval terms, but retrieval always returns the documents the
-    criteria name, so a longer title cannot push a criterion's own evidence out.)"""
+    first. The retrieval query keeps the title without the list: every vaccine document is
+    cited by the vaccine points anyway, and the vaccines' rare words would otherwise crowd the
+    documents on the rest of the record out of the search."""
     due: dict[str, list[str]] = {}
     first: dict[str, tuple[Criterion, Binding]] = {}
     for c, b, pid in firings:
@@ -723,14 +724,17 @@ def _list_vaccines(
             if b.vaccine not in due.setdefault(pid, []):
                 due[pid].append(b.vaccine)
     for i, p in enumerate(out.proposals):
-        if p.id in first and len(due[p.id]) > 1:
+        if p.id in first:
             c, b = first[p.id]
             listed = _and(due[p.id])
             title, description = (
                 render(t.replace("{vaccines}", "\x00"), f, b, c.params).replace("\x00", listed)
                 for t in (c.option.title, c.option.description)
             )
-            out.proposals[i] = replace(p, title=title, description=description)
+            query = render(c.option.title.replace("{vaccines}", ""), f, b, c.params)
+            out.proposals[i] = replace(
+                p, title=title, description=description, query=query.rstrip(": ")
+            )
 
 
 def apply_criteria(criteria: Sequence[Criterion], f: Facts, out: Output) -> tuple[str, ...]:
