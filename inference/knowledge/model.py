@@ -59,6 +59,9 @@ class Proposal:
     urgency: int = 0
     priority: Priority = "review"  # safety | omission | monitoring | review
     criteria: tuple[str, ...] = ()  # ids of the data criteria that proposed it
+    # Retrieval terms in place of the title, where the title lists items (every vaccine due)
+    # whose rare words would crowd the documents on the rest of the record out of the search.
+    query: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +173,7 @@ def add_or_merge(o: Output, new: Proposal) -> None:
                 max(p.urgency, new.urgency),
                 min(p.priority, new.priority, key=PRIORITY_ORDER.index),
                 tuple(dict.fromkeys((*p.criteria, *new.criteria))),
+                p.query,
             )
             return
     o.proposals.append(new)

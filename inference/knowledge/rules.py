@@ -1136,7 +1136,7 @@ def _terms(
     for m in c.meds:
         terms += list(m.drugs) + [CLASS_LABELS[k] for k in m.classes]
     terms += [pc.display for pc in problems if pc.initial == "accept"]
-    terms += [prop.title for prop in proposals]
+    terms += [prop.query or prop.title for prop in proposals]
     terms += [s.kind.replace("_", " ") for s in c.p.social]
     return tuple(dict.fromkeys(terms))
 

@@ -181,7 +181,9 @@ def test_no_statin_intensity_without_atherosclerotic_disease() -> None:
 ACEI = "start-acei-arb-diabetes-hypertension"
 
 
-def _diabetes_bp(sbp: float, dbp: float, *extra: str, drug: str | None = None) -> PatientProfile:
+def _diabetes_bp(
+    sbp: float, dbp: float, *extra: str, drug: str | None = None, uacr: float | None = None
+) -> PatientProfile:
     b = Builder(age=72)
     b.condition("diabetes")
     b.condition("hypertension")
@@ -192,6 +194,8 @@ def _diabetes_bp(sbp: float, dbp: float, *extra: str, drug: str | None = None) -
         b.med(drug)
     b.lab("systolic_bp", sbp)
     b.lab("diastolic_bp", dbp)
+    if uacr is not None:
+        b.lab("uacr", uacr)
     return b.build()
 
 
@@ -203,8 +207,10 @@ def test_raised_blood_pressure_in_diabetes_on_a_thiazide_alone_adds_an_acei_or_a
 def test_no_acei_proposal_at_target_on_one_already_or_with_kidney_disease() -> None:
     assert _fired(_diabetes_bp(130.0, 80.0), ACEI)[ACEI] == []
     assert _fired(_diabetes_bp(150.0, 111.0, drug="lisinopril"), ACEI)[ACEI] == []
-    # chronic kidney disease: the diabetic-kidney criterion proposes it instead
-    assert _fired(_diabetes_bp(150.0, 111.0, "ckd"), ACEI)[ACEI] == []
+    # chronic kidney disease with albuminuria: the diabetic-kidney criterion proposes it instead
+    # (KDIGO 2022 1.2.1); without albuminuria it stays a blood-pressure proposal (13g)
+    assert _fired(_diabetes_bp(150.0, 111.0, "ckd", uacr=120.0), ACEI)[ACEI] == []
+    assert _fired(_diabetes_bp(150.0, 111.0, "ckd", uacr=18.7), ACEI)[ACEI]
 
 
 # -- vitamin B12 on metformin -------------------------------------------------------------------

@@ -23,6 +23,7 @@ from inference.protocol import (
 )
 from service.core.profile import PatientProfile
 from tests.conftest import REALISTIC_BUNDLES, fixture_bundle
+from tests.inference.criteria_factory import Builder
 
 
 class Recorder:
@@ -149,9 +150,14 @@ async def test_naproxen_options(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["josue", "renea"])
 async def test_diabetes_ckd_gets_acei_arb(name: str) -> None:
+    # Both have diabetic kidney disease, raised blood pressure and a urine albumin-creatinine
+    # ratio below 30 mg/g (josue 18.7, renea 11.0): an ACE inhibitor or ARB is proposed for
+    # blood pressure in diabetes (NICE NG136), not as kidney protection, which needs
+    # albuminuria (KDIGO 2022 1.2.1).
     out = await run(load(name))
     ids = {o.id for o in out["assessment"].options}
-    assert "opt-start-acei-arb" in ids
+    assert "opt-start-acei-arb-diabetes-hypertension" in ids
+    assert "opt-start-acei-arb" not in ids
 
 
 async def test_josue_metformin_adjusted_for_kidney_function() -> None:
@@ -206,14 +212,22 @@ async def test_adjudication_is_deterministic_and_grade_beats_a_bare_claim() -> N
 
 async def test_relations_include_a_rebuttal_and_a_corroboration() -> None:
     # adalberto's only rebuttal was the pharmacist answering their own objection (a taper against
-    # abrupt withdrawal); with one stance per role that lives inside one argument, so the
-    # rebuttal between roles is josue's (the nurse's recheck against the pharmacist's potassium);
-    # since kidney function is read from creatinine too, his metformin option is "stop", whose
-    # points no longer corroborate each other, so the corroboration is adalberto's.
+    # abrupt withdrawal); with one stance per role that lives inside one argument. The rebuttal
+    # between roles was josue's (the nurse's recheck against the pharmacist's potassium on the
+    # kidney-protection ACE inhibitor); his urine albumin-creatinine ratio is 18.7 mg/g, below
+    # albuminuria, so that proposal is now the blood-pressure one and no fixture has a rebuttal:
+    # a built record with albuminuria shows it. Since kidney function is read from creatinine
+    # too, josue's metformin option is "stop", whose points no longer corroborate each other, so
+    # the corroboration is adalberto's.
     out = await run(load("adalberto"))
     assert {r.relation for r in out["relations"]} == {"support"}
-    josue = await run(load("josue"))
-    assert "attack" in {r.relation for r in josue["relations"]}
+    b = Builder(age=66)
+    for g in ("diabetes", "diabetic-kidney", "hypertension"):
+        b.condition(g)
+    b.lab("uacr", 120.0)
+    b.lab("potassium", 5.1)
+    kidney = await run(b.build())
+    assert "attack" in {r.relation for r in kidney["relations"]}
 
 
 async def test_recorder_gets_zero_token_calls_and_synthesis_names_activities() -> None:

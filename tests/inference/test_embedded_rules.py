@@ -238,12 +238,18 @@ def test_acei_arb_for_diabetic_kidney_disease_and_not_when_prescribed() -> None:
         cond("c2", "Diabetic renal disease (disorder)", "127013003"),
         cond("c3", "Hypertension", "38341003"),
     ]
-    p = profile(probs, [], [obs("o1", "6298-4", 4.9), obs("o2", "33914-3", 70.0)])
+    labs = [obs("o1", "6298-4", 4.9), obs("o2", "33914-3", 70.0)]
+    p = profile(probs, [], [*labs, obs("o3", "14959-1", 120.0)])
     prop = analyse(p).proposal("opt-start-acei-arb")
     assert prop is not None
     assert any(x.stance == "attack" and "potassium" in x.text for x in prop.points)
     treated = profile(probs, [med("m1", "lisinopril 10 MG Oral Tablet", "314076")])
     assert "opt-start-acei-arb" not in option_ids(treated)
+    # no albuminuria (KDIGO 2022 1.2.1 needs it), or none measured: no kidney-protection claim
+    assert "opt-start-acei-arb" not in option_ids(
+        profile(probs, [], [*labs, obs("o3", "14959-1", 18.7)])
+    )
+    assert "opt-start-acei-arb" not in option_ids(profile(probs, [], labs))
 
 
 def test_statin_after_stroke_recognises_misspelt_simvastatin() -> None:

@@ -722,8 +722,10 @@ def _list_vaccines(
     firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, out: Output
 ) -> None:
     """One activity offers every vaccine found due: several vaccination criteria merge into
-    one option, whose description names each of them (``{vaccines}``), not only the first.
-    (The title stays the same: titles are evidence-retrieval terms.)"""
+    one option, whose title and description name each of them (``{vaccines}``), not only the
+    first. The retrieval query keeps the title without the list: every vaccine document is
+    cited by the vaccine points anyway, and the vaccines' rare words would otherwise crowd the
+    documents on the rest of the record out of the search."""
     due: dict[str, list[str]] = {}
     first: dict[str, tuple[Criterion, Binding]] = {}
     for c, b, pid in firings:
@@ -732,11 +734,17 @@ def _list_vaccines(
             if b.vaccine not in due.setdefault(pid, []):
                 due[pid].append(b.vaccine)
     for i, p in enumerate(out.proposals):
-        if p.id in first and len(due[p.id]) > 1:
+        if p.id in first:
             c, b = first[p.id]
-            text = c.option.description.replace("{vaccines}", "\x00")
-            text = render(text, f, b, c.params).replace("\x00", _and(due[p.id]))
-            out.proposals[i] = replace(p, description=text)
+            listed = _and(due[p.id])
+            title, description = (
+                render(t.replace("{vaccines}", "\x00"), f, b, c.params).replace("\x00", listed)
+                for t in (c.option.title, c.option.description)
+            )
+            query = render(c.option.title.replace("{vaccines}", ""), f, b, c.params)
+            out.proposals[i] = replace(
+                p, title=title, description=description, query=query.rstrip(": ")
+            )
 
 
 def _find(out: Output, pid: str) -> int | None:
