@@ -361,12 +361,21 @@ def _excused(c: Criterion, f: Facts, b: Binding) -> bool:
 # -- rendering -------------------------------------------------------------------------------
 
 
+# UCUM codes as a reader writes them (the code "mm[Hg]" is printed "mmHg").
+_PRINT_UNITS = {"mm[Hg]": "mmHg", "mL/min/{1.73_m2}": "mL/min/1.73m2"}
+
+
+def _unit(u: str | None) -> str:
+    return _PRINT_UNITS.get(u or "", u or "")
+
+
 def _dose_phrase(m: MedFact) -> str:
+    # Printed inside brackets after the medicine's name: no brackets of its own.
     if m.daily_mg is not None:
         return f"{fmt(m.daily_mg)} mg a day"
     if m.unit_mg is not None:
-        return f"dose not stated, verify (product strength {fmt(m.unit_mg)} mg)"
-    return "dose not stated, verify"
+        return f"dose not stated, product strength {fmt(m.unit_mg)} mg: verify"
+    return "dose not stated: verify"
 
 
 def _age_phrase(f: Facts) -> str:
@@ -412,13 +421,13 @@ def _unsteady_phrase(unsteady: Sequence[Unsteady], reported: Observation | None)
     said: set[str] = set()
     for u in unsteady:
         c = u.creatinine
-        first = f"creatinine {fmt(c.value)} {c.unit}".strip()
+        first = f"creatinine {fmt(c.value)} {_unit(c.unit)}".strip()
         implied = f"an eGFR of {fmt(u.implied_egfr)}"
         if u.later is None:
             beside = f"a reported eGFR of {fmt(reported.value)}" if reported else "a reported eGFR"
             out.append(f"{first}, taken the same day as {beside}, implies {implied}")
         else:
-            later = f"{fmt(u.later.value)} {u.later.unit}".strip()
+            later = f"{fmt(u.later.value)} {_unit(u.later.unit)}".strip()
             moved = "rose" if (u.later.value or 0) > (c.value or 0) else "fell"
             head = "it" if c.ref in said else f"{first} ({implied})"
             out.append(f"{head} {moved} to {later} {u.days} days later")
@@ -457,7 +466,7 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             return fmt(params[attr])
         if head == "lab" and attr:
             o = b.labs.get(attr) or f.latest(attr)
-            return f"{fmt(o.value)} {o.unit}".strip() if o is not None else "not recorded"
+            return f"{fmt(o.value)} {_unit(o.unit)}".strip() if o is not None else "not recorded"
         if head == "kidney":
             k = f.kidney
             if k is None:
@@ -753,10 +762,11 @@ def _find(out: Output, pid: str) -> int | None:
 
 def _absorb(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, out: Output) -> None:
     """Fold each action that a firing option ``absorbs`` (same medicine) into that option:
-    one activity per medicine where one change settles several problems. Every point of the
-    absorbed action joins, as ``add_or_merge`` unites points (its objection to a lower dose
-    without a replacement statin is answered by the switch itself, and keeps the order the
-    argument scores gave before the merge)."""
+    one activity per medicine where one change settles several problems (a dose change and
+    the level that guides it; an interaction review and the recent event that decides it).
+    Every point of the absorbed action joins, as ``add_or_merge`` unites points (its objection
+    to a lower dose without a replacement statin is answered by the switch itself, and keeps
+    the order the argument scores gave before the merge)."""
     for c, b, pid in firings:
         o = c.option
         for template in o.absorbs:
@@ -765,13 +775,18 @@ def _absorb(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, out: Ou
             if i is None or j is None or i == j:
                 continue
             host, gone = out.proposals[i], out.proposals[j]
-            if host.medication_ref and gone.medication_ref != host.medication_ref:
+            # Same medicine: the same order, or an action on no order of its own (a level to
+            # check, an event to review) that cites the host's order among its facts.
+            same = gone.medication_ref == host.medication_ref or (
+                gone.medication_ref is None and host.medication_ref in gone.refs
+            )
+            if host.medication_ref and not same:
                 continue
             # A request to verify the dose is settled by the change itself: it joins with its
             # facts and criterion only, not its text, points or name (the problem it checks is
             # not known to exist, and the host's own points already ask to check interactions).
             verify = gone.id.startswith("opt-verify-")
-            said = "" if verify else " " + gone.description
+            said = "" if verify else " " + _sentence(gone.description)
             title = host.title
             if o.merged_title and not verify:
                 title = render(o.merged_title, f, b, c.params)
