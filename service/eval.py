@@ -255,7 +255,8 @@ def _in_summary(e: Expectation, lines: Sequence[SummaryLine]) -> tuple[tuple[str
 def check_case(case: Case, d: Deliberation, ev: Evaluation) -> CaseResult:
     options = {o.id: o for o in d.options}
     included = [options[oid] for oid in ev.plan]
-    lines = summarise(d, ev).lines
+    wanted = any(e.where == "summary" for e in (*case.must_include, *case.must_not_include))
+    lines = summarise(d, ev).lines if wanted else ()
     checks: list[Check] = []
     for e in case.must_include:
         if e.where == "summary":

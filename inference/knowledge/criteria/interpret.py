@@ -644,6 +644,7 @@ def _point(
         pt.evidence or c.evidence,
         strength,
         harm=_HARM[severity],
+        recent="event" in pt.cites and b.event is not None,
     )
 
 
