@@ -40,10 +40,10 @@ Documented rules:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
-from inference.adjudication import compare, fact_status
+from inference.adjudication import FactStatus, compare, fact_status
 from inference.knowledge import ROLE_BY_NAME, Analysis, analyse
 from inference.knowledge.conditions import classify
 from inference.knowledge.roles import DOMAIN_ROLES, SEVERE_GROUPS
@@ -268,7 +268,9 @@ class EmbeddedExperts:
         a = analyse(s.profile)
         return Consultation(
             votes=_votes(a, s.member, s.problems),
-            arguments=_argue(a, s.member, s.options, s.evidence, s.profile.ref),
+            arguments=_argue(
+                a, s.member, s.options, s.evidence, s.profile.ref, fact_status(s.profile)
+            ),
         )
 
     def _relate(self, s: Relate) -> tuple[Relation, ...]:
@@ -513,7 +515,22 @@ def _argue(
     options: Sequence[CandidateOption],
     evidence: Sequence[EvidenceDoc],
     patient_ref: str,
+    status: Mapping[str, FactStatus] | None = None,
 ) -> tuple[ArgumentDraft, ...]:
+    """One argument per role and option. Its stance and strength are those of the role's
+    strongest point (a tie goes to the objection), its evidence and facts those of all the
+    role's points of that stance; its text is the most specific of them: a point that rests on a
+    recent event or a recent abnormal finding of this patient (the clash comparator's rule 2,
+    ``inference.adjudication``) speaks for the role before a stronger but general one, whose
+    facts then follow (a merged review leads with the recent thrombolysis, not the standing
+    interaction it also settles)."""
+    status = status or {}
+
+    def specific(pt: Point) -> bool:
+        return bool(getattr(pt, "recent", False)) or any(
+            status[f].recent_abnormal for f in pt.facts if f in status
+        )
+
     docs = {d.id: d for d in evidence}
     out: list[ArgumentDraft] = []
     for opt in options:
@@ -528,8 +545,11 @@ def _argue(
         stance = best[1].stance
         same = [pt for _, pt in mine if pt.stance == stance]
         pt = best[1]
-        ev = tuple(dict.fromkeys(e for p in (pt, *same) for e in _cite(p, evidence)))
-        facts = tuple(dict.fromkeys(f for p in (pt, *same) for f in p.facts))
+        lead = pt
+        if not specific(pt):
+            lead = max((p for p in same if specific(p)), key=lambda p: p.tau, default=pt)
+        ev = tuple(dict.fromkeys(e for p in (lead, pt, *same) for e in _cite(p, evidence)))
+        facts = tuple(dict.fromkeys(f for p in (lead, pt, *same) for f in p.facts))
         tau = pt.tau
         if not ev:
             tau -= 0.1  # unsupported by retrieved evidence
@@ -558,7 +578,7 @@ def _argue(
                 opt.id,
                 member.role,
                 stance,
-                pt.text,
+                lead.text,
                 ev,
                 # a point about the person as a whole (age, frailty) cites the Patient
                 facts or (patient_ref,),

@@ -18,7 +18,10 @@ An expectation may also be an object, so that a case file can say why it expects
 first N of the plan (the clinician summary shows the first 8). ``"where": "arguments"`` on a
 ``must_not_include`` expectation looks for a claim that must not be made: every term in the
 text of one argument of any proposed option, whatever its stance or fate (the clinician reads
-them all in the detail view). Plain strings and lists keep their meaning.
+them all in the detail view). ``"where": "summary"`` (either kind) reads the clinician
+summary's lines instead: every term in one line's text (action, reason, "Key fact: ..." and
+who proposed it), so a case can ask which fact a line gives as its key fact; ``rank_at_most``
+then bounds that line's rank. Plain strings and lists keep their meaning.
 
 Every case is planned end to end on the configured backend; the report lists each expectation
 as ``found`` / ``missed`` / ``absent`` / ``unsafe``, per case and in total. Any missed finding or
@@ -37,6 +40,7 @@ from typing import Any
 
 from service.core.evaluation import Evaluation
 from service.core.model import Deliberation, Option
+from service.core.summary import SummaryLine, summarise
 from service.errors import InputError
 
 __all__ = [
@@ -55,7 +59,7 @@ EVAL_FORMAT = "canoe.eval/1"
 EXPECTATIONS_FILE = "expectations.json"
 
 
-WHERE = ("activities", "arguments")
+WHERE = ("activities", "arguments", "summary")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +69,9 @@ class Expectation:
     alternatives: tuple[tuple[str, ...], ...]
     reason: str = ""
     source: str = ""
-    where: str = "activities"  # "arguments": a claim no argument may make (must_not_include)
+    # "arguments": a claim no argument may make (must_not_include); "summary": the terms in
+    # one line of the clinician summary (either kind)
+    where: str = "activities"
     rank_at_most: int | None = None  # must_include: found only this high in the plan order
 
     @property
@@ -140,7 +146,8 @@ def _expectation(raw: object, where: str, kind: str) -> Expectation:
     scope = raw.get("where", "activities")
     if scope not in WHERE or (scope == "arguments" and kind != "must_not_include"):
         raise InputError(
-            f"{where}.where: 'activities', or 'arguments' on a must_not_include expectation"
+            f"{where}.where: 'activities', 'summary', or 'arguments' on a must_not_include "
+            "expectation"
         )
     rank = raw.get("rank_at_most")
     if rank is not None and (
@@ -233,11 +240,29 @@ def _find(
     return e.terms, None
 
 
+def _in_summary(e: Expectation, lines: Sequence[SummaryLine]) -> tuple[tuple[str, ...], str]:
+    """The alternative found and the line (its action and rank) holding all its terms; a line
+    ranked below ``rank_at_most`` does not count."""
+    for terms in e.alternatives:
+        for line in lines:
+            if e.rank_at_most is not None and line.rank > e.rank_at_most:
+                break
+            if all(t in line.text().lower() for t in terms):
+                return terms, f"{line.action} (summary line {line.rank})"
+    return e.terms, ""
+
+
 def check_case(case: Case, d: Deliberation, ev: Evaluation) -> CaseResult:
     options = {o.id: o for o in d.options}
     included = [options[oid] for oid in ev.plan]
+    wanted = any(e.where == "summary" for e in (*case.must_include, *case.must_not_include))
+    lines = summarise(d, ev).lines if wanted else ()
     checks: list[Check] = []
     for e in case.must_include:
+        if e.where == "summary":
+            terms, line = _in_summary(e, lines)
+            checks.append(Check("must_include", terms, "found" if line else "missed", line, e))
+            continue
         terms, hit = _find(e, d, included, True)
         where = hit.title if hit else ""
         if hit is not None and e.rank_at_most is not None:
@@ -248,6 +273,10 @@ def check_case(case: Case, d: Deliberation, ev: Evaluation) -> CaseResult:
                 hit = None
         checks.append(Check("must_include", terms, "found" if hit else "missed", where, e))
     for e in case.must_not_include:
+        if e.where == "summary":
+            terms, line = _in_summary(e, lines)
+            checks.append(Check("must_not_include", terms, "unsafe" if line else "absent", line, e))
+            continue
         terms, hit = _find(e, d, included, False)
         checks.append(
             Check(
@@ -317,8 +346,8 @@ def report_table(results: Sequence[CaseResult]) -> str:
         out.append(f"{r.name}: {'PASS' if r.passed else 'FAIL'} ({len(r.included)} included)")
         for c in r.checks:
             what = " + ".join(c.terms)
-            if c.expectation is not None and c.expectation.where == "arguments":
-                what = f"claim: {what}"
+            if c.expectation is not None and c.expectation.where != "activities":
+                what = f"{'claim' if c.expectation.where == 'arguments' else 'summary'}: {what}"
             where = f"  <- {c.activity}" if c.activity else ""
             out.append(f"  {c.status.upper():7s} {c.kind:17s} {what}{where}")
             if c.failed and c.expectation is not None and c.expectation.reason:

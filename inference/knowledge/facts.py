@@ -46,6 +46,9 @@ __all__ = [
 STALE_ACUTE_DAYS = 365
 _STRENGTH = re.compile(r"(\d+(?:\.\d+)?)\s*(mg|mcg|µg|g)\b", re.I)
 _KDIGO_EDGES = (90.0, 60.0, 45.0, 30.0, 15.0)
+# The creatinine governs (is cited first) when the estimate computed from it is lower than the
+# reported eGFR by at least this much (mL/min): a near-tie is the reported value's own reading.
+_GOVERNS_BY = 2.0
 # Creatinine results this many days apart or fewer, changed by this ratio or more, are not a
 # steady state: KDIGO 2012 AKI (a rise to 1.5 times baseline) and its acute kidney disease
 # window of up to 90 days; KDIGO 2024 CKD practice point 1.2.2.2 (eGFR equations need a steady
@@ -485,7 +488,14 @@ class Facts:
         # Only where it matters for dosing: the lower estimate below 60.
         discordant = conflicted or (value < 60 and (gap > 0.2 or (crosses and gap > 0.1)))
         unsteady = self._kidney_unsteady(reported)
-        refs = tuple(o.ref for o in (reported, creat) if o is not None)
+        # The observation that governs comes first: it is the fact that justifies a dosing
+        # action (the clinician summary shows it as the key fact). A computed estimate (CKD-EPI
+        # or Cockcroft-Gault) is governed by the creatinine it is computed from.
+        computed_governs = creat is not None and (
+            reported is None or reported.value is None or reported.value - value >= _GOVERNS_BY
+        )
+        first = (creat, reported) if computed_governs else (reported, creat)
+        refs = tuple(o.ref for o in first if o is not None)
         refs = tuple(
             dict.fromkeys((*refs, *(o.ref for u in unsteady for o in (u.creatinine, u.later) if o)))
         )

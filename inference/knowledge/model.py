@@ -43,6 +43,10 @@ class Point:
     # The severity of the harm the point is about, read by the clash comparator
     # (inference/adjudication.py); None leaves it to the evidence statements' own ``harm``.
     harm: Severity | None = None
+    # The point rests on a recent high-stakes event of this patient (a thrombolysis, an
+    # admission): read with the clash comparator's recent abnormal facts when a role's several
+    # points must be shown as one (``inference.embedded._argue``).
+    recent: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -84,8 +84,10 @@ def point(
     facts: Iterable[str | Cited],
     ev: tuple[str, ...],
     tau: float,
+    *,
+    recent: bool = False,
 ) -> Point:
-    return Point(role, stance, text, refs(facts), ev, round(tau, 3))
+    return Point(role, stance, text, refs(facts), ev, round(tau, 3), recent=recent)
 
 
 def names(meds: Sequence[MedFact]) -> str:

@@ -515,7 +515,7 @@ def after_thrombolysis(c: Case, o: Output) -> None:
         "acute stroke, heart attack or pulmonary embolism, and which one it was decides the "
         "antithrombotic plan and the secondary prevention; the discharge letter says which."
     )
-    pts = [point("cardiologist", "support", lead, event_facts, _EB_THROMBOLYSIS, 0.7)]
+    pts = [point("cardiologist", "support", lead, event_facts, _EB_THROMBOLYSIS, 0.7, recent=True)]
     anticoag = [
         m
         for m in c.with_spec("class:anticoagulant")
@@ -538,6 +538,7 @@ def after_thrombolysis(c: Case, o: Output) -> None:
                 (*event_facts, a),
                 _EB_THROMBOLYSIS,
                 0.65,
+                recent=True,
             )
         )
     anti = c.with_spec("class:antiplatelet")
@@ -554,6 +555,7 @@ def after_thrombolysis(c: Case, o: Output) -> None:
                 (t.ref, a, b),
                 (*_EB_THROMBOLYSIS, "EB-DDI-002"),
                 0.6,
+                recent=True,
             )
         )
     pts.append(

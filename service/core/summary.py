@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from service.core.evaluation import Evaluation
 from service.core.model import Deliberation, Option
-from service.core.profile import PatientProfile
+from service.core.profile import LOINC_GROUPS, Observation, PatientProfile
 
 __all__ = ["MAX_LINES", "Summary", "SummaryLine", "fact_words", "summarise", "summary_text"]
 
@@ -64,19 +64,37 @@ def _date(d: object) -> str:
     return d.isoformat() if d is not None and hasattr(d, "isoformat") else ""
 
 
+def _bp_words(readings: list[Observation]) -> str | None:
+    """A blood pressure panel as a clinician writes it: "Blood pressure 189/102 mmHg on ..."
+    (systolic first, whole mmHg), or None when the panel lacks either value."""
+    by = {o.loinc: o for o in readings}
+    sys_ = next((by[c] for c in LOINC_GROUPS["systolic_bp"] if c in by), None)
+    dia = next((by[c] for c in LOINC_GROUPS["diastolic_bp"] if c in by), None)
+    if sys_ is None or dia is None or sys_.value is None or dia.value is None:
+        return None
+    when = sys_.effective or dia.effective
+    unit = _UNITS.get(sys_.unit, sys_.unit) or "mmHg"
+    text = f"Blood pressure {sys_.value:.0f}/{dia.value:.0f} {unit}"
+    return text + (f" on {_date(when)}" if when else "")
+
+
 def fact_words(profile: PatientProfile, refs: Iterable[str]) -> tuple[tuple[str, str], ...]:
     """(reference, words with value and date) for each of ``refs`` the profile holds."""
     words: dict[str, str] = {}
+    shared: dict[str, list[Observation]] = {}
     for o in profile.observations:
-        value = f"{round(o.value, 1):g}" if o.value is not None else o.value_text
-        unit = _UNITS.get(o.unit, o.unit)
-        text = f"{o.display} {value} {unit}".strip()
-        when = f" on {_date(o.effective)}" if o.effective else ""
-        # blood pressure: systolic and diastolic share one reference; keep both values
-        words[o.ref] = f"{words[o.ref]}, {text}" if o.ref in words else text
-        words[o.ref + "#when"] = when
-    for ref in [r for r in words if not r.endswith("#when")]:
-        words[ref] += words.pop(ref + "#when")
+        shared.setdefault(o.ref, []).append(o)
+    for ref, obs in shared.items():
+        bp = _bp_words(obs) if len(obs) > 1 else None
+        if bp is not None:  # systolic and diastolic share one reference
+            words[ref] = bp
+            continue
+        texts = []
+        for o in obs:
+            value = f"{round(o.value, 1):g}" if o.value is not None else o.value_text
+            texts.append(f"{o.display} {value} {_UNITS.get(o.unit, o.unit)}".strip())
+        when = next((o.effective for o in obs if o.effective), None)
+        words[ref] = ", ".join(texts) + (f" on {_date(when)}" if when else "")
     for p in profile.problems:
         words[p.ref] = p.text + (f" (since {_date(p.onset)})" if p.onset else "")
     for m in profile.medications:

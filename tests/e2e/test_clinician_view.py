@@ -83,7 +83,8 @@ def test_gayla_summary_names_the_blood_pressure_with_value_and_date() -> None:
     result = plan_of(fixture_bundle("gayla_ferry"))
     text = summary_text(result.deliberation, result.evaluation)
     bp = next(line for line in text.splitlines() if "Review blood pressure" in line)
-    assert "114.5 mmHg" in bp and _DATE.search(bp)
+    # the key fact is the panel as a clinician writes it: systolic/diastolic, whole mmHg
+    assert "Key fact: Blood pressure 146/115 mmHg on 2020-08-20." in bp and _DATE.search(bp)
     assert "pharmacist" in bp.split("Proposed by ", 1)[1]
 
 

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from service.core import evaluate
 from service.core.evaluation import Evaluation
-from service.core.model import Argument, Deliberation, Option, Parameters
+from service.core.model import Argument, Deliberation, Edge, Option, Parameters
 from service.errors import InputError
 from service.eval import CaseResult, Expectation, check_case, load_cases, report_json, report_table
 
@@ -222,3 +223,67 @@ def test_rank_at_most_is_a_whole_number_on_a_finding(tmp_path: Path, rank: objec
     with pytest.raises(InputError) as err:
         load_cases(_folder(tmp_path, {"must_not_include": [{"terms": ["a"], "rank_at_most": 2}]}))
     assert "must_not_include[0].rank_at_most" in str(err.value)
+
+
+def _two_included() -> tuple[Deliberation, Evaluation]:
+    """Two activities the evaluation includes: naproxen first (stronger support)."""
+
+    def one(oid: str, title: str, text: str, tau: float) -> Option:
+        a = Argument(f"{oid}-a", "pharmacist", "support", text, (), (), tau)
+        return Option(
+            oid,
+            title,
+            "immediate-safety",
+            "See the detail view.",
+            arguments=(a,),
+            edges=(Edge(a.id, oid, "support"),),
+        )
+
+    d = Deliberation(
+        "p",
+        1,
+        "Patient/x",
+        Parameters(),
+        (),
+        (
+            one("opt-stop-naproxen", "Stop naproxen", "Naproxen with clopidogrel: bleeding.", 0.9),
+            one("opt-start-ppi", "Start a proton pump inhibitor", "Gastroprotection.", 0.7),
+        ),
+    )
+    ev = evaluate(d)
+    assert ev.plan == ("opt-stop-naproxen", "opt-start-ppi")
+    return d, ev
+
+
+def test_a_summary_expectation_reads_the_clinician_summary_lines(tmp_path: Path) -> None:
+    d, ev = _two_included()
+    (c,) = load_cases(
+        _folder(
+            tmp_path,
+            {
+                "must_include": [
+                    {"terms": ["stop naproxen", "clopidogrel: bleeding"], "where": "summary"},
+                    {"terms": ["proton pump"], "where": "summary", "rank_at_most": 2},
+                    {"terms": ["proton pump"], "where": "summary", "rank_at_most": 1},
+                    {"terms": ["detail view"], "where": "summary"},  # the description: no
+                ],
+                "must_not_include": [
+                    {"terms": ["proposed by pharmacist"], "where": "summary"},
+                    {"terms": ["insulin"], "where": "summary"},
+                ],
+            },
+        )
+    )
+    r = check_case(c, d, ev)
+    assert [x.status for x in r.checks] == [
+        "found",
+        "found",
+        "missed",
+        "missed",
+        "unsafe",
+        "absent",
+    ]
+    assert r.checks[0].activity == "Stop naproxen (summary line 1)"
+    assert r.checks[1].activity == "Start a proton pump inhibitor (summary line 2)"
+    assert "summary: proposed by pharmacist" in report_table([r])
+    assert report_json([r])["cases"][0]["checks"][4]["where"] == "summary"

@@ -347,7 +347,17 @@ def _loincs(quantity: str) -> tuple[str, ...]:
 
 
 def _holds(t: Trigger, f: Facts, params: dict[str, float], b: Binding) -> bool:
-    return any(True for _ in _match(t, f, params, b if not t.drugs else None))
+    return _held(t, f, params, b) is not None
+
+
+def _held(t: Trigger, f: Facts, params: dict[str, float], b: Binding) -> tuple[str, ...] | None:
+    """None when ``t`` does not hold under ``b``; else the facts it matched beyond ``b``'s own
+    (a co-prescribed medicine, a condition): what makes a point with this ``when`` apply."""
+    got = next(_match(t, f, params, b if not t.drugs else None), None)
+    if got is None:
+        return None
+    own = set(_cited(_CITABLE, b, f))
+    return tuple(r for r in _cited(_CITABLE, got, f) if r not in own)
 
 
 def _excused(c: Criterion, f: Facts, b: Binding) -> bool:
@@ -565,6 +575,9 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
     return frozenset(out)
 
 
+_CITABLE = ("a", "b", "c", "cond", "count", "monitor", "event", "vaccine", "stroke")
+
+
 def _cited(names: Sequence[str], b: Binding, f: Facts) -> tuple[str, ...]:
     out: list[str] = []
     for n in names:
@@ -613,7 +626,9 @@ _HARM: dict[str, Severity] = {
 }
 
 
-def _point(c: Criterion, pt: PointTemplate, f: Facts, b: Binding) -> Point:
+def _point(
+    c: Criterion, pt: PointTemplate, f: Facts, b: Binding, first: tuple[str, ...] = ()
+) -> Point:
     severity = pt.severity or c.factors.severity
     strength = tau(
         severity,
@@ -625,10 +640,11 @@ def _point(c: Criterion, pt: PointTemplate, f: Facts, b: Binding) -> Point:
         pt.role,
         pt.stance,
         render(pt.text, f, b, c.params),
-        _cited(pt.cites, b, f),
+        refs(first, _cited(pt.cites, b, f)),
         pt.evidence or c.evidence,
         strength,
         harm=_HARM[severity],
+        recent="event" in pt.cites and b.event is not None,
     )
 
 
@@ -654,10 +670,11 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
         )
     elif b.cond is not None and b.cond.problem is not None:
         pids = (f"prob-{rid(b.cond.problem.ref)}",)
-    points = tuple(
-        _point(c, pt, f, b) for pt in c.points if pt.when is None or _holds(pt.when, f, p, b)
-    )
-    every = _cited(("a", "b", "c", "cond", "count", "monitor", "event", "vaccine", "stroke"), b, f)
+    # A point that holds only under its own ``when`` cites first what that condition matched
+    # (the antiplatelet beside warfarin that makes an INR urgent): the fact that justifies it.
+    whens = [(pt, () if pt.when is None else _held(pt.when, f, p, b)) for pt in c.points]
+    points = tuple(_point(c, pt, f, b, first) for pt, first in whens if first is not None)
+    every = _cited(_CITABLE, b, f)
     every = refs(every, *(pt.facts for pt in points))
     acts = b.meds.get(o.acts_on) if o.acts_on else None
     oid, title, category, priority, urgency = o.id, o.title, c.category, c.priority, o.urgency
