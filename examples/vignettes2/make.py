@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location("vignettes_make", HERE.parent / "vignettes" / "make.py")
+_FIRST = HERE.parent / "vignettes" / "make.py"
+_spec = importlib.util.spec_from_file_location("vignettes_make", _FIRST)
 assert _spec is not None and _spec.loader is not None
 base = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(base)
@@ -169,7 +170,8 @@ class Record(base.Record):  # type: ignore[misc,name-defined]
 
     def blood_count(self, when: str, hb: float, wbc: float, plt: int) -> None:
         self.lab("718-7", "Hemoglobin [Mass/volume] in Blood", hb, "g/dL", when)
-        self.lab("6690-2", "Leukocytes [#/volume] in Blood by Automated count", wbc, "10*3/uL", when)
+        wbc_name = "Leukocytes [#/volume] in Blood by Automated count"
+        self.lab("6690-2", wbc_name, wbc, "10*3/uL", when)
         self.lab("777-3", "Platelets [#/volume] in Blood by Automated count", plt, "10*3/uL", when)
 
 
@@ -273,9 +275,7 @@ def gout_colchicine_clarithromycin() -> Record:
     r.condition("59621000", "Essential hypertension (disorder)", "2003-02-27")
     r.condition("10509002", "Acute bronchitis (disorder)", "2026-11-26")
     r.med2(ALLOPURINOL_300, "2014-09-15", 300, "mg", "300 mg once daily")
-    r.med2(
-        COLCHICINE_06, "2026-11-20", 0.6, "mg", "0.6 mg twice daily for the gout flare", times=2
-    )
+    r.med2(COLCHICINE_06, "2026-11-20", 0.6, "mg", "0.6 mg twice daily for the gout flare", times=2)
     r.med2(
         CLARITHROMYCIN_500,
         "2026-11-26",
