@@ -106,7 +106,9 @@ class Kidney:
     creatinine: Observation | None
     computed: float | None  # CKD-EPI 2021 from creatinine
     crcl: float | None  # Cockcroft-Gault
-    discordant: bool  # the estimates disagree: recheck before relying on either
+    # The estimates disagree, like with like (a same-day conflict, or the reported eGFR against
+    # the CKD-EPI eGFR from that day's creatinine): recheck before relying on either.
+    discordant: bool
     refs: tuple[str, ...]
     # Not settled although the latest estimates may agree (``Facts._kidney_unsteady``): a
     # creatinine on the reported eGFR's day that contradicts it, or creatinine results changing
@@ -207,6 +209,18 @@ def _creatinine_mg_dl(o: Observation) -> float | None:
     if o.value is None:
         return None
     return o.value / 88.4 if "mol" in o.unit.lower() else o.value
+
+
+def _disagree(a: float, b: float) -> bool:
+    """Two eGFRs disagree where it matters for dosing: the lower below 60 and the two more than
+    a fifth apart, or more than a tenth apart across a KDIGO category edge (90, 60, 45, 30,
+    15) where doses change."""
+    lo, hi = min(a, b), max(a, b)
+    if hi <= 0:
+        return False
+    gap = (hi - lo) / hi
+    crosses = any(lo < edge <= hi for edge in _KDIGO_EDGES)
+    return lo < 60 and (gap > 0.2 or (crosses and gap > 0.1))
 
 
 class Facts:
@@ -480,14 +494,22 @@ class Facts:
         if not candidates:
             return None
         value, basis = min(candidates)
-        high = max(v for v, _ in candidates)
-        # Disagreement: a same-day conflict, estimates more than a fifth apart, or more than a
-        # tenth apart across a KDIGO category boundary (90, 60, 45, 30, 15) where dosing changes.
-        gap = (high - value) / high if high else 0.0
-        crosses = any(value < edge <= high for edge in _KDIGO_EDGES)
-        # Only where it matters for dosing: the lower estimate below 60.
-        discordant = conflicted or (value < 60 and (gap > 0.2 or (crosses and gap > 0.1)))
         unsteady = self._kidney_unsteady(reported)
+        # Disagreement compares like with like: a same-day conflict, or the reported eGFR against
+        # the CKD-EPI 2021 eGFR from the latest creatinine, taken the same day. A
+        # Cockcroft-Gault clearance below the eGFR is not a disagreement: it is not indexed to
+        # body surface area and falls with age and weight, so in older, lighter people it is
+        # expected to read lower (Dowling 2013, Pharmacotherapy 33:912; KDIGO 2024 CKD chapter
+        # 4, drug dosing). A repeat would not close that gap; the clearance stays a dosing input
+        # for the medicines whose labels are written in it (``renal_limit``).
+        discordant = conflicted or (
+            reported is not None
+            and reported.value is not None
+            and creat is not None
+            and computed is not None
+            and creat.effective == reported.effective
+            and _disagree(reported.value, computed)
+        )
         # The observation that governs comes first: it is the fact that justifies a dosing
         # action (the clinician summary shows it as the key fact). A computed estimate (CKD-EPI
         # or Cockcroft-Gault) is governed by the creatinine it is computed from.
@@ -537,10 +559,7 @@ class Facts:
                 if o.effective != reported.effective:
                     continue
                 e = implied(mg)
-                lo, hi = min(e, reported.value), max(e, reported.value)
-                crosses = any(lo < edge <= hi for edge in _KDIGO_EDGES)
-                gap = (hi - lo) / hi
-                if lo < 60 and (gap > 0.2 or (crosses and gap > 0.1)):
+                if _disagree(e, reported.value):
                     out.append(Unsteady(o, e, None, 0))
                     break
         if series:

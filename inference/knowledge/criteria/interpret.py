@@ -712,23 +712,62 @@ def slug_id(text: str) -> str:
     return f"{head}-{slug(rest)}" if rest else slug(text)
 
 
-def _bindings(criteria: Sequence[Criterion], f: Facts) -> list[tuple[Criterion, Binding]]:
-    """Every (criterion, binding) that fires, less response monitoring of a drug that a
-    deprescribing criterion proposes to stop (``Monitor.response``)."""
+_KEY = re.compile(r"\{([a-h])\}")
+
+
+def _stops(c: Criterion, f: Facts, b: Binding) -> str | None:
+    """The MedicationRequest a firing's activity ends, if it ends one: a deprescribing
+    criterion's ``acts_on`` drug, or an activity whose id reads as a stop (``opt-stop-{a}``,
+    or ``opt-taper-{a}`` titled to taper and stop), a kidney band's "avoid" included. A
+    request to verify a dose ends nothing."""
+    if b.uncertain:
+        return None
+    o = c.option
+    oid, title = o.id, o.title
+    if b.limit is not None and b.limit.action in c.variants:
+        v = c.variants[b.limit.action]
+        oid, title = v.id, v.title
+    key = o.acts_on if c.kind == "deprescribing" and o.acts_on else None
+    if key is None and (
+        oid.startswith("opt-stop-") or (oid.startswith("opt-taper-") and "stop" in title.lower())
+    ):
+        found = _KEY.search(oid)
+        key = o.acts_on or (found.group(1) if found else None)
+    m = b.meds.get(key) if key else None
+    return m.ref if m is not None else None
+
+
+def _stopped_proposals(out: Output | None) -> set[str]:
+    """MedicationRequests that a rule function's activity (already in ``out``) stops."""
+    if out is None:
+        return set()
+    return {
+        p.medication_ref
+        for p in out.proposals
+        if p.medication_ref is not None and p.id.startswith("opt-stop-")
+    }
+
+
+def _bindings(
+    criteria: Sequence[Criterion], f: Facts, out: Output | None = None
+) -> list[tuple[Criterion, Binding]]:
+    """Every (criterion, binding) that fires, less monitoring that ends with the drug
+    (``Monitor.response`` or ``Monitor.harm``) of a drug that some activity of the plan
+    stops, whether a criterion's or a rule function's: the test would judge a treatment that
+    is ending. Safety monitoring (levels, INR, potassium, kidney function) stays: a stop is a
+    proposal the clinician may decline, and until the drug is out the check still protects."""
     found = [
         (c, b) for c in criteria for b in _match(c.trigger, f, c.params) if not _excused(c, f, b)
     ]
-    stopping = {
-        b.meds[c.option.acts_on].ref
-        for c, b in found
-        if c.kind == "deprescribing" and c.option.acts_on and c.option.acts_on in b.meds
+    stopping = _stopped_proposals(out) | {
+        ref for c, b in found for ref in (_stops(c, f, b),) if ref is not None
     }
     return [
         (c, b)
         for c, b in found
         if not (
             c.trigger.monitor is not None
-            and c.trigger.monitor.response
+            and (c.trigger.monitor.response or c.trigger.monitor.harm)
             and "a" in b.meds
             and b.meds["a"].ref in stopping
         )
@@ -874,7 +913,7 @@ def apply_criteria(criteria: Sequence[Criterion], f: Facts, out: Output) -> tupl
     """Add every firing criterion's problem and proposal to ``out``; the ids that fired."""
     fired: list[str] = []
     firings: list[tuple[Criterion, Binding, str]] = []
-    for c, b in _bindings(criteria, f):
+    for c, b in _bindings(criteria, f, out):
         prop = _proposal(c, f, b, out)
         add_or_merge(out, prop)
         firings.append((c, b, prop.id))

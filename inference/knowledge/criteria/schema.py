@@ -110,13 +110,17 @@ class Monitor(_Strict):
     """Due when no usable result of ``quantity`` within ``param`` days (a param name).
 
     ``response``: the test only judges whether the bound drug ``a`` works (lipids on a
-    statin), so it is not proposed when a deprescribing criterion proposes stopping that very
-    drug: the test would add a burden and decide nothing (NICE NG56, 2016: treatment burden).
-    Safety monitoring (levels, INR, potassium) stays while the drug is taken."""
+    statin, urate on a urate-lowering drug). ``harm``: it only watches for a slow, long-term
+    harm of continued use of ``a`` (glucose on an antipsychotic, vitamin B12 on metformin).
+    Either way it is not proposed when an activity of the plan stops that very drug: the test
+    would add a burden and decide nothing (NICE NG56, 2016: treatment burden). Safety
+    monitoring (drug levels, INR, potassium, kidney function, and the thyroid on amiodarone,
+    whose effects outlast the drug) keeps neither flag and stays while the drug is taken."""
 
     quantity: str
     days: str
     response: bool = False
+    harm: bool = False
 
 
 class VaccineDue(_Strict):
