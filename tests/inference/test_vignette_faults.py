@@ -213,3 +213,26 @@ def test_no_mra_is_offered_with_high_potassium_or_one_already_taken() -> None:
     b = _hfref(4.4)
     b.med("spironolactone")
     assert "start-mra-hfref" not in _fired(b)
+
+
+def test_b12_stays_with_neuropathy_even_when_metformin_stops() -> None:
+    # A deficiency from years of metformin outlasts the drug; with neuropathy or anaemia the
+    # test still decides something (ADA Standards of Care 2024, section 9).
+    b = Builder(age=70, sex="male")
+    b.condition("diabetic-neuropathy")
+    b.med("metformin")
+    b.lab("egfr", 22.0)
+    fired = {x.criterion.id: x for x in evaluate(CRITERIA, Facts(b.build()))}
+    assert fired["renal-dose-table"].proposal.id == "opt-stop-metformin"
+    assert "monitor-b12-on-metformin-neuropathy-anaemia" in fired
+    assert "monitor-b12-on-metformin" not in fired  # one B12 action, not two
+
+
+def test_b12_with_neuropathy_is_not_asked_on_b12_replacement() -> None:
+    b = Builder(age=70, sex="male")
+    b.condition("diabetic-neuropathy")
+    b.med("metformin")
+    b.med("cyanocobalamin")
+    fired = _fired(b)
+    assert "monitor-b12-on-metformin-neuropathy-anaemia" not in fired
+    assert "monitor-b12-on-metformin" not in fired
