@@ -298,7 +298,7 @@ def _match(
 
 
 # Strictest first: one band, one activity per ingredient.
-_ACTION_RANK = ("avoid", "max-dose", "reduce", "review", "monitor")
+_ACTION_RANK = ("avoid", "switch", "max-dose", "reduce", "review", "monitor")
 
 
 def _renal_bindings(f: Facts, base: Binding) -> Iterator[Binding]:
@@ -504,6 +504,8 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             lim = b.limit
             if attr == "advice":
                 return lim.advice
+            if attr == "instead":
+                return lim.instead or "another treatment"
             if attr == "below":
                 return fmt(lim.below)
             if attr == "max":
