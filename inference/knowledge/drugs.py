@@ -63,7 +63,7 @@ _Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
 _Name = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9 .-]*[a-z0-9]$")]
 _Rxcui = Annotated[str, Field(pattern=r"^[1-9][0-9]{0,9}$")]
 _Text = Annotated[str, Field(min_length=1)]
-Action = Literal["avoid", "do-not-start", "reduce", "max-dose", "review", "monitor"]
+Action = Literal["avoid", "switch", "do-not-start", "reduce", "max-dose", "review", "monitor"]
 
 
 class _Strict(BaseModel):
@@ -113,9 +113,14 @@ class RenalLimitDef(_Strict):
     ref: _Text
     evidence: tuple[Annotated[str, Field(pattern=r"^EB-[A-Z]+-[0-9]{3}$")], ...] = ()
     urgent: bool = False
+    # With action "switch": what replaces the drug (a stop that leaves its indication
+    # untreated, an anticoagulant in atrial fibrillation, is not the action).
+    instead: _Text | None = None
 
     @model_validator(mode="after")
     def _band(self) -> RenalLimitDef:
+        if (self.action == "switch") != (self.instead is not None):
+            raise ValueError("instead is given exactly when action is switch")
         if self.at_least is not None and self.at_least >= self.below:
             raise ValueError(f"at_least {self.at_least} must be below {self.below}")
         if (self.action == "max-dose") != (self.max_daily_mg is not None):
@@ -264,6 +269,7 @@ class RenalLimit:
     ref: str
     evidence: tuple[str, ...]
     urgent: bool
+    instead: str | None = None
 
     def applies(self, value: float) -> bool:
         return value < self.below and (self.at_least is None or value >= self.at_least)
@@ -353,6 +359,7 @@ def load_drugs(path: Path = DRUGS_FILE, clinical_path: Path = CLINICAL_FILE) -> 
             r.ref,
             r.evidence,
             r.urgent,
+            r.instead,
         )
         for r in f.renal_limits
     )

@@ -65,6 +65,8 @@ LOINC_GROUPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "vitamin_b12": ("2132-9",),
         # left ventricular ejection fraction: any method, by 2D echo, by ultrasound
         "lvef": ("10230-1", "8806-2", "18043-0"),
+        # QT interval corrected for heart rate, from the ECG
+        "qtc": ("8636-3",),
     }
 )
 

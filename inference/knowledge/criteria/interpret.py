@@ -298,7 +298,7 @@ def _match(
 
 
 # Strictest first: one band, one activity per ingredient.
-_ACTION_RANK = ("avoid", "max-dose", "reduce", "review", "monitor")
+_ACTION_RANK = ("avoid", "switch", "max-dose", "reduce", "review", "monitor")
 
 
 def _renal_bindings(f: Facts, base: Binding) -> Iterator[Binding]:
@@ -477,6 +477,9 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
         if head == "lab" and attr:
             o = b.labs.get(attr) or f.latest(attr)
             return f"{fmt(o.value)} {_unit(o.unit)}".strip() if o is not None else "not recorded"
+        if head == "lab_on" and attr:  # the day of the result a lab placeholder states
+            o = b.labs.get(attr) or f.latest(attr)
+            return str(o.effective) if o is not None and o.effective else "an unknown date"
         if head == "kidney":
             k = f.kidney
             if k is None:
@@ -501,6 +504,8 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             lim = b.limit
             if attr == "advice":
                 return lim.advice
+            if attr == "instead":
+                return lim.instead or "another treatment"
             if attr == "below":
                 return fmt(lim.below)
             if attr == "max":
@@ -909,17 +914,110 @@ def _merge_panels(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, o
         out.proposals.insert(min(first, len(out.proposals)), merged)
 
 
+def _grouped(found: Sequence[tuple[Criterion, Binding]], f: Facts) -> dict[int, str]:
+    """Which bindings join a lab-problem group (``LabGroup``): index -> the group's option id,
+    for each group whose bindings hold at least its ``min_medicines`` distinct medicines."""
+    members: dict[str, list[int]] = {}
+    need: dict[str, int] = {}
+    for i, (c, b) in enumerate(found):
+        g = c.option.group
+        if g is None or "a" not in b.meds:
+            continue
+        gid = slug_id(render(g.id, f, b, c.params))
+        members.setdefault(gid, []).append(i)
+        need.setdefault(gid, g.min_medicines)
+    out: dict[int, str] = {}
+    joins: dict[str, tuple[str, set[str]]] = {}  # absorbed criterion id -> group, its drugs
+    for gid, idx in members.items():
+        drugs = {found[i][1].meds["a"].ref for i in idx}
+        if len(drugs) >= need[gid]:
+            out |= dict.fromkeys(idx, gid)
+            for i in idx:
+                g = found[i][0].option.group
+                for cid in g.absorbs_criteria if g else ():
+                    joins.setdefault(cid, (gid, set()))[1].update(drugs)
+    for i, (c, b) in enumerate(found):
+        acts = b.meds.get(c.option.acts_on or "")
+        if i not in out and c.id in joins and acts is not None and acts.ref in joins[c.id][1]:
+            out[i] = joins[c.id][0]
+    return out
+
+
+def _group_proposal(
+    gid: str, parts: Sequence[tuple[Criterion, Binding, Proposal]], f: Facts
+) -> Proposal:
+    """One activity for one lab problem: the title and description of the first criterion's
+    group over every drug that may cause it (each named once, with what it contributes), and
+    every drug's own points, facts, problems and criteria, with those of the actions it
+    absorbs (``LabGroup.absorbs_criteria``)."""
+    c0, b0, _ = parts[0]
+    g = c0.option.group
+    assert g is not None
+    names = list(
+        dict.fromkeys(render("{a}", f, b, c.params) for c, b, _ in parts if c.option.group)
+    )
+    said = list(
+        dict.fromkeys(
+            render(c.option.group.part, f, b, c.params) for c, b, _ in parts if c.option.group
+        )
+    )
+    title, description = (
+        render(t.replace("{drugs}", "\x00").replace("{parts}", "\x01"), f, b0, c0.params)
+        .replace("\x00", _and(names))
+        .replace("\x01", "; ".join(said))
+        for t in (g.title, g.description)
+    )
+    seen: set[tuple[str, str, str]] = set()
+    points: list[Point] = []
+    for _, _, p in parts:
+        for pt in p.points:
+            if (pt.role, pt.stance, pt.text) not in seen:
+                seen.add((pt.role, pt.stance, pt.text))
+                points.append(pt)
+    props = [p for _, _, p in parts]
+    return Proposal(
+        gid,
+        title,
+        min((p.category for p in props), key=CATEGORY_ORDER.index),
+        description,
+        refs(*(p.refs for p in props)),
+        refs(*(p.problem_ids for p in props)),
+        tuple(points),
+        next((p.code for p in props if p.code), None),
+        None,
+        max(p.urgency for p in props),
+        min((p.priority for p in props), key=PRIORITY_ORDER.index),
+        tuple(dict.fromkeys(x for p in props for x in p.criteria)),
+        # Retrieval: the title without the drug list (each drug's points cite its documents).
+        render(re.sub(r" ?\(?\{(drugs|parts)\}\)?", "", g.title), f, b0, c0.params),
+    )
+
+
 def apply_criteria(criteria: Sequence[Criterion], f: Facts, out: Output) -> tuple[str, ...]:
     """Add every firing criterion's problem and proposal to ``out``; the ids that fired."""
     fired: list[str] = []
     firings: list[tuple[Criterion, Binding, str]] = []
-    for c, b in _bindings(criteria, f, out):
+    found = _bindings(criteria, f, out)
+    grouped = _grouped(found, f)
+    groups: dict[str, list[tuple[Criterion, Binding, Proposal]]] = {}
+    for i, (c, b) in enumerate(found):
         prop = _proposal(c, f, b, out)
-        add_or_merge(out, prop)
-        firings.append((c, b, prop.id))
+        gid = grouped.get(i)
+        if gid is not None:
+            if gid not in groups:  # the group's place in the list is its first member's
+                groups[gid] = []
+                out.proposals.append(Proposal(gid, "", c.category, "", (), (), ()))
+            groups[gid].append((c, b, prop))
+        else:
+            add_or_merge(out, prop)
+        firings.append((c, b, gid or prop.id))
         if c.high_risk:
             out.high_risk += 1
         fired.append(c.id)
+    for gid, parts in groups.items():
+        at = _find(out, gid)
+        assert at is not None
+        out.proposals[at] = _group_proposal(gid, parts, f)
     _list_vaccines(firings, f, out)
     _absorb(firings, f, out)
     _merge_panels(firings, f, out)

@@ -23,6 +23,7 @@ __all__ = [
     "Count",
     "CriteriaFile",
     "Criterion",
+    "LabGroup",
     "LabTest",
     "Monitor",
     "OptionTemplate",
@@ -260,6 +261,32 @@ class PointTemplate(_Strict):
         return _no_literal_numbers(v)
 
 
+class LabGroup(_Strict):
+    """One action per laboratory problem, not one per drug: when the bindings of the
+    criteria sharing this ``id`` (a template over the lab, e.g. "opt-lab-sodium-low") hold
+    ``min_medicines`` or more distinct medicines, they become one activity whose ``title`` and
+    ``description`` name them all (``{drugs}``: the drugs; ``{parts}``: each one's ``part``,
+    what it contributes), carrying every drug's own points. A single medicine keeps the
+    criterion's own per-drug option. A clinician writes one entry per problem ("low sodium:
+    review the drugs that lower it and recheck"), as STOPP/START v3 (2023) frames these
+    criteria by the abnormal result."""
+
+    id: str
+    title: str
+    description: str
+    part: str = "{a}"
+    min_medicines: int = Field(default=2, ge=2)
+    # Criteria (ids) whose action on one of the group's drugs joins the group when it forms:
+    # their harm is the very result found (an ACE inhibitor with spironolactone when the
+    # potassium is already high), so asking it apart would split one decision in two.
+    absorbs_criteria: tuple[str, ...] = ()
+
+    @field_validator("title", "description", "part")
+    @classmethod
+    def _numbers(cls, v: str) -> str:
+        return _no_literal_numbers(v)
+
+
 class OptionTemplate(_Strict):
     id: str
     title: str
@@ -276,6 +303,7 @@ class OptionTemplate(_Strict):
     # priority and urgency. One medicine, one instruction (NICE NG5, 2015).
     absorbs: tuple[str, ...] = ()
     merged_title: str | None = None
+    group: LabGroup | None = None
 
     @field_validator("title", "description", "verify_title", "merged_title")
     @classmethod
@@ -383,6 +411,9 @@ class Criterion(_Strict):
         texts = [self.option.title, self.option.description, *(p.text for p in self.points)]
         if self.problem is not None:
             texts += [self.problem.display, self.problem.why]
+        if self.option.group is not None:
+            g = self.option.group
+            texts += [g.title, g.description, g.part]
         for text in texts:
             for name in re.findall(r"\{param\.([a-z_0-9]+)\}", text):
                 if name not in self.params:
