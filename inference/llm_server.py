@@ -82,17 +82,30 @@ def register_behaviour(name: str, factory: Callable[[], Behaviour]) -> None:
 
 
 class _Gemma:
+    """The one llama.cpp context of the process. Settings from the environment:
+    ``CANOE_LLM_N_CTX`` (default 32768, the model's trained context: a whole-profile prompt of
+    the smallest fixture is already ~16k tokens), ``CANOE_LLM_THREADS`` (2),
+    ``CANOE_LLM_N_BATCH`` (2048: prompt tokens per decode step) and ``CANOE_LLM_FLASH_ATTN``
+    (1; on this CPU it makes a 7k-token prompt ~3x faster to read and to answer)."""
+
     instance: Any = None
+    # A llama.cpp context serves one generation at a time: concurrent requests queue here
+    # instead of interleaving their tokens in one KV cache.
+    lock = asyncio.Lock()
 
     @classmethod
     def get(cls) -> Any:
         if cls.instance is None:
             from llama_cpp import Llama
 
+            n_batch = int(os.environ.get("CANOE_LLM_N_BATCH", "2048"))
             cls.instance = Llama(
                 model_path=str(gemma_gguf_path()),
-                n_ctx=int(os.environ.get("CANOE_LLM_N_CTX", "16384")),
+                n_ctx=int(os.environ.get("CANOE_LLM_N_CTX", "32768")),
                 n_threads=int(os.environ.get("CANOE_LLM_THREADS", "2")),
+                n_batch=n_batch,
+                n_ubatch=n_batch,
+                flash_attn=os.environ.get("CANOE_LLM_FLASH_ATTN", "1") != "0",
                 verbose=False,
             )
         return cls.instance
@@ -109,13 +122,22 @@ def gemma_gguf_path() -> Path:
     return path
 
 
+# Bounds the grammar keeps: llama.cpp unrolls ``maxItems``/``maxLength`` into nested
+# repetitions, which crash its sampler or slow it several-fold when large (vLLM's decoders do
+# not), but a small ``maxItems`` (a 3-element code) and every ``minItems`` (at least one
+# problem) are cheap and keep answers valid that the model would otherwise get wrong.
+_SMALL_MAX_ITEMS = 4
+
+
 def _grammar_friendly(schema: Any) -> Any:
-    """The schema without length bounds: llama.cpp's grammar compiler unrolls ``maxLength``
-    and ``maxItems`` into repetitions and refuses large ones (vLLM's decoders do not). The
+    """The schema without the length bounds llama.cpp's grammar cannot afford (see above). The
     client still validates the answer against the full schema."""
     if isinstance(schema, dict):
-        drop = {"maxLength", "maxItems", "minItems"}
-        return {k: _grammar_friendly(v) for k, v in schema.items() if k not in drop}
+        return {
+            k: _grammar_friendly(v)
+            for k, v in schema.items()
+            if not (k == "maxLength" or (k == "maxItems" and v > _SMALL_MAX_ITEMS))
+        }
     if isinstance(schema, list):
         return [_grammar_friendly(v) for v in schema]
     return schema
@@ -128,9 +150,10 @@ class GemmaBehaviour:
 
     async def generate(self, request: GenerationRequest) -> Generated:
         pieces: list[str] = []
-        gen = self._pieces(request)
-        while (piece := await asyncio.to_thread(next, gen, None)) is not None:
-            pieces.append(piece)
+        async with _Gemma.lock:
+            gen = self._pieces(request)
+            while (piece := await asyncio.to_thread(next, gen, None)) is not None:
+                pieces.append(piece)
         llm = _Gemma.get()
         n_in = len(llm.tokenize(request.prompt.encode("utf-8"), special=True))
         return Generated("".join(pieces), n_in)
