@@ -129,17 +129,36 @@ def gemma_gguf_path() -> Path:
 _SMALL_MAX_ITEMS = 4
 
 
-def _grammar_friendly(schema: Any) -> Any:
+def _grammar_friendly(schema: Any, max_items: int = 0, max_length: int = 0) -> Any:
     """The schema without the length bounds llama.cpp's grammar cannot afford (see above). The
-    client still validates the answer against the full schema."""
+    client still validates the answer against the full schema.
+
+    ``max_items``/``max_length`` > 0 cap every array and every free string at that size instead
+    (``CANOE_LLM_GRAMMAR_MAX_ITEMS``/``_MAX_LENGTH``): a tighter grammar than the schema, so
+    every answer it allows is still valid, for a small model that otherwise repeats an item or
+    a phrase until its token budget cuts the JSON. Off by default: it limits what a capable
+    model may say."""
     if isinstance(schema, dict):
-        return {
-            k: _grammar_friendly(v)
-            for k, v in schema.items()
-            if not (k == "maxLength" or (k == "maxItems" and v > _SMALL_MAX_ITEMS))
-        }
+        out = {}
+        for k, v in schema.items():
+            if k == "maxLength":
+                if max_length > 0:
+                    out[k] = min(v, max_length)
+            elif k == "maxItems":
+                if max_items > 0:
+                    out[k] = max(min(v, max_items), schema.get("minItems", 0))
+                elif v <= _SMALL_MAX_ITEMS:
+                    out[k] = v
+            else:
+                out[k] = _grammar_friendly(v, max_items, max_length)
+        kind = schema.get("type")
+        if max_length > 0 and kind == "string" and not {"enum", "pattern"} & schema.keys():
+            out.setdefault("maxLength", max_length)
+        if max_items > 0 and kind == "array":
+            out.setdefault("maxItems", max(max_items, schema.get("minItems", 0)))
+        return out
     if isinstance(schema, list):
-        return [_grammar_friendly(v) for v in schema]
+        return [_grammar_friendly(v, max_items, max_length) for v in schema]
     return schema
 
 
@@ -167,8 +186,14 @@ class GemmaBehaviour:
         from llama_cpp.llama_grammar import LlamaGrammar
 
         schema = request.schema
+        caps = (
+            int(os.environ.get("CANOE_LLM_GRAMMAR_MAX_ITEMS", "0")),
+            int(os.environ.get("CANOE_LLM_GRAMMAR_MAX_LENGTH", "0")),
+        )
         grammar = (
-            LlamaGrammar.from_json_schema(json.dumps(_grammar_friendly(schema)), verbose=False)
+            LlamaGrammar.from_json_schema(
+                json.dumps(_grammar_friendly(schema, *caps)), verbose=False
+            )
             if schema
             else None
         )

