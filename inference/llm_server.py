@@ -129,37 +129,50 @@ def gemma_gguf_path() -> Path:
 _SMALL_MAX_ITEMS = 4
 
 
-def _grammar_friendly(schema: Any, max_items: int = 0, max_length: int = 0) -> Any:
+def _grammar_friendly(
+    schema: Any,
+    max_items: int = 0,
+    max_length: int = 0,
+    items_by_name: Mapping[str, int] | None = None,
+    name: str = "",
+) -> Any:
     """The schema without the length bounds llama.cpp's grammar cannot afford (see above). The
     client still validates the answer against the full schema.
 
     ``max_items``/``max_length`` > 0 cap every array and every free string at that size instead
-    (``CANOE_LLM_GRAMMAR_MAX_ITEMS``/``_MAX_LENGTH``): a tighter grammar than the schema, so
-    every answer it allows is still valid, for a small model that otherwise repeats an item or
-    a phrase until its token budget cuts the JSON. Off by default: it limits what a capable
-    model may say."""
-    if isinstance(schema, dict):
-        out = {}
-        for k, v in schema.items():
-            if k == "maxLength":
-                if max_length > 0:
-                    out[k] = min(v, max_length)
-            elif k == "maxItems":
-                if max_items > 0:
-                    out[k] = max(min(v, max_items), schema.get("minItems", 0))
-                elif v <= _SMALL_MAX_ITEMS:
-                    out[k] = v
-            else:
-                out[k] = _grammar_friendly(v, max_items, max_length)
-        kind = schema.get("type")
-        if max_length > 0 and kind == "string" and not {"enum", "pattern"} & schema.keys():
-            out.setdefault("maxLength", max_length)
-        if max_items > 0 and kind == "array":
-            out.setdefault("maxItems", max(max_items, schema.get("minItems", 0)))
-        return out
+    (``CANOE_LLM_GRAMMAR_MAX_ITEMS``/``_MAX_LENGTH``), ``items_by_name`` the arrays of the named
+    properties (``CANOE_LLM_GRAMMAR_ITEMS_BY_NAME``, a JSON object): a tighter grammar than the
+    schema, so every answer it allows is still valid, for a small model that otherwise repeats
+    an item or a phrase until its token budget cuts the JSON, or repeats an item whose id must
+    be unique. Off by default: it limits what a capable model may say."""
     if isinstance(schema, list):
-        return [_grammar_friendly(v, max_items, max_length) for v in schema]
-    return schema
+        return [_grammar_friendly(v, max_items, max_length, items_by_name) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    cap = (items_by_name or {}).get(name, max_items)
+    out: dict[str, Any] = {}
+    for k, v in schema.items():
+        if k == "maxLength":
+            if max_length > 0:
+                out[k] = min(v, max_length)
+        elif k == "maxItems":
+            if cap > 0:
+                out[k] = max(min(v, cap), schema.get("minItems", 0))
+            elif v <= _SMALL_MAX_ITEMS:
+                out[k] = v
+        elif k == "properties" and isinstance(v, dict):
+            out[k] = {
+                p: _grammar_friendly(s, max_items, max_length, items_by_name, p)
+                for p, s in v.items()
+            }
+        else:
+            out[k] = _grammar_friendly(v, max_items, max_length, items_by_name)
+    kind = schema.get("type")
+    if max_length > 0 and kind == "string" and not {"enum", "pattern"} & schema.keys():
+        out.setdefault("maxLength", max_length)
+    if cap > 0 and kind == "array":
+        out.setdefault("maxItems", max(cap, schema.get("minItems", 0)))
+    return out
 
 
 class GemmaBehaviour:
@@ -189,6 +202,7 @@ class GemmaBehaviour:
         caps = (
             int(os.environ.get("CANOE_LLM_GRAMMAR_MAX_ITEMS", "0")),
             int(os.environ.get("CANOE_LLM_GRAMMAR_MAX_LENGTH", "0")),
+            json.loads(os.environ.get("CANOE_LLM_GRAMMAR_ITEMS_BY_NAME", "{}")),
         )
         grammar = (
             LlamaGrammar.from_json_schema(

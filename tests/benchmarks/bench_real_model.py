@@ -68,12 +68,15 @@ SERVER_ENV = {
     "CANOE_LLM_THREADS": "2",
     "CANOE_LLM_N_BATCH": "2048",
     "CANOE_LLM_FLASH_ATTN": "1",
-    # A grammar tighter than the schemas (every answer it allows is still valid): at most 3
-    # items per array, 100 characters per string. Without it the 270M model repeats a list item
-    # or a phrase until the budget cuts its assessment (measured: 2 x 2048 tokens, 500 s, no
-    # plan). It also bounds the plan: at most 3 problems and 3 options.
-    "CANOE_LLM_GRAMMAR_MAX_ITEMS": "3",
+    # A grammar tighter than the schemas (every answer it allows is still valid): 100
+    # characters per string, one item per array but three arguments per panel member. Measured
+    # without it: the 270M model repeated a string until the 2048-token budget cut its
+    # assessment (2 calls, 500 s, no plan); with 3 items per array it wrote the same problem
+    # twice (ids must be unique: 2 calls, 309 s, no plan). So the plan is small by construction:
+    # one problem, one option, one panel member (whose role must be unique too).
+    "CANOE_LLM_GRAMMAR_MAX_ITEMS": "1",
     "CANOE_LLM_GRAMMAR_MAX_LENGTH": "100",
+    "CANOE_LLM_GRAMMAR_ITEMS_BY_NAME": '{"arguments": 3}',
 }
 TOKEN_SOURCE = "llama.cpp Gemma tokenizer (num_input_tokens/num_output_tokens from the server)"
 
@@ -230,7 +233,7 @@ async def run_plan(
     from inference.llm_server import LLM_MODEL
     from inference.triton import TritonExperts
     from service.backends import build_planner, triton_settings
-    from service.pipeline import new_plan_id
+    from service.pipeline import Progress, new_plan_id
     from service.settings import Settings
 
     settings = Settings.model_validate(
@@ -265,9 +268,14 @@ async def run_plan(
         "token_source": TOKEN_SOURCE,
     }
     t0 = time.perf_counter()
+
+    def progress(p: Progress) -> None:  # on stderr: stdout carries the report
+        at = time.perf_counter() - t0
+        print(f"{at:7.1f}s {p.stage} {p.state} ({p.calls_done}/{p.calls_total})", file=sys.stderr)
+
     try:
         result = await planner.plan(
-            profile, plan_id=new_plan_id(raw), created="2026-01-01T00:00:00Z"
+            profile, plan_id=new_plan_id(raw), created="2026-01-01T00:00:00Z", progress=progress
         )
     except (StepFailed, BackendTimeout) as exc:
         report["finished"] = False
