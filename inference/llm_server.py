@@ -168,6 +168,11 @@ def _grammar_friendly(
         else:
             out[k] = _grammar_friendly(v, max_items, max_length, items_by_name)
     kind = schema.get("type")
+    if kind == "number" and {"minimum", "maximum"} <= schema.keys():
+        # llama.cpp's grammar bounds integers only: a bounded number becomes a choice among 21
+        # evenly spaced values of its range (a confidence of 0, 0.05, ..., 1).
+        lo, hi = float(schema["minimum"]), float(schema["maximum"])
+        return {"enum": sorted({round(lo + i * (hi - lo) / 20, 4) for i in range(21)})}
     if max_length > 0 and kind == "string" and not {"enum", "pattern"} & schema.keys():
         out.setdefault("maxLength", max_length)
     if cap > 0 and kind == "array":
