@@ -162,35 +162,26 @@ class Observed:
         return call
 
 
-def _per_step(observed: Observed) -> dict[str, dict[str, Any]]:
-    table: dict[str, dict[str, Any]] = defaultdict(
-        lambda: {
-            "steps": 0,
-            "steps_failed": 0,
-            "calls": 0,
-            "calls_failed": 0,
-            "seconds": 0.0,
-            "input_tokens": 0,
-            "output_tokens": 0,
-        }
-    )
-    for s in observed.steps:
-        row = table[s.step]
+def _per_step(observed: Observed) -> dict[str, dict[str, dict[str, Any]]]:
+    """``steps``: per Experts method the planner called (invocations, failures, seconds);
+    ``model_calls``: per step kind (calls, a repair included, seconds and tokens)."""
+    steps: dict[str, dict[str, Any]] = defaultdict(lambda: {"steps": 0, "failed": 0, "s": 0.0})
+    for st in observed.steps:
+        row = steps[st.step]
         row["steps"] += 1
-        row["steps_failed"] += s.outcome != "ok"
-        row["seconds"] = round(row["seconds"] + s.seconds, 1)
+        row["failed"] += st.outcome != "ok"
+        row["s"] = round(row["s"] + st.seconds, 1)
+    calls: dict[str, dict[str, Any]] = defaultdict(
+        lambda: {"calls": 0, "failed": 0, "s": 0.0, "input_tokens": 0, "output_tokens": 0}
+    )
     for c in observed.calls:
-        row = table[f"model:{c.step}"]
+        row = calls[c.step]
         row["calls"] += 1
-        row["calls_failed"] += not c.ok
-        row["seconds"] = round(row["seconds"] + c.latency_ms / 1000.0, 1)
+        row["failed"] += not c.ok
+        row["s"] = round(row["s"] + c.latency_ms / 1000.0, 1)
         row["input_tokens"] += c.input_tokens
         row["output_tokens"] += c.output_tokens
-    # Experts methods first (what the planner asked), then the model calls by step kind.
-    return {
-        k: {f: v for f, v in row.items() if v or f in ("steps", "calls")}
-        for k, row in sorted(table.items(), key=lambda kv: (kv[0].startswith("model:"), kv[0]))
-    }
+    return {"steps": dict(sorted(steps.items())), "model_calls": dict(sorted(calls.items()))}
 
 
 def _plan_report(result: Any) -> dict[str, Any]:
