@@ -82,17 +82,30 @@ def register_behaviour(name: str, factory: Callable[[], Behaviour]) -> None:
 
 
 class _Gemma:
+    """The one llama.cpp context of the process. Settings from the environment:
+    ``CANOE_LLM_N_CTX`` (default 32768, the model's trained context: a whole-profile prompt of
+    the smallest fixture is already ~16k tokens), ``CANOE_LLM_THREADS`` (2),
+    ``CANOE_LLM_N_BATCH`` (2048: prompt tokens per decode step) and ``CANOE_LLM_FLASH_ATTN``
+    (1; on this CPU it makes a 7k-token prompt ~3x faster to read and to answer)."""
+
     instance: Any = None
+    # A llama.cpp context serves one generation at a time: concurrent requests queue here
+    # instead of interleaving their tokens in one KV cache.
+    lock = asyncio.Lock()
 
     @classmethod
     def get(cls) -> Any:
         if cls.instance is None:
             from llama_cpp import Llama
 
+            n_batch = int(os.environ.get("CANOE_LLM_N_BATCH", "2048"))
             cls.instance = Llama(
                 model_path=str(gemma_gguf_path()),
-                n_ctx=int(os.environ.get("CANOE_LLM_N_CTX", "16384")),
+                n_ctx=int(os.environ.get("CANOE_LLM_N_CTX", "32768")),
                 n_threads=int(os.environ.get("CANOE_LLM_THREADS", "2")),
+                n_batch=n_batch,
+                n_ubatch=n_batch,
+                flash_attn=os.environ.get("CANOE_LLM_FLASH_ATTN", "1") != "0",
                 verbose=False,
             )
         return cls.instance
@@ -109,16 +122,62 @@ def gemma_gguf_path() -> Path:
     return path
 
 
-def _grammar_friendly(schema: Any) -> Any:
-    """The schema without length bounds: llama.cpp's grammar compiler unrolls ``maxLength``
-    and ``maxItems`` into repetitions and refuses large ones (vLLM's decoders do not). The
-    client still validates the answer against the full schema."""
-    if isinstance(schema, dict):
-        drop = {"maxLength", "maxItems", "minItems"}
-        return {k: _grammar_friendly(v) for k, v in schema.items() if k not in drop}
+# Bounds the grammar keeps: llama.cpp unrolls ``maxItems``/``maxLength`` into nested
+# repetitions, which crash its sampler or slow it several-fold when large (vLLM's decoders do
+# not), but a small ``maxItems`` (a 3-element code) and every ``minItems`` (at least one
+# problem) are cheap and keep answers valid that the model would otherwise get wrong.
+_SMALL_MAX_ITEMS = 4
+
+
+def _grammar_friendly(
+    schema: Any,
+    max_items: int = 0,
+    max_length: int = 0,
+    items_by_name: Mapping[str, int] | None = None,
+    name: str = "",
+) -> Any:
+    """The schema without the length bounds llama.cpp's grammar cannot afford (see above). The
+    client still validates the answer against the full schema.
+
+    ``max_items``/``max_length`` > 0 cap every array and every free string at that size instead
+    (``CANOE_LLM_GRAMMAR_MAX_ITEMS``/``_MAX_LENGTH``), ``items_by_name`` the arrays of the named
+    properties (``CANOE_LLM_GRAMMAR_ITEMS_BY_NAME``, a JSON object): a tighter grammar than the
+    schema, so every answer it allows is still valid, for a small model that otherwise repeats
+    an item or a phrase until its token budget cuts the JSON, or repeats an item whose id must
+    be unique. Off by default: it limits what a capable model may say."""
     if isinstance(schema, list):
-        return [_grammar_friendly(v) for v in schema]
-    return schema
+        return [_grammar_friendly(v, max_items, max_length, items_by_name) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    cap = (items_by_name or {}).get(name, max_items)
+    out: dict[str, Any] = {}
+    for k, v in schema.items():
+        if k == "maxLength":
+            if max_length > 0:
+                out[k] = min(v, max_length)
+        elif k == "maxItems":
+            if cap > 0:
+                out[k] = max(min(v, cap), schema.get("minItems", 0))
+            elif v <= _SMALL_MAX_ITEMS:
+                out[k] = v
+        elif k == "properties" and isinstance(v, dict):
+            out[k] = {
+                p: _grammar_friendly(s, max_items, max_length, items_by_name, p)
+                for p, s in v.items()
+            }
+        else:
+            out[k] = _grammar_friendly(v, max_items, max_length, items_by_name)
+    kind = schema.get("type")
+    if kind == "number" and {"minimum", "maximum"} <= schema.keys():
+        # llama.cpp's grammar bounds integers only: a bounded number becomes a choice among 21
+        # evenly spaced values of its range (a confidence of 0, 0.05, ..., 1).
+        lo, hi = float(schema["minimum"]), float(schema["maximum"])
+        return {"enum": sorted({round(lo + i * (hi - lo) / 20, 4) for i in range(21)})}
+    if max_length > 0 and kind == "string" and not {"enum", "pattern"} & schema.keys():
+        out.setdefault("maxLength", max_length)
+    if cap > 0 and kind == "array":
+        out.setdefault("maxItems", max(cap, schema.get("minItems", 0)))
+    return out
 
 
 class GemmaBehaviour:
@@ -128,9 +187,10 @@ class GemmaBehaviour:
 
     async def generate(self, request: GenerationRequest) -> Generated:
         pieces: list[str] = []
-        gen = self._pieces(request)
-        while (piece := await asyncio.to_thread(next, gen, None)) is not None:
-            pieces.append(piece)
+        async with _Gemma.lock:
+            gen = self._pieces(request)
+            while (piece := await asyncio.to_thread(next, gen, None)) is not None:
+                pieces.append(piece)
         llm = _Gemma.get()
         n_in = len(llm.tokenize(request.prompt.encode("utf-8"), special=True))
         return Generated("".join(pieces), n_in)
@@ -144,8 +204,15 @@ class GemmaBehaviour:
         from llama_cpp.llama_grammar import LlamaGrammar
 
         schema = request.schema
+        caps = (
+            int(os.environ.get("CANOE_LLM_GRAMMAR_MAX_ITEMS", "0")),
+            int(os.environ.get("CANOE_LLM_GRAMMAR_MAX_LENGTH", "0")),
+            json.loads(os.environ.get("CANOE_LLM_GRAMMAR_ITEMS_BY_NAME", "{}")),
+        )
         grammar = (
-            LlamaGrammar.from_json_schema(json.dumps(_grammar_friendly(schema)), verbose=False)
+            LlamaGrammar.from_json_schema(
+                json.dumps(_grammar_friendly(schema, *caps)), verbose=False
+            )
             if schema
             else None
         )

@@ -86,3 +86,56 @@ async def test_the_expert_answers_a_real_prompt_within_its_token_budget() -> Non
     assert len(half.text) < len(full.text)
     with pytest.raises(json.JSONDecodeError):
         json.loads(half.text)
+
+
+def _bounds(schema: Any, key: str) -> list[int]:
+    """Every value of ``key`` anywhere in ``schema``."""
+    if isinstance(schema, dict):
+        own = [schema[key]] if key in schema else []
+        return own + [b for v in schema.values() for b in _bounds(v, key)]
+    if isinstance(schema, list):
+        return [b for v in schema for b in _bounds(v, key)]
+    return []
+
+
+@pytest.mark.parametrize("step", ["assess", "panel", "vote", "argue", "relate", "synthesize"])
+def test_the_grammar_keeps_only_the_bounds_llama_cpp_affords(step: str) -> None:
+    from inference import schemas
+
+    schema = schemas.load(step)
+    friendly = llm_server._grammar_friendly(schema)
+    assert not _bounds(friendly, "maxLength")
+    assert _bounds(friendly, "minItems") == _bounds(schema, "minItems")
+    assert _bounds(friendly, "maxItems") == [n for n in _bounds(schema, "maxItems") if n <= 4]
+    # everything else (enums, required fields) is untouched; bounded numbers become enums
+    assert _bounds(friendly, "required") == _bounds(schema, "required")
+    assert _bounds(schema, "enum") == [
+        e for e in _bounds(friendly, "enum") if not all(isinstance(x, float) for x in e)
+    ]
+
+
+def test_capped_grammars_are_tighter_than_the_schema_never_looser() -> None:
+    from inference import schemas
+
+    assess = llm_server._grammar_friendly(schemas.load("assess"), 1, 100)
+    props = assess["properties"]
+    assert props["problems"]["minItems"] == props["problems"]["maxItems"] == 1
+    # no cap below a minItems: a code keeps its three elements
+    code = props["options"]["items"]["properties"]["code"]["anyOf"][1]
+    assert code["minItems"] == code["maxItems"] == 3
+    assert max(_bounds(assess, "maxLength")) == 100
+    # a string with no bound of its own gets one; ids (a pattern) and enums keep theirs
+    assert props["problems"]["items"]["properties"]["id"].get("maxLength") is None
+
+    argue = llm_server._grammar_friendly(schemas.load("argue"), 1, 100, {"arguments": 3})
+    assert argue["properties"]["arguments"]["maxItems"] == 3
+    item = argue["properties"]["arguments"]["items"]["properties"]
+    assert item["evidence"]["maxItems"] == item["facts"]["maxItems"] == 1
+
+
+def test_bounded_numbers_become_a_grid_the_grammar_can_enforce() -> None:
+    from inference import schemas
+
+    vote = llm_server._grammar_friendly(schemas.load("vote"))
+    grid = vote["properties"]["votes"]["items"]["properties"]["confidence"]["enum"]
+    assert grid[0] == 0 and grid[-1] == 1 and len(grid) == 21 and 0.05 in grid

@@ -35,7 +35,9 @@ def llm_server() -> Iterator[ServerHandle]:
 
 
 async def test_gemma_judges_a_clash_through_triton(llm_server: ServerHandle) -> None:
-    profile = ingest(fixture_bundle("thanh").read_bytes())  # the smallest record: short prompts
+    # the fewest resources of the realistic fixtures (bench_real_model plans it whole): the
+    # shortest prompts (~10k tokens for an adjudication today)
+    profile = ingest(fixture_bundle("gayla").read_bytes())
     ex, ctx = EmbeddedExperts(), CallContext()
     ev = EvidenceBase.load().retrieve(profile, k=8)
     a = await ex.run(Assess(profile, ev), ctx)
@@ -63,7 +65,9 @@ async def test_gemma_judges_a_clash_through_triton(llm_server: ServerHandle) -> 
         except StepFailed as exc:  # a weak base model may fail the schema twice: cleanly
             assert "adjudicate" in exc.message
         else:
-            assert verdict.winner in ("support", "attack") and verdict.rationale
+            # null is a valid verdict (neither argument more compelling: counts for nobody)
+            assert verdict.winner in ("support", "attack", None) and verdict.rationale
+            assert (verdict.support_id, verdict.attack_id) == (support.id, attack.id)
     finally:
         await tri.aclose()
     first = log.calls[0]
