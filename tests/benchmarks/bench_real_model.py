@@ -279,6 +279,18 @@ async def run_plan(
     report["input_tokens"] = sum(c.input_tokens for c in calls)
     report["output_tokens"] = sum(c.output_tokens for c in calls)
     report["per_step"] = _per_step(observed)
+    # Each call in order: a call that starts with the previous prompt (a repair, the next
+    # member's consult) re-reads only what differs, since llama.cpp keeps the previous
+    # prompt's cache; its time, against its input tokens, shows whether it did.
+    report["call_log"] = [
+        {
+            "step": c.step,
+            "input_tokens": c.input_tokens,
+            "output_tokens": c.output_tokens,
+            "s": round(c.latency_ms / 1000.0, 1),
+        }
+        for c in calls
+    ]
     report["failed_steps"] = [
         {"step": s.step, "outcome": s.outcome, "message": s.message, "seconds": round(s.seconds)}
         for s in observed.steps
