@@ -63,7 +63,7 @@ MAX_TOKENS: dict[str, int] = {
 }
 # llama.cpp settings for the server process (see inference.llm_server._Gemma).
 SERVER_ENV = {
-    "CANOE_LLM_N_CTX": "32768",  # the smallest fixture's assessment prompt is ~16k tokens today
+    "CANOE_LLM_N_CTX": "32768",  # gayla's assessment prompt: 16k tokens (prompts v1), 9.5k now
     "CANOE_LLM_THREADS": "2",
     "CANOE_LLM_N_BATCH": "2048",
     "CANOE_LLM_FLASH_ATTN": "1",
@@ -72,10 +72,12 @@ SERVER_ENV = {
     # without it: the 270M model repeated a string until the 2048-token budget cut its
     # assessment (2 calls, 500 s, no plan); with 3 items per array it wrote the same problem
     # twice (ids must be unique: 2 calls, 309 s, no plan). So the plan is small by construction:
-    # one problem, one option, one panel member (whose role must be unique too).
+    # at most two problems and two options (an option names its problems by position since
+    # assess v3, so it can no longer cite an ill-formed id), one panel member (whose role must
+    # be unique too).
     "CANOE_LLM_GRAMMAR_MAX_ITEMS": "1",
     "CANOE_LLM_GRAMMAR_MAX_LENGTH": "100",
-    "CANOE_LLM_GRAMMAR_ITEMS_BY_NAME": '{"arguments": 3}',
+    "CANOE_LLM_GRAMMAR_ITEMS_BY_NAME": '{"arguments": 3, "problems": 2, "options": 2}',
 }
 TOKEN_SOURCE = "llama.cpp Gemma tokenizer (num_input_tokens/num_output_tokens from the server)"
 
