@@ -153,6 +153,11 @@ def _items(schema: dict[str, Any], key: str) -> dict[str, Any]:
     return item
 
 
+def _positions(n: int) -> list[str]:
+    """The names of the first ``n`` positions in a list: ``problem-1`` ... ``problem-n``."""
+    return [f"problem-{i}" for i in range(1, n + 1)]
+
+
 def _doc_inputs(evidence: Sequence[EvidenceDoc]) -> list[Any]:
     return [encode(d) for d in evidence]
 
@@ -171,6 +176,13 @@ def assess_request(s: Assess, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRe
     opt["medication_ref"] = (
         {"anyOf": [{"type": "null"}, {"enum": meds}]} if meds else {"type": "null"}
     )
+    # An option names its problems by position ("problem-1" is the first listed), not by the
+    # ids the model invents: guided decoding then cannot write an ill-formed reference, which a
+    # small model does when asked to repeat an id it made up. A position past the end of the
+    # list is still an unknown problem and rejected below.
+    positions = _positions(schema["properties"]["problems"]["maxItems"])
+    addressed = opt["addresses"]["items"]
+    opt["addresses"]["items"] = {"description": addressed["description"], "enum": positions}
 
     def decode(a: dict[str, Any]) -> Assessment:
         problems = tuple(
@@ -186,11 +198,15 @@ def assess_request(s: Assess, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRe
         pids = [p.id for p in problems]
         if len(set(pids)) != len(pids):
             raise AnswerError("problem ids are not unique")
+        by_position = dict(zip(positions, pids, strict=False))
         options = []
         for o in a["options"]:
-            unknown = set(o["problem_ids"]) - set(pids)
+            unknown = [n for n in o["addresses"] if n not in by_position]
             if unknown:
-                raise AnswerError(f"option {o['id']} addresses unknown problems {sorted(unknown)}")
+                raise AnswerError(
+                    f"option {o['id']} addresses {', '.join(unknown)}, but only "
+                    f"{len(pids)} problems are listed"
+                )
             code = o["code"]
             options.append(
                 CandidateOption(
@@ -199,7 +215,7 @@ def assess_request(s: Assess, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRe
                     category=o["category"],
                     description=o["description"],
                     refs=tuple(o["refs"]),
-                    problem_ids=tuple(o["problem_ids"]),
+                    problem_ids=tuple(by_position[n] for n in o["addresses"]),
                     code=(code[0], code[1], code[2]) if code is not None else None,
                     medication_ref=o["medication_ref"],
                     priority=o["priority"],

@@ -44,7 +44,7 @@ __all__ = [
 VERSIONS: Mapping[str, str] = MappingProxyType(
     {
         "shared": "v3",
-        "assess": "v2",
+        "assess": "v3",
         "panel": "v2",
         "consult": "v3",
         "relate": "v2",
@@ -67,6 +67,7 @@ _SECTION = re.compile(r"^=== ([a-z]+) ===$", re.MULTILINE)
 # An enum longer than this is shown to the model as "an id given above" (the ids are in the
 # record or the inputs; guided decoding still gets the whole enum).
 _ENUM_SHOWN = 8
+_GIVEN_ABOVE = "an id given above"
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,12 +136,13 @@ def parse_input_block(prompt: str) -> tuple[str, str, dict[str, Any]]:
 
 def prompt_schema(schema: dict[str, Any]) -> str:
     """The answer schema as the prompt shows it: compact JSON of its properties, long ``enum``s
-    replaced by a pointer to the ids given above (guided decoding gets the full schema)."""
+    replaced by a pointer to the ids given above, or by their own description where they have
+    one (guided decoding gets the full schema)."""
 
     def shown(node: Any) -> Any:
         if isinstance(node, dict):
             if "enum" in node and len(node["enum"]) > _ENUM_SHOWN:
-                return {"type": "string", "description": "an id given above"}
+                return {"type": "string", "description": node.get("description", _GIVEN_ABOVE)}
             return {k: shown(v) for k, v in node.items()}
         if isinstance(node, list):
             return [shown(v) for v in node]

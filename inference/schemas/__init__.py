@@ -22,7 +22,7 @@ __all__ = ["STEPS", "VERSIONS", "load"]
 # consult v3 is v2's vote and argue answers in one).
 VERSIONS: Mapping[str, str] = MappingProxyType(
     {
-        "assess": "v2",
+        "assess": "v3",
         "panel": "v2",
         "consult": "v3",
         "relate": "v2",

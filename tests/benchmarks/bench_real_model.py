@@ -63,7 +63,7 @@ MAX_TOKENS: dict[str, int] = {
 }
 # llama.cpp settings for the server process (see inference.llm_server._Gemma).
 SERVER_ENV = {
-    "CANOE_LLM_N_CTX": "32768",  # the smallest fixture's assessment prompt is ~16k tokens today
+    "CANOE_LLM_N_CTX": "32768",  # gayla's assessment prompt: 16k tokens (prompts v1), 9.5k now
     "CANOE_LLM_THREADS": "2",
     "CANOE_LLM_N_BATCH": "2048",
     "CANOE_LLM_FLASH_ATTN": "1",
@@ -72,10 +72,12 @@ SERVER_ENV = {
     # without it: the 270M model repeated a string until the 2048-token budget cut its
     # assessment (2 calls, 500 s, no plan); with 3 items per array it wrote the same problem
     # twice (ids must be unique: 2 calls, 309 s, no plan). So the plan is small by construction:
-    # one problem, one option, one panel member (whose role must be unique too).
+    # at most two problems and two options (an option names its problems by position since
+    # assess v3, so it can no longer cite an ill-formed id), one panel member (whose role must
+    # be unique too).
     "CANOE_LLM_GRAMMAR_MAX_ITEMS": "1",
     "CANOE_LLM_GRAMMAR_MAX_LENGTH": "100",
-    "CANOE_LLM_GRAMMAR_ITEMS_BY_NAME": '{"arguments": 3}',
+    "CANOE_LLM_GRAMMAR_ITEMS_BY_NAME": '{"arguments": 3, "problems": 2, "options": 2}',
 }
 TOKEN_SOURCE = "llama.cpp Gemma tokenizer (num_input_tokens/num_output_tokens from the server)"
 
@@ -279,6 +281,18 @@ async def run_plan(
     report["input_tokens"] = sum(c.input_tokens for c in calls)
     report["output_tokens"] = sum(c.output_tokens for c in calls)
     report["per_step"] = _per_step(observed)
+    # Each call in order: a call that starts with the previous prompt (a repair, the next
+    # member's consult) re-reads only what differs, since llama.cpp keeps the previous
+    # prompt's cache; its time, against its input tokens, shows whether it did.
+    report["call_log"] = [
+        {
+            "step": c.step,
+            "input_tokens": c.input_tokens,
+            "output_tokens": c.output_tokens,
+            "s": round(c.latency_ms / 1000.0, 1),
+        }
+        for c in calls
+    ]
     report["failed_steps"] = [
         {"step": s.step, "outcome": s.outcome, "message": s.message, "seconds": round(s.seconds)}
         for s in observed.steps

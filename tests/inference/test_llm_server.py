@@ -98,7 +98,7 @@ def _bounds(schema: Any, key: str) -> list[int]:
     return []
 
 
-@pytest.mark.parametrize("step", ["assess", "panel", "vote", "argue", "relate", "synthesize"])
+@pytest.mark.parametrize("step", ["assess", "panel", "consult", "relate", "synthesize"])
 def test_the_grammar_keeps_only_the_bounds_llama_cpp_affords(step: str) -> None:
     from inference import schemas
 
@@ -127,7 +127,7 @@ def test_capped_grammars_are_tighter_than_the_schema_never_looser() -> None:
     # a string with no bound of its own gets one; ids (a pattern) and enums keep theirs
     assert props["problems"]["items"]["properties"]["id"].get("maxLength") is None
 
-    argue = llm_server._grammar_friendly(schemas.load("argue"), 1, 100, {"arguments": 3})
+    argue = llm_server._grammar_friendly(schemas.load("consult"), 1, 100, {"arguments": 3})
     assert argue["properties"]["arguments"]["maxItems"] == 3
     item = argue["properties"]["arguments"]["items"]["properties"]
     assert item["evidence"]["maxItems"] == item["facts"]["maxItems"] == 1
@@ -136,6 +136,6 @@ def test_capped_grammars_are_tighter_than_the_schema_never_looser() -> None:
 def test_bounded_numbers_become_a_grid_the_grammar_can_enforce() -> None:
     from inference import schemas
 
-    vote = llm_server._grammar_friendly(schemas.load("vote"))
+    vote = llm_server._grammar_friendly(schemas.load("consult"))
     grid = vote["properties"]["votes"]["items"]["properties"]["confidence"]["enum"]
     assert grid[0] == 0 and grid[-1] == 1 and len(grid) == 21 and 0.05 in grid

@@ -285,10 +285,54 @@ def test_assess_schema_narrows_refs_to_the_record() -> None:
     assert set(refs) == set(fact_refs(PROFILE)) and PROFILE.ref in refs
 
 
+def _assess_answer(addresses: list[str], n_problems: int = 2) -> str:
+    problem = {"display": "d", "refs": [PROFILE.ref], "initial": "accept", "rationale": "r"}
+    option = {
+        "id": "opt-1",
+        "title": "t",
+        "category": "monitoring",
+        "description": "d",
+        "refs": [],
+        "addresses": addresses,
+        "code": None,
+        "medication_ref": None,
+        "priority": "monitoring",
+        "answers": [],
+    }
+    return json.dumps(
+        {
+            "complexity": "low",
+            "dimensions": [],
+            "problems": [problem | {"id": f"prob-{i}"} for i in "xyz"[:n_problems]],
+            "options": [option],
+        }
+    )
+
+
+def test_assess_options_name_their_problems_by_position() -> None:
+    req = assess_request(Assess(PROFILE, DOCS))
+    item = req.schema["properties"]["options"]["items"]["properties"]["addresses"]["items"]
+    n = req.schema["properties"]["problems"]["maxItems"]
+    assert item["enum"] == [f"problem-{i}" for i in range(1, n + 1)]
+    # the prompt says what a position is instead of pointing to ids given above
+    assert "problem-1 is the first" in prompts.prompt_schema(req.schema)
+    out = req.check(_assess_answer(["problem-2", "problem-1"]))
+    assert out.options[0].problem_ids == ("prob-y", "prob-x")
+    # a well-formed position past the end of the list is an unknown problem
+    with pytest.raises(AnswerError, match="addresses problem-3, but only 2 problems"):
+        req.check(_assess_answer(["problem-3"]))
+    # an id the model made up cannot stand for a position
+    with pytest.raises(AnswerError, match="enum"):
+        req.check(_assess_answer(["prob-x"]))
+
+
 def test_encode_answer_round_trips_through_the_schema() -> None:
     out = consult_request(CONSULT).check(_consult_answer(tau=0.3))
     again = consult_request(CONSULT).check(json.dumps(encode_answer("consult", out)))
     assert again == out
+    req = assess_request(Assess(PROFILE, DOCS))
+    assessed = req.check(_assess_answer(["problem-2", "problem-1"], 3))
+    assert req.check(json.dumps(encode_answer("assess", assessed))) == assessed
 
 
 # -- codec --------------------------------------------------------------------------------------

@@ -136,7 +136,10 @@ def encode_answer(step: str, result: Any) -> dict[str, Any]:
                     "category": o.category,
                     "description": o.description,
                     "refs": list(o.refs),
-                    "problem_ids": list(o.problem_ids),
+                    # by position in the problems list (problem-1 is the first)
+                    "addresses": [
+                        f"problem-{[p.id for p in a.problems].index(i) + 1}" for i in o.problem_ids
+                    ],
                     "code": list(o.code) if o.code is not None else None,
                     "medication_ref": o.medication_ref,
                     "priority": o.priority,
