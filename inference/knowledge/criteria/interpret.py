@@ -156,6 +156,8 @@ def _match(
         return
     if t.bp_severe and not (f.bp is not None and f.bp.severe):
         return
+    if t.smoking and not (f.smoking is not None and f.smoking.status in t.smoking):
+        return
     if t.conflict and not f.conflicts:
         return
     if t.recent_orders is not None and not any(
@@ -539,6 +541,13 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             if attr == "parts":
                 return ", ".join(f"{label} ({pts})" for label, pts, _ in st.parts) or "none"
             return str(st.score)
+        if head == "smoking" and f.smoking is not None:
+            sm = f.smoking
+            if attr == "when":
+                if sm.day is None:
+                    return "on an unknown date"
+                return _ago(max(0, (f.p.as_of - sm.day).days))
+            return sm.text or sm.status
         if head == "bp" and f.bp is not None:
             bp = f.bp
             if attr == "latest":
@@ -573,6 +582,8 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
         out.add(_ago_number(max(0, (f.p.as_of - b.event.day).days)))
         out |= set(re.findall(r"\d+(?:\.\d+)?", b.event.text))
     out |= {str(f.stroke.score), *(str(p) for _, p, _ in f.stroke.parts)}
+    if f.smoking is not None and f.smoking.day is not None:
+        out.add(_ago_number(max(0, (f.p.as_of - f.smoking.day).days)))
     if b.limit is not None:  # the band's own thresholds, as its source states them
         lim = b.limit
         out |= {fmt(v) for v in (lim.below, lim.at_least, lim.max_daily_mg) if v is not None}
@@ -580,7 +591,7 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
     return frozenset(out)
 
 
-_CITABLE = ("a", "b", "c", "cond", "count", "monitor", "event", "vaccine", "stroke")
+_CITABLE = ("a", "b", "c", "cond", "count", "monitor", "event", "vaccine", "stroke", "smoking")
 
 
 def _cited(names: Sequence[str], b: Binding, f: Facts) -> tuple[str, ...]:
@@ -606,6 +617,8 @@ def _cited(names: Sequence[str], b: Binding, f: Facts) -> tuple[str, ...]:
             out += b.event.refs
         elif n == "stroke" and b.stroke:
             out += f.stroke.refs
+        elif n == "smoking" and f.smoking is not None:
+            out += f.smoking.refs
         elif n.startswith("lab:") and n[4:] in b.labs:
             out.append(b.labs[n[4:]].ref)
     return refs(out)

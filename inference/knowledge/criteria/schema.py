@@ -217,6 +217,9 @@ class Trigger(_Strict):
     kidney_unsteady: bool = False
     lab_ckd: bool = False  # CKD proven by labs (two low eGFRs 90 days apart, or UACR)
     bp_severe: bool = False
+    # The latest recorded tobacco smoking status is one of these (``Facts.smoking``: the latest
+    # coded smoking-status Observation or smoking Condition). Binds ``smoking``.
+    smoking: tuple[Literal["current", "former", "never", "unknown"], ...] = ()
     conflict: bool = False  # the latest day of some quantity holds conflicting values
     # Each active drug with a kidney-function band (drugs data, ``renal_limits``) that holds
     # the governing kidney function binds ``a`` and ``limit`` (strictest band per ingredient).
