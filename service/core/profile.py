@@ -67,6 +67,8 @@ LOINC_GROUPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "lvef": ("10230-1", "8806-2", "18043-0"),
         # QT interval corrected for heart rate, from the ECG
         "qtc": ("8636-3",),
+        # blood eosinophil count (absolute, not the percentage): automated, any method
+        "eosinophils": ("711-2", "26449-9"),
         # tobacco smoking status, a coded value (SNOMED CT or LOINC answer)
         "smoking_status": ("72166-2",),
     }

@@ -25,7 +25,12 @@ from service.core.profile import (
 )
 
 AS_OF = date(2024, 6, 1)
-_UNITS = {"egfr": "mL/min/{1.73_m2}", "creatinine": "mg/dL", "potassium": "mmol/L"}
+_UNITS = {
+    "egfr": "mL/min/{1.73_m2}",
+    "creatinine": "mg/dL",
+    "potassium": "mmol/L",
+    "eosinophils": "/uL",
+}
 
 
 def drug_for(spec: str, avoid: frozenset[str] = frozenset()) -> str:

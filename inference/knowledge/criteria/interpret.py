@@ -57,6 +57,7 @@ class Binding:
     doses: tuple[Immunization, ...] = ()  # its doses ever recorded (too few or too old)
     event: Event | None = None  # the latest recent high-stakes event
     stroke: bool = False  # the CHA2DS2-VASc threshold was met
+    event_days: int = 0  # distinct days of the recent events found (``event.count``)
 
     def copy(self) -> Binding:
         return Binding(
@@ -76,6 +77,7 @@ class Binding:
             self.doses,
             self.event,
             self.stroke,
+            self.event_days,
         )
 
 
@@ -118,7 +120,31 @@ def _value(f: Facts, quantity: str) -> tuple[float, Observation | None] | None:
             return None
         return k.value, k.reported or k.creatinine
     o = f.latest(quantity)
-    return None if o is None or o.value is None else (o.value, o)
+    if o is None or o.value is None:
+        return None
+    if quantity == "eosinophils":
+        per_ul = _per_microlitre(o)
+        return None if per_ul is None else (per_ul, o)
+    return o.value, o
+
+
+# Absolute blood cell counts in cells per microlitre from the units laboratories report them in
+# (UCUM): 10*3/uL and 10*9/L are thousands per microlitre. A percentage is not a count.
+_PER_UL = {
+    "10*3/ul": 1000.0,
+    "10*9/l": 1000.0,
+    "10^9/l": 1000.0,
+    "k/ul": 1000.0,
+    "/ul": 1.0,
+    "cells/ul": 1.0,
+    "{cells}/ul": 1.0,
+    "10*6/l": 1.0,
+}
+
+
+def _per_microlitre(o: Observation) -> float | None:
+    factor = _PER_UL.get(o.unit.strip().lower().replace("µ", "u").replace(" ", ""))
+    return None if factor is None or o.value is None else o.value * factor
 
 
 def _cmp(value: float, op: str, threshold: float) -> bool:
@@ -224,7 +250,10 @@ def _match(
         )
         if not events:
             return
+        if ev.min_events and len({e.day for e in events}) < params[ev.min_events]:
+            return
         b0.event = events[0]
+        b0.event_days = len({e.day for e in events})
     else:
         events = ()
     if t.any_of:
@@ -535,6 +564,8 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             ev = b.event
             if attr == "when":
                 return f"{ev.setting} {_ago(max(0, (f.p.as_of - ev.day).days))}"
+            if attr == "count":
+                return str(b.event_days)
             return ev.text
         if head == "stroke":
             st = f.stroke
@@ -578,6 +609,8 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
         days = f.days_since(b.doses[-1].occurred)
         if days is not None:
             out.add(_ago_number(days))
+    if b.event_days:
+        out.add(str(b.event_days))
     if b.event is not None:  # the interval, and numbers quoted in the record's own wording
         out.add(_ago_number(max(0, (f.p.as_of - b.event.day).days)))
         out |= set(re.findall(r"\d+(?:\.\d+)?", b.event.text))

@@ -173,6 +173,9 @@ class RecentEvent(_Strict):
     # Only events on or after the first order of the bound drug ``a`` (a fracture *during*
     # bisphosphonate treatment), resolved Conditions included.
     on_drug: bool = False
+    # At least this many events (a param name), counted one per day: a Condition and the
+    # Encounter for it on the same day are one event (two exacerbations in a year).
+    min_events: str | None = None
 
 
 class RecentOrders(_Strict):
@@ -370,6 +373,8 @@ def _trigger_params(t: Trigger) -> list[str]:
         used += [t.stroke_risk.min_male, t.stroke_risk.min_female]
     if t.recent_event is not None:
         used.append(t.recent_event.days)
+        if t.recent_event.min_events:
+            used.append(t.recent_event.min_events)
     if t.recent_orders is not None:
         used.append(t.recent_orders.days)
     used += [lab.param for lab in t.labs]
