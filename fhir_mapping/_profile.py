@@ -327,6 +327,7 @@ class _Builder:
                     effective,
                     text,
                     recognised,
+                    _codes(r.valueCodeableConcept),
                 ),
                 order,
             )

@@ -47,6 +47,7 @@ CODED: Mapping[str, tuple[tuple[str, ...], str]] = MappingProxyType(
         "allergies": (("codes",), "substance"),
         "immunizations": (("codes",), "text"),
         "encounters": (("types",), "kind"),
+        "observations": (("value_codes",), "value_text"),
     }
 )
 

@@ -15,7 +15,10 @@ from dataclasses import dataclass
 from datetime import date
 
 from service.core.profile import (
+    LOINC,
     LOINC_GROUPS,
+    SNOMED,
+    Code,
     Encounter,
     Immunization,
     Medication,
@@ -34,12 +37,14 @@ __all__ = [
     "Facts",
     "Kidney",
     "MedFact",
+    "Smoking",
     "StrokeScore",
     "Unsteady",
     "ckd_epi_2021",
     "cockcroft_gault",
     "fmt",
     "setting_of",
+    "without_tag",
 ]
 
 # An acute condition still "active" this long after onset is a stale record, not a problem.
@@ -56,6 +61,16 @@ _GOVERNS_BY = 2.0
 UNSTEADY_DAYS = 90
 UNSTEADY_RATIO = 1.5
 _QUOTED_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# A SNOMED CT semantic tag closing a display ("Ex-smoker (finding)"), left out of texts.
+_TAG = re.compile(r"\s*\((finding|situation|disorder|observable entity)\)\s*$")
+
+
+def without_tag(text: str) -> str:
+    """``text`` without a closing SNOMED CT semantic tag: "Hyperlipidemia (disorder)" reads
+    "Hyperlipidemia"."""
+    return _TAG.sub("", text)
+
+
 _TO_MG = {"mg": 1.0, "mcg": 0.001, "µg": 0.001, "g": 1000.0}
 
 
@@ -175,6 +190,55 @@ class Event:
     refs: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Smoking:
+    """The latest recorded tobacco smoking status: ``status`` is "current", "former", "never"
+    or "unknown"; ``text`` the record's own wording; ``day`` when it was recorded."""
+
+    status: str
+    text: str
+    day: date | None
+    refs: tuple[str, ...]
+
+    @property
+    def current(self) -> bool:
+        return self.status == "current"
+
+
+# Coded smoking statuses: the SNOMED CT concepts of the US Core / ONC smoking-status value set
+# (which Synthea writes as the value of LOINC 72166-2 "Tobacco smoking status", and older
+# records as Conditions) and the LOINC answers of the same question (answer list LL2201-3).
+# "Smoker, current status unknown" (SNOMED 77176002, LOINC LA18979-7) says nothing about now.
+SMOKING_CODES: dict[tuple[str, str], str] = {
+    (SNOMED, "449868002"): "current",  # smokes tobacco daily (current every day smoker)
+    (SNOMED, "428041000124106"): "current",  # occasional tobacco smoker (some days)
+    (SNOMED, "428071000124103"): "current",  # heavy tobacco smoker
+    (SNOMED, "428061000124105"): "current",  # light tobacco smoker
+    (SNOMED, "65568007"): "current",  # cigarette smoker
+    (SNOMED, "8517006"): "former",  # ex-smoker
+    (SNOMED, "266919005"): "never",  # never smoked tobacco
+    (SNOMED, "77176002"): "unknown",  # smoker, current status unknown
+    (SNOMED, "266927001"): "unknown",  # tobacco smoking consumption unknown
+    (LOINC, "LA18976-3"): "current",  # current every day smoker
+    (LOINC, "LA18977-1"): "current",  # current some day smoker
+    (LOINC, "LA18981-3"): "current",  # heavy tobacco smoker
+    (LOINC, "LA18982-1"): "current",  # light tobacco smoker
+    (LOINC, "LA15920-4"): "former",  # former smoker
+    (LOINC, "LA18978-9"): "never",  # never smoker
+    (LOINC, "LA18979-7"): "unknown",  # smoker, current status unknown
+    (LOINC, "LA18980-5"): "unknown",  # unknown if ever smoked
+}
+
+
+def smoking_status(codes: tuple[Code, ...]) -> str | None:
+    """The smoking status a coded value or Condition states, None when it states none."""
+    for c in codes:
+        status = SMOKING_CODES.get((c.system, c.code))
+        if status is not None:
+            return status
+    return None
+
+
 # v3 ActCode encounter classes read as a hospital stay or an emergency visit.
 _SETTING = {
     "EMER": "emergency visit",
@@ -239,6 +303,7 @@ class Facts:
         self.lab_ckd = self._lab_ckd()
         self.bp = self._bp()
         self.stroke = self._stroke_score()
+        self.smoking = self._smoking()
 
     # -- immunizations -----------------------------------------------------------------------
     def doses(self, cvx: tuple[str, ...], within_days: float | None) -> tuple[Immunization, ...]:
@@ -628,6 +693,33 @@ class Facts:
             round(sv) >= 180 or round(dv) >= 110,
             tuple(dict.fromkeys(s.ref for s, _ in pairs)),
         )
+
+    def _smoking(self) -> Smoking | None:
+        """The latest coded smoking status: the value of the latest tobacco smoking status
+        Observation, or a smoking Condition dated later (its onset; a resolved current-smoking
+        Condition says the person stopped on its abatement date)."""
+        found: list[tuple[date, int, Smoking]] = []
+        for o in self.p.observations:
+            if o.loinc in LOINC_GROUPS["smoking_status"]:
+                status = smoking_status(o.value_codes)
+                if status is not None:
+                    day = o.effective
+                    text = _TAG.sub("", o.value_text)
+                    found.append((day or date.min, 1, Smoking(status, text, day, (o.ref,))))
+        for pr in self.p.problems:
+            status = smoking_status(pr.codes)
+            if status is None or pr.verification in ("refuted", "entered-in-error"):
+                continue
+            if pr.active and pr.abatement is None:
+                text = _TAG.sub("", pr.text)
+                found.append((pr.onset or date.min, 0, Smoking(status, text, pr.onset, (pr.ref,))))
+            elif status == "current" and pr.abatement is not None:
+                text = f"{_TAG.sub('', pr.text)}, resolved"
+                stopped = Smoking("former", text, pr.abatement, (pr.ref,))
+                found.append((pr.abatement, 0, stopped))
+        if not found:
+            return None
+        return max(found, key=lambda t: (t[0], t[1]))[2]
 
     # -- numbers the texts may state ----------------------------------------------------------
     def numbers(self) -> frozenset[str]:

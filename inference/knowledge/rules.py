@@ -22,7 +22,7 @@ from .conditions import GROUPS_BY_KEY, is_sdoh_need
 from .criteria import load
 from .criteria.interpret import _ago, apply_criteria
 from .drugs import CLASS_LABELS
-from .facts import BloodPressure, MedFact, fmt, setting_of
+from .facts import BloodPressure, MedFact, fmt, setting_of, without_tag
 from .model import (
     Analysis,
     Cited,
@@ -452,6 +452,295 @@ def blood_pressure(c: Case, o: Output) -> None:
             None,
             3 if b.severe else 1,
             "safety" if b.severe else "review",
+        )
+    )
+
+
+def _bp_suspected(c: Case) -> BloodPressure | None:
+    """Raised clinic readings standing for a diagnosis not yet made: the latest reading at or
+    above 140/90 and at least one more in the last year, or a severe latest reading (NICE NG136
+    2019, 1.2: repeated clinic readings are confirmed out of the clinic; a severe one is acted
+    on). None when hypertension is recorded or a blood-pressure-lowering medicine is taken (the
+    review of treatment is ``review-raised-blood-pressure``'s)."""
+    b = c.bp
+    if b is None or c.active("hypertension") or (c.age is not None and c.age < 18):
+        return None
+    if any(c.with_spec(k) for k in _BP_LOWERING):
+        return None
+    latest_raised = round(b.systolic) >= 140 or round(b.diastolic) >= 90
+    if not latest_raised or (b.raised < 2 and not b.severe):
+        return None
+    return b
+
+
+_UNDIAGNOSED = (
+    (
+        "gp",
+        "support",
+        "{count}, latest {bp}, with no hypertension recorded and no medicine that lowers it: "
+        "left unconfirmed and untreated, raised blood pressure leads to stroke, heart attack, "
+        "heart failure and kidney disease.",
+        ("EB-CV-020",),
+        0.62,
+    ),
+)
+_UNDIAGNOSED_CONFIRM = (
+    (
+        "nurse",
+        "support",
+        "Clinic readings run high in some people: ambulatory readings (home readings when "
+        "ambulatory monitoring is unsuitable) confirm the diagnosis and give the baseline for "
+        "treatment.",
+        ("EB-CV-020", "EB-CV-002"),
+        0.5,
+    ),
+)
+_UNDIAGNOSED_SEVERE = (
+    (
+        "nurse",
+        "support",
+        "A reading of {bp} is severe: look for organ damage and for symptoms of accelerated "
+        "hypertension today rather than waiting for ambulatory readings.",
+        ("EB-CV-020",),
+        0.65,
+    ),
+)
+_UNDIAGNOSED_VERY_OLD = (
+    (
+        "geriatrician",
+        "attack",
+        "For {age} a treatment target is individualised and a postural drop checked before "
+        "starting, because of orthostatic hypotension and falls.",
+        ("EB-CV-001", "EB-MM-002"),
+        0.45,
+    ),
+)
+
+
+@rule(
+    "confirm-raised-blood-pressure",
+    "NICE NG136 hypertension in adults 2019, updated 2023 (diagnosis; severe hypertension); "
+    "ACC/AHA blood pressure guideline 2017 (out-of-office confirmation)",
+)
+def undiagnosed_blood_pressure(c: Case, o: Output) -> None:
+    """Raised clinic readings with no hypertension recorded and no blood-pressure medicine:
+    confirm the diagnosis with ambulatory or home monitoring, look for organ damage and assess
+    cardiovascular risk meanwhile, and start treatment if it is confirmed; a severe reading is
+    assessed for organ damage at once, not deferred to monitoring."""
+    b = _bp_suspected(c)
+    if b is None:
+        return
+    bp = f"{fmt(b.systolic)}/{fmt(b.diastolic)} mmHg"
+    count = (
+        f"{b.raised} of {b.readings} readings in the last year raised"
+        if b.readings > 1
+        else "one reading in the last year"
+    )
+    facts: tuple[Cited | str, ...] = b.refs
+    pts = _points(_UNDIAGNOSED, facts, count=count.capitalize(), bp=bp)
+    if b.severe:
+        pts += _points(_UNDIAGNOSED_SEVERE, facts[-1:], bp=bp)
+        title = f"Assess a severe blood pressure now (latest {bp}, no hypertension recorded)"
+        desc = (
+            f"{count.capitalize()}, latest {bp} and severe, with no hypertension diagnosis or "
+            "blood-pressure medicine recorded: check today for organ damage (fundi, urine "
+            "albumin, kidney function, ECG) and for symptoms of accelerated hypertension, "
+            "referring the same day if present; start treatment to lower blood pressure "
+            "without waiting for ambulatory readings when organ damage is found, otherwise "
+            "repeat the clinic reading within a week."
+        )
+    else:
+        pts += _points(_UNDIAGNOSED_CONFIRM, facts)
+        title = f"Confirm suspected hypertension (latest {bp}, no diagnosis recorded)"
+        desc = (
+            f"{count.capitalize()} with no hypertension diagnosis or blood-pressure medicine "
+            "recorded: confirm with ambulatory monitoring (home monitoring if ambulatory is "
+            "unsuitable); meanwhile check for organ damage (urine albumin, kidney function, "
+            "HbA1c, ECG, fundi) and assess cardiovascular risk; if hypertension is confirmed, "
+            "start treatment to lower blood pressure alongside lifestyle advice."
+        )
+    if c.age is not None and c.age >= 80 and not b.severe:
+        pts += _points(_UNDIAGNOSED_VERY_OLD, facts, age=age_phrase(c))
+    o.proposals.append(
+        Proposal(
+            "opt-confirm-hypertension",
+            title,
+            "immediate-safety" if b.severe else "monitoring",
+            desc,
+            refs(facts),
+            (),
+            tuple(pts),
+            None,
+            None,
+            3 if b.severe else 2,
+            "safety" if b.severe else "omission",
+        )
+    )
+
+
+# QRISK3 is validated from 25 to 84 (NICE NG238 2023, 1.1); NICE's systematic, opportunistic
+# assessment starts at 40. Diabetes and chronic kidney disease have their own statin criteria
+# (``start-statin-diabetes``, ``start-statin-ckd``), and established cardiovascular disease its
+# secondary-prevention one.
+_CVR_AGES = (40, 84)
+# From 75 the evidence for starting a statin in primary prevention is weaker (ACC/AHA 2018:
+# "may be reasonable" after a clinician-patient discussion; NICE NG238 weighs frailty and
+# life expectancy): a review to hold with the person, not an omission.
+_CVR_OLDER_FROM = 75
+_CVD = ("chd", "stroke", "tia", "pad")
+# LDL cholesterol at or above 160 mg/dL (4.1 mmol/L) is a risk-enhancing factor (ACC/AHA 2018
+# cholesterol guideline); at or above 190 mg/dL (4.9 mmol/L) it is treated without a risk score
+# and familial hypercholesterolaemia considered (ACC/AHA 2018; NICE NG238 1.1 and CG71).
+_LDL_HIGH_MG_DL = 160.0
+_LDL_VERY_HIGH_MG_DL = 190.0
+_MG_DL_PER_MMOL_L = 38.67  # cholesterol
+
+
+def _ldl_mg_dl(o: Observation) -> float | None:
+    unit = o.unit.lower().replace(" ", "")
+    if o.value is None:
+        return None
+    if "mmol" in unit:
+        return o.value * _MG_DL_PER_MMOL_L
+    if unit in ("mg/dl", "mg/100ml"):
+        return o.value
+    return None
+
+
+_CVR = (
+    (
+        "gp",
+        "support",
+        "{who} with no cardiovascular disease and no statin, and these recorded risk factors: "
+        "{factors}. A formal ten-year risk estimate decides whether a statin is worth taking, "
+        "and the factors themselves are treated alongside.",
+        ("EB-CV-021",),
+        0.6,
+    ),
+    (
+        "pharmacist",
+        "support",
+        "For primary prevention the overall risk, not one cholesterol value, decides the "
+        "statin; the score is worked out with the person from measured values (QRISK3), never "
+        "guessed from part of the record.",
+        ("EB-CV-021",),
+        0.45,
+    ),
+)
+_CVR_VERY_HIGH_LDL = (
+    (
+        "cardiologist",
+        "support",
+        "LDL cholesterol of {ldl} is high enough to treat without a risk score and to consider "
+        "familial hypercholesterolaemia (family history, and testing of relatives).",
+        ("EB-CV-021",),
+        0.55,
+    ),
+)
+_CVR_OLDER = (
+    (
+        "geriatrician",
+        "attack",
+        "For {age} the score is high from age alone; the benefit of starting a statin for "
+        "primary prevention is less certain late in life and is weighed with frailty and the "
+        "person's wishes.",
+        ("EB-CV-013", "EB-MM-002"),
+        0.4,
+    ),
+)
+_CVR_LIFESTYLE = (
+    (
+        "nurse",
+        "attack",
+        "Some people prefer to stop smoking and change diet and activity first, then "
+        "reassess their risk before a daily tablet.",
+        ("EB-CV-021",),
+        0.3,
+    ),
+)
+
+
+def _risk_factors(c: Case) -> tuple[list[str], list[str], float | None, Observation | None]:
+    """The recorded cardiovascular risk factors: their wording, their references, the LDL
+    cholesterol in mg/dL and its Observation when it is one of them."""
+    words: list[str] = []
+    cited: list[str] = []
+    sm = c.smoking
+    if sm is not None and sm.current:
+        words.append(f"current smoker ({sm.text})")
+        cited += sm.refs
+    htn = c.active("hypertension")
+    if htn:
+        words.append(without_tag(htn[0].text))
+        cited.append(htn[0].ref)
+    elif (b := _bp_suspected(c)) is not None:
+        words.append(
+            f"raised blood pressure without a diagnosis ({b.raised} of {b.readings} readings "
+            f"in the last year, latest {fmt(b.systolic)}/{fmt(b.diastolic)} mmHg)"
+        )
+        cited += b.refs
+    ldl = c.latest("ldl")
+    mg = _ldl_mg_dl(ldl) if ldl is not None else None
+    if ldl is not None and mg is not None and mg >= _LDL_HIGH_MG_DL:
+        words.append(f"LDL cholesterol {fmt(ldl.value)} {ldl.unit}".strip())
+        cited.append(ldl.ref)
+    else:
+        mg, ldl = None, None
+    lipids = c.active("hyperlipidemia")
+    if lipids:
+        words.append(without_tag(lipids[0].text))
+        cited.append(lipids[0].ref)
+    return words, cited, mg, ldl
+
+
+@rule(
+    "assess-cardiovascular-risk",
+    "NICE NG238 cardiovascular disease: risk assessment and reduction 2023 (QRISK3; statins "
+    "for primary prevention); ACC/AHA cholesterol guideline 2018 (risk-enhancing factors)",
+)
+def cardiovascular_risk(c: Case, o: Output) -> None:
+    """An adult of 40 to 84 with no cardiovascular disease, diabetes, kidney disease or statin,
+    and with recorded risk factors (current smoking, hypertension or raised readings, high LDL
+    cholesterol, a hyperlipidaemia diagnosis): assess the ten-year cardiovascular risk with
+    QRISK3 and discuss a statin. The plan names the factors it found and never states a risk:
+    a score computed from part of the record would be a guess."""
+    lo, hi = _CVR_AGES
+    if c.age is None or not lo <= c.age <= hi:
+        return
+    if any(c.ever(g) for g in _CVD) or c.with_spec("class:statin"):
+        return
+    if c.active("diabetes") or c.active("ckd") or c.lab_ckd:
+        return
+    if c.active("limited-life-expectancy"):
+        return
+    words, cited, mg, ldl = _risk_factors(c)
+    if not words:
+        return
+    factors = "; ".join(words)
+    pts = _points(_CVR, cited, who=f"Aged {c.age}", factors=factors)
+    if mg is not None and ldl is not None and mg >= _LDL_VERY_HIGH_MG_DL:
+        pts += _points(_CVR_VERY_HIGH_LDL, (ldl.ref,), ldl=f"{fmt(ldl.value)} {ldl.unit}")
+    older = c.age >= _CVR_OLDER_FROM
+    if older:
+        pts += _points(_CVR_OLDER, cited, age=age_phrase(c))
+    pts += _points(_CVR_LIFESTYLE, cited)
+    o.proposals.append(
+        Proposal(
+            "opt-assess-cv-risk",
+            "Assess ten-year cardiovascular risk (QRISK3) and discuss starting a statin",
+            "medication",
+            f"No cardiovascular disease or statin recorded, with risk factors: {factors}. This "
+            "plan does not calculate the score: enter the measured values in QRISK3 with the "
+            "person, and offer atorvastatin at the primary-prevention dose when the risk "
+            "reaches the NICE threshold, alongside help to stop smoking and blood-pressure "
+            "control.",
+            refs(cited),
+            (),
+            tuple(pts),
+            None,
+            None,
+            1,
+            "review" if older else "omission",
         )
     )
 
@@ -1097,10 +1386,16 @@ def _complexity(
 # ------------------------------------------------------------------------------ entry
 
 
+# Rule functions that state their own priority (it depends on the facts, not the category).
+_OWN_PRIORITY = frozenset({"opt-confirm-hypertension", "opt-assess-cv-risk"})
+
+
 def _legacy_priority(p: Proposal) -> Priority:
     """Priority of an activity proposed by a rule function (criteria state theirs)."""
     if p.category == "immediate-safety" or (p.category == "medication" and p.urgency >= 3):
         return "safety"
+    if p.id in _OWN_PRIORITY:
+        return p.priority
     if p.id.startswith("opt-start-"):
         return "omission"
     if p.category == "monitoring":

@@ -67,6 +67,10 @@ LOINC_GROUPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "lvef": ("10230-1", "8806-2", "18043-0"),
         # QT interval corrected for heart rate, from the ECG
         "qtc": ("8636-3",),
+        # blood eosinophil count (absolute, not the percentage): automated, any method
+        "eosinophils": ("711-2", "26449-9"),
+        # tobacco smoking status, a coded value (SNOMED CT or LOINC answer)
+        "smoking_status": ("72166-2",),
     }
 )
 
@@ -142,6 +146,9 @@ class Observation:
     effective: date | None
     value_text: str = ""
     recognised: bool = True  # False: the LOINC code is malformed or there is no LOINC coding
+    # The codings of a coded value (valueCodeableConcept), e.g. the SNOMED CT smoking status
+    # of a LOINC 72166-2 observation; ``value_text`` is its text.
+    value_codes: tuple[Code, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

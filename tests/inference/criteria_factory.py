@@ -9,7 +9,7 @@ from datetime import date, timedelta
 from inference.knowledge.conditions import GROUPS_BY_KEY
 from inference.knowledge.criteria.schema import Criterion, Trigger
 from inference.knowledge.drugs import DRUGS
-from inference.knowledge.facts import Facts
+from inference.knowledge.facts import SMOKING_CODES, Facts
 from service.core.profile import (
     CVX,
     LOINC_GROUPS,
@@ -25,7 +25,12 @@ from service.core.profile import (
 )
 
 AS_OF = date(2024, 6, 1)
-_UNITS = {"egfr": "mL/min/{1.73_m2}", "creatinine": "mg/dL", "potassium": "mmol/L"}
+_UNITS = {
+    "egfr": "mL/min/{1.73_m2}",
+    "creatinine": "mg/dL",
+    "potassium": "mmol/L",
+    "eosinophils": "/uL",
+}
 
 
 def drug_for(spec: str, avoid: frozenset[str] = frozenset()) -> str:
@@ -132,6 +137,22 @@ class Builder:
             )
         )
 
+    def smoking(self, status: str, when: date = AS_OF) -> None:
+        """A tobacco smoking status Observation (LOINC 72166-2) coded with ``status``."""
+        code = next(c for (_, c), st in SMOKING_CODES.items() if st == status)
+        self.obs.append(
+            Observation(
+                f"Observation/{self._id()}",
+                LOINC_GROUPS["smoking_status"][0],
+                "Tobacco smoking status",
+                None,
+                "",
+                when,
+                f"{status} smoker",
+                value_codes=(Code(SNOMED, code, f"{status} smoker"),),
+            )
+        )
+
     def build(self) -> PatientProfile:
         latest: dict[str, Observation] = {}
         for o in sorted(self.obs, key=lambda o: o.effective or date.min):
@@ -225,6 +246,8 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
         b.lab("egfr", 48.0)
     if t.bp_severe:
         b.lab("systolic_bp", 190.0)
+    if t.smoking:
+        b.smoking(t.smoking[0])
     if t.renal_table:
         b.med("metformin")
         b.lab("egfr", 25.0)

@@ -139,6 +139,18 @@ CASES: dict[str, tuple[str, PatientProfile, PatientProfile]] = {
         profile((HTN,), observations=bp(3, 162, 88)),
         profile((HTN,), observations=bp(3, 128, 78)),
     ),
+    # raised readings with no hypertension recorded; the near miss has it recorded
+    "confirm-raised-blood-pressure": (
+        "opt-confirm-hypertension",
+        profile(observations=bp(3, 162, 88)),
+        profile((HTN,), observations=bp(3, 162, 88)),
+    ),
+    # 64 with hypertension and no statin; the near miss is 90, past the ages QRISK3 covers
+    "assess-cardiovascular-risk": (
+        "opt-assess-cv-risk",
+        profile((HTN,), born=date(1960, 1, 1)),
+        profile((HTN,), born=date(1934, 1, 1)),
+    ),
     "falls-prevention": (
         "opt-falls-prevention",
         profile((OSTEO, DEMENTIA)),

@@ -57,6 +57,7 @@ class Binding:
     doses: tuple[Immunization, ...] = ()  # its doses ever recorded (too few or too old)
     event: Event | None = None  # the latest recent high-stakes event
     stroke: bool = False  # the CHA2DS2-VASc threshold was met
+    event_days: int = 0  # distinct days of the recent events found (``event.count``)
 
     def copy(self) -> Binding:
         return Binding(
@@ -76,6 +77,7 @@ class Binding:
             self.doses,
             self.event,
             self.stroke,
+            self.event_days,
         )
 
 
@@ -118,7 +120,31 @@ def _value(f: Facts, quantity: str) -> tuple[float, Observation | None] | None:
             return None
         return k.value, k.reported or k.creatinine
     o = f.latest(quantity)
-    return None if o is None or o.value is None else (o.value, o)
+    if o is None or o.value is None:
+        return None
+    if quantity == "eosinophils":
+        per_ul = _per_microlitre(o)
+        return None if per_ul is None else (per_ul, o)
+    return o.value, o
+
+
+# Absolute blood cell counts in cells per microlitre from the units laboratories report them in
+# (UCUM): 10*3/uL and 10*9/L are thousands per microlitre. A percentage is not a count.
+_PER_UL = {
+    "10*3/ul": 1000.0,
+    "10*9/l": 1000.0,
+    "10^9/l": 1000.0,
+    "k/ul": 1000.0,
+    "/ul": 1.0,
+    "cells/ul": 1.0,
+    "{cells}/ul": 1.0,
+    "10*6/l": 1.0,
+}
+
+
+def _per_microlitre(o: Observation) -> float | None:
+    factor = _PER_UL.get(o.unit.strip().lower().replace("µ", "u").replace(" ", ""))
+    return None if factor is None or o.value is None else o.value * factor
 
 
 def _cmp(value: float, op: str, threshold: float) -> bool:
@@ -155,6 +181,8 @@ def _match(
     if t.lab_ckd and not f.lab_ckd:
         return
     if t.bp_severe and not (f.bp is not None and f.bp.severe):
+        return
+    if t.smoking and not (f.smoking is not None and f.smoking.status in t.smoking):
         return
     if t.conflict and not f.conflicts:
         return
@@ -222,7 +250,10 @@ def _match(
         )
         if not events:
             return
+        if ev.min_events and len({e.day for e in events}) < params[ev.min_events]:
+            return
         b0.event = events[0]
+        b0.event_days = len({e.day for e in events})
     else:
         events = ()
     if t.any_of:
@@ -533,12 +564,21 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             ev = b.event
             if attr == "when":
                 return f"{ev.setting} {_ago(max(0, (f.p.as_of - ev.day).days))}"
+            if attr == "count":
+                return str(b.event_days)
             return ev.text
         if head == "stroke":
             st = f.stroke
             if attr == "parts":
                 return ", ".join(f"{label} ({pts})" for label, pts, _ in st.parts) or "none"
             return str(st.score)
+        if head == "smoking" and f.smoking is not None:
+            sm = f.smoking
+            if attr == "when":
+                if sm.day is None:
+                    return "on an unknown date"
+                return _ago(max(0, (f.p.as_of - sm.day).days))
+            return sm.text or sm.status
         if head == "bp" and f.bp is not None:
             bp = f.bp
             if attr == "latest":
@@ -569,10 +609,14 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
         days = f.days_since(b.doses[-1].occurred)
         if days is not None:
             out.add(_ago_number(days))
+    if b.event_days:
+        out.add(str(b.event_days))
     if b.event is not None:  # the interval, and numbers quoted in the record's own wording
         out.add(_ago_number(max(0, (f.p.as_of - b.event.day).days)))
         out |= set(re.findall(r"\d+(?:\.\d+)?", b.event.text))
     out |= {str(f.stroke.score), *(str(p) for _, p, _ in f.stroke.parts)}
+    if f.smoking is not None and f.smoking.day is not None:
+        out.add(_ago_number(max(0, (f.p.as_of - f.smoking.day).days)))
     if b.limit is not None:  # the band's own thresholds, as its source states them
         lim = b.limit
         out |= {fmt(v) for v in (lim.below, lim.at_least, lim.max_daily_mg) if v is not None}
@@ -580,7 +624,7 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
     return frozenset(out)
 
 
-_CITABLE = ("a", "b", "c", "cond", "count", "monitor", "event", "vaccine", "stroke")
+_CITABLE = ("a", "b", "c", "cond", "count", "monitor", "event", "vaccine", "stroke", "smoking")
 
 
 def _cited(names: Sequence[str], b: Binding, f: Facts) -> tuple[str, ...]:
@@ -606,6 +650,8 @@ def _cited(names: Sequence[str], b: Binding, f: Facts) -> tuple[str, ...]:
             out += b.event.refs
         elif n == "stroke" and b.stroke:
             out += f.stroke.refs
+        elif n == "smoking" and f.smoking is not None:
+            out += f.smoking.refs
         elif n.startswith("lab:") and n[4:] in b.labs:
             out.append(b.labs[n[4:]].ref)
     return refs(out)

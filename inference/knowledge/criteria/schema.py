@@ -173,6 +173,9 @@ class RecentEvent(_Strict):
     # Only events on or after the first order of the bound drug ``a`` (a fracture *during*
     # bisphosphonate treatment), resolved Conditions included.
     on_drug: bool = False
+    # At least this many events (a param name), counted one per day: a Condition and the
+    # Encounter for it on the same day are one event (two exacerbations in a year).
+    min_events: str | None = None
 
 
 class RecentOrders(_Strict):
@@ -217,6 +220,9 @@ class Trigger(_Strict):
     kidney_unsteady: bool = False
     lab_ckd: bool = False  # CKD proven by labs (two low eGFRs 90 days apart, or UACR)
     bp_severe: bool = False
+    # The latest recorded tobacco smoking status is one of these (``Facts.smoking``: the latest
+    # coded smoking-status Observation or smoking Condition). Binds ``smoking``.
+    smoking: tuple[Literal["current", "former", "never", "unknown"], ...] = ()
     conflict: bool = False  # the latest day of some quantity holds conflicting values
     # Each active drug with a kidney-function band (drugs data, ``renal_limits``) that holds
     # the governing kidney function binds ``a`` and ``limit`` (strictest band per ingredient).
@@ -367,6 +373,8 @@ def _trigger_params(t: Trigger) -> list[str]:
         used += [t.stroke_risk.min_male, t.stroke_risk.min_female]
     if t.recent_event is not None:
         used.append(t.recent_event.days)
+        if t.recent_event.min_events:
+            used.append(t.recent_event.min_events)
     if t.recent_orders is not None:
         used.append(t.recent_orders.days)
     used += [lab.param for lab in t.labs]
