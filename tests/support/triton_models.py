@@ -39,7 +39,7 @@ from typing import Any, ClassVar, Literal
 
 from inference import llm_server
 from inference._triton_codec import decode
-from inference._triton_record import CODED, SYSTEM_NAMES, record_refs
+from inference._triton_record import CODED, SYSTEM_NAMES, Aliases, record_refs
 from inference.llm_server import LLM_MODEL, Generated, GenerationRequest
 from inference.prompts import parse_input_block
 from inference.protocol import (
@@ -111,9 +111,17 @@ def _cut_to_tokens(text: str, n: int) -> str:
 # -- typed answers -> the JSON an LLM would write -----------------------------------------------
 
 
-def encode_answer(step: str, result: Any) -> dict[str, Any]:
+def encode_answer(step: str, result: Any, aliases: Aliases | None = None) -> dict[str, Any]:
     """The answer JSON for a typed step result (every schema field present): the inverse of
-    ``inference._triton_steps``' decoders."""
+    ``inference._triton_steps``' decoders. ``aliases``: the request's (``StepRequest.aliases``),
+    to name facts and ids as the prompt does, for a result that names them in full; the scripted
+    experts need none, they read the record with its aliases and answer with them."""
+    answer = _answer(step, result)
+    shown: dict[str, Any] = answer if aliases is None else aliases.shorten(answer)
+    return shown
+
+
+def _answer(step: str, result: Any) -> dict[str, Any]:
     if step == "assess":
         a: Assessment = result
         return {
@@ -212,11 +220,14 @@ def encode_answer(step: str, result: Any) -> dict[str, Any]:
 _SYSTEM_URLS = {name: url for url, name in SYSTEM_NAMES.items()}
 
 
-def profile_from_record(raw: dict[str, Any]) -> PatientProfile:
+def profile_from_record(raw: dict[str, Any], aliases: Aliases | None = None) -> PatientProfile:
     """The profile a ``<canoe-record>`` block shows (the inverse of
     ``inference._triton_record.record``): measured values as rounded there, ``source_refs`` in
-    the order the record names them."""
+    the order the record names them, references as the record names them (their aliases), or in
+    full given the plan's ``aliases``."""
     data = json.loads(json.dumps(raw))  # a deep copy of plain JSON
+    if aliases is not None:
+        data = _spelled_out(data, aliases.long)
 
     def code(c: dict[str, Any], owner_text: str) -> dict[str, Any]:
         system = c.get("system", "")
@@ -246,6 +257,16 @@ def profile_from_record(raw: dict[str, Any]) -> PatientProfile:
     data["source_refs"] = list(dict.fromkeys(record_refs(data)))
     data.pop("other_refs", None)
     return decode(PatientProfile, data)
+
+
+def _spelled_out(value: Any, table: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return table.get(value, value)
+    if isinstance(value, list):
+        return [_spelled_out(v, table) for v in value]
+    if isinstance(value, dict):
+        return {k: _spelled_out(v, table) for k, v in value.items()}
+    return value
 
 
 # -- the expert generator -----------------------------------------------------------------------
