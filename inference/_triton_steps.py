@@ -173,6 +173,17 @@ def _refs_back(aliases: Aliases, refs: Sequence[str]) -> tuple[str, ...]:
     return tuple(aliases.long.get(r, r) for r in refs)
 
 
+def _outline(o: CandidateOption, priority: bool = False) -> dict[str, Any]:
+    """An option as the steps that read only what it is see it: id, title, category (and its
+    priority class where asked); no description, not even an empty one."""
+    shown = CandidateOption(
+        o.id, o.title, o.category, "", priority=o.priority if priority else "review"
+    )
+    out: dict[str, Any] = encode(shown)
+    del out["description"]
+    return out
+
+
 def _doc_inputs(evidence: Sequence[EvidenceDoc]) -> list[Any]:
     return [encode(d) for d in evidence]
 
@@ -287,10 +298,12 @@ def assemble_panel_request(
         problems=tuple(
             CandidateProblem(p.id, p.display, (), p.initial, "") for p in assessment.problems
         ),
-        options=tuple(CandidateOption(o.id, o.title, o.category, "") for o in assessment.options),
+        options=(),
     )
     al = Aliases.of(profile)
-    inputs = al.shorten({"assessment": encode(outline)})
+    inputs = al.shorten(
+        {"assessment": encode(outline) | {"options": [_outline(o) for o in assessment.options]}}
+    )
     # The configured sizes go into the prompt text, not the schema: they guide the model, and
     # a model that picks one role more or less still gives a usable panel.
     sizes_text = {"panel_sizes": prompt_text(sizes)}
@@ -415,7 +428,7 @@ def relate_request(
     # Only what relating needs: which option, who argues which way, and what they say (no
     # citations, no strengths: relations are read from the content).
     inputs = {
-        "options": [encode(CandidateOption(o.id, o.title, o.category, "")) for o in s.options],
+        "options": [_outline(o) for o in s.options],
         "arguments": [
             {
                 "id": g.id,
@@ -501,13 +514,10 @@ def synthesize_request(s: Synthesize, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -
         text: str = a["narrative"]
         return text
 
-    def outline(o: CandidateOption) -> Any:
-        # what the narrative names and orders by: title, category and priority class
-        return encode(CandidateOption(o.id, o.title, o.category, "", priority=o.priority))
-
+    # what the narrative names and orders by: title, category and priority class
     inputs = {
-        "included": [{"option": outline(o), "score": sc} for o, sc in included],
-        "excluded": [{"option": outline(o), "score": sc} for o, sc in excluded],
+        "included": [{"option": _outline(o, priority=True), "score": sc} for o, sc in included],
+        "excluded": [{"option": _outline(o, priority=True), "score": sc} for o, sc in excluded],
     }
     al = Aliases.of(profile)
     schema = schemas.load("synthesize")

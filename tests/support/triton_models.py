@@ -298,7 +298,10 @@ async def expert_answer(prompt: str) -> str:
     if step == "assess":
         request = Assess(profile, docs)
     elif step == "panel":
-        request = AssemblePanel(profile, decode(Assessment, raw["assessment"]))
+        outline = raw["assessment"] | {
+            "options": [_option(o) for o in raw["assessment"]["options"]]
+        }
+        request = AssemblePanel(profile, decode(Assessment, outline))
     elif step == "consult":
         problems = tuple(decode(CandidateProblem, p) for p in raw["problems"])
         options = tuple(decode(CandidateOption, o) for o in raw["options"])
@@ -309,7 +312,7 @@ async def expert_answer(prompt: str) -> str:
             ArgumentDraft(a["id"], a["option_id"], a["role"], a["stance"], a["text"], (), (), 0.0)
             for a in raw["arguments"]
         )
-        options = tuple(decode(CandidateOption, o) for o in raw["options"])
+        options = tuple(decode(CandidateOption, _option(o)) for o in raw["options"])
         request = Relate(profile, options, args)
     elif step == "adjudicate":
         pairs = tuple(
@@ -324,7 +327,7 @@ async def expert_answer(prompt: str) -> str:
 
         def pairs(key: str) -> tuple[tuple[CandidateOption, float], ...]:
             return tuple(
-                (decode(CandidateOption, x["option"]), float(x["score"])) for x in raw[key]
+                (decode(CandidateOption, _option(x["option"])), float(x["score"])) for x in raw[key]
             )
 
         request = Synthesize(profile, pairs("included"), pairs("excluded"))
@@ -332,6 +335,11 @@ async def expert_answer(prompt: str) -> str:
         raise ValueError(f"unknown step {step!r}")
     result = await ex.run(request, ctx)
     return json.dumps(encode_answer(step, result), ensure_ascii=False)
+
+
+def _option(outline: dict[str, Any]) -> dict[str, Any]:
+    """An option outline (panel, relate, synthesize: no description) as a whole option's JSON."""
+    return {"description": ""} | outline
 
 
 def _out_of_range(answer: str) -> str:
