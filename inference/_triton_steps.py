@@ -21,7 +21,7 @@ from jsonschema.exceptions import best_match
 
 from inference import schemas
 from inference._triton_codec import encode
-from inference._triton_record import record
+from inference._triton_record import Aliases, record
 from inference.panel_sizes import DEFAULT_PANEL_SIZES, PanelSizes, prompt_text
 from inference.protocol import (
     Adjudicate,
@@ -84,7 +84,8 @@ class StepRequest(Generic[R]):
     """What one call sends: the patient record (``record``, the same for every call of a plan:
     the shared prompt prefix), the evidence block where the step cites evidence (the same for
     assess and consult), the step's own inputs, the member last where the step is one member's,
-    the narrowed answer schema and the decoder of the answer."""
+    the narrowed answer schema and the decoder of the answer (which maps the aliases the answer
+    names back to references and ids)."""
 
     step: StepKind
     record: dict[str, Any]
@@ -94,6 +95,8 @@ class StepRequest(Generic[R]):
     fields: dict[str, str] = field(default_factory=dict)
     evidence: list[Any] | None = None
     member: dict[str, Any] | None = None
+    # the plan's reference aliases, as the record, inputs and schema name facts and ids
+    aliases: Aliases = field(default_factory=lambda: Aliases(()))
 
     def check(self, text: str) -> R:
         """Parse, validate against the narrowed schema, decode; ``AnswerError`` otherwise."""
@@ -158,6 +161,29 @@ def _positions(n: int) -> list[str]:
     return [f"problem-{i}" for i in range(1, n + 1)]
 
 
+def _id_map(aliases: Aliases, ids: Sequence[str]) -> dict[str, str]:
+    """Short id (as the step's inputs show it) -> id, for ids an answer picks from an enum.
+    (Two ids with one short form, an id that already is another's short form, would leave one
+    of them unanswerable: the step's checks then refuse the answer.)"""
+    return {aliases.shorten(i): i for i in ids}
+
+
+def _refs_back(aliases: Aliases, refs: Sequence[str]) -> tuple[str, ...]:
+    """The references behind aliases an answer cites (the schema's enum admits known ones only)."""
+    return tuple(aliases.long.get(r, r) for r in refs)
+
+
+def _outline(o: CandidateOption, priority: bool = False) -> dict[str, Any]:
+    """An option as the steps that read only what it is see it: id, title, category (and its
+    priority class where asked); no description, not even an empty one."""
+    shown = CandidateOption(
+        o.id, o.title, o.category, "", priority=o.priority if priority else "review"
+    )
+    out: dict[str, Any] = encode(shown)
+    del out["description"]
+    return out
+
+
 def _doc_inputs(evidence: Sequence[EvidenceDoc]) -> list[Any]:
     return [encode(d) for d in evidence]
 
@@ -167,8 +193,9 @@ def _doc_inputs(evidence: Sequence[EvidenceDoc]) -> list[Any]:
 
 def assess_request(s: Assess, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRequest[Assessment]:
     profile, evidence = s.profile, s.evidence
-    refs = fact_refs(profile)
-    meds = sorted(m.ref for m in profile.medications)
+    al = Aliases.of(profile)
+    refs = [al.shorten(r) for r in fact_refs(profile)]
+    meds = sorted(al.shorten(m.ref) for m in profile.medications)
     schema = schemas.load("assess")
     _restrict(_items(schema, "problems")["properties"]["refs"], refs)
     opt = _items(schema, "options")["properties"]
@@ -187,9 +214,9 @@ def assess_request(s: Assess, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRe
     def decode(a: dict[str, Any]) -> Assessment:
         problems = tuple(
             CandidateProblem(
-                id=p["id"],
+                id=al.long_id(p["id"]),
                 display=p["display"],
-                refs=tuple(p["refs"]),
+                refs=_refs_back(al, p["refs"]),
                 initial=p["initial"],
                 rationale=p["rationale"],
             )
@@ -210,14 +237,16 @@ def assess_request(s: Assess, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRe
             code = o["code"]
             options.append(
                 CandidateOption(
-                    id=o["id"],
+                    id=al.long_id(o["id"]),
                     title=o["title"],
                     category=o["category"],
                     description=o["description"],
-                    refs=tuple(o["refs"]),
+                    refs=_refs_back(al, o["refs"]),
                     problem_ids=tuple(by_position[n] for n in o["addresses"]),
                     code=(code[0], code[1], code[2]) if code is not None else None,
-                    medication_ref=o["medication_ref"],
+                    medication_ref=(
+                        None if o["medication_ref"] is None else al.long[o["medication_ref"]]
+                    ),
                     priority=o["priority"],
                     answers=tuple(o["answers"]),
                 )
@@ -233,7 +262,13 @@ def assess_request(s: Assess, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRe
         )
 
     return StepRequest(
-        "assess", record(profile), {}, schema, decode, evidence=_doc_inputs(evidence)
+        "assess",
+        record(profile, al),
+        {},
+        schema,
+        decode,
+        evidence=_doc_inputs(evidence),
+        aliases=al,
     )
 
 
@@ -263,14 +298,16 @@ def assemble_panel_request(
         problems=tuple(
             CandidateProblem(p.id, p.display, (), p.initial, "") for p in assessment.problems
         ),
-        options=tuple(CandidateOption(o.id, o.title, o.category, "") for o in assessment.options),
+        options=(),
     )
-    inputs = {"assessment": encode(outline)}
+    al = Aliases.of(profile)
+    inputs = al.shorten(
+        {"assessment": encode(outline) | {"options": [_outline(o) for o in assessment.options]}}
+    )
     # The configured sizes go into the prompt text, not the schema: they guide the model, and
     # a model that picks one role more or less still gives a usable panel.
-    return StepRequest(
-        "panel", record(profile), inputs, schema, decode, {"panel_sizes": prompt_text(sizes)}
-    )
+    sizes_text = {"panel_sizes": prompt_text(sizes)}
+    return StepRequest("panel", record(profile, al), inputs, schema, decode, sizes_text, aliases=al)
 
 
 # -- consult -------------------------------------------------------------------------------
@@ -287,39 +324,41 @@ def consult_request(
     missing). An empty argument list is a valid answer (nothing within the member's expertise).
     """
     profile, member, problems, options = s.profile, s.member, s.problems, s.options
+    al = Aliases.of(profile)
     schema = schemas.load("consult")
     votes = schema["properties"]["votes"]
     votes["minItems"] = votes["maxItems"] = len(problems)
-    pids = [p.id for p in problems]
+    pids = _id_map(al, [p.id for p in problems])
     if pids:
-        votes["items"]["properties"]["problem_id"] = {"enum": sorted(set(pids))}
+        votes["items"]["properties"]["problem_id"] = {"enum": sorted(pids)}
     item = _items(schema, "arguments")["properties"]
-    oids = [o.id for o in options]
+    oids = _id_map(al, [o.id for o in options])
     if oids:
-        item["option_id"] = {"enum": sorted(set(oids))}
+        item["option_id"] = {"enum": sorted(oids)}
     else:
         schema["properties"]["arguments"]["maxItems"] = 0
     _restrict(item["evidence"], [d.id for d in s.evidence])
-    _restrict(item["facts"], fact_refs(profile))
+    _restrict(item["facts"], [al.shorten(r) for r in fact_refs(profile)])
 
     def decode(a: dict[str, Any]) -> Consultation:
         got = [v["problem_id"] for v in a["votes"]]
-        if sorted(got) != sorted(pids):
+        if sorted(got) != sorted(pids) or len(pids) != len(problems):
             raise AnswerError("votes must cover every candidate problem exactly once")
         counts: dict[str, int] = {}
         drafts = []
         for g in a["arguments"]:
-            n = counts[g["option_id"]] = counts.get(g["option_id"], 0) + 1
+            oid = oids[g["option_id"]]
+            n = counts[oid] = counts.get(oid, 0) + 1
             drafts.append(
                 ArgumentDraft(
                     # Ids are ours, not the model's: unique within the plan by construction.
-                    id=f"arg-{member.role}-{g['option_id']}-{n}",
-                    option_id=g["option_id"],
+                    id=f"arg-{member.role}-{oid}-{n}",
+                    option_id=oid,
                     role=member.role,
                     stance=g["stance"],
                     text=g["text"],
                     evidence=tuple(dict.fromkeys(g["evidence"])),
-                    facts=tuple(dict.fromkeys(g["facts"])),
+                    facts=_refs_back(al, tuple(dict.fromkeys(g["facts"]))),
                     tau=float(g["tau"]),
                     harm=g["harm"],
                     concern=g["concern"],
@@ -329,7 +368,7 @@ def consult_request(
         return Consultation(
             votes=tuple(
                 ProblemVote(
-                    problem_id=v["problem_id"],
+                    problem_id=pids[v["problem_id"]],
                     role=member.role,
                     vote=v["vote"],
                     confidence=float(v["confidence"]),
@@ -343,13 +382,16 @@ def consult_request(
 
     return StepRequest(
         "consult",
-        record(profile),
-        {"problems": [encode(p) for p in problems], "options": [encode(o) for o in options]},
+        record(profile, al),
+        al.shorten(
+            {"problems": [encode(p) for p in problems], "options": [encode(o) for o in options]}
+        ),
         schema,
         decode,
         {},
         evidence=_doc_inputs(s.evidence),
-        member=encode(member),
+        member=al.shorten(encode(member)),
+        aliases=al,
     )
 
 
@@ -360,12 +402,13 @@ def relate_request(
     s: Relate, sizes: PanelSizes = DEFAULT_PANEL_SIZES
 ) -> StepRequest[tuple[Relation, ...]]:
     """Relations for every option at once; each must join two arguments on the same option."""
+    al = Aliases.of(s.profile)
     schema = schemas.load("relate")
     option_of = {g.id: g.option_id for g in s.arguments}
-    ids = sorted(option_of)
+    ids = _id_map(al, list(option_of))
     item = _items(schema, "relations")["properties"]
     if len(ids) >= 2:
-        item["source"] = item["target"] = {"enum": ids}
+        item["source"] = item["target"] = {"enum": sorted(ids)}
     else:
         schema["properties"]["relations"]["maxItems"] = 0
 
@@ -374,17 +417,18 @@ def relate_request(
         for r in a["relations"]:
             if r["source"] == r["target"]:
                 raise AnswerError(f"argument {r['source']} relates to itself")
-            if option_of[r["source"]] != option_of[r["target"]]:
+            source, target = ids[r["source"]], ids[r["target"]]
+            if option_of[source] != option_of[target]:
                 raise AnswerError(
                     f"arguments {r['source']} and {r['target']} are about different options"
                 )
-            seen.setdefault((r["source"], r["target"]), Relation(**r))
+            seen.setdefault((source, target), Relation(source, target, r["relation"]))
         return tuple(seen.values())
 
     # Only what relating needs: which option, who argues which way, and what they say (no
     # citations, no strengths: relations are read from the content).
     inputs = {
-        "options": [encode(CandidateOption(o.id, o.title, o.category, "")) for o in s.options],
+        "options": [_outline(o) for o in s.options],
         "arguments": [
             {
                 "id": g.id,
@@ -396,7 +440,9 @@ def relate_request(
             for g in s.arguments
         ],
     }
-    return StepRequest("relate", record(s.profile), inputs, schema, decode)
+    return StepRequest(
+        "relate", record(s.profile, al), al.shorten(inputs), schema, decode, aliases=al
+    )
 
 
 # -- adjudicate, arbitrate, synthesize ------------------------------------------------------
@@ -412,21 +458,23 @@ def adjudicate_request(
     ``StepFailed``, and every pair of the call counts for nobody). A model that cannot judge
     one pair says so with ``winner: null``, which leaves only that pair undecided.
     """
+    al = Aliases.of(s.profile)
     schema = schemas.load("adjudicate")
     verdicts = schema["properties"]["verdicts"]
     verdicts["minItems"] = verdicts["maxItems"] = len(s.pairs)
     item = verdicts["items"]["properties"]
+    ids = _id_map(al, [g.id for pair in s.pairs for g in pair])
     if s.pairs:
-        item["support"] = {"enum": sorted({sup.id for sup, _ in s.pairs})}
-        item["attack"] = {"enum": sorted({att.id for _, att in s.pairs})}
+        item["support"] = {"enum": sorted({al.shorten(sup.id) for sup, _ in s.pairs})}
+        item["attack"] = {"enum": sorted({al.shorten(att.id) for _, att in s.pairs})}
     asked = [(sup.id, att.id) for sup, att in s.pairs]
     cited = {e for pair in s.pairs for g in pair for e in g.evidence}
 
     def decode(a: dict[str, Any]) -> tuple[ClashVerdict, ...]:
-        got = [(v["support"], v["attack"]) for v in a["verdicts"]]
+        got = [(ids[v["support"]], ids[v["attack"]]) for v in a["verdicts"]]
         if sorted(got) != sorted(asked):
             raise AnswerError("verdicts must judge every listed pair exactly once")
-        by_pair = {(v["support"], v["attack"]): v for v in a["verdicts"]}
+        by_pair = {pair: v for pair, v in zip(got, a["verdicts"], strict=True)}
         return tuple(
             ClashVerdict(sup, att, by_pair[(sup, att)]["winner"], by_pair[(sup, att)]["rationale"])
             for sup, att in asked
@@ -438,7 +486,9 @@ def adjudicate_request(
         # Only the statements the arguments cite: the rest cannot decide a clash.
         "evidence": _doc_inputs([d for d in s.evidence if d.id in cited]),
     }
-    return StepRequest("adjudicate", record(s.profile), inputs, schema, decode)
+    return StepRequest(
+        "adjudicate", record(s.profile, al), al.shorten(inputs), schema, decode, aliases=al
+    )
 
 
 def arbitrate_request(
@@ -450,7 +500,11 @@ def arbitrate_request(
         return Arbitration(problem.id, a["decision"], a["rationale"])
 
     inputs = {"problem": encode(problem), "votes": [encode(v) for v in votes]}
-    return StepRequest("arbitrate", record(profile), inputs, schemas.load("arbitrate"), decode)
+    al = Aliases.of(profile)
+    schema = schemas.load("arbitrate")
+    return StepRequest(
+        "arbitrate", record(profile, al), al.shorten(inputs), schema, decode, aliases=al
+    )
 
 
 def synthesize_request(s: Synthesize, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -> StepRequest[str]:
@@ -460,15 +514,16 @@ def synthesize_request(s: Synthesize, sizes: PanelSizes = DEFAULT_PANEL_SIZES) -
         text: str = a["narrative"]
         return text
 
-    def outline(o: CandidateOption) -> Any:
-        # what the narrative names and orders by: title, category and priority class
-        return encode(CandidateOption(o.id, o.title, o.category, "", priority=o.priority))
-
+    # what the narrative names and orders by: title, category and priority class
     inputs = {
-        "included": [{"option": outline(o), "score": sc} for o, sc in included],
-        "excluded": [{"option": outline(o), "score": sc} for o, sc in excluded],
+        "included": [{"option": _outline(o, priority=True), "score": sc} for o, sc in included],
+        "excluded": [{"option": _outline(o, priority=True), "score": sc} for o, sc in excluded],
     }
-    return StepRequest("synthesize", record(profile), inputs, schemas.load("synthesize"), decode)
+    al = Aliases.of(profile)
+    schema = schemas.load("synthesize")
+    return StepRequest(
+        "synthesize", record(profile, al), al.shorten(inputs), schema, decode, aliases=al
+    )
 
 
 # Request type -> request builder: the dispatch table of ``request_for``.

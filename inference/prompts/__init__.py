@@ -43,7 +43,7 @@ __all__ = [
 # its text or the shape of its blocks does (consult v3 is v2's vote and argue in one call).
 VERSIONS: Mapping[str, str] = MappingProxyType(
     {
-        "shared": "v3",
+        "shared": "v4",
         "assess": "v3",
         "panel": "v2",
         "consult": "v3",

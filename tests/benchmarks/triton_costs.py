@@ -51,7 +51,11 @@ class Counting:
         index = len(self.sent)
         self.sent.append((req.step, prompt, ""))
         result = await self.inner.run(step, ctx)
-        self.sent[index] = (req.step, prompt, json.dumps(encode_answer(req.step, result)))
+        self.sent[index] = (
+            req.step,
+            prompt,
+            json.dumps(encode_answer(req.step, result, req.aliases)),
+        )
         return result
 
     async def is_ready(self) -> bool:

@@ -13,6 +13,7 @@ import pytest
 from fhir_mapping.ingest import ingest
 from inference import prompts, schemas
 from inference._triton_codec import CodecError, decode, encode
+from inference._triton_record import Aliases
 from inference._triton_steps import (
     AnswerError,
     adjudicate_request,
@@ -40,6 +41,7 @@ from tests.conftest import fixture_bundle
 from tests.support.triton_models import encode_answer, profile_from_record
 
 PROFILE = ingest(fixture_bundle("adalberto").read_bytes())
+ALIASES = Aliases.of(PROFILE)
 DOCS = (
     EvidenceDoc("ev-falls-1", "falls", "Review fall-risk drugs.", "A", "Falls guideline", 2022),
     EvidenceDoc("ev-renal-1", "renal", "Adjust doses to eGFR.", "B", "Renal guideline", 2021),
@@ -100,7 +102,7 @@ def test_prompt_carries_inputs_in_every_chat_family(family: str) -> None:
     prompt = backend.render(req)
     step, version, inputs = prompts.parse_input_block(prompt)
     assert (step, version) == ("consult", "v3")
-    assert profile_from_record(inputs["profile"]).problems == PROFILE.problems
+    assert profile_from_record(inputs["profile"], req.aliases).problems == PROFILE.problems
     assert [p["id"] for p in inputs["problems"]] == ["prob-a", "prob-b"]
     assert [o["id"] for o in inputs["options"]] == ["opt-taper", "opt-pt"]
     assert [d["id"] for d in inputs["evidence"]] == ["ev-falls-1", "ev-renal-1"]
@@ -142,7 +144,7 @@ def _consult_answer(votes: list[dict[str, Any]] | None = None, **over: object) -
         "stance": "support",
         "text": "Sedatives raise fall risk.",
         "evidence": ["ev-falls-1"],
-        "facts": [PROFILE.ref],
+        "facts": [ALIASES.short[PROFILE.ref]],
         "tau": 0.8,
         "harm": "severe",
         "concern": "falls",
@@ -160,6 +162,7 @@ def test_consult_answer_gives_votes_and_scored_arguments_with_our_ids() -> None:
     args = out.arguments
     assert [a.id for a in args] == ["arg-pharmacist-opt-taper-1", "arg-pharmacist-opt-taper-2"]
     assert {a.role for a in args} == {"pharmacist"} and args[0].tau == 0.8
+    assert args[0].facts == (PROFILE.ref,)  # cited by alias, decoded to the reference
     # the typed attributes the clash comparator reads travel with the argument
     assert (args[0].harm, args[0].concern, args[0].generic) == ("severe", "falls", False)
 
@@ -171,7 +174,7 @@ def test_consult_schema_is_narrowed_to_this_call() -> None:
     arg = props["arguments"]["items"]["properties"]
     assert arg["option_id"] == {"enum": ["opt-pt", "opt-taper"]}
     assert arg["evidence"]["items"] == {"enum": ["ev-falls-1", "ev-renal-1"]}
-    assert set(arg["facts"]["items"]["enum"]) == set(fact_refs(PROFILE))
+    assert set(arg["facts"]["items"]["enum"]) == {ALIASES.short[r] for r in fact_refs(PROFILE)}
     # nothing to argue about: the argument list must stay empty, the votes are still asked for
     bare = consult_request(Consult(PROFILE, MEMBER, PROBLEMS, (), DOCS))
     assert bare.schema["properties"]["arguments"]["maxItems"] == 0
@@ -282,11 +285,42 @@ def test_batched_adjudication_judges_each_pair_once_and_is_checked_as_a_whole() 
 def test_assess_schema_narrows_refs_to_the_record() -> None:
     req = assess_request(Assess(PROFILE, DOCS))
     refs = req.schema["properties"]["problems"]["items"]["properties"]["refs"]["items"]["enum"]
-    assert set(refs) == set(fact_refs(PROFILE)) and PROFILE.ref in refs
+    assert set(refs) == {ALIASES.short[r] for r in fact_refs(PROFILE)} and "P1" in refs
+    # an unknown alias is an unknown fact, and so is the reference it stands for
+    for bad in ("C999", PROFILE.ref):
+        with pytest.raises(AnswerError, match="enum"):
+            req.check(_assess_answer(["problem-1"]).replace('"P1"', json.dumps(bad)))
+
+
+def test_aliases_in_answers_are_decoded_to_references_and_ids() -> None:
+    cond, med = PROFILE.problems[0].ref, PROFILE.medications[0].ref
+    short_cond, short_med = ALIASES.short[cond], ALIASES.short[med]
+    pid = "prob-" + cond.rsplit("/", 1)[1]  # a problem named after its condition
+    req = assess_request(Assess(PROFILE, DOCS))
+    answer = json.loads(_assess_answer(["problem-1"]))
+    answer["problems"][0] |= {"id": f"prob-{short_cond.lower()}", "refs": [short_cond]}
+    answer["options"][0] |= {"medication_ref": short_med, "refs": [short_med]}
+    out = req.check(json.dumps(answer))
+    assert out.problems[0].id == pid and out.problems[0].refs == (cond,)
+    assert out.options[0].refs == (med,) and out.options[0].medication_ref == med
+    assert out.options[0].problem_ids == (pid,)
+    # the next steps show that problem by its short id, and decode votes on it back
+    problem = CandidateProblem(pid, "d", (cond,), "accept", "")
+    consult = consult_request(Consult(PROFILE, MEMBER, (problem,), OPTIONS, DOCS))
+    assert consult.inputs["problems"][0] == {
+        "display": "d",
+        "id": f"prob-{short_cond.lower()}",
+        "initial": "accept",
+        "rationale": "",
+        "refs": [short_cond],
+    }
+    vote = _VOTE | {"problem_id": f"prob-{short_cond.lower()}"}
+    assert consult.check(_consult_answer(votes=[vote])).votes[0].problem_id == pid
+    assert cond not in json.dumps([consult.inputs, consult.schema, consult.record])
 
 
 def _assess_answer(addresses: list[str], n_problems: int = 2) -> str:
-    problem = {"display": "d", "refs": [PROFILE.ref], "initial": "accept", "rationale": "r"}
+    problem = {"display": "d", "refs": ["P1"], "initial": "accept", "rationale": "r"}
     option = {
         "id": "opt-1",
         "title": "t",
@@ -318,6 +352,7 @@ def test_assess_options_name_their_problems_by_position() -> None:
     assert "problem-1 is the first" in prompts.prompt_schema(req.schema)
     out = req.check(_assess_answer(["problem-2", "problem-1"]))
     assert out.options[0].problem_ids == ("prob-y", "prob-x")
+    assert out.problems[0].refs == (PROFILE.ref,)
     # a well-formed position past the end of the list is an unknown problem
     with pytest.raises(AnswerError, match="addresses problem-3, but only 2 problems"):
         req.check(_assess_answer(["problem-3"]))
@@ -328,11 +363,12 @@ def test_assess_options_name_their_problems_by_position() -> None:
 
 def test_encode_answer_round_trips_through_the_schema() -> None:
     out = consult_request(CONSULT).check(_consult_answer(tau=0.3))
-    again = consult_request(CONSULT).check(json.dumps(encode_answer("consult", out)))
+    req_c = consult_request(CONSULT)
+    again = req_c.check(json.dumps(encode_answer("consult", out, req_c.aliases)))
     assert again == out
     req = assess_request(Assess(PROFILE, DOCS))
     assessed = req.check(_assess_answer(["problem-2", "problem-1"], 3))
-    assert req.check(json.dumps(encode_answer("assess", assessed))) == assessed
+    assert req.check(json.dumps(encode_answer("assess", assessed, req.aliases))) == assessed
 
 
 # -- codec --------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import pytest
 
 from fhir_mapping.ingest import ingest
 from inference import _triton_steps as steps
+from inference._triton_record import Aliases
 from inference.embedded import EmbeddedExperts
 from inference.evidence import EvidenceBase
 from inference.protocol import Step
@@ -25,6 +26,7 @@ from tests.support.triton_models import expert_answer
 
 RENDERER = TritonExperts(TritonSettings())
 _REF = re.compile(r"\b[A-Z][A-Za-z]+/[0-9a-f][0-9a-f-]{7,}")
+_ALIAS = re.compile(r'"([A-Z][a-z]*[0-9]+)"')
 
 
 class ThroughPrompts:
@@ -114,9 +116,14 @@ async def test_every_call_of_a_plan_starts_with_the_same_prefix_holding_the_reco
 async def test_each_step_part_carries_only_the_facts_it_may_cite() -> None:
     through = ThroughPrompts()
     await _plan(through, "josue_sipes")
+    shown: set[str] = set()
     for step, req, prompt in through.sent:
         own = prompt[len(RENDERER.prefix(req)) :]
-        refs = set(_REF.findall(own))
+        # the prompt names facts by their aliases only (C03, not Condition/<uuid>)
+        assert _REF.findall(prompt) == [], step.kind
+        aliases = Aliases.of(step.profile)
+        refs = {aliases.long[a] for a in _ALIAS.findall(own) if a in aliases.long}
+        shown |= refs
         if step.kind in ("panel", "relate", "synthesize"):
             # the panel reads an outline, relate the arguments' words, synthesis the titles
             assert refs == set(), step.kind
@@ -128,9 +135,13 @@ async def test_each_step_part_carries_only_the_facts_it_may_cite() -> None:
             assert refs <= {r for pair in step.pairs for g in pair for r in g.facts} | {
                 r for r in (*step.option.refs, step.option.medication_ref) if r
             }
-        # the answer schema may name only facts of the record, evidence that was retrieved
+        # the answer schema may name only facts of the record (by alias), evidence that was
+        # retrieved
         schema = json.dumps(req.schema)
-        assert set(_REF.findall(schema)) <= set(steps.fact_refs(step.profile))
+        assert _REF.findall(schema) == []
+        named = {aliases.long[a] for a in _ALIAS.findall(schema) if a in aliases.long}
+        assert named <= set(steps.fact_refs(step.profile))
+    assert shown  # the steps' own parts do name facts (by alias)
 
 
 def test_long_enums_are_pointed_at_not_repeated_in_the_prompt() -> None:

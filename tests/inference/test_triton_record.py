@@ -13,7 +13,7 @@ import pytest
 
 from fhir_mapping.ingest import ingest
 from inference._triton_codec import encode
-from inference._triton_record import SYSTEM_NAMES, quantity, record
+from inference._triton_record import SYSTEM_NAMES, Aliases, quantity, record
 from inference.prompts import block
 from service.core.profile import Observation, PatientProfile
 from tests.conftest import BAD_BUNDLES, REALISTIC_BUNDLES
@@ -37,7 +37,7 @@ def _rounded(p: PatientProfile) -> PatientProfile:
 def test_the_record_gives_back_the_profile_up_to_rounding(bundle: Path) -> None:
     profile = ingest(bundle.read_bytes())
     data = json.loads(block("record", record(profile)).split("\n")[1])  # as the prompt has it
-    back = profile_from_record(data)
+    back = profile_from_record(data, Aliases.of(profile))
     want = _rounded(profile)
     assert replace(back, source_refs=()) == replace(want, source_refs=())
     assert sorted(back.source_refs) == sorted(set(profile.source_refs))
@@ -59,6 +59,22 @@ def test_the_record_drops_the_repetition(name: str) -> None:
     assert {r["ref"] for r in latest}.isdisjoint(o["ref"] for o in data.get("observations", ()))
     # a code named by its fact's text shows no display of its own
     assert all("display" not in c for p in data["problems"] for c in p["codes"])
+    # every reference by its short alias: no UUID left
+    assert re.search(r"[A-Z][a-z]+/[0-9a-f-]{8,}", full)
+    assert not re.search(r"[0-9a-f]{8}-[0-9a-f]{4}-", lean)
+    assert re.fullmatch(r"P1", data["ref"]) and re.fullmatch(r"C[0-9]+", data["problems"][0]["ref"])
+
+
+@pytest.mark.parametrize("bundle", BUNDLES, ids=lambda p: p.name.split("_")[0])
+def test_aliases_are_unique_and_sort_as_their_references(bundle: Path) -> None:
+    profile = ingest(bundle.read_bytes())
+    aliases = Aliases.of(profile)
+    refs = sorted(aliases.short)
+    assert set(refs) >= {profile.ref, *profile.source_refs} - {r for r in refs if "/" not in r}
+    assert sorted(aliases.short[r] for r in refs) == [aliases.short[r] for r in refs]
+    assert len(aliases.long) == len(refs) and all(aliases.long[aliases.short[r]] == r for r in refs)
+    # the same profile gives the same aliases: every call of a plan shows the same record
+    assert Aliases.of(ingest(bundle.read_bytes())).short == aliases.short
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,7 @@ class Checked:
         return None
 
     async def _check(self, req: steps.StepRequest[Any], result: Any) -> Any:
-        text = json.dumps(encode_answer(req.step, result))
+        text = json.dumps(encode_answer(req.step, result, req.aliases))
         back = req.check(text)
         if req.step == "consult":  # argument ids are ours; the content must survive
             assert back.votes == result.votes

@@ -39,7 +39,7 @@ from typing import Any, ClassVar, Literal
 
 from inference import llm_server
 from inference._triton_codec import decode
-from inference._triton_record import CODED, SYSTEM_NAMES, record_refs
+from inference._triton_record import CODED, SYSTEM_NAMES, Aliases, record_refs
 from inference.llm_server import LLM_MODEL, Generated, GenerationRequest
 from inference.prompts import parse_input_block
 from inference.protocol import (
@@ -111,9 +111,17 @@ def _cut_to_tokens(text: str, n: int) -> str:
 # -- typed answers -> the JSON an LLM would write -----------------------------------------------
 
 
-def encode_answer(step: str, result: Any) -> dict[str, Any]:
+def encode_answer(step: str, result: Any, aliases: Aliases | None = None) -> dict[str, Any]:
     """The answer JSON for a typed step result (every schema field present): the inverse of
-    ``inference._triton_steps``' decoders."""
+    ``inference._triton_steps``' decoders. ``aliases``: the request's (``StepRequest.aliases``),
+    to name facts and ids as the prompt does, for a result that names them in full; the scripted
+    experts need none, they read the record with its aliases and answer with them."""
+    answer = _answer(step, result)
+    shown: dict[str, Any] = answer if aliases is None else aliases.shorten(answer)
+    return shown
+
+
+def _answer(step: str, result: Any) -> dict[str, Any]:
     if step == "assess":
         a: Assessment = result
         return {
@@ -212,11 +220,14 @@ def encode_answer(step: str, result: Any) -> dict[str, Any]:
 _SYSTEM_URLS = {name: url for url, name in SYSTEM_NAMES.items()}
 
 
-def profile_from_record(raw: dict[str, Any]) -> PatientProfile:
+def profile_from_record(raw: dict[str, Any], aliases: Aliases | None = None) -> PatientProfile:
     """The profile a ``<canoe-record>`` block shows (the inverse of
     ``inference._triton_record.record``): measured values as rounded there, ``source_refs`` in
-    the order the record names them."""
+    the order the record names them, references as the record names them (their aliases), or in
+    full given the plan's ``aliases``."""
     data = json.loads(json.dumps(raw))  # a deep copy of plain JSON
+    if aliases is not None:
+        data = _spelled_out(data, aliases.long)
 
     def code(c: dict[str, Any], owner_text: str) -> dict[str, Any]:
         system = c.get("system", "")
@@ -248,6 +259,16 @@ def profile_from_record(raw: dict[str, Any]) -> PatientProfile:
     return decode(PatientProfile, data)
 
 
+def _spelled_out(value: Any, table: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return table.get(value, value)
+    if isinstance(value, list):
+        return [_spelled_out(v, table) for v in value]
+    if isinstance(value, dict):
+        return {k: _spelled_out(v, table) for k, v in value.items()}
+    return value
+
+
 # -- the expert generator -----------------------------------------------------------------------
 
 
@@ -277,7 +298,10 @@ async def expert_answer(prompt: str) -> str:
     if step == "assess":
         request = Assess(profile, docs)
     elif step == "panel":
-        request = AssemblePanel(profile, decode(Assessment, raw["assessment"]))
+        outline = raw["assessment"] | {
+            "options": [_option(o) for o in raw["assessment"]["options"]]
+        }
+        request = AssemblePanel(profile, decode(Assessment, outline))
     elif step == "consult":
         problems = tuple(decode(CandidateProblem, p) for p in raw["problems"])
         options = tuple(decode(CandidateOption, o) for o in raw["options"])
@@ -288,7 +312,7 @@ async def expert_answer(prompt: str) -> str:
             ArgumentDraft(a["id"], a["option_id"], a["role"], a["stance"], a["text"], (), (), 0.0)
             for a in raw["arguments"]
         )
-        options = tuple(decode(CandidateOption, o) for o in raw["options"])
+        options = tuple(decode(CandidateOption, _option(o)) for o in raw["options"])
         request = Relate(profile, options, args)
     elif step == "adjudicate":
         pairs = tuple(
@@ -303,7 +327,7 @@ async def expert_answer(prompt: str) -> str:
 
         def pairs(key: str) -> tuple[tuple[CandidateOption, float], ...]:
             return tuple(
-                (decode(CandidateOption, x["option"]), float(x["score"])) for x in raw[key]
+                (decode(CandidateOption, _option(x["option"])), float(x["score"])) for x in raw[key]
             )
 
         request = Synthesize(profile, pairs("included"), pairs("excluded"))
@@ -311,6 +335,11 @@ async def expert_answer(prompt: str) -> str:
         raise ValueError(f"unknown step {step!r}")
     result = await ex.run(request, ctx)
     return json.dumps(encode_answer(step, result), ensure_ascii=False)
+
+
+def _option(outline: dict[str, Any]) -> dict[str, Any]:
+    """An option outline (panel, relate, synthesize: no description) as a whole option's JSON."""
+    return {"description": ""} | outline
 
 
 def _out_of_range(answer: str) -> str:
