@@ -117,7 +117,11 @@ def encode_answer(step: str, result: Any, aliases: Aliases | None = None) -> dic
     to name facts and ids as the prompt does, for a result that names them in full; the scripted
     experts need none, they read the record with its aliases and answer with them."""
     answer = _answer(step, result)
-    shown: dict[str, Any] = answer if aliases is None else aliases.shorten(answer)
+    if aliases is None:
+        return answer
+    shown: dict[str, Any] = aliases.shorten(answer)
+    if step == "consult":  # votes are keyed by problem id: the keys are ids too
+        shown["votes"] = {aliases.shorten(k): v for k, v in shown["votes"].items()}
     return shown
 
 
@@ -165,16 +169,15 @@ def _answer(step: str, result: Any) -> dict[str, Any]:
     if step == "consult":
         c: Consultation = result
         return {
-            "votes": [
-                {
-                    "problem_id": v.problem_id,
+            "votes": {
+                v.problem_id: {
                     "vote": v.vote,
                     "confidence": v.confidence,
                     "quote": v.quote,
                     "rationale": v.rationale,
                 }
                 for v in c.votes
-            ],
+            },
             "arguments": [
                 {
                     "option_id": g.option_id,
