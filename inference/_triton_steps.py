@@ -431,19 +431,11 @@ def relate_request(
         return tuple(seen.values())
 
     # Only what relating needs: which option, who argues which way, and what they say (no
-    # citations, no strengths: relations are read from the content).
+    # citations, no strengths: relations are read from the content). The option and the role
+    # are not repeated: an argument's id carries both (arg-<role>-<option id>-<n>).
     inputs = {
         "options": [_outline(o) for o in s.options],
-        "arguments": [
-            {
-                "id": g.id,
-                "option_id": g.option_id,
-                "role": g.role,
-                "stance": g.stance,
-                "text": g.text,
-            }
-            for g in s.arguments
-        ],
+        "arguments": [{"id": g.id, "stance": g.stance, "text": g.text} for g in s.arguments],
     }
     return StepRequest(
         "relate", record(s.profile, al), al.shorten(inputs), schema, decode, aliases=al

@@ -48,7 +48,7 @@ VERSIONS: Mapping[str, str] = MappingProxyType(
         "assess": "v3",
         "panel": "v2",
         "consult": "v4",
-        "relate": "v2",
+        "relate": "v3",
         "adjudicate": "v2",
         "arbitrate": "v2",
         "synthesize": "v2",

@@ -310,12 +310,15 @@ async def expert_answer(prompt: str) -> str:
         options = tuple(decode(CandidateOption, o) for o in raw["options"])
         request = Consult(profile, decode(PanelMember, raw["member"]), problems, options, docs)
     elif step == "relate":
-        # relate is sent only what relating reads: no citations, no strengths
+        # relate is sent only what relating reads: no citations, no strengths, and the option
+        # and role only inside the argument's id
+        options = tuple(decode(CandidateOption, _option(o)) for o in raw["options"])
         args = tuple(
-            ArgumentDraft(a["id"], a["option_id"], a["role"], a["stance"], a["text"], (), (), 0.0)
+            ArgumentDraft(
+                a["id"], *_option_and_role(a["id"], options), a["stance"], a["text"], (), (), 0.0
+            )
             for a in raw["arguments"]
         )
-        options = tuple(decode(CandidateOption, _option(o)) for o in raw["options"])
         request = Relate(profile, options, args)
     elif step == "adjudicate":
         pairs = tuple(
@@ -338,6 +341,16 @@ async def expert_answer(prompt: str) -> str:
         raise ValueError(f"unknown step {step!r}")
     result = await ex.run(request, ctx)
     return json.dumps(encode_answer(step, result), ensure_ascii=False)
+
+
+def _option_and_role(arg_id: str, options: Sequence[CandidateOption]) -> tuple[str, str]:
+    """The option and the role an argument id names (``arg-<role>-<option id>-<n>``; the
+    longest option id that fits, should one end another)."""
+    for o in sorted(options, key=lambda o: -len(o.id)):
+        m = re.fullmatch(rf"arg-(.+)-{re.escape(o.id)}-\d+", arg_id)
+        if m:
+            return o.id, m.group(1)
+    raise ValueError(f"argument id {arg_id!r} names no option of the call")
 
 
 def _option(outline: dict[str, Any]) -> dict[str, Any]:
