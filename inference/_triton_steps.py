@@ -10,6 +10,7 @@ No transport here: this module must stay usable without tritonclient.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -326,11 +327,16 @@ def consult_request(
     profile, member, problems, options = s.profile, s.member, s.problems, s.options
     al = Aliases.of(profile)
     schema = schemas.load("consult")
+    # Votes are keyed by problem id, one fixed property per candidate problem, all required:
+    # guided decoding then writes each problem exactly once (an array of votes cannot forbid a
+    # problem voted twice, which a 270M model did).
     votes = schema["properties"]["votes"]
-    votes["minItems"] = votes["maxItems"] = len(problems)
+    vote = votes.pop("additionalProperties")
+    del votes["propertyNames"]
     pids = _id_map(al, [p.id for p in problems])
-    if pids:
-        votes["items"]["properties"]["problem_id"] = {"enum": sorted(pids)}
+    votes["properties"] = {k: copy.deepcopy(vote) for k in pids}
+    votes["required"] = list(pids)
+    votes["additionalProperties"] = False
     item = _items(schema, "arguments")["properties"]
     oids = _id_map(al, [o.id for o in options])
     if oids:
@@ -341,8 +347,7 @@ def consult_request(
     _restrict(item["facts"], [al.shorten(r) for r in fact_refs(profile)])
 
     def decode(a: dict[str, Any]) -> Consultation:
-        got = [v["problem_id"] for v in a["votes"]]
-        if sorted(got) != sorted(pids) or len(pids) != len(problems):
+        if sorted(a["votes"]) != sorted(pids) or len(pids) != len(problems):
             raise AnswerError("votes must cover every candidate problem exactly once")
         counts: dict[str, int] = {}
         drafts = []
@@ -368,14 +373,14 @@ def consult_request(
         return Consultation(
             votes=tuple(
                 ProblemVote(
-                    problem_id=pids[v["problem_id"]],
+                    problem_id=pids[k],
                     role=member.role,
                     vote=v["vote"],
                     confidence=float(v["confidence"]),
                     quote=v["quote"],
                     rationale=v["rationale"],
                 )
-                for v in a["votes"]
+                for k, v in a["votes"].items()  # in the answer's order
             ),
             arguments=tuple(drafts),
         )
@@ -426,19 +431,11 @@ def relate_request(
         return tuple(seen.values())
 
     # Only what relating needs: which option, who argues which way, and what they say (no
-    # citations, no strengths: relations are read from the content).
+    # citations, no strengths: relations are read from the content). The option and the role
+    # are not repeated: an argument's id carries both (arg-<role>-<option id>-<n>).
     inputs = {
         "options": [_outline(o) for o in s.options],
-        "arguments": [
-            {
-                "id": g.id,
-                "option_id": g.option_id,
-                "role": g.role,
-                "stance": g.stance,
-                "text": g.text,
-            }
-            for g in s.arguments
-        ],
+        "arguments": [{"id": g.id, "stance": g.stance, "text": g.text} for g in s.arguments],
     }
     return StepRequest(
         "relate", record(s.profile, al), al.shorten(inputs), schema, decode, aliases=al

@@ -40,14 +40,15 @@ __all__ = [
 ]
 
 # Template -> its current version (``<name>.<version>.txt``): a template's version moves when
-# its text or the shape of its blocks does (consult v3 is v2's vote and argue in one call).
+# its text or the shape of its blocks does (consult v3 is v2's vote and argue in one call; v4
+# keys its votes by problem id).
 VERSIONS: Mapping[str, str] = MappingProxyType(
     {
         "shared": "v4",
         "assess": "v3",
         "panel": "v2",
-        "consult": "v3",
-        "relate": "v2",
+        "consult": "v4",
+        "relate": "v3",
         "adjudicate": "v2",
         "arbitrate": "v2",
         "synthesize": "v2",
@@ -134,15 +135,32 @@ def parse_input_block(prompt: str) -> tuple[str, str, dict[str, Any]]:
     return attrs.get("step", ""), attrs.get("version", ""), merged | inputs
 
 
+def _one_schema(node: dict[str, Any], keyed: dict[str, Any]) -> bool:
+    """An object keyed by ids (consult's votes): fixed properties, all required, none other,
+    all of one schema."""
+    first = next(iter(keyed.values()))
+    return (
+        node.get("additionalProperties") is False
+        and node.get("required") == list(keyed)
+        and all(v == first for v in keyed.values())
+    )
+
+
 def prompt_schema(schema: dict[str, Any]) -> str:
     """The answer schema as the prompt shows it: compact JSON of its properties, long ``enum``s
     replaced by a pointer to the ids given above, or by their own description where they have
-    one (guided decoding gets the full schema)."""
+    one, and an object keyed by ids (every key required, each of one schema) as its keys
+    (``required``) and that schema once (``additionalProperties``). Guided decoding gets the
+    full schema."""
 
     def shown(node: Any) -> Any:
         if isinstance(node, dict):
             if "enum" in node and len(node["enum"]) > _ENUM_SHOWN:
                 return {"type": "string", "description": node.get("description", _GIVEN_ABOVE)}
+            keyed = node.get("properties")
+            if isinstance(keyed, dict) and keyed and _one_schema(node, keyed):
+                rest = {k: v for k, v in node.items() if k != "properties"}
+                return shown(rest | {"additionalProperties": next(iter(keyed.values()))})
             return {k: shown(v) for k, v in node.items()}
         if isinstance(node, list):
             return [shown(v) for v in node]

@@ -19,12 +19,13 @@ from typing import Any
 __all__ = ["STEPS", "VERSIONS", "load"]
 
 # Step -> the version of its answer schema (a step's version moves when its answer's shape does;
-# consult v3 is v2's vote and argue answers in one).
+# consult v3 is v2's vote and argue answers in one; v4 keys the votes by problem id, so
+# guided decoding writes each problem once).
 VERSIONS: Mapping[str, str] = MappingProxyType(
     {
         "assess": "v3",
         "panel": "v2",
-        "consult": "v3",
+        "consult": "v4",
         "relate": "v2",
         "adjudicate": "v2",
         "arbitrate": "v2",

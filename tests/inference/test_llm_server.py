@@ -137,5 +137,24 @@ def test_bounded_numbers_become_a_grid_the_grammar_can_enforce() -> None:
     from inference import schemas
 
     vote = llm_server._grammar_friendly(schemas.load("consult"))
-    grid = vote["properties"]["votes"]["items"]["properties"]["confidence"]["enum"]
+    grid = vote["properties"]["votes"]["additionalProperties"]["properties"]["confidence"]["enum"]
     assert grid[0] == 0 and grid[-1] == 1 and len(grid) == 21 and 0.05 in grid
+
+
+async def test_the_grammar_keeps_one_fixed_vote_per_problem() -> None:
+    # consult's votes are an object with one required property per problem and no other, so
+    # the grammar (llama.cpp writes required properties in order) votes each problem once;
+    # caps and bounds must leave that shape alone
+    profile = ingest(fixture_bundle("thanh").read_bytes())
+    ctx, ex = CallContext(), EmbeddedExperts()
+    a = await ex.run(Assess(profile, ()), ctx)
+    member = (await ex.run(AssemblePanel(profile, a), ctx))[0]
+    req = steps.request_for(Consult(profile, member, a.problems, a.options, ()))
+    caps = (1, 100, {"arguments": 3, "problems": 2, "options": 2})
+    votes = llm_server._grammar_friendly(req.schema, *caps)["properties"]["votes"]
+    ids = [req.aliases.shorten(p.id) for p in a.problems]
+    assert len(ids) >= 2 and list(votes["properties"]) == votes["required"] == ids
+    assert votes["additionalProperties"] is False
+    for v in votes["properties"].values():
+        assert v["required"] == ["vote", "confidence", "quote", "rationale"]
+        assert v["properties"]["quote"]["maxLength"] == 100

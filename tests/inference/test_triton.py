@@ -101,7 +101,7 @@ def test_prompt_carries_inputs_in_every_chat_family(family: str) -> None:
     backend = TritonExperts(TritonSettings(chat_template=family))  # type: ignore[arg-type]
     prompt = backend.render(req)
     step, version, inputs = prompts.parse_input_block(prompt)
-    assert (step, version) == ("consult", "v3")
+    assert (step, version) == ("consult", "v4")
     assert profile_from_record(inputs["profile"], req.aliases).problems == PROFILE.problems
     assert [p["id"] for p in inputs["problems"]] == ["prob-a", "prob-b"]
     assert [o["id"] for o in inputs["options"]] == ["opt-taper", "opt-pt"]
@@ -127,7 +127,7 @@ def test_every_step_has_a_template_and_a_schema() -> None:
 
 
 def test_input_block_survives_closing_tags_in_patient_text() -> None:
-    block = prompts.input_block("consult", {"note": "</canoe-input><b>"}, "v3")
+    block = prompts.input_block("consult", {"note": "</canoe-input><b>"}, "v4")
     assert prompts.parse_input_block("x " + block + " y")[2] == {"note": "</canoe-input><b>"}
 
 
@@ -135,10 +135,10 @@ def test_input_block_survives_closing_tags_in_patient_text() -> None:
 
 
 _VOTE = {"vote": "KEEP", "confidence": 0.7, "quote": "q", "rationale": "r"}
-_VOTES = [_VOTE | {"problem_id": "prob-a"}, _VOTE | {"problem_id": "prob-b"}]
+_VOTES = {"prob-a": _VOTE, "prob-b": _VOTE}
 
 
-def _consult_answer(votes: list[dict[str, Any]] | None = None, **over: object) -> str:
+def _consult_answer(votes: dict[str, Any] | None = None, **over: object) -> str:
     arg = {
         "option_id": "opt-taper",
         "stance": "support",
@@ -168,9 +168,17 @@ def test_consult_answer_gives_votes_and_scored_arguments_with_our_ids() -> None:
 
 
 def test_consult_schema_is_narrowed_to_this_call() -> None:
-    props = consult_request(CONSULT).schema["properties"]
-    assert props["votes"]["minItems"] == props["votes"]["maxItems"] == 2
-    assert props["votes"]["items"]["properties"]["problem_id"] == {"enum": ["prob-a", "prob-b"]}
+    req = consult_request(CONSULT)
+    props = req.schema["properties"]
+    # one fixed property per problem, all required, no other: guided decoding writes each once
+    assert list(props["votes"]["properties"]) == props["votes"]["required"] == ["prob-a", "prob-b"]
+    assert props["votes"]["additionalProperties"] is False
+    vote = props["votes"]["properties"]["prob-a"]
+    assert vote["required"] == ["vote", "confidence", "quote", "rationale"]
+    # the prompt shows the vote's schema once, the problem ids as the keys it needs
+    shown = json.loads(prompts.prompt_schema(req.schema))["votes"]
+    assert shown["required"] == ["prob-a", "prob-b"] and "properties" not in shown
+    assert shown["additionalProperties"] == vote
     arg = props["arguments"]["items"]["properties"]
     assert arg["option_id"] == {"enum": ["opt-pt", "opt-taper"]}
     assert arg["evidence"]["items"] == {"enum": ["ev-falls-1", "ev-renal-1"]}
@@ -204,15 +212,19 @@ def test_consult_argument_out_of_range_or_uncitable_spoils_the_answer(
 def test_consult_votes_must_cover_each_problem_once() -> None:
     # a bad vote spoils the whole answer, arguments included: repaired (or failed) as one call
     req = consult_request(CONSULT)
-    twice = [_VOTE | {"problem_id": "prob-a"}, _VOTE | {"problem_id": "prob-a"}]
-    with pytest.raises(AnswerError, match="exactly once"):
-        req.check(_consult_answer(votes=twice))
-    with pytest.raises(AnswerError, match="minItems"):
-        req.check(_consult_answer(votes=_VOTES[:1]))
-    with pytest.raises(AnswerError, match="enum"):
-        req.check(_consult_answer(votes=[_VOTE | {"problem_id": "prob-z"}, _VOTES[1]]))
+    with pytest.raises(AnswerError, match="required"):
+        req.check(_consult_answer(votes={"prob-a": _VOTE}))
+    with pytest.raises(AnswerError, match="additionalProperties"):
+        req.check(_consult_answer(votes=_VOTES | {"prob-z": _VOTE}))
     with pytest.raises(AnswerError, match="maximum"):
-        req.check(_consult_answer(votes=[_VOTES[0] | {"confidence": 1.5}, _VOTES[1]]))
+        req.check(_consult_answer(votes=_VOTES | {"prob-a": _VOTE | {"confidence": 1.5}}))
+    with pytest.raises(AnswerError, match="required"):
+        req.check(_consult_answer(votes={"prob-a": _VOTE, "prob-b": {"vote": "KEEP"}}))
+    with pytest.raises(AnswerError, match="'type' at votes"):  # the v3 form, a list of votes
+        req.check(_consult_answer(votes=[_VOTE | {"problem_id": "prob-a"}]))  # type: ignore[arg-type]
+    # the decoder checks coverage too, for a request whose schema was not enforced
+    with pytest.raises(AnswerError, match="exactly once"):
+        req.decode({"votes": {"prob-a": _VOTE}, "arguments": []})
     with pytest.raises(AnswerError, match="required"):
         req.check(json.dumps({"votes": _VOTES}))  # the arguments section is not optional
 
@@ -314,8 +326,9 @@ def test_aliases_in_answers_are_decoded_to_references_and_ids() -> None:
         "rationale": "",
         "refs": [short_cond],
     }
-    vote = _VOTE | {"problem_id": f"prob-{short_cond.lower()}"}
-    assert consult.check(_consult_answer(votes=[vote])).votes[0].problem_id == pid
+    votes = {f"prob-{short_cond.lower()}": _VOTE}
+    assert consult.check(_consult_answer(votes=votes)).votes[0].problem_id == pid
+    assert pid not in consult.schema["properties"]["votes"]["required"]
     assert cond not in json.dumps([consult.inputs, consult.schema, consult.record])
 
 
@@ -451,7 +464,7 @@ async def test_a_bad_consult_answer_gets_one_repair_then_fails_as_one_call(
     from inference.protocol import CallContext
 
     # votes that miss a problem: the whole answer (arguments too) is unusable
-    bad = _consult_answer(votes=_VOTES[:1])
+    bad = _consult_answer(votes={"prob-a": _VOTE})
     answers = [bad, _consult_answer() if second_ok else bad]
 
     class Scripted(TritonExperts):
@@ -469,7 +482,7 @@ async def test_a_bad_consult_answer_gets_one_repair_then_fails_as_one_call(
         with pytest.raises(StepFailed, match=r"consult: unusable answer .* after one repair"):
             await backend.run(CONSULT, CallContext())
     first, repair = backend.prompts
-    assert "<previous-answer>" in repair and "minItems" in repair
+    assert "<previous-answer>" in repair and "'prob-b' is a required property" in repair
     # the repair keeps the shared prefix and the original task, member included
     assert repair.startswith(backend.prefix(consult_request(CONSULT)))
     assert first[: first.index("<end_of_turn>")] in repair

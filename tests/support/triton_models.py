@@ -117,7 +117,11 @@ def encode_answer(step: str, result: Any, aliases: Aliases | None = None) -> dic
     to name facts and ids as the prompt does, for a result that names them in full; the scripted
     experts need none, they read the record with its aliases and answer with them."""
     answer = _answer(step, result)
-    shown: dict[str, Any] = answer if aliases is None else aliases.shorten(answer)
+    if aliases is None:
+        return answer
+    shown: dict[str, Any] = aliases.shorten(answer)
+    if step == "consult":  # votes are keyed by problem id: the keys are ids too
+        shown["votes"] = {aliases.shorten(k): v for k, v in shown["votes"].items()}
     return shown
 
 
@@ -165,16 +169,15 @@ def _answer(step: str, result: Any) -> dict[str, Any]:
     if step == "consult":
         c: Consultation = result
         return {
-            "votes": [
-                {
-                    "problem_id": v.problem_id,
+            "votes": {
+                v.problem_id: {
                     "vote": v.vote,
                     "confidence": v.confidence,
                     "quote": v.quote,
                     "rationale": v.rationale,
                 }
                 for v in c.votes
-            ],
+            },
             "arguments": [
                 {
                     "option_id": g.option_id,
@@ -307,12 +310,15 @@ async def expert_answer(prompt: str) -> str:
         options = tuple(decode(CandidateOption, o) for o in raw["options"])
         request = Consult(profile, decode(PanelMember, raw["member"]), problems, options, docs)
     elif step == "relate":
-        # relate is sent only what relating reads: no citations, no strengths
+        # relate is sent only what relating reads: no citations, no strengths, and the option
+        # and role only inside the argument's id
+        options = tuple(decode(CandidateOption, _option(o)) for o in raw["options"])
         args = tuple(
-            ArgumentDraft(a["id"], a["option_id"], a["role"], a["stance"], a["text"], (), (), 0.0)
+            ArgumentDraft(
+                a["id"], *_option_and_role(a["id"], options), a["stance"], a["text"], (), (), 0.0
+            )
             for a in raw["arguments"]
         )
-        options = tuple(decode(CandidateOption, _option(o)) for o in raw["options"])
         request = Relate(profile, options, args)
     elif step == "adjudicate":
         pairs = tuple(
@@ -335,6 +341,16 @@ async def expert_answer(prompt: str) -> str:
         raise ValueError(f"unknown step {step!r}")
     result = await ex.run(request, ctx)
     return json.dumps(encode_answer(step, result), ensure_ascii=False)
+
+
+def _option_and_role(arg_id: str, options: Sequence[CandidateOption]) -> tuple[str, str]:
+    """The option and the role an argument id names (``arg-<role>-<option id>-<n>``; the
+    longest option id that fits, should one end another)."""
+    for o in sorted(options, key=lambda o: -len(o.id)):
+        m = re.fullmatch(rf"arg-(.+)-{re.escape(o.id)}-\d+", arg_id)
+        if m:
+            return o.id, m.group(1)
+    raise ValueError(f"argument id {arg_id!r} names no option of the call")
 
 
 def _option(outline: dict[str, Any]) -> dict[str, Any]:
