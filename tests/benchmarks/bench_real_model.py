@@ -77,7 +77,7 @@ SERVER_ENV = {
     # be unique too).
     "CANOE_LLM_GRAMMAR_MAX_ITEMS": "1",
     "CANOE_LLM_GRAMMAR_MAX_LENGTH": "100",
-    "CANOE_LLM_GRAMMAR_ITEMS_BY_NAME": '{"arguments": 3, "problems": 2, "options": 2}',
+    "CANOE_LLM_GRAMMAR_ITEMS_BY_NAME": '{"arguments": 3, "problems": 1, "options": 1}',
 }
 TOKEN_SOURCE = "llama.cpp Gemma tokenizer (num_input_tokens/num_output_tokens from the server)"
 
