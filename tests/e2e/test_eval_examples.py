@@ -7,42 +7,24 @@ the case is moved into ``expectations.json`` (where it is then kept)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import REALISTIC_BUNDLES, REPO_ROOT
-from tests.e2e.test_plan_end_to_end import CREATED, _canoe
+from tests.e2e import evalcases
 
 CASES = REPO_ROOT / "examples" / "eval"
 
 
 def _file(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((CASES / name).read_text())
-    return data
-
-
-def _run(name: str) -> tuple[int, dict[str, Any]]:
-    out = _canoe(
-        "eval", str(CASES), "--expectations", name, "--created", CREATED, "--format", "json"
-    )
-    assert out.returncode in (0, 1), out.stderr.decode()
-    report: dict[str, Any] = json.loads(out.stdout)
-    return out.returncode, report
+    return evalcases.load(CASES, name)
 
 
 @pytest.mark.parametrize("name", ["expectations.json", "known_gaps.json"])
 def test_every_expectation_states_its_clinical_reason_and_source(name: str) -> None:
-    for case in _file(name)["cases"]:
-        for kind in ("must_include", "must_not_include"):
-            for e in case.get(kind, []):
-                assert isinstance(e, dict), (case["name"], e)
-                assert e.get("reason", "").strip() and e.get("source", "").strip(), (
-                    case["name"],
-                    e,
-                )
+    evalcases.assert_reasons_and_sources(CASES, name)
 
 
 def test_the_reviewed_cases_cover_every_realistic_fixture() -> None:
@@ -56,27 +38,8 @@ def test_the_reviewed_cases_cover_every_realistic_fixture() -> None:
 
 
 def test_todays_plans_meet_every_kept_expectation() -> None:
-    rc, report = _run("expectations.json")
-    failed = [
-        (case["name"], c["terms"], c["status"])
-        for case in report["cases"]
-        for c in case["checks"]
-        if c["status"] in ("missed", "unsafe")
-    ]
-    assert rc == 0 and not failed, failed
-    assert report["totals"]["found"] > 0 and report["totals"]["absent"] > 0
+    evalcases.assert_every_kept_expectation_met(CASES)
 
 
 def test_every_known_gap_is_still_open() -> None:
-    if not _file("known_gaps.json")["cases"]:
-        pytest.skip("known_gaps.json lists no open gap: every reviewed gap is closed")
-    rc, report = _run("known_gaps.json")
-    closed = [
-        (case["name"], c["kind"], c["terms"], c["status"])
-        for case in report["cases"]
-        for c in case["checks"]
-        if c["status"] in ("found", "absent")
-    ]
-    # a closed gap: move that expectation from known_gaps.json into expectations.json
-    assert not closed, closed
-    assert rc == 1 and report["totals"]["missed"] + report["totals"]["unsafe"] > 0
+    evalcases.assert_every_known_gap_still_open(CASES)

@@ -178,6 +178,13 @@ class RecentEvent(_Strict):
     min_events: str | None = None
 
 
+def _drug_specs(v: tuple[str, ...]) -> tuple[str, ...]:
+    for s in v:
+        if not SPEC.match(s):
+            raise ValueError(f"drug spec {s!r} is not drug:<name>, class:<id> or flag:<id>")
+    return v
+
+
 class RecentOrders(_Strict):
     """An order of one of ``specs`` of any status (a one-off treatment is completed or
     stopped) written within ``days`` (a param name) before the record date."""
@@ -188,10 +195,7 @@ class RecentOrders(_Strict):
     @field_validator("specs")
     @classmethod
     def _specs(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        for s in v:
-            if not SPEC.match(s):
-                raise ValueError(f"drug spec {s!r} is not drug:<name>, class:<id> or flag:<id>")
-        return v
+        return _drug_specs(v)
 
 
 class Trigger(_Strict):
@@ -242,10 +246,7 @@ class Trigger(_Strict):
     @field_validator("drugs", "absent_drugs", "bound_matches")
     @classmethod
     def _specs(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        for s in v:
-            if not SPEC.match(s):
-                raise ValueError(f"drug spec {s!r} is not drug:<name>, class:<id> or flag:<id>")
-        return v
+        return _drug_specs(v)
 
 
 class PointTemplate(_Strict):
