@@ -56,7 +56,6 @@ SERTRALINE_50 = ("312941", "sertraline 50 MG Oral Tablet")
 PARACETAMOL_325 = ("313782", "Acetaminophen 325 MG Oral Tablet")
 
 
-
 class Record(second.Record):  # type: ignore[misc,name-defined]
     """The second set's builder with this set's namespace."""
 
@@ -148,9 +147,7 @@ def zolpidem_recent_fall() -> Record:
     r.encounter(*ED, "2026-11-03", ("217082002", "Accidental fall (event)"))
     r.med2(ZOLPIDEM_10, "2019-03-11", 10, "mg", "10 mg at bedtime")
     r.med2(AMLODIPINE_5, "2004-06-22", 5, "mg", "5 mg once daily")
-    r.med2(
-        PARACETAMOL_325, "2012-10-17", 650, "mg", "650 mg up to three times daily", times=3
-    )
+    r.med2(PARACETAMOL_325, "2012-10-17", 650, "mg", "650 mg up to three times daily", times=3)
     r.renal("2026-11-03", 58, 0.92, 4.2, 139)
     r.bp("2026-11-03", 128, 70)
     r.vitals("2026-11-03", 57.0, 157.0, 74)
@@ -184,9 +181,7 @@ def prednisolone_no_bone_protection() -> Record:
     r = Record("prednisolone_no_bone", "Patricia", "Lindqvist", "female", "1954-09-05")
     r.condition("65323003", "Polymyalgia rheumatica (disorder)", "2026-05-26")
     r.condition("59621000", "Essential hypertension (disorder)", "2013-03-19")
-    r.med2(
-        PREDNISOLONE_5, "2026-05-26", 10, "mg", "10 mg (two 5 mg tablets) each morning"
-    )
+    r.med2(PREDNISOLONE_5, "2026-05-26", 10, "mg", "10 mg (two 5 mg tablets) each morning")
     r.med2(AMLODIPINE_5, "2013-03-19", 5, "mg", "5 mg once daily")
     r.lab("4548-4", "Hemoglobin A1c/Hemoglobin.total in Blood", 5.9, "%", "2026-10-20")
     r.renal("2026-10-20", 79, 0.76, 4.1, 140)
