@@ -1,7 +1,7 @@
-"""``canoe eval`` over the hand-written vignettes, the generalisation check: two sets
-(examples/vignettes, examples/vignettes2) of patients the knowledge was not tuned on, whose
-expectations were written before their plans were first read. The bundles are the output of each
-folder's ``make.py``, which must reproduce them exactly."""
+"""``canoe eval`` over the hand-written vignettes, the generalisation check: three sets
+(examples/vignettes, examples/vignettes2, examples/vignettes3) of patients the knowledge was not
+tuned on, whose expectations were written before their plans were first read. The bundles are the
+output of each folder's ``make.py``, which must reproduce them exactly."""
 
 from __future__ import annotations
 
@@ -14,7 +14,11 @@ import pytest
 from tests.conftest import REPO_ROOT
 from tests.e2e import evalcases
 
-FOLDERS = [REPO_ROOT / "examples" / "vignettes", REPO_ROOT / "examples" / "vignettes2"]
+FOLDERS = [
+    REPO_ROOT / "examples" / "vignettes",
+    REPO_ROOT / "examples" / "vignettes2",
+    REPO_ROOT / "examples" / "vignettes3",
+]
 folders = pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
 
 
