@@ -40,6 +40,7 @@ __all__ = [
     "Smoking",
     "StrokeScore",
     "Unsteady",
+    "age_phrase",
     "ckd_epi_2021",
     "cockcroft_gault",
     "fmt",
@@ -79,6 +80,26 @@ def fmt(value: float | None) -> str:
     if value is None:
         return "?"
     return f"{value:.0f}" if abs(value) >= 20 else f"{value:.1f}".removesuffix(".0")
+
+
+def age_phrase(age: int | None) -> str:
+    """How a patient's age is named in text, with the article English needs before it.
+
+    "An" goes before the ages spoken with a vowel sound first: 8, 11, 18 and 80 to 89.
+
+    >>> [age_phrase(a) for a in (None, 8, 11, 18, 75)]
+    ['an adult', 'an 8-year-old', 'an 11-year-old', 'an 18-year-old', 'a 75-year-old']
+    >>> [age_phrase(a) for a in (80, 85, 89, 90)]
+    ['an 80-year-old', 'an 85-year-old', 'an 89-year-old', 'a person aged 90 or over']
+    >>> age_phrase(1), age_phrase(61), age_phrase(81)
+    ('a 1-year-old', 'a 61-year-old', 'an 81-year-old')
+    """
+    if age is None:
+        return "an adult"
+    if age >= 90:
+        return "a person aged 90 or over"
+    article = "an" if str(age).startswith("8") or age in (11, 18) else "a"
+    return f"{article} {age}-year-old"
 
 
 def _mg(value: float, unit: str) -> float | None:

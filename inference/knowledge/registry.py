@@ -16,6 +16,7 @@ from service.core.model import Stance
 from service.core.profile import PatientProfile, Problem
 
 from .facts import Facts, MedFact
+from .facts import age_phrase as _age_of
 from .model import Cited, Output, Point, ProblemCase, refs, rid
 
 __all__ = ["RULES", "Case", "Rule", "age_phrase", "names", "point", "prob_ids", "rule", "run_rules"]
@@ -99,8 +100,4 @@ def prob_ids(probs: Iterable[Problem]) -> tuple[str, ...]:
 
 
 def age_phrase(c: Facts) -> str:
-    if c.age is None:
-        return "an adult"
-    if c.age >= 90:
-        return "a person aged 90 or over"
-    return f"a {c.age}-year-old"
+    return _age_of(c.age)

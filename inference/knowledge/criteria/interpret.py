@@ -19,7 +19,7 @@ from service.core.evaluation import CATEGORY_ORDER, PRIORITY_ORDER
 from service.core.profile import Immunization, Observation, Problem
 
 from ..drugs import RenalLimit, drug, renal_limit
-from ..facts import Conflict, Event, Facts, MedFact, Unsteady, fmt
+from ..facts import Conflict, Event, Facts, MedFact, Unsteady, age_phrase, fmt
 from ..model import Output, Point, Proposal, add_or_merge, refs, rid, slug
 from ..panels import PANELS
 from ..strength import tau
@@ -419,14 +419,6 @@ def _dose_phrase(m: MedFact) -> str:
     return "dose not stated: verify"
 
 
-def _age_phrase(f: Facts) -> str:
-    if f.age is None:
-        return "an adult"
-    if f.age >= 90:
-        return "a person aged 90 or over"
-    return f"a {f.age}-year-old"
-
-
 def _months(days: int) -> int:
     return days // 30
 
@@ -502,7 +494,7 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
         if head == "cond":
             return b.cond.text if b.cond else "the condition"
         if head == "age":
-            return _age_phrase(f)
+            return age_phrase(f.age)
         if head == "param" and attr:
             return fmt(params[attr])
         if head == "lab" and attr:
