@@ -76,10 +76,20 @@ _TO_MG = {"mg": 1.0, "mcg": 0.001, "µg": 0.001, "g": 1000.0}
 
 
 def fmt(value: float | None) -> str:
-    """How every number is rendered in text (and how the property test reads it back)."""
+    """How every number is rendered in text (and how the property test reads it back): whole
+    numbers from 20 up, one decimal from 1, two significant digits below 1, so a suppressed TSH
+    of 0.05 or a creatinine of 0.48 is not printed as 0.1 or 0.5.
+
+    >>> [fmt(v) for v in (None, 187.6, 20.0, 7.25, 3.0, 0.48, 0.05, 0.0)]
+    ['?', '188', '20', '7.2', '3', '0.48', '0.05', '0']
+    """
     if value is None:
         return "?"
-    return f"{value:.0f}" if abs(value) >= 20 else f"{value:.1f}".removesuffix(".0")
+    if abs(value) >= 20:
+        return f"{value:.0f}"
+    if abs(value) >= 1 or value == 0:
+        return f"{value:.1f}".removesuffix(".0")
+    return f"{value:.2g}"
 
 
 def age_phrase(age: int | None) -> str:
