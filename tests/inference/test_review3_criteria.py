@@ -71,8 +71,8 @@ def test_high_inr_with_interacting_drugs_names_them_in_one_safety_recheck() -> N
     assert _priority(p) == "safety"
     assert p.title == "Recheck INR and review what raised it"
     assert "naproxen" in p.description and "sertraline" in p.description
-    assert "INR at 3.4, above" in p.description  # the INR's UCUM annotation "{INR}" prints as no unit
-    assert "{INR}" not in p.description
+    assert "INR at 3.4, above" in p.description
+    assert "{INR}" not in p.description  # the UCUM annotation prints as no unit
 
 
 def test_high_inr_alone_asks_for_the_cause_without_naming_drugs() -> None:
