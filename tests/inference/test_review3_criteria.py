@@ -48,3 +48,66 @@ def test_age_phrase_article_follows_the_spoken_number() -> None:
     assert age_phrase(18) == "an 18-year-old"
     assert age_phrase(76) == "a 76-year-old"
     assert age_phrase(90) == "a person aged 90 or over"
+
+
+# -- warfarin with an INR above range (BSH 2011; NICE NG196 2021) ----------------------------
+
+_INR = ("monitor-inr-above-range", "monitor-inr-above-range-interacting")
+
+
+def _inr_case(inr: float, *others: str, inr_days: int = 10) -> PatientProfile:
+    b = Builder(age=74)
+    b.med("warfarin")
+    for name in others:
+        b.med(name)
+    b.lab("inr", inr, AS_OF - timedelta(days=inr_days))
+    return b.build()
+
+
+def test_high_inr_with_interacting_drugs_names_them_in_one_safety_recheck() -> None:
+    profile = _inr_case(3.4, "naproxen", "sertraline")
+    assert _fired(profile) & set(_INR) == {"monitor-inr-above-range-interacting"}
+    p = next(p for p in analyse(profile).proposals if p.id == "opt-recheck-inr-high")
+    assert _priority(p) == "safety"
+    assert p.title == "Recheck INR and review what raised it"
+    assert "naproxen" in p.description and "sertraline" in p.description
+    assert "INR at 3.4, above" in p.description
+    assert "{INR}" not in p.description  # the UCUM annotation prints as no unit
+
+
+def test_high_inr_alone_asks_for_the_cause_without_naming_drugs() -> None:
+    profile = _inr_case(3.6)
+    assert _fired(profile) & set(_INR) == {"monitor-inr-above-range"}
+    p = next(p for p in analyse(profile).proposals if p.id == "opt-recheck-inr-high")
+    assert "new or changed medicine" in p.description
+
+
+def test_old_high_inr_folds_the_routine_inr_check_into_the_recheck() -> None:
+    ids = [p.id for p in analyse(_inr_case(3.5, inr_days=200)).proposals]
+    assert "opt-recheck-inr-high" in ids
+    assert "opt-monitor-inr" not in ids
+
+
+def test_inr_in_range_or_no_warfarin_stays_quiet() -> None:
+    assert not _fired(_inr_case(2.6, "naproxen")) & set(_INR)
+    b = Builder(age=74)
+    b.med("naproxen")
+    b.lab("inr", 3.4, AS_OF - timedelta(days=10))
+    assert not _fired(b.build()) & set(_INR)
+
+
+# -- long-term glucocorticoid: calcium and vitamin D with the bone protection (NOGG 2022) ------
+
+
+def test_long_term_prednisolone_bone_protection_names_calcium_and_vitamin_d() -> None:
+    b = Builder(age=72)
+    b.med("prednisolone", AS_OF - timedelta(days=180))
+    p = next(p for p in analyse(b.build()).proposals if p.id == "opt-start-bone-protection")
+    assert "calcium and vitamin D" in p.description
+    assert any("calcium and vitamin D" in pt.text for pt in p.points)
+
+
+def test_short_prednisolone_course_does_not_ask_for_bone_protection() -> None:
+    b = Builder(age=72)
+    b.med("prednisolone", AS_OF - timedelta(days=20))
+    assert "start-bone-protection-steroid" not in _fired(b.build())

@@ -407,6 +407,9 @@ _PRINT_UNITS = {"mm[Hg]": "mmHg", "mL/min/{1.73_m2}": "mL/min/1.73m2"}
 
 
 def _unit(u: str | None) -> str:
+    # A bare UCUM annotation ("{INR}", "{ratio}") is a unitless number: print no unit.
+    if u and u.startswith("{") and u.endswith("}"):
+        return ""
     return _PRINT_UNITS.get(u or "", u or "")
 
 
