@@ -35,6 +35,29 @@ _FACT_ORDER = ("Observation/", "Condition/", "MedicationRequest/", "Patient/")
 _UNITS = {"mm[Hg]": "mmHg", "mL/min/{1.73_m2}": "mL/min/1.73m2", "%": "%"}
 
 
+def _number(value: float) -> str:
+    """A measured value as the summary prints it: one decimal at most, but two significant
+    digits below 1, so a suppressed TSH of 0.05 is not printed as 0.1.
+
+    >>> [_number(v) for v in (187.64, 7.25, 0.48, 0.05, 0.0)]
+    ['187.6', '7.2', '0.48', '0.05', '0']
+    """
+    if value == 0 or abs(value) >= 1:
+        return f"{round(value, 1):g}"
+    return f"{value:.2g}"
+
+
+def _unit(unit: str) -> str:
+    """A UCUM unit as words; a bare annotation such as ``{INR}`` is a unitless number.
+
+    >>> _unit("mm[Hg]"), _unit("{INR}"), _unit("mg/dL")
+    ('mmHg', '', 'mg/dL')
+    """
+    if re.fullmatch(r"\{[^}]*\}", unit):
+        return ""
+    return _UNITS.get(unit, unit)
+
+
 @dataclass(frozen=True, slots=True)
 class SummaryLine:
     rank: int
@@ -91,8 +114,8 @@ def fact_words(profile: PatientProfile, refs: Iterable[str]) -> tuple[tuple[str,
             continue
         texts = []
         for o in obs:
-            value = f"{round(o.value, 1):g}" if o.value is not None else o.value_text
-            texts.append(f"{o.display} {value} {_UNITS.get(o.unit, o.unit)}".strip())
+            value = _number(o.value) if o.value is not None else o.value_text
+            texts.append(f"{o.display} {value} {_unit(o.unit)}".strip())
         when = next((o.effective for o in obs if o.effective), None)
         words[ref] = ", ".join(texts) + (f" on {_date(when)}" if when else "")
     for p in profile.problems:
