@@ -9,6 +9,7 @@ from datetime import timedelta
 from inference.embedded import _priority
 from inference.knowledge.criteria.interpret import evaluate
 from inference.knowledge.facts import Facts, age_phrase
+from inference.knowledge.model import Proposal
 from inference.knowledge.rules import CRITERIA, analyse
 from service.core.profile import PatientProfile
 
@@ -111,3 +112,71 @@ def test_short_prednisolone_course_does_not_ask_for_bone_protection() -> None:
     b = Builder(age=72)
     b.med("prednisolone", AS_OF - timedelta(days=20))
     assert "start-bone-protection-steroid" not in _fired(b.build())
+
+
+# -- named alternatives and the bone check after a fall (helper 13r) --------------------------
+
+
+def _proposal(profile: PatientProfile, option_id: str) -> Proposal:
+    return next(p for p in analyse(profile).proposals if p.id == option_id)
+
+
+def test_bladder_antimuscarinic_in_dementia_names_bladder_training_and_mirabegron() -> None:
+    b = Builder(age=77)
+    b.med("oxybutynin")
+    b.condition("dementia")
+    p = _proposal(b.build(), "opt-stop-oxybutynin")
+    texts = " ".join(pt.text for pt in p.points if pt.stance == "support")
+    assert "bladder training" in texts and "mirabegron" in texts
+
+
+def test_other_strong_anticholinergic_does_not_name_bladder_alternatives() -> None:
+    b = Builder(age=77)
+    b.med("diphenhydramine")
+    b.condition("dementia")
+    p = _proposal(b.build(), "opt-stop-diphenhydramine")
+    assert not any("mirabegron" in pt.text for pt in p.points)
+
+
+def test_z_drug_taper_offers_cbt_for_insomnia() -> None:
+    b = Builder(age=85)
+    b.med("zolpidem")
+    p = _proposal(b.build(), "opt-taper-zolpidem")
+    assert "cognitive behavioural therapy for insomnia" in p.description
+    assert any("sleep hygiene" in pt.text for pt in p.points if pt.stance == "support")
+
+
+def test_cbt_for_insomnia_is_not_offered_without_a_hypnotic() -> None:
+    b = Builder(age=85)
+    b.med("oxybutynin")
+    assert not any("cognitive behavioural" in p.description for p in analyse(b.build()).proposals)
+
+
+_FRACTURE = "fall-fracture-risk-assessment"
+
+
+def test_fall_without_bone_assessment_proposes_fracture_risk_assessment() -> None:
+    b = Builder(age=85)
+    b.condition("fall")
+    assert _FRACTURE in _fired(b.build())
+    p = _proposal(b.build(), "opt-fracture-risk-after-fall")
+    assert "FRAX" in p.description and "bone density" in p.description
+    c = Builder(age=85)  # a fall known only from an emergency visit counts too
+    c.encounter("fall", "EMER", AS_OF - timedelta(days=30))
+    assert _FRACTURE in _fired(c.build())
+
+
+def test_fracture_risk_is_not_asked_when_bones_are_already_assessed_or_treated() -> None:
+    b = Builder(age=85)
+    b.condition("fall")
+    b.condition("osteoporosis")  # known osteoporosis: its own bone-protection criterion acts
+    assert _FRACTURE not in _fired(b.build())
+    c = Builder(age=85)
+    c.condition("fall")
+    c.med("alendronate")
+    assert _FRACTURE not in _fired(c.build())
+    d = Builder(age=85)  # no fall: not this rule
+    assert _FRACTURE not in _fired(d.build())
+    e = Builder(age=50)  # younger than the threshold
+    e.condition("fall")
+    assert _FRACTURE not in _fired(e.build())
