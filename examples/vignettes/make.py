@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,10 @@ PARACETAMOL_325 = ("313782", "Acetaminophen 325 MG Oral Tablet")
 
 
 class Record:
-    """One patient's Bundle under construction."""
+    """One patient's Bundle under construction. ``ns``: the UUID5 namespace of its ids (each
+    vignette set names its own, so the sets never share an id)."""
+
+    ns = NS
 
     def __init__(self, slug: str, given: str, family: str, gender: str, birth: str) -> None:
         self.slug = slug
@@ -86,7 +90,7 @@ class Record:
         )
 
     def _id(self, kind: str) -> str:
-        return str(uuid.uuid5(NS, f"{self.slug}/{kind}/{len(self.entries)}"))
+        return str(uuid.uuid5(self.ns, f"{self.slug}/{kind}/{len(self.entries)}"))
 
     def _add(self, resource: dict[str, Any]) -> str:
         rid = resource.get("id") or self._id(resource["resourceType"])
@@ -341,7 +345,7 @@ class Record:
     def bundle(self) -> dict[str, Any]:
         return {
             "resourceType": "Bundle",
-            "id": str(uuid.uuid5(NS, self.slug)),
+            "id": str(uuid.uuid5(self.ns, self.slug)),
             "type": "transaction",
             "entry": self.entries,
         }
@@ -637,12 +641,17 @@ VIGNETTES = (
 )
 
 
-def main() -> None:
-    for build in VIGNETTES:
+def write(vignettes: tuple[Callable[[], Record], ...], folder: Path) -> None:
+    """Write each vignette's Bundle as ``<slug>.json`` in ``folder`` (every set's ``main``)."""
+    for build in vignettes:
         record = build()
-        path = HERE / f"{record.slug}.json"
+        path = folder / f"{record.slug}.json"
         path.write_text(json.dumps(record.bundle(), indent=1) + "\n", encoding="utf-8")
-        print(path.relative_to(HERE.parent.parent))
+        print(path.relative_to(folder.parent.parent))
+
+
+def main() -> None:
+    write(VIGNETTES, HERE)
 
 
 if __name__ == "__main__":

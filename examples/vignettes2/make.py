@@ -16,7 +16,6 @@ inference/knowledge/data/conditions.yaml, LOINC, UCUM, CVX.
 from __future__ import annotations
 
 import importlib.util
-import json
 import uuid
 from pathlib import Path
 from typing import Any
@@ -80,13 +79,7 @@ INHALED = ("447694001", "Respiratory tract route (qualifier value)")
 class Record(base.Record):  # type: ignore[misc,name-defined]
     """The first set's builder with this set's namespace and a few more resource shapes."""
 
-    def _id(self, kind: str) -> str:
-        return str(uuid.uuid5(NS, f"{self.slug}/{kind}/{len(self.entries)}"))
-
-    def bundle(self) -> dict[str, Any]:
-        out: dict[str, Any] = super().bundle()
-        out["id"] = str(uuid.uuid5(NS, self.slug))
-        return out
+    ns = NS
 
     def med2(
         self,
@@ -502,11 +495,7 @@ VIGNETTES = (
 
 
 def main() -> None:
-    for build in VIGNETTES:
-        record = build()
-        path = HERE / f"{record.slug}.json"
-        path.write_text(json.dumps(record.bundle(), indent=1) + "\n", encoding="utf-8")
-        print(path.relative_to(HERE.parent.parent))
+    base.write(VIGNETTES, HERE)
 
 
 if __name__ == "__main__":

@@ -16,10 +16,8 @@ product code was confirmed, SNOMED CT, LOINC, UCUM, CVX.
 from __future__ import annotations
 
 import importlib.util
-import json
 import uuid
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 _SECOND = HERE.parent / "vignettes2" / "make.py"
@@ -59,13 +57,7 @@ PARACETAMOL_325 = ("313782", "Acetaminophen 325 MG Oral Tablet")
 class Record(second.Record):  # type: ignore[misc,name-defined]
     """The second set's builder with this set's namespace."""
 
-    def _id(self, kind: str) -> str:
-        return str(uuid.uuid5(NS, f"{self.slug}/{kind}/{len(self.entries)}"))
-
-    def bundle(self) -> dict[str, Any]:
-        out: dict[str, Any] = super().bundle()
-        out["id"] = str(uuid.uuid5(NS, self.slug))
-        return out
+    ns = NS
 
 
 ED = second.ED
@@ -260,11 +252,7 @@ VIGNETTES = (
 
 
 def main() -> None:
-    for build in VIGNETTES:
-        record = build()
-        path = HERE / f"{record.slug}.json"
-        path.write_text(json.dumps(record.bundle(), indent=1) + "\n", encoding="utf-8")
-        print(path.relative_to(HERE.parent.parent))
+    base.write(VIGNETTES, HERE)
 
 
 if __name__ == "__main__":
