@@ -26,6 +26,7 @@ __all__ = [
     "Problem",
     "SocialFact",
     "UnusedFact",
+    "unit_words",
 ]
 
 SNOMED = "http://snomed.info/sct"
@@ -131,6 +132,21 @@ class Medication:
     @property
     def active(self) -> bool:
         return self.status in ("active", "on-hold", "draft")
+
+
+# UCUM codes as a reader writes them (the code "mm[Hg]" is printed "mmHg").
+_UNIT_WORDS = {"mm[Hg]": "mmHg", "mL/min/{1.73_m2}": "mL/min/1.73m2"}
+
+
+def unit_words(unit: str | None) -> str:
+    """A UCUM unit as text prints it; a bare annotation such as ``{INR}`` is a unitless number.
+
+    >>> unit_words("mm[Hg]"), unit_words("{INR}"), unit_words("mg/dL"), unit_words(None)
+    ('mmHg', '', 'mg/dL', '')
+    """
+    if not unit or (unit.startswith("{") and unit.endswith("}")):
+        return ""
+    return _UNIT_WORDS.get(unit, unit)
 
 
 @dataclass(frozen=True, slots=True)

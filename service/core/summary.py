@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from service.core.evaluation import Evaluation
 from service.core.model import Deliberation, Option
-from service.core.profile import LOINC_GROUPS, Observation, PatientProfile
+from service.core.profile import LOINC_GROUPS, Observation, PatientProfile, unit_words
 
 __all__ = ["MAX_LINES", "Summary", "SummaryLine", "fact_words", "summarise", "summary_text"]
 
@@ -32,7 +32,6 @@ _FHIR_ID = re.compile(
 # Which cited fact best explains an activity: a measured value first, then a diagnosis, a
 # medicine, a social fact, the person (age).
 _FACT_ORDER = ("Observation/", "Condition/", "MedicationRequest/", "Patient/")
-_UNITS = {"mm[Hg]": "mmHg", "mL/min/{1.73_m2}": "mL/min/1.73m2", "%": "%"}
 
 
 def _number(value: float) -> str:
@@ -45,17 +44,6 @@ def _number(value: float) -> str:
     if value == 0 or abs(value) >= 1:
         return f"{round(value, 1):g}"
     return f"{value:.2g}"
-
-
-def _unit(unit: str) -> str:
-    """A UCUM unit as words; a bare annotation such as ``{INR}`` is a unitless number.
-
-    >>> _unit("mm[Hg]"), _unit("{INR}"), _unit("mg/dL")
-    ('mmHg', '', 'mg/dL')
-    """
-    if re.fullmatch(r"\{[^}]*\}", unit):
-        return ""
-    return _UNITS.get(unit, unit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +84,7 @@ def _bp_words(readings: list[Observation]) -> str | None:
     if sys_ is None or dia is None or sys_.value is None or dia.value is None:
         return None
     when = sys_.effective or dia.effective
-    unit = _UNITS.get(sys_.unit, sys_.unit) or "mmHg"
+    unit = unit_words(sys_.unit) or "mmHg"
     text = f"Blood pressure {sys_.value:.0f}/{dia.value:.0f} {unit}"
     return text + (f" on {_date(when)}" if when else "")
 
@@ -115,7 +103,7 @@ def fact_words(profile: PatientProfile, refs: Iterable[str]) -> tuple[tuple[str,
         texts = []
         for o in obs:
             value = _number(o.value) if o.value is not None else o.value_text
-            texts.append(f"{o.display} {value} {_unit(o.unit)}".strip())
+            texts.append(f"{o.display} {value} {unit_words(o.unit)}".strip())
         when = next((o.effective for o in obs if o.effective), None)
         words[ref] = ", ".join(texts) + (f" on {_date(when)}" if when else "")
     for p in profile.problems:

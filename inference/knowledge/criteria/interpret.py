@@ -16,7 +16,7 @@ from itertools import product
 
 from inference.protocol import Severity
 from service.core.evaluation import CATEGORY_ORDER, PRIORITY_ORDER
-from service.core.profile import Immunization, Observation, Problem
+from service.core.profile import Immunization, Observation, Problem, unit_words
 
 from ..drugs import RenalLimit, drug, renal_limit
 from ..facts import Conflict, Event, Facts, MedFact, Unsteady, age_phrase, fmt
@@ -402,17 +402,6 @@ def _excused(c: Criterion, f: Facts, b: Binding) -> bool:
 # -- rendering -------------------------------------------------------------------------------
 
 
-# UCUM codes as a reader writes them (the code "mm[Hg]" is printed "mmHg").
-_PRINT_UNITS = {"mm[Hg]": "mmHg", "mL/min/{1.73_m2}": "mL/min/1.73m2"}
-
-
-def _unit(u: str | None) -> str:
-    # A bare UCUM annotation ("{INR}", "{ratio}") is a unitless number: print no unit.
-    if u and u.startswith("{") and u.endswith("}"):
-        return ""
-    return _PRINT_UNITS.get(u or "", u or "")
-
-
 def _dose_phrase(m: MedFact) -> str:
     # Printed inside brackets after the medicine's name: no brackets of its own.
     if m.daily_mg is not None:
@@ -457,13 +446,13 @@ def _unsteady_phrase(unsteady: Sequence[Unsteady], reported: Observation | None)
     said: set[str] = set()
     for u in unsteady:
         c = u.creatinine
-        first = f"creatinine {fmt(c.value)} {_unit(c.unit)}".strip()
+        first = f"creatinine {fmt(c.value)} {unit_words(c.unit)}".strip()
         implied = f"an eGFR of {fmt(u.implied_egfr)}"
         if u.later is None:
             beside = f"a reported eGFR of {fmt(reported.value)}" if reported else "a reported eGFR"
             out.append(f"{first}, taken the same day as {beside}, implies {implied}")
         else:
-            later = f"{fmt(u.later.value)} {_unit(u.later.unit)}".strip()
+            later = f"{fmt(u.later.value)} {unit_words(u.later.unit)}".strip()
             moved = "rose" if (u.later.value or 0) > (c.value or 0) else "fell"
             head = "it" if c.ref in said else f"{first} ({implied})"
             out.append(f"{head} {moved} to {later} {u.days} days later")
@@ -502,7 +491,9 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             return fmt(params[attr])
         if head == "lab" and attr:
             o = b.labs.get(attr) or f.latest(attr)
-            return f"{fmt(o.value)} {_unit(o.unit)}".strip() if o is not None else "not recorded"
+            return (
+                f"{fmt(o.value)} {unit_words(o.unit)}".strip() if o is not None else "not recorded"
+            )
         if head == "lab_on" and attr:  # the day of the result a lab placeholder states
             o = b.labs.get(attr) or f.latest(attr)
             return str(o.effective) if o is not None and o.effective else "an unknown date"
