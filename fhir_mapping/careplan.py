@@ -415,7 +415,7 @@ def _narrative(d: Deliberation, ev: Evaluation) -> str:
     return "".join(parts)
 
 
-def _notes(d: Deliberation, ev: Evaluation, author: str, recorded: str) -> list[dict[str, object]]:
+def _notes(d: Deliberation, ev: Evaluation, recorded: str) -> list[dict[str, object]]:
     texts: list[str] = []
     if d.meta.synthesis:
         texts.append(d.meta.synthesis)
@@ -426,7 +426,9 @@ def _notes(d: Deliberation, ev: Evaluation, author: str, recorded: str) -> list[
         for o in d.options
         if ev.option(o.id).borderline and ev.option(o.id).decided_by != "human"
     ]
-    return [{"authorReference": _ref(author), "time": recorded, "text": t} for t in texts]
+    # R4's Annotation.authorReference admits no Device, so the service signs its notes by name;
+    # the CarePlan's author and the Provenance's agent still reference the Device itself.
+    return [{"authorString": SERVICE_DEVICE_NAME, "time": recorded, "text": t} for t in texts]
 
 
 def _careplan(
@@ -484,7 +486,7 @@ def _careplan(
     cp["activity"] = [_activity(options[oid], ev.option(oid), d) for oid in ev.plan]
     if not cp["activity"]:
         del cp["activity"]
-    notes = _notes(d, ev, author, recorded)
+    notes = _notes(d, ev, recorded)
     if notes:
         cp["note"] = notes
     return cp

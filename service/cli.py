@@ -25,7 +25,11 @@ import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from service.core.evaluation import Evaluation
+    from service.core.model import Deliberation
 
 from service.errors import (
     BackendError,
@@ -106,7 +110,14 @@ def _parser() -> argparse.ArgumentParser:
     con.add_argument("plan", type=Path, help="the plan Bundle (from plan --format fhir)")
     con.add_argument("tasks", type=Path, help="a Task or a Bundle of Tasks")
     con.add_argument("--recorded", help="ISO timestamp for the new version (default: now)")
-    con.set_defaults(func=_cmd_contest, format="fhir")
+    con.add_argument(
+        "--format",
+        choices=("fhir", "text", "json"),
+        default="fhir",
+        help="fhir (default): the new version's CarePlan+Provenance Bundle; text: its clinician "
+        "summary; json: its canoe.deliberation/1 document. stderr always says what changed",
+    )
+    con.set_defaults(func=_cmd_contest)
 
     srv = sub.add_parser(
         "serve",
@@ -309,8 +320,48 @@ def _cmd_contest(args: argparse.Namespace) -> int:
         refusal = refusal_bundle(tasks, exc, at=recorded, base=base)
         sys.stdout.write(json.dumps(refusal, indent=2) + "\n")
         return _exit_code(exc)
-    sys.stdout.write(json.dumps(out, indent=2) + "\n")
+    from fhir_mapping.careplan import deliberation_from_bundle
+    from service.core import evaluate, to_document
+    from service.render import render_summary
+
+    before = deliberation_from_bundle(plan, base)
+    after = deliberation_from_bundle(out, base)
+    ev = evaluate(after)
+    print(_contest_outcome(before, evaluate(before), after, ev), file=sys.stderr)
+    if args.format == "text":
+        sys.stdout.write(render_summary(after, ev) + "\n")
+    elif args.format == "json":
+        sys.stdout.write(json.dumps(to_document(after, ev), indent=2) + "\n")
+    else:
+        sys.stdout.write(json.dumps(out, indent=2) + "\n")
     return EXIT_OK
+
+
+def _contest_outcome(
+    before: Deliberation, ev_before: Evaluation, after: Deliberation, ev_after: Evaluation
+) -> str:
+    """One readable line for the person who ran ``canoe contest``: the version made, the actions
+    applied, and which activities entered or left the plan."""
+    applied = after.contestations[len(before.contestations) :]
+    actions = (
+        ", ".join(f"{c.action} {c.target}" for c in applied) or "nothing new (already applied)"
+    )
+    titles = {o.id: o.title for o in after.options}
+    entered = [titles[o] for o in ev_after.plan if o not in ev_before.plan]
+    left = [titles.get(o, o) for o in ev_before.plan if o not in ev_after.plan]
+    change = "; ".join(
+        part
+        for part in (
+            f"now included: {', '.join(entered)}" if entered else "",
+            f"no longer included: {', '.join(left)}" if left else "",
+        )
+        if part
+    )
+    return (
+        f"canoe: plan {after.plan_id} version {after.version}: {actions}; "
+        f"{len(ev_after.plan)} activities included (was {len(ev_before.plan)})"
+        + (f"; {change}" if change else "")
+    )
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:

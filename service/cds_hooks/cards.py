@@ -348,7 +348,9 @@ def _clinician_lines(document: Mapping[str, Any]) -> list[str] | None:
         d = from_document(document)
     except DocumentError:
         return None
-    return [f"- {line.text()}" for line in summarise(d, evaluate(d)).lines]
+    # Each line already starts "1. ...": a Markdown ordered list as it stands (a "- " before it
+    # rendered as a numbered item inside a bullet in the CDS Hooks sandbox).
+    return [line.text() for line in summarise(d, evaluate(d)).lines]
 
 
 def summary_card(
