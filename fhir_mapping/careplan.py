@@ -418,7 +418,7 @@ def _narrative(d: Deliberation, ev: Evaluation) -> str:
     return "".join(parts)
 
 
-def _notes(d: Deliberation, ev: Evaluation, author: str, recorded: str) -> list[dict[str, object]]:
+def _notes(d: Deliberation, ev: Evaluation, recorded: str) -> list[dict[str, object]]:
     texts: list[str] = []
     if d.meta.synthesis:
         texts.append(d.meta.synthesis)
@@ -434,7 +434,9 @@ def _notes(d: Deliberation, ev: Evaluation, author: str, recorded: str) -> list[
         for o in d.options
         if ev.option(o.id).borderline and ev.option(o.id).decided_by != "human"
     ]
-    return [{"authorReference": _ref(author), "time": recorded, "text": t} for t in texts]
+    # Annotation.author may not reference a Device in R4 (Practitioner, Patient, RelatedPerson
+    # or Organization only): the service is named, and CarePlan.author references its Device.
+    return [{"authorString": SERVICE_DEVICE_NAME, "time": recorded, "text": t} for t in texts]
 
 
 def _careplan(
@@ -492,7 +494,7 @@ def _careplan(
     cp["activity"] = [_activity(options[oid], ev.option(oid), d) for oid in ev.plan]
     if not cp["activity"]:
         del cp["activity"]
-    notes = _notes(d, ev, author, recorded)
+    notes = _notes(d, ev, recorded)
     if notes:
         cp["note"] = notes
     return cp
