@@ -42,7 +42,7 @@ from fhir_mapping.definitions import (
 from service.core import from_document, to_document
 from service.core.evaluation import Evaluation, OptionResult
 from service.core.model import Argument, Deliberation, Option
-from service.core.summary import summarise, summary_text
+from service.core.summary import coverage_detail, coverage_lines, summarise, summary_text
 from service.errors import BundleError, DocumentError, Issue
 
 __all__ = [
@@ -411,6 +411,9 @@ def _narrative(d: Deliberation, ev: Evaluation) -> str:
         parts.append("<p><b>Considered and not included:</b> " + e("; ".join(left)) + "</p>")
     if d.contestations:
         parts.append("<p><b>Changed by clinicians:</b> " + str(len(d.contestations)) + "</p>")
+    if d.meta.coverage is not None:
+        lines = coverage_lines(d.meta.coverage)
+        parts.append("<p><b>Coverage:</b> " + "<br/>".join(e(x) for x in lines) + "</p>")
     parts.append("</div>")
     return "".join(parts)
 
@@ -421,6 +424,11 @@ def _notes(d: Deliberation, ev: Evaluation, recorded: str) -> list[dict[str, obj
         texts.append(d.meta.synthesis)
     texts += [f"Missing contribution: {m}" for m in d.meta.missing]
     texts += [f"Not considered: {u}" for u in d.meta.unused_facts]
+    if d.meta.coverage is not None:
+        lines = coverage_detail(d.meta.coverage)
+        texts.append(
+            "Coverage (what the plan checked and could not):\n" + "\n".join(f"- {x}" for x in lines)
+        )
     texts += [
         f"Borderline, needs human adjudication: {o.title}"
         for o in d.options

@@ -33,7 +33,7 @@ from starlette.staticfiles import StaticFiles
 from inference.evidence import EvidenceBase
 from service.core import Evaluation, evaluate, from_document
 from service.core.model import Deliberation
-from service.core.summary import summarise
+from service.core.summary import coverage_lines, summarise
 from service.errors import (
     AuthError,
     CanoeError,
@@ -380,6 +380,7 @@ class _Review:
                 d=d,
                 ev=ev,
                 summary=summarise(d, ev),
+                coverage_lines=coverage_lines,
                 groups=groups,
                 problems=problems,
                 current=current,
