@@ -1,6 +1,7 @@
-"""``canoe eval`` over the hand-written vignettes, the generalisation check: three sets
-(examples/vignettes, examples/vignettes2, examples/vignettes3) of patients the knowledge was not
-tuned on, whose expectations were written before their plans were first read. The bundles are the
+"""``canoe eval`` over the hand-written vignettes, the generalisation check: the sets
+(examples/vignettes, examples/vignettes2, examples/vignettes3, and examples/vignettes5, adults of
+18-64 outside the older-adult population) of patients the knowledge was not tuned on, whose
+expectations were written before their plans were first read. The bundles are the
 output of each folder's ``make.py``, which must reproduce them exactly."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ FOLDERS = [
     REPO_ROOT / "examples" / "vignettes",
     REPO_ROOT / "examples" / "vignettes2",
     REPO_ROOT / "examples" / "vignettes3",
+    REPO_ROOT / "examples" / "vignettes5",
 ]
 folders = pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
 
