@@ -1,8 +1,8 @@
 """Shared checks for the ``canoe eval`` case folders (examples/eval, examples/vignettes,
-examples/vignettes2, examples/vignettes3, examples/vignettes4): each holds ``expectations.json``
-(what today's plans meet and must keep) and ``known_gaps.json`` (what is clinically right but not
-met yet: each entry must still fail, so closing a gap fails the test until the entry moves into
-``expectations.json``)."""
+examples/vignettes2, examples/vignettes3, examples/vignettes4, examples/vignettes5): each holds
+``expectations.json`` (what today's plans meet and must keep) and ``known_gaps.json`` (what is
+clinically right but not met yet: each entry must still fail, so closing a gap fails the test
+until the entry moves into ``expectations.json``)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
-"""``canoe eval`` over the hand-written vignettes, the generalisation check: four sets
-(examples/vignettes, examples/vignettes2, examples/vignettes3, and examples/vignettes4 outside the
-older adult) of patients the knowledge was not tuned on, whose expectations were written before
-their plans were first read. The bundles are the output of each folder's ``make.py``, which must
-reproduce them exactly."""
+"""``canoe eval`` over the hand-written vignettes, the generalisation check: five sets
+(examples/vignettes, examples/vignettes2 and examples/vignettes3 of older adults; examples/vignettes4
+in pregnancy, women who could become pregnant and childhood; examples/vignettes5, adults of 18-64
+outside the older-adult population) of patients the knowledge was not tuned on, whose expectations
+were written before their plans were first read. The bundles are the output of each folder's
+``make.py``, which must reproduce them exactly."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ FOLDERS = [
     REPO_ROOT / "examples" / "vignettes2",
     REPO_ROOT / "examples" / "vignettes3",
     REPO_ROOT / "examples" / "vignettes4",
+    REPO_ROOT / "examples" / "vignettes5",
 ]
 folders = pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
 
