@@ -274,7 +274,7 @@ class _HttpSide:
     async def start(self) -> None:
         import uvicorn
 
-        from service.cds_hooks.http import create_app, uvicorn_tls
+        from service.cds_hooks.http import create_app, uvicorn_limits, uvicorn_tls
 
         class _Server(uvicorn.Server):
             @contextlib.contextmanager
@@ -294,6 +294,8 @@ class _HttpSide:
                 access_log=False,
                 lifespan="on",
                 timeout_graceful_shutdown=max(1, int(self.settings.server.grace_period_s)),
+                # Slow and idle clients (slowloris) are cut off: see uvicorn_limits.
+                **uvicorn_limits(self.settings),
                 # HTTPS with the gRPC certificate; a client CA makes client certs optional, not
                 # required, so probes without one still reach /healthz (see uvicorn_tls).
                 **uvicorn_tls(self.settings),
