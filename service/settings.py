@@ -253,8 +253,9 @@ class FhirSettings(_Group):
 class ReviewSettings(_Group):
     """Review app (``/review``, service/review): SMART on FHIR client id; the EHRs allowed to
     launch it, as "tenant=https://ehr.example/fhir,..." (an unknown iss is refused); the HMAC
-    key for review links and sessions ("" = a random key per process: links from
-    `canoe review-link` then do not work, and sessions end with the process); lifetimes."""
+    key for review links and sessions ("" = a random key made by `canoe serve` at start and
+    handed to its workers: links from `canoe review-link` then do not work, and sessions end
+    when the service stops); lifetimes."""
 
     prefix = "review_"
     smart_client_id: str = "canoe-review"
