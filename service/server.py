@@ -17,7 +17,8 @@ WAL mode, or PostgreSQL). Worker k serves metrics on ``metrics_port + k``. Healt
 a worker is SERVING only while every worker's backend and store are ready; if one worker dies,
 the supervisor stops the others and exits non-zero, so the pod is restarted whole. SIGTERM to
 the supervisor stops every worker gracefully; a supervisor killed outright takes its workers
-with it (parent-death signal).
+with it (parent-death signal). Every worker signs review sessions with the same key: the
+configured one, or one the supervisor makes at start and hands to them.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import ctypes
 import multiprocessing
 import multiprocessing.connection
 import os
+import secrets
 import signal
 import socket
 import sys
@@ -46,7 +48,7 @@ from service.auth import Authenticator, build_authenticator
 from service.errors import CanoeError, InputError
 from service.grpc_api import SERVICE_NAME, CarePlanServicer
 from service.logs import configure_logging, get_logger
-from service.settings import Settings
+from service.settings import ReviewSettings, Settings
 from service.telemetry import MetricsEndpoint, Telemetry
 
 __all__ = ["RunningServer", "build_server", "serve_forever", "start_server"]
@@ -274,7 +276,7 @@ class _HttpSide:
     async def start(self) -> None:
         import uvicorn
 
-        from service.cds_hooks.http import create_app, uvicorn_tls
+        from service.cds_hooks.http import create_app, uvicorn_limits, uvicorn_tls
 
         class _Server(uvicorn.Server):
             @contextlib.contextmanager
@@ -294,6 +296,8 @@ class _HttpSide:
                 access_log=False,
                 lifespan="on",
                 timeout_graceful_shutdown=max(1, int(self.settings.server.grace_period_s)),
+                # Slow and idle clients (slowloris) are cut off: see uvicorn_limits.
+                **uvicorn_limits(self.settings),
                 # HTTPS with the gRPC certificate; a client CA makes client certs optional, not
                 # required, so probes without one still reach /healthz (see uvicorn_tls).
                 **uvicorn_tls(self.settings),
@@ -369,7 +373,7 @@ def _supervise(settings: Settings, workers: int) -> int:
             "PostgreSQL (store_dsn), or workers 1"
         )
     fixed = settings.server.model_copy(update=_fixed_ports(settings))
-    settings = settings.model_copy(update={"server": fixed})
+    settings = settings.model_copy(update={"server": fixed, "review": _shared_review(settings)})
     ctx = multiprocessing.get_context("spawn")
     ready = ctx.Array("b", workers, lock=False)
     procs = [
@@ -415,6 +419,16 @@ def _fixed_ports(settings: Settings) -> dict[str, int]:
             with _reuse_port_socket(settings.server.grpc_host, 0) as sock:
                 fixed[name] = sock.getsockname()[1]
     return fixed
+
+
+def _shared_review(settings: Settings) -> ReviewSettings:
+    """The review settings every worker gets: with no signing key configured, one made here,
+    once, so a session or SMART launch begun on one worker is honoured by every other. It
+    reaches the workers inside their start-up data (a pipe only they read), never the
+    environment, the command line or a log."""
+    if settings.review.signing_key:
+        return settings.review
+    return settings.review.model_copy(update={"signing_key": secrets.token_urlsafe(48)})
 
 
 def _worker(settings: Settings, index: int, ready: MutableSequence[int]) -> None:

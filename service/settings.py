@@ -72,6 +72,14 @@ class ServerSettings(_Group):
     grace_period_s: float = 20.0
     # Processes of `canoe serve` sharing these ports (SO_REUSEPORT); 0: one per usable CPU.
     workers: int = Field(default=0, ge=0)
+    # The HTTP side's bounds on slow and idle clients, per worker (slowloris): a request's
+    # headers must arrive within http_header_timeout_s (of the connection, or of the request's
+    # first byte), an idle keep-alive connection is closed after http_keep_alive_s, and a worker
+    # holds at most http_max_connections connections (more are answered 503 and closed; the
+    # default stays under the common limit of 1024 open files per process).
+    http_header_timeout_s: float = Field(default=10.0, gt=0, le=300)
+    http_keep_alive_s: float = Field(default=5.0, gt=0, le=300)
+    http_max_connections: int = Field(default=512, ge=1, le=100_000)
 
 
 class TlsSettings(_Group):
@@ -245,8 +253,9 @@ class FhirSettings(_Group):
 class ReviewSettings(_Group):
     """Review app (``/review``, service/review): SMART on FHIR client id; the EHRs allowed to
     launch it, as "tenant=https://ehr.example/fhir,..." (an unknown iss is refused); the HMAC
-    key for review links and sessions ("" = a random key per process: links from
-    `canoe review-link` then do not work, and sessions end with the process); lifetimes."""
+    key for review links and sessions ("" = a random key made by `canoe serve` at start and
+    handed to its workers: links from `canoe review-link` then do not work, and sessions end
+    when the service stops); lifetimes."""
 
     prefix = "review_"
     smart_client_id: str = "canoe-review"

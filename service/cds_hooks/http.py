@@ -93,6 +93,7 @@ __all__ = [
     "create_app",
     "guarded_client_factory",
     "serve",
+    "uvicorn_limits",
     "uvicorn_tls",
 ]
 
@@ -614,6 +615,20 @@ def uvicorn_tls(settings: Settings) -> dict[str, Any]:
     return options
 
 
+def uvicorn_limits(settings: Settings) -> dict[str, Any]:
+    """``uvicorn.Config`` keyword arguments that bound slow and idle clients: the header-read
+    deadline and connection cap of ``GuardedH11Protocol``, and the keep-alive timeout."""
+    from service.cds_hooks._connections import guarded_protocol
+
+    return {
+        "http": guarded_protocol(
+            header_timeout_s=settings.server.http_header_timeout_s,
+            max_connections=settings.server.http_max_connections,
+        ),
+        "timeout_keep_alive": settings.server.http_keep_alive_s,
+    }
+
+
 async def serve(service: PlanService, settings: Settings, *, host: str = "0.0.0.0") -> None:
     """Run the CDS Hooks app on ``settings.server.http_port`` until cancelled (uvicorn, no reload),
     over HTTPS when ``tls_cert_file``/``tls_key_file`` are set."""
@@ -627,6 +642,7 @@ async def serve(service: PlanService, settings: Settings, *, host: str = "0.0.0.
             log_config=None,  # the project's logging set-up owns the handlers
             access_log=False,  # the app logs each call itself, without query or body
             lifespan="on",
+            **uvicorn_limits(settings),
             **uvicorn_tls(settings),
         )
     )
