@@ -1,7 +1,7 @@
 """``canoe eval`` over the hand-written vignettes, the generalisation check: five sets
-(examples/vignettes, examples/vignettes2 and examples/vignettes3 of older adults; examples/vignettes4
-in pregnancy, women who could become pregnant and childhood; examples/vignettes5, adults of 18-64
-outside the older-adult population) of patients the knowledge was not tuned on, whose expectations
+(examples/vignettes, examples/vignettes2 and examples/vignettes3 of older adults;
+examples/vignettes4 in pregnancy, women who could become pregnant and childhood;
+examples/vignettes5, adults of 18-64 outside the older-adult population) of patients the knowledge was not tuned on, whose expectations
 were written before their plans were first read. The bundles are the output of each folder's
 ``make.py``, which must reproduce them exactly."""
 
