@@ -2,8 +2,9 @@
 (examples/vignettes, examples/vignettes2 and examples/vignettes3 of older adults;
 examples/vignettes4 in pregnancy, women who could become pregnant and childhood;
 examples/vignettes5, adults of 18-64 outside the older-adult population) of patients the
-knowledge was not tuned on, whose expectations were written before their plans were first read. The bundles are the output of each folder's
-``make.py``, which must reproduce them exactly."""
+knowledge was not tuned on, whose expectations were written before their plans were first
+read. The bundles are the output of each folder's ``make.py``, which must reproduce them
+exactly."""
 
 from __future__ import annotations
 
