@@ -22,11 +22,12 @@ from inference.knowledge.facts import Facts
 from inference.knowledge.rules import analyse
 from service.core.profile import MAX_AGE_YEARS, PatientProfile
 from service.errors import BundleError
-from tests.conftest import REPO_ROOT
+from tests.conftest import REALISTIC_BUNDLES, REPO_ROOT
 
 RECEIVED = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 VIGNETTES = REPO_ROOT / "examples" / "vignettes"
 NEGATIVE = re.compile(r"(?<![\w.])-\d")
+_NOT_BUNDLES = ("expectations.json", "known_gaps.json")
 
 
 @cache
@@ -146,9 +147,8 @@ def test_without_a_request_time_only_the_order_of_dates_is_checked() -> None:
 
 
 def test_valid_records_are_unchanged_by_the_request_time() -> None:
-    for path in sorted(VIGNETTES.glob("*.json")):
-        if path.name in ("expectations.json", "known_gaps.json"):
-            continue
+    written = [p for p in sorted(VIGNETTES.glob("*.json")) if p.name not in _NOT_BUNDLES]
+    for path in [*written, *REALISTIC_BUNDLES]:
         raw = path.read_bytes()
         assert ingest(raw, received=RECEIVED) == ingest(raw), path.name
 
