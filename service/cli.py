@@ -86,7 +86,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     plan.add_argument("--deliberation", type=Path, help="also write the deliberation document here")
     plan.add_argument("--backend", choices=("embedded", "triton"), help="override CANOE_BACKEND")
-    plan.add_argument("--created", help="ISO timestamp to stamp the plan with (default: now)")
+    plan.add_argument(
+        "--created",
+        help="ISO timestamp of the request (default: now): stamps the plan, and no date in the "
+        "record may lie after it (beyond CANOE_FHIR_CLOCK_SKEW_S)",
+    )
     plan.add_argument("--timings", action="store_true", help="print stage timings on stderr")
     plan.add_argument("--no-progress", action="store_true", help="no progress display")
     plan.set_defaults(func=_cmd_plan)
@@ -163,12 +167,17 @@ def _add_eval(sub: Any) -> None:
     ev.add_argument("--report", type=Path, help="also write the JSON report here")
     ev.add_argument("--format", choices=("table", "json"), default="table", help="stdout format")
     ev.add_argument("--backend", choices=("embedded", "triton"), help="override CANOE_BACKEND")
-    ev.add_argument("--created", help="ISO timestamp to stamp the plans with (default: now)")
+    ev.add_argument(
+        "--created",
+        help="ISO timestamp of the requests (default: now): stamps the plans and is the time "
+        "the records' dates are judged against",
+    )
     ev.set_defaults(func=_cmd_eval)
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     from fhir_mapping.ingest import ingest
+    from service.app import request_time
     from service.backends import build_planner
     from service.eval import check_case, load_cases, report_json, report_table
     from service.pipeline import new_plan_id
@@ -178,10 +187,16 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     cases = load_cases(args.cases, args.expectations)
     planner = build_planner(settings)
     created = args.created or _now()
+    received = request_time(created)
     results = []
     for case in cases:
         raw = _read(case.bundle)
-        profile = ingest(raw, max_resources=settings.limits.max_bundle_resources)
+        profile = ingest(
+            raw,
+            max_resources=settings.limits.max_bundle_resources,
+            received=received,
+            clock_skew=settings.fhir.clock_skew,
+        )
         plan_id = new_plan_id(raw)
         r = asyncio.run(planner.plan(profile, plan_id=plan_id, created=created))
         results.append(check_case(case, r.deliberation, r.evaluation))
@@ -206,6 +221,7 @@ def _read(path: Path) -> bytes:
 
 def _cmd_plan(args: argparse.Namespace) -> int:
     from fhir_mapping.ingest import ingest
+    from service.app import request_time
     from service.backends import build_planner
     from service.core import to_document
     from service.pipeline import new_plan_id
@@ -215,12 +231,17 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     overrides = {"backend": args.backend} if args.backend else {}
     settings = load_settings(**overrides)
     raw = _read(args.bundle)
+    created = args.created or _now()  # the request time: the record's dates are judged by it
     t0 = time.perf_counter()
-    profile = ingest(raw, max_resources=settings.limits.max_bundle_resources)
+    profile = ingest(
+        raw,
+        max_resources=settings.limits.max_bundle_resources,
+        received=request_time(created),
+        clock_skew=settings.fhir.clock_skew,
+    )
     t_ingest = time.perf_counter() - t0
     planner = build_planner(settings)
     plan_id = new_plan_id(raw)
-    created = args.created or _now()
 
     show = not args.no_progress and sys.stderr.isatty()
     result = asyncio.run(_plan_with_progress(planner, profile, plan_id, created, show))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -239,10 +240,18 @@ class CdsSettings(_Group):
 class FhirSettings(_Group):
     """Publishing (issue 16): extensions, CodeSystems, ValueSets and our resources' fullUrls in
     every output live under ``base``; `canoe definitions` writes the matching FHIR package. The
-    default is a documentation domain (RFC 2606): a hospital sets its own."""
+    default is a documentation domain (RFC 2606): a hospital sets its own. Reading:
+    ``clock_skew_s`` is how far after the time of the request a record's date may lie and still
+    count as a fact (an EHR clock ahead of ours, a time zone ahead of UTC); a later date is
+    listed as unusable."""
 
     prefix = "fhir_"
     base: str = DEFAULT_BASE
+    clock_skew_s: int = Field(default=86_400, ge=0, le=7 * 86_400)
+
+    @property
+    def clock_skew(self) -> timedelta:
+        return timedelta(seconds=self.clock_skew_s)
 
     @field_validator("base")
     @classmethod

@@ -285,6 +285,7 @@ EVERY_SETTING: list[tuple[str, str, str, Any]] = [
         "https://fhir.hospital.test/c",
         "https://fhir.hospital.test/c",
     ),
+    ("CANOE_FHIR_CLOCK_SKEW_S", "fhir.clock_skew_s", "3600", 3600),
     ("CANOE_REVIEW_SMART_CLIENT_ID", "review.smart_client_id", "rv-client", "rv-client"),
     ("CANOE_REVIEW_SMART_ISSUERS", "review.smart_issuers", "t=https://e/f", "t=https://e/f"),
     ("CANOE_REVIEW_SIGNING_KEY", "review.signing_key", KEY, KEY),

@@ -412,7 +412,7 @@ def _dose_phrase(m: MedFact) -> str:
 
 
 def _months(days: int) -> int:
-    return days // 30
+    return max(0, days) // 30
 
 
 def _ago(days: int) -> str:
@@ -476,8 +476,8 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             if attr == "years":
                 return fmt(float(f.years_on(med) or 0))
             if attr == "weeks":
-                start = med.first_authored
-                return fmt(float((f.p.as_of - start).days // 7)) if start else "?"
+                days = f.days_since(med.first_authored)
+                return fmt(float(days // 7)) if days is not None else "?"
             return "?"
         if head == "trigger":
             if b.cond is not None:
@@ -588,8 +588,9 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
     if f.bp is not None:
         out |= {str(f.bp.readings), str(f.bp.raised)}
     for m in b.meds.values():
-        if m.first_authored is not None:
-            out.add(fmt(float((f.p.as_of - m.first_authored).days // 7)))
+        days = f.days_since(m.first_authored)
+        if days is not None:
+            out.add(fmt(float(days // 7)))
     if b.doses:
         out.add(str(len(b.doses)))
         days = f.days_since(b.doses[-1].occurred)
