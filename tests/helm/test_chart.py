@@ -728,5 +728,5 @@ def test_pods_listen_on_their_address_and_unauthenticated_grpc_is_said_explicitl
 
     closed = configmap_data(helm.render(sets=["auth.allowUnauthenticated=false"]))
     assert closed["CANOE_ALLOW_UNAUTHENTICATED"] == "false"
-    with pytest.raises(InputError, match="refusing to listen on 0.0.0.0"):
+    with pytest.raises(InputError, match=r"refusing to listen on 0\.0\.0\.0"):
         check_exposure(load_settings(environ=closed))

@@ -6,6 +6,7 @@ holder, instead of being shared through SO_REUSEPORT."""
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -51,7 +52,7 @@ def test_the_default_listen_address_is_loopback() -> None:
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.10", "canoe.internal"])
 def test_unauthenticated_grpc_beyond_loopback_is_refused(host: str) -> None:
-    with pytest.raises(InputError, match=f"refusing to listen on {host} with no authentication"):
+    with pytest.raises(InputError, match=f"refusing to listen on {re.escape(host)} with no authentication"):
         check_exposure(load_settings(environ={}, grpc_host=host))
 
 
