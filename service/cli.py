@@ -135,6 +135,13 @@ def _parser() -> argparse.ArgumentParser:
     srv.add_argument(
         "--workers", type=int, help="processes sharing the ports (default: one per usable CPU)"
     )
+    srv.add_argument("--host", help="listen address (default: CANOE_GRPC_HOST, 127.0.0.1)")
+    srv.add_argument(
+        "--allow-unauthenticated",
+        action="store_true",
+        help="INSECURE: listen on a non-loopback address although gRPC callers are not "
+        "authenticated (auth_mode none); anyone who reaches the port can read and change plans",
+    )
     srv.set_defaults(func=_cmd_serve)
     _add_eval(sub)
     _add_integrator_commands(sub)
@@ -389,7 +396,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from service.server import serve_forever
     from service.settings import load_settings
 
-    overrides = {} if args.workers is None else {"workers": args.workers}
+    overrides: dict[str, Any] = {} if args.workers is None else {"workers": args.workers}
+    if args.host is not None:
+        overrides["grpc_host"] = args.host
+    if args.allow_unauthenticated:
+        overrides["allow_unauthenticated"] = True
     return serve_forever(load_settings(**overrides))
 
 
@@ -398,6 +409,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 # The settings `canoe serve --help` names: (setting, what it is).
 _SERVE_SETTINGS: tuple[tuple[str, str], ...] = (
     ("grpc_host", "address gRPC, HTTP and metrics listen on"),
+    ("allow_unauthenticated", "listen beyond loopback with auth_mode none (insecure)"),
     ("grpc_port", "gRPC port"),
     ("http_port", "CDS Hooks HTTP(S) port, with /healthz and /livez"),
     ("metrics_port", "Prometheus /metrics port (0: off)"),
@@ -414,6 +426,8 @@ _SERVE_SETTINGS: tuple[tuple[str, str], ...] = (
     ("cds_jwks_file", "trusted CDS clients (see canoe cds keys)"),
     ("fhir_base", "canonical base of every project FHIR URL"),
     ("workers", "worker processes sharing the ports (--workers; default: usable CPUs)"),
+    ("review_signing_key", "review app HMAC key, >= 32 bytes (default: one per start)"),
+    ("review_smart_issuers", "EHRs allowed to launch the review app: tenant=FHIR base,..."),
     ("log_level", "debug | info | warning | error"),
 )
 

@@ -66,7 +66,11 @@ class _Group(BaseModel):
 
 
 class ServerSettings(_Group):
-    grpc_host: str = "0.0.0.0"
+    # Loopback by default: a service that answers on every interface is a deliberate choice
+    # (a container sets 0.0.0.0), and `canoe serve` refuses a non-loopback address while gRPC
+    # callers are not authenticated (auth_mode none) unless allow_unauthenticated says so.
+    grpc_host: str = "127.0.0.1"
+    allow_unauthenticated: bool = False
     grpc_port: int = 50051
     http_port: int = 8080
     metrics_port: int = 9464

@@ -223,6 +223,7 @@ def test_a_config_file_that_cannot_be_read_is_an_input_error(
 KEY = "k" * 40
 EVERY_SETTING: list[tuple[str, str, str, Any]] = [
     ("CANOE_GRPC_HOST", "server.grpc_host", "127.0.0.2", "127.0.0.2"),
+    ("CANOE_ALLOW_UNAUTHENTICATED", "server.allow_unauthenticated", "true", True),
     ("CANOE_GRPC_PORT", "server.grpc_port", "6001", 6001),
     ("CANOE_HTTP_PORT", "server.http_port", "6002", 6002),
     ("CANOE_METRICS_PORT", "server.metrics_port", "6003", 6003),

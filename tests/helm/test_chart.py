@@ -713,3 +713,20 @@ def test_the_fhir_base_reaches_the_service_and_is_checked(helm: Helm) -> None:
     assert load_settings(environ={"CANOE_FHIR_BASE": data["CANOE_FHIR_BASE"]}).fhir.base == base
     refused = helm.template(sets=["fhirBase=canoe.example.org/fhir"])
     assert refused.returncode != 0 and "fhirBase" in refused.stderr
+
+
+def test_pods_listen_on_their_address_and_unauthenticated_grpc_is_said_explicitly(
+    helm: Helm,
+) -> None:
+    from service.errors import InputError
+    from service.server import check_exposure
+
+    default = configmap_data(helm.render())
+    assert default["CANOE_GRPC_HOST"] == "0.0.0.0"
+    assert default["CANOE_ALLOW_UNAUTHENTICATED"] == "true"
+    check_exposure(load_settings(environ=default))  # the default install starts
+
+    closed = configmap_data(helm.render(sets=["auth.allowUnauthenticated=false"]))
+    assert closed["CANOE_ALLOW_UNAUTHENTICATED"] == "false"
+    with pytest.raises(InputError, match=r"refusing to listen on 0\.0\.0\.0"):
+        check_exposure(load_settings(environ=closed))
