@@ -52,7 +52,9 @@ def test_the_default_listen_address_is_loopback() -> None:
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.10", "canoe.internal"])
 def test_unauthenticated_grpc_beyond_loopback_is_refused(host: str) -> None:
-    with pytest.raises(InputError, match=f"refusing to listen on {re.escape(host)} with no authentication"):
+    with pytest.raises(
+        InputError, match=f"refusing to listen on {re.escape(host)} with no authentication"
+    ):
         check_exposure(load_settings(environ={}, grpc_host=host))
 
 
