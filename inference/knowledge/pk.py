@@ -154,7 +154,7 @@ class PkEffect:
 
     @property
     def verb(self) -> str:
-        """"strongly inhibits", "moderately induces", "inhibits" (an ungraded transporter)."""
+        """ "strongly inhibits", "moderately induces", "inhibits" (an ungraded transporter)."""
         base = "inhibits" if self.direction == "inhibition" else "induces"
         adverb = {"strong": "strongly ", "moderate": "moderately ", "listed": ""}[self.grade]
         return adverb + base
@@ -185,7 +185,7 @@ VERSION: str = _TABLE.version
 def _grade(group: Perpetrators, name: str) -> Grade | None:
     for grade in ("strong", "listed", "moderate"):
         if name in getattr(group, grade):
-            return grade  # type: ignore[return-value]
+            return grade
     return None
 
 
@@ -216,7 +216,7 @@ def interactions(perpetrator: str, substrate: str) -> tuple[PkEffect, ...]:
                 PkEffect(
                     perpetrator,
                     substrate,
-                    direction,  # type: ignore[arg-type]
+                    direction,
                     best,
                     tuple(label for label, _ in hits),
                     sub.route,
@@ -237,4 +237,3 @@ def perpetrators() -> frozenset[str]:
         for g in (p.inhibitors, p.inducers)
         for n in (*g.strong, *g.moderate, *g.listed)
     )
-

@@ -372,7 +372,9 @@ def _pk_bindings(f: Facts, base: Binding, direction: str) -> Iterator[Binding]:
         if m.ref == n.ref:
             continue
         for a_name, b_name in product(m.drugs, n.drugs):
-            effect = next((e for e in interactions(a_name, b_name) if e.direction == direction), None)
+            effect = next(
+                (e for e in interactions(a_name, b_name) if e.direction == direction), None
+            )
             if effect is None:
                 continue
             b = base.copy()
