@@ -251,6 +251,9 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
     if t.renal_table:
         b.med("metformin")
         b.lab("egfr", 25.0)
+    if t.pk_table is not None:  # a perpetrator no pair criterion names, then its substrate
+        b.med("clarithromycin" if t.pk_table == "inhibition" else "rifampicin")
+        b.med("tacrolimus")
     if t.conflict:
         b.lab("potassium", 4.0)
         b.lab("potassium", 6.1)
@@ -347,6 +350,10 @@ def negative(c: Criterion) -> tuple[PatientProfile, str]:
     if t.age_min is not None:
         b.age = int(c.params[t.age_min]) - 5
         return b.build(), "younger than the threshold"
+    if t.pk_table is not None:
+        b.meds = [m for m in b.meds if m.text not in ("clarithromycin", "rifampicin")]
+        b.med("azithromycin")  # an antibiotic that spares CYP3A4
+        return b.build(), "the perpetrator replaced by a drug that spares the pathway"
     if t.renal_table:
         b.obs = [o for o in b.obs if o.display != "egfr"]
         b.lab("egfr", 95.0)

@@ -22,6 +22,7 @@ from ..drugs import RenalLimit, drug, renal_limit
 from ..facts import Conflict, Event, Facts, MedFact, Unsteady, age_phrase, fmt
 from ..model import Output, Point, Proposal, add_or_merge, refs, rid, slug
 from ..panels import PANELS
+from ..pk import PkEffect, interactions
 from ..strength import tau
 from .schema import Criterion, PointTemplate, Trigger
 
@@ -58,6 +59,7 @@ class Binding:
     event: Event | None = None  # the latest recent high-stakes event
     stroke: bool = False  # the CHA2DS2-VASc threshold was met
     event_days: int = 0  # distinct days of the recent events found (``event.count``)
+    pk: PkEffect | None = None  # the mechanism a ``pk_table`` binding rests on
 
     def copy(self) -> Binding:
         return Binding(
@@ -78,6 +80,7 @@ class Binding:
             self.event,
             self.stroke,
             self.event_days,
+            self.pk,
         )
 
 
@@ -264,6 +267,9 @@ def _match(
     if t.renal_table:
         yield from _renal_bindings(f, b0)
         return
+    if t.pk_table is not None:
+        yield from _pk_bindings(f, b0, t.pk_table)
+        return
     conds: list[_Cond | None] = [None]
     if t.any_conditions:
         found = _conds(f, t.any_conditions)
@@ -357,6 +363,25 @@ def _renal_bindings(f: Facts, base: Binding) -> Iterator[Binding]:
                         b.uncertain = True
                 yield b
                 break
+
+
+def _pk_bindings(f: Facts, base: Binding, direction: str) -> Iterator[Binding]:
+    """One binding per (perpetrator, substrate) pair of distinct active medicines that the
+    mechanism table links in ``direction``, every shared pathway in one claim."""
+    for m, n in product(f.meds, f.meds):
+        if m.ref == n.ref:
+            continue
+        for a_name, b_name in product(m.drugs, n.drugs):
+            effect = next(
+                (e for e in interactions(a_name, b_name) if e.direction == direction), None
+            )
+            if effect is None:
+                continue
+            b = base.copy()
+            b.meds["a"], b.names["a"] = m, a_name
+            b.meds["b"], b.names["b"] = n, b_name
+            b.pk = effect
+            yield b
 
 
 def _pick(m: MedFact, spec: str) -> str:
@@ -530,6 +555,8 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             if attr == "measure":
                 return "eGFR" if lim.measure == "egfr" else "creatinine clearance"
             return lim.advice
+        if head == "pk" and b.pk is not None:
+            return _pk_text(b.pk, attr, f, b, params)
         if head == "conflict" and b.conflict is not None:
             if attr == "quantity":
                 return _QUANTITY_LABEL.get(b.conflict.quantity, b.conflict.quantity)
@@ -576,6 +603,23 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
         return "?"
 
     return _PLACEHOLDER.sub(one, text)
+
+
+def _pk_text(pk: PkEffect, attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    """``{pk.verb}`` "strongly inhibits"; ``{pk.pathway}`` "CYP3A4 and P-gp"; ``{pk.route}``
+    "clears" or "turns into its active form"; ``{pk.effect}``, ``{pk.advice}`` (the table's
+    texts, themselves templates over ``a`` and ``b``); ``{pk.source}``."""
+    if attr == "verb":
+        return pk.verb
+    if attr == "pathway":
+        return pk.pathway
+    if attr == "route":
+        return "clears" if pk.route == "clears" else "turns into the active form of"
+    if attr == "advice":
+        return render(pk.advice, f, b, params)
+    if attr == "source":
+        return pk.source
+    return render(pk.effect, f, b, params)
 
 
 def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
@@ -722,6 +766,8 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
         if b.limit.urgent:
             category, priority, urgency = "immediate-safety", "safety", 3
     evidence = tuple(dict.fromkeys((*b.limit.evidence, *c.evidence))) if b.limit else ()
+    if b.pk is not None:
+        evidence = tuple(dict.fromkeys((*b.pk.evidence, *c.evidence)))
     if evidence:
         points = tuple(replace(x, evidence=evidence) for x in points)
     pid = slug_id(render(oid, f, b, p))
@@ -794,9 +840,9 @@ def _bindings(
     stops, whether a criterion's or a rule function's: the test would judge a treatment that
     is ending. Safety monitoring (levels, INR, potassium, kidney function) stays: a stop is a
     proposal the clinician may decline, and until the drug is out the check still protects."""
-    found = [
-        (c, b) for c in criteria for b in _match(c.trigger, f, c.params) if not _excused(c, f, b)
-    ]
+    found = _pair_wins(
+        [(c, b) for c in criteria for b in _match(c.trigger, f, c.params) if not _excused(c, f, b)]
+    )
     stopping = _stopped_proposals(out) | {
         ref for c, b in found for ref in (_stops(c, f, b),) if ref is not None
     }
@@ -810,6 +856,26 @@ def _bindings(
             and b.meds["a"].ref in stopping
         )
     ]
+
+
+def _pair(b: Binding) -> frozenset[str] | None:
+    if "a" not in b.meds or "b" not in b.meds:
+        return None
+    return frozenset((b.meds["a"].ref, b.meds["b"].ref))
+
+
+def _pair_wins(found: list[tuple[Criterion, Binding]]) -> list[tuple[Criterion, Binding]]:
+    """A mechanism firing (``pk_table``) gives way to any other drug-drug criterion that
+    fires for the same two medicines: the pair criterion names the interaction and its own
+    action, and a second activity for the same two drugs would repeat it less precisely."""
+    named = {
+        pair
+        for c, b in found
+        if c.kind == "drug-drug" and c.trigger.pk_table is None
+        for pair in (_pair(b),)
+        if pair is not None
+    }
+    return [(c, b) for c, b in found if c.trigger.pk_table is None or _pair(b) not in named]
 
 
 def evaluate(criteria: Sequence[Criterion], f: Facts) -> tuple[Firing, ...]:

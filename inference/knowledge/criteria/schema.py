@@ -231,6 +231,10 @@ class Trigger(_Strict):
     # Each active drug with a kidney-function band (drugs data, ``renal_limits``) that holds
     # the governing kidney function binds ``a`` and ``limit`` (strictest band per ingredient).
     renal_table: bool = False
+    # Each pair of active drugs where the first inhibits (or induces) a clearance pathway that
+    # the second depends on, at a strength that matters for it (``data/pk_interactions.yaml``),
+    # binds ``a`` (the perpetrator), ``b`` (the substrate) and ``pk`` (pathway, effect, advice).
+    pk_table: Literal["inhibition", "induction"] | None = None
     bound_matches: tuple[str, ...] = ()  # in a point's ``when``: the bound ``a`` matches one
     vaccine: VaccineDue | None = None
     stroke_risk: StrokeRisk | None = None
