@@ -23,6 +23,7 @@ FOLDERS = [
     REPO_ROOT / "examples" / "vignettes3",
     REPO_ROOT / "examples" / "vignettes4",
     REPO_ROOT / "examples" / "vignettes5",
+    REPO_ROOT / "examples" / "vignettes6",
 ]
 folders = pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
 
