@@ -341,6 +341,8 @@ _SERVE_SETTINGS: tuple[tuple[str, str], ...] = (
     ("cds_base_url", "public CDS Hooks URL (JWT aud); default http://localhost:<http_port>"),
     ("cds_jwks_file", "trusted CDS clients (see canoe cds keys)"),
     ("fhir_base", "canonical base of every project FHIR URL"),
+    ("max_tasks_per_request", "contestation Tasks per Contest (more: RESOURCE_EXHAUSTED/413)"),
+    ("max_feedback_items", "items per CDS Hooks feedback request (more: HTTP 413)"),
     ("workers", "worker processes sharing the ports (--workers; default: usable CPUs)"),
     ("log_level", "debug | info | warning | error"),
 )
