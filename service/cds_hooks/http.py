@@ -492,9 +492,7 @@ class _Bridge:
                 by_plan.setdefault(rec.plan_id, []).append(i)
         contested: dict[int, dict[str, Any]] = {}
         for indexes in by_plan.values():
-            version, task_ids = await self._contest(
-                [(items[i], records[i]) for i in indexes], who
-            )
+            version, task_ids = await self._contest([(items[i], records[i]) for i in indexes], who)
             for i, ids in zip(indexes, task_ids, strict=True):
                 contested[i] = {"version": version, "tasks": ids}
         for i, (fb, rec) in enumerate(zip(items, records, strict=True)):

@@ -145,7 +145,9 @@ def join(
     document = {**deliberation, "contestations": cons}
     (cp_at,) = _resources(bundle, "CarePlan")
     careplan = bundle["entry"][cp_at]["resource"]
-    whole = _with_resource(bundle, cp_at, {**careplan, "extension": [*careplan["extension"], *exts]})
+    whole = _with_resource(
+        bundle, cp_at, {**careplan, "extension": [*careplan["extension"], *exts]}
+    )
     if chain and chain[-1].get("binary"):
         (b_at,) = _resources(whole, "Binary")
         binary = {**whole["entry"][b_at]["resource"], "data": _encoded(document)}

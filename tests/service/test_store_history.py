@@ -109,9 +109,7 @@ async def _old_schema(store: SqlPlanStore) -> None:
             )
 
 
-async def test_rows_written_before_the_migration_still_read(
-    empty_dsn: str, tmp_path: Path
-) -> None:
+async def test_rows_written_before_the_migration_still_read(empty_dsn: str, tmp_path: Path) -> None:
     # Versions 1-3 as an older release wrote them: whole rows, in the old columns.
     source = await _service(f"sqlite:///{tmp_path}/source.sqlite3")
     try:
@@ -120,8 +118,10 @@ async def test_rows_written_before_the_migration_still_read(
         for version in (1, 2):
             out = await _contest(source, plan, version)
             written[out.version] = out
-        old = [await source.store.get_version(tenant=TENANT, plan_id=plan.plan_id, version=v)
-               for v in (1, 2, 3)]
+        old = [
+            await source.store.get_version(tenant=TENANT, plan_id=plan.plan_id, version=v)
+            for v in (1, 2, 3)
+        ]
     finally:
         await source.aclose()
     store = await open_store(empty_dsn, migrate=False)
