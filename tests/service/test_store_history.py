@@ -168,7 +168,8 @@ async def test_a_thousand_versions_grow_the_store_linearly(
     app: CarePlanService, store_dsn: str
 ) -> None:
     """Versions 902-1001 add about what versions 2-101 added: no version carries the ones
-    before it. (Stored whole, version k costs O(k): the last hundred added 5x the first.)"""
+    before it. (Stored whole, version k cost O(k): the last hundred added 4.9x the first on
+    SQLite, and over 1.1x on PostgreSQL, whose TOAST compression hides most of the growth.)"""
     plan = await app.generate(bundle_bytes(), tenant=TENANT)
     sizes = {1: await store_bytes(app, store_dsn)}
     last: ContestOutcome | None = None
@@ -179,7 +180,7 @@ async def test_a_thousand_versions_grow_the_store_linearly(
     assert last is not None
     first_hundred = sizes[101] - sizes[1]
     last_hundred = sizes[1001] - sizes[901]
-    assert 0 < last_hundred < 1.5 * first_hundred, sizes
+    assert 0 < last_hundred < 1.1 * first_hundred, sizes
     rec = await app.store.get_version(tenant=TENANT, plan_id=plan.plan_id)
     assert rec.version == 1001 and len(rec.deliberation["contestations"]) == 1000
     assert rec.deliberation == last.deliberation and rec.bundle == last.bundle
