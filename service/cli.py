@@ -425,6 +425,8 @@ _SERVE_SETTINGS: tuple[tuple[str, str], ...] = (
     ("cds_base_url", "public CDS Hooks URL (JWT aud); default http://localhost:<http_port>"),
     ("cds_jwks_file", "trusted CDS clients (see canoe cds keys)"),
     ("fhir_base", "canonical base of every project FHIR URL"),
+    ("max_tasks_per_request", "contestation Tasks per Contest (more: RESOURCE_EXHAUSTED/413)"),
+    ("max_feedback_items", "items per CDS Hooks feedback request (more: HTTP 413)"),
     ("workers", "worker processes sharing the ports (--workers; default: usable CPUs)"),
     ("review_signing_key", "review app HMAC key, >= 32 bytes (default: one per start)"),
     ("review_smart_issuers", "EHRs allowed to launch the review app: tenant=FHIR base,..."),

@@ -225,6 +225,8 @@ class LimitSettings(_Group):
     max_concurrent_plans: int = Field(default=8, ge=1)
     request_deadline_s: float = Field(default=120.0, gt=0)
     max_tasks_per_request: int = Field(default=200, ge=1)
+    # Items in one CDS Hooks feedback request (an EHR reports on the cards it showed: a few).
+    max_feedback_items: int = Field(default=100, ge=1)
 
 
 class CdsSettings(_Group):

@@ -275,6 +275,7 @@ EVERY_SETTING: list[tuple[str, str, str, Any]] = [
     ("CANOE_MAX_CONCURRENT_PLANS", "limits.max_concurrent_plans", "2", 2),
     ("CANOE_REQUEST_DEADLINE_S", "limits.request_deadline_s", "60", 60.0),
     ("CANOE_MAX_TASKS_PER_REQUEST", "limits.max_tasks_per_request", "9", 9),
+    ("CANOE_MAX_FEEDBACK_ITEMS", "limits.max_feedback_items", "7", 7),
     ("CANOE_CDS_BASE_URL", "cds.base_url", "https://cds.test/x", "https://cds.test/x"),
     ("CANOE_CDS_JWKS_FILE", "cds.jwks_file", "/cds/clients.json", "/cds/clients.json"),
     ("CANOE_CDS_REVIEW_URL", "cds.review_url", "https://rv.test", "https://rv.test"),

@@ -315,14 +315,20 @@ def test_per_step_models_client_tuning_and_panel_sizes_reach_the_configmap(
 def test_hardening_limits_reach_the_configmap(rendered: dict[str, Rendered]) -> None:
     data = configmap_data(rendered["ha-postgres-external-triton"])
     assert data["CANOE_MAX_TASKS_PER_REQUEST"] == "50"
+    assert data["CANOE_MAX_FEEDBACK_ITEMS"] == "20"
     assert data["CANOE_AUTH_JWT_MAX_LIFETIME_S"] == "900"
     assert data["CANOE_CDS_PREFETCH_DEADLINE_S"] == "7.5"
     assert data["CANOE_CDS_PREFETCH_MAX_PAGES"] == "5"
     s = load_settings(environ=data)
     assert (s.limits.max_tasks_per_request, s.auth.jwt_max_lifetime_s) == (50, 900)
+    assert s.limits.max_feedback_items == 20
     assert (s.cds.prefetch_deadline_s, s.cds.prefetch_max_pages) == (7.5, 5)
     defaults = configmap_data(rendered["defaults"])
-    assert not {k for k in defaults if "TASKS_PER" in k or "PREFETCH" in k or "LIFETIME" in k}
+    assert not {
+        k
+        for k in defaults
+        if "TASKS_PER" in k or "FEEDBACK" in k or "PREFETCH" in k or "LIFETIME" in k
+    }
 
 
 def test_unset_tuning_stays_out_and_panel_sizes_reach_the_embedded_backend(
