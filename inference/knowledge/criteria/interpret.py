@@ -675,6 +675,8 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
     if b.per_kg is not None:  # the doses per kg computed from the record's dose and weight
         w = b.per_kg
         out |= {fmt(v) for v in (w.kg, w.dose_mg, w.day_mg, w.per_kg_dose, w.per_kg_day) if v}
+        if w.weight is not None and w.weight.effective is not None:  # the weight's date
+            out.add(str(w.weight.effective.year))
     if b.limit is not None:  # the band's own thresholds, as its source states them
         lim = b.limit
         out |= {fmt(v) for v in (lim.below, lim.at_least, lim.max_daily_mg) if v is not None}
