@@ -25,6 +25,7 @@ from service.core.profile import (
 )
 
 AS_OF = date(2024, 6, 1)
+CHILD_KG = 20.0  # the body weight of a weight-dosed positive case
 _UNITS = {
     "egfr": "mL/min/{1.73_m2}",
     "creatinine": "mg/dL",
@@ -190,12 +191,21 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
     if t.sex is not None:
         b.sex = t.sex
     for i, spec in enumerate(t.drugs):
+        if i and spec == t.drugs[i - 1] and spec.startswith("drug:"):
+            # The same ingredient twice: the second order is a combination product holding it.
+            other = next(d.name for d in DRUGS if d.name not in taken and d.name != spec[5:])
+            taken.add(other)
+            b.med(f"{spec[5:]} / {other}")
+            continue
         name = drug_for(spec, frozenset(taken))
         taken.add(name)
         dose = None
         authored = date(2023, 1, 1)
         if i == 0 and t.daily_mg_above is not None:
             dose = params[t.daily_mg_above] * 2
+        if i == 0 and t.weight_dose is not None:  # twice the ceiling per kg at CHILD_KG
+            w = t.weight_dose
+            dose = 2 * CHILD_KG * params[w.per_dose or w.per_day or ""]
         if i == 0 and t.min_years_on is not None:
             authored = date(AS_OF.year - int(params[t.min_years_on]) - 1, 1, 1)
         if i == 0 and t.min_days_on is not None:
@@ -277,6 +287,15 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
             b.encounter(ev.groups[0], (ev.encounter_classes or ("EMER",))[0], when)
     if t.any_of:
         _satisfy(b, t.any_of[0], params, taken)
+    if t.weight_dose is not None:
+        b.obs.append(
+            Observation(
+                "Observation/weight", LOINC_GROUPS["weight"][0], "weight", CHILD_KG, "kg", AS_OF
+            )
+        )
+    if t.vaccine is not None and t.vaccine.only_with_history:  # some other vaccine on record
+        other = next(c for c in ("08", "20", "10", "03") if c not in t.vaccine.cvx)
+        b.immunization(other, AS_OF - timedelta(days=400))
 
 
 def positive(c: Criterion) -> PatientProfile:
@@ -331,6 +350,11 @@ def negative(c: Criterion) -> tuple[PatientProfile, str]:
     if t.daily_mg_above is not None:
         b.meds[0] = replace(b.meds[0], dose_value=c.params[t.daily_mg_above] / 2)
         return b.build(), "dose within the ceiling"
+    if t.weight_dose is not None:
+        w = t.weight_dose
+        least = min(c.params[x] for x in (w.per_dose, w.per_day) if x)
+        b.meds[0] = replace(b.meds[0], dose_value=least * CHILD_KG / 2)
+        return b.build(), "dose per kg within the ceiling"
     if t.labs:
         lab = t.labs[0]
         v = c.params[lab.param]
@@ -354,6 +378,9 @@ def negative(c: Criterion) -> tuple[PatientProfile, str]:
         b.meds = [m for m in b.meds if m.text not in ("clarithromycin", "rifampicin")]
         b.med("azithromycin")  # an antibiotic that spares CYP3A4
         return b.build(), "the perpetrator replaced by a drug that spares the pathway"
+    if t.age_max is not None:
+        b.age = int(c.params[t.age_max]) + 1
+        return b.build(), "older than the threshold"
     if t.renal_table:
         b.obs = [o for o in b.obs if o.display != "egfr"]
         b.lab("egfr", 95.0)

@@ -24,7 +24,8 @@ from ..model import Output, Point, Proposal, add_or_merge, refs, rid, slug
 from ..panels import PANELS
 from ..pk import PkEffect, interactions
 from ..strength import tau
-from .schema import Criterion, PointTemplate, Trigger
+from ..weight_dosing import WeightDose, per_kg
+from .schema import Criterion, PointTemplate, Trigger, WeightCeiling
 
 __all__ = ["Firing", "apply_criteria", "evaluate"]
 
@@ -60,6 +61,7 @@ class Binding:
     stroke: bool = False  # the CHA2DS2-VASc threshold was met
     event_days: int = 0  # distinct days of the recent events found (``event.count``)
     pk: PkEffect | None = None  # the mechanism a ``pk_table`` binding rests on
+    per_kg: WeightDose | None = None  # the bound ingredient against the child's weight
 
     def copy(self) -> Binding:
         return Binding(
@@ -81,6 +83,7 @@ class Binding:
             self.stroke,
             self.event_days,
             self.pk,
+            self.per_kg,
         )
 
 
@@ -235,9 +238,14 @@ def _match(
         v = t.vaccine
         if v.available_from is not None and f.p.as_of < v.available_from:
             return
+        if v.only_with_history and not any(i.given for i in f.p.immunizations):
+            return
         window = params[v.within_days] if v.within_days else None
         given = f.doses(v.cvx, window)
-        if len(given) >= (params[v.doses] if v.doses else 1):
+        if v.final_at_age:
+            if _dose_at_age(f, given, params[v.final_at_age]):
+                return
+        elif len(given) >= (params[v.doses] if v.doses else 1):
             return
         # The texts state every dose ever recorded (the last may be out of date).
         b0.vaccine, b0.doses = v.vaccine, f.doses(v.cvx, None)
@@ -328,10 +336,46 @@ def _match(
                 # Dose not stated and the strength alone does not exceed the ceiling: fire at
                 # lower certainty, as a routine request to verify the daily dose.
                 b.uncertain = True
+        if t.weight_dose is not None:
+            if a is None:
+                continue
+            dosed = per_kg(f, a, b.names["a"], params[t.weight_dose.weight_days])
+            over = _over(t.weight_dose, dosed, params)
+            if over is False or (over is None and not t.weight_dose.verify):
+                continue
+            b.per_kg = dosed
+            if over is None:
+                b.uncertain = True  # no recent weight or no stated dose: weigh and verify
         for c in conds:
             bc = b.copy()
             bc.cond = c
             yield bc
+
+
+def _dose_at_age(f: Facts, given: Sequence[Immunization], years: float) -> bool:
+    """Some dose in ``given`` was given at or after ``years`` of age."""
+    born = f.p.birth_date
+    if born is None:
+        return False
+    return any(i.occurred is not None and (i.occurred - born).days >= years * 365.25 for i in given)
+
+
+def _over(w: WeightCeiling, got: WeightDose, params: dict[str, float]) -> bool | None:
+    """True: a known dose per kg is above a ceiling; False: every ceiling is known to hold;
+    None: a ceiling could not be checked (no recent weight, or a dose not stated)."""
+    factor = params[w.rounding] if w.rounding else 1.0
+    per_dose = params[w.per_dose] * factor if w.per_dose else None
+    per_day = params[w.per_day] * factor if w.per_day else None
+    dose, day = got.per_kg_dose, got.per_kg_day
+    if (per_dose is not None and dose is not None and dose > per_dose) or (
+        per_day is not None and day is not None and day > per_day
+    ):
+        return True
+    if got.kg is None:
+        return None
+    if (per_dose is not None and dose is None) or (per_day is not None and not got.complete):
+        return None
+    return False
 
 
 # Strictest first: one band, one activity per ingredient.
@@ -573,6 +617,8 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             return _doses_phrase(f, b) if attr == "record" else b.vaccine
         if head == "vaccines":  # this firing's vaccine; ``apply_criteria`` lists them all
             return b.vaccine
+        if head == "perkg" and b.per_kg is not None:
+            return _per_kg_phrase(b.per_kg, attr)
         if head == "event" and b.event is not None:
             ev = b.event
             if attr == "when":
@@ -622,6 +668,28 @@ def _pk_text(pk: PkEffect, attr: str | None, f: Facts, b: Binding, params: dict[
     return render(pk.effect, f, b, params)
 
 
+def _per_kg_phrase(w: WeightDose, attr: str | None) -> str:
+    """``{perkg.weight}``, ``{perkg.dose}`` (mg/kg a dose), ``{perkg.day}`` (mg/kg a day),
+    ``{perkg.day_mg}`` (mg a day over every product) and ``{perkg.products}``."""
+    if attr == "weight":
+        if w.weight is None or w.kg is None:
+            return "no recent body weight"
+        return f"{fmt(w.kg)} kg on {w.weight.effective}"
+    if attr == "dose":
+        dose = w.per_kg_dose
+        return "a dose per kg not known" if dose is None else f"{fmt(dose)} mg/kg a dose"
+    if attr == "day":
+        day = w.per_kg_day
+        if day is None:
+            return "a daily total per kg not known"
+        return f"{fmt(day)} mg/kg a day" + ("" if w.complete else " from the doses stated")
+    if attr == "day_mg":
+        return "not known" if w.day_mg is None else f"{fmt(w.day_mg)} mg a day"
+    if attr == "products":
+        return ", ".join(m.text for m in w.products)
+    return "?"
+
+
 def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
     """Derived numbers a binding may state (counts and months), beyond ``Facts.numbers``."""
     out = {str(b.count_value)}
@@ -648,6 +716,11 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
     out |= {str(f.stroke.score), *(str(p) for _, p, _ in f.stroke.parts)}
     if f.smoking is not None and f.smoking.day is not None:
         out.add(_ago_number(max(0, (f.p.as_of - f.smoking.day).days)))
+    if b.per_kg is not None:  # the doses per kg computed from the record's dose and weight
+        w = b.per_kg
+        out |= {fmt(v) for v in (w.kg, w.dose_mg, w.day_mg, w.per_kg_dose, w.per_kg_day) if v}
+        if w.weight is not None and w.weight.effective is not None:  # the weight's date
+            out.add(str(w.weight.effective.year))
     if b.limit is not None:  # the band's own thresholds, as its source states them
         lim = b.limit
         out |= {fmt(v) for v in (lim.below, lim.at_least, lim.max_daily_mg) if v is not None}
@@ -655,7 +728,19 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
     return frozenset(out)
 
 
-_CITABLE = ("a", "b", "c", "cond", "count", "monitor", "event", "vaccine", "stroke", "smoking")
+_CITABLE = (
+    "a",
+    "b",
+    "c",
+    "cond",
+    "count",
+    "monitor",
+    "event",
+    "vaccine",
+    "stroke",
+    "smoking",
+    "weight",
+)
 
 
 def _cited(names: Sequence[str], b: Binding, f: Facts) -> tuple[str, ...]:
@@ -683,6 +768,8 @@ def _cited(names: Sequence[str], b: Binding, f: Facts) -> tuple[str, ...]:
             out += f.stroke.refs
         elif n == "smoking" and f.smoking is not None:
             out += f.smoking.refs
+        elif n == "weight" and b.per_kg is not None and b.per_kg.weight is not None:
+            out.append(b.per_kg.weight.ref)
         elif n.startswith("lab:") and n[4:] in b.labs:
             out.append(b.labs[n[4:]].ref)
     return refs(out)

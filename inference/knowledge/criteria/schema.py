@@ -33,6 +33,7 @@ __all__ = [
     "StrokeRisk",
     "Trigger",
     "VaccineDue",
+    "WeightCeiling",
 ]
 
 Kind = Literal[
@@ -135,6 +136,13 @@ class VaccineDue(_Strict):
     within_days: str | None = None
     doses: str | None = None
     available_from: date | None = None
+    # The series is complete only once a dose was given at or after this age (a param name,
+    # years), whatever the count: the final childhood dose (DTaP, IPV) is given from age four,
+    # and one given then ends the series however many came before.
+    final_at_age: str | None = None
+    # Only for a record that holds some Immunization: one with none says nothing about which
+    # doses were given (the childhood schedule is then checked elsewhere, not offered in full).
+    only_with_history: bool = False
 
     @field_validator("cvx")
     @classmethod
@@ -148,6 +156,31 @@ class VaccineDue(_Strict):
     @classmethod
     def _numbers(cls, v: str) -> str:
         return _no_literal_numbers(v)
+
+
+class WeightCeiling(_Strict):
+    """A weight-based dose ceiling for the bound ingredient of ``a`` (param names, mg per kg).
+
+    ``per_dose``: one administration of ``a``; ``per_day``: the ingredient's total a day over
+    every active product that holds it (a combination product counts). ``rounding`` (a param,
+    a factor such as 1.1) widens both ceilings: a liquid dose is rounded to a volume that can
+    be measured, so a dose a few per cent above the mg/kg figure is the prescribed dose. With
+    no body weight within ``weight_days`` (a param), or a dose not stated, the criterion fires
+    at lower certainty as a request to weigh the child and verify the dose."""
+
+    per_dose: str | None = None
+    per_day: str | None = None
+    rounding: str | None = None
+    weight_days: str
+    # False: fire only on a known excess (a toxicity check), leaving the request to weigh and
+    # verify to the criterion that holds the ceiling.
+    verify: bool = True
+
+    @model_validator(mode="after")
+    def _some_ceiling(self) -> WeightCeiling:
+        if self.per_dose is None and self.per_day is None:
+            raise ValueError("a weight-based ceiling needs per_dose, per_day or both")
+        return self
 
 
 class StrokeRisk(_Strict):
@@ -241,6 +274,7 @@ class Trigger(_Strict):
     recent_event: RecentEvent | None = None
     started_within: str | None = None  # drug ``a`` first ordered within this many days
     recent_orders: RecentOrders | None = None
+    weight_dose: WeightCeiling | None = None
     # At least one alternative must also hold; the first that does extends the binding
     # (e.g. "diabetes OR on metformin").
     any_of: tuple[Trigger, ...] = ()
@@ -373,7 +407,10 @@ def _trigger_params(t: Trigger) -> list[str]:
         if x
     ]
     if t.vaccine is not None:
-        used += [x for x in (t.vaccine.within_days, t.vaccine.doses) if x]
+        used += [x for x in (t.vaccine.within_days, t.vaccine.doses, t.vaccine.final_at_age) if x]
+    if t.weight_dose is not None:
+        w = t.weight_dose
+        used += [x for x in (w.per_dose, w.per_day, w.rounding, w.weight_days) if x]
     if t.stroke_risk is not None:
         used += [t.stroke_risk.min_male, t.stroke_risk.min_female]
     if t.recent_event is not None:
