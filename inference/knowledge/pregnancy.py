@@ -137,7 +137,7 @@ class Pregnancy:
 
     @property
     def phrase(self) -> str:
-        """"pregnant, 16 weeks (second trimester)" or "pregnant (gestational age not
+        """ "pregnant, 16 weeks (second trimester)" or "pregnant (gestational age not
         recorded)"."""
         if self.weeks is None or self.trimester is None:
             return "pregnant (gestational age not recorded)"
@@ -184,9 +184,14 @@ def _is(pr: Problem, c: _Codes) -> bool:
 
 
 def _current(pr: Problem) -> bool:
-    return pr.active and pr.abatement is None and pr.verification not in (
-        "refuted",
-        "entered-in-error",
+    return (
+        pr.active
+        and pr.abatement is None
+        and pr.verification
+        not in (
+            "refuted",
+            "entered-in-error",
+        )
     )
 
 
@@ -232,7 +237,13 @@ def _signs(p: PatientProfile) -> Iterator[_Sign]:
             yield _Sign(e.start, e.ref, "an antenatal visit")
     for o in p.observations:
         if _hcg_positive(o):
-            yield _Sign(o.effective, o.ref, "a positive pregnancy test" if o.loinc not in d.status_loinc[:1] else "a pregnancy status of pregnant")
+            yield _Sign(
+                o.effective,
+                o.ref,
+                "a positive pregnancy test"
+                if o.loinc not in d.status_loinc[:1]
+                else "a pregnancy status of pregnant",
+            )
         elif o.loinc in d.gestational_age_loinc and (w := _ga_weeks(o)) is not None:
             yield _Sign(o.effective, o.ref, "a recorded gestational age", w)
         elif o.loinc in d.lmp_loinc and (lmp := _on(o.value_text)) is not None:

@@ -23,7 +23,6 @@ from .criteria import load
 from .criteria.interpret import _ago, apply_criteria
 from .drugs import CLASS_LABELS
 from .facts import BloodPressure, MedFact, fmt, setting_of, without_tag
-from .pregnancy import PREGNANCY
 from .model import (
     Analysis,
     Cited,
@@ -35,6 +34,7 @@ from .model import (
     refs,
     rid,
 )
+from .pregnancy import PREGNANCY
 from .registry import Case, age_phrase, names, point, prob_ids, rule, run_rules
 from .roles import POOL, ROLE_BY_NAME
 
