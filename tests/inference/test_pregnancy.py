@@ -17,7 +17,6 @@ from inference.knowledge.registry import RULES
 from inference.knowledge.rules import CRITERIA
 from service.core.profile import (
     ICD10,
-    LOINC,
     RXNORM,
     SNOMED,
     Code,
@@ -164,6 +163,10 @@ def test_an_antenatal_visit_marks_a_pregnancy() -> None:
         (
             "a positive test too old for a pregnancy still to be running",
             _profile(obs=(_test("t", POSITIVE, _days(PREGNANCY.pregnancy.undated_days + 1)),)),
+        ),
+        (
+            "a pregnancy Condition left active for years",
+            _profile(problems=(_cond("c1", PREGNANT, _days(3 * 365)),)),
         ),
         ("a man", _profile(sex="male", problems=(_cond("c1", PREGNANT, _days(30)),))),
     ],
