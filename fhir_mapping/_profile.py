@@ -601,6 +601,8 @@ def _value(r: Any) -> tuple[float | None, str, str]:
         return float(r.valueInteger), "", ""
     if r.valueString:
         return None, "", str(r.valueString)
+    if getattr(r, "valueDateTime", None) is not None:  # a last menstrual period, a due date
+        return None, "", str(r.valueDateTime)
     if r.valueBoolean is not None:
         return None, "", "true" if r.valueBoolean else "false"
     return None, "", ""

@@ -76,6 +76,9 @@ class MarkerDef(_Strict):
     observations: tuple[_Loinc, ...] = ()
     present_loinc: tuple[_Loinc, ...] = ()
     medicines: tuple[_Text, ...] = ()
+    # The marker holds when this typed fact does (``Facts.pregnancy``, ``Facts.lactation``):
+    # the same reading of the record as the criteria's, an ended pregnancy included.
+    fact: Literal["pregnancy", "lactation"] | None = None
 
 
 class PositiveValues(_Strict):
@@ -218,6 +221,9 @@ def _marker_refs(m: MarkerDef, f: Facts) -> Iterator[str]:
     p = f.p
     if m.age_below is not None and f.age is not None and f.age < m.age_below:
         yield p.ref
+    held = {"pregnancy": f.pregnancy, "lactation": f.lactation}.get(m.fact or "")
+    if held is not None:
+        yield from held.refs
     for pr in p.problems:
         if pr.active and pr.abatement is None:
             words = " ".join((pr.text, *(c.display for c in pr.codes)))

@@ -31,6 +31,7 @@ from service.core.profile import (
 
 from .conditions import GROUPS_BY_KEY, classify
 from .drugs import drug, identify, matches, strength_mg
+from .pregnancy import Lactation, Pregnancy, lactation_of, pregnancy_of
 
 __all__ = [
     "BloodPressure",
@@ -350,6 +351,9 @@ class Facts:
         self.bp = self._bp()
         self.stroke = self._stroke_score()
         self.smoking = self._smoking()
+        # Pregnancy and breastfeeding now (``pregnancy``: the codes and windows are data).
+        self.pregnancy: Pregnancy | None = pregnancy_of(profile)
+        self.lactation: Lactation | None = lactation_of(profile)
 
     # -- immunizations -----------------------------------------------------------------------
     def doses(self, cvx: tuple[str, ...], within_days: float | None) -> tuple[Immunization, ...]:
@@ -792,6 +796,8 @@ class Facts:
         if self.bp is not None:
             vals += [float(self.bp.readings), float(self.bp.raised)]
         vals += [float(len(self.meds))]
+        if self.pregnancy is not None and self.pregnancy.weeks is not None:
+            vals.append(float(self.pregnancy.weeks))
         vals += [float(self.stroke.score), *(float(p) for _, p, _ in self.stroke.parts)]
         # Names quoted from the record carry their own numbers ("Digoxin 0.125 MG Oral Tablet").
         quoted = [m.text for m in self.meds] + [p.text for p, _ in self.problems]

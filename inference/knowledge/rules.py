@@ -41,6 +41,7 @@ from .model import (
     refs,
     rid,
 )
+from .pregnancy import PREGNANCY
 from .registry import Case, age_phrase, names, point, prob_ids, rule, run_rules
 from .roles import POOL, ROLE_BY_NAME
 
@@ -48,6 +49,7 @@ __all__ = ["CRITERIA", "Analysis", "MedFact", "Point", "ProblemCase", "Proposal"
 
 # Loaded and validated at import, so a bad criteria file stops start-up (KnowledgeError).
 CRITERIA = load()
+NOT_IN_PREGNANCY = frozenset(x.id for x in PREGNANCY.not_in_pregnancy)
 
 SNOMED_URL = "http://snomed.info/sct"
 MEDICATION_REVIEW = (SNOMED_URL, "182836005", "Review of medication")
@@ -1481,10 +1483,13 @@ def analyse(profile: PatientProfile) -> Analysis:
     base = _record_problems(c)
     c.base = tuple(base)
     o = Output()
-    run_rules(c, o)
+    # Adult items a current pregnancy makes wrong (a cardiovascular risk score, the adult
+    # blood-pressure review) do not run for a pregnant woman (``data/pregnancy.yaml``).
+    skip = NOT_IN_PREGNANCY if c.pregnancy is not None else frozenset()
+    run_rules(c, o, skip)
     # Criteria after the rule functions: where both propose an activity, the rule's wording
     # (often more specific) leads and the points are united in one option.
-    fired = apply_criteria(CRITERIA, c, o)
+    fired = apply_criteria([x for x in CRITERIA if x.id not in skip], c, o)
     level, score, breakdown, dims = _complexity(c, base, o)
     problems = (*base, *sorted(o.problems, key=lambda p: p.id))
     proposals = _proposals(o, problems)

@@ -285,6 +285,19 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
             b.condition(ev.groups[0])
         else:
             b.encounter(ev.groups[0], (ev.encounter_classes or ("EMER",))[0], when)
+    if t.pregnant or t.lactating:  # a woman of 30, pregnant (a Condition) or breastfeeding
+        b.age, b.sex = 30, "female"
+        code = ("77386006", "Pregnant") if t.pregnant else ("413712001", "Breastfeeding")
+        b.problems.append(
+            Problem(
+                f"Condition/{b._id()}",
+                code[1],
+                (Code(SNOMED, *code),),
+                "active",
+                "confirmed",
+                AS_OF - timedelta(days=b.onset_days),
+            )
+        )
     if t.any_of:
         _satisfy(b, t.any_of[0], params, taken)
     if t.weight_dose is not None:
@@ -320,6 +333,9 @@ def negative(c: Criterion) -> tuple[PatientProfile, str]:
         if ex.monitor is not None:
             b.lab(ex.monitor.quantity, 1.0)
         return b.build(), "exception 0"
+    if c.trigger.pregnant or c.trigger.lactating:
+        b.problems = [p for p in b.problems if p.text not in ("Pregnant", "Breastfeeding")]
+        return b.build(), "not pregnant or breastfeeding"
     t = c.trigger
     if t.vaccine is not None:
         v = t.vaccine

@@ -6,6 +6,7 @@ Profiles are built by hand with the facts each case needs; ``assess`` reads the 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -48,6 +49,10 @@ def _obs(ref: str, loinc: str, value: float | None, days_ago: int, **kw: object)
 
 def _problem(ref: str, text: str, *codes: Code) -> Problem:
     return Problem(f"Condition/{ref}", text, codes, "active", "confirmed", date(2020, 1, 1))
+
+
+def _recent(p: Problem) -> Problem:
+    return replace(p, onset=AS_OF - timedelta(days=30))
 
 
 def _profile(age: int, sex: str = "male", **kw: object) -> PatientProfile:
@@ -106,10 +111,13 @@ def test_child_is_out_of_scope_and_a_missing_weight_disables_dose_checks() -> No
 @pytest.mark.parametrize(
     "evidence",
     [
-        {"problems": (_problem("c9", "Normal pregnancy", Code(SNOMED, "72892002")),)},
+        # A pregnancy Condition counts while a pregnancy could still be running (recent onset).
+        {"problems": (_recent(_problem("c9", "Normal pregnancy", Code(SNOMED, "72892002"))),)},
         {
             "problems": (
-                _problem("c9", "Supervision of normal first pregnancy", Code(ICD10, "Z34.00")),
+                _recent(
+                    _problem("c9", "Supervision of normal first pregnancy", Code(ICD10, "Z34.00"))
+                ),
             )
         },
         {

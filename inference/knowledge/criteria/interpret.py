@@ -62,6 +62,8 @@ class Binding:
     event_days: int = 0  # distinct days of the recent events found (``event.count``)
     pk: PkEffect | None = None  # the mechanism a ``pk_table`` binding rests on
     per_kg: WeightDose | None = None  # the bound ingredient against the child's weight
+    pregnancy: bool = False  # the trigger read the current pregnancy
+    lactation: bool = False  # the trigger read current breastfeeding
 
     def copy(self) -> Binding:
         return Binding(
@@ -84,6 +86,8 @@ class Binding:
             self.event_days,
             self.pk,
             self.per_kg,
+            self.pregnancy,
+            self.lactation,
         )
 
 
@@ -192,6 +196,8 @@ def _match(
         return
     if t.conflict and not f.conflicts:
         return
+    if not _pregnancy_holds(t, f, params):
+        return
     if t.recent_orders is not None and not any(
         f.recent_orders(s, params[t.recent_orders.days]) for s in t.recent_orders.specs
     ):
@@ -203,6 +209,8 @@ def _match(
         if bound is None or not any(bound in f.with_spec(s) for s in t.bound_matches):
             return
     b0 = base.copy() if base is not None else Binding()
+    b0.pregnancy = b0.pregnancy or bool(t.pregnant)
+    b0.lactation = b0.lactation or bool(t.lactating)
     if t.conflict:
         b0.conflict = next(iter(sorted(f.conflicts.values(), key=lambda c: c.quantity)))
     for lab in t.labs:
@@ -376,6 +384,24 @@ def _over(w: WeightCeiling, got: WeightDose, params: dict[str, float]) -> bool |
     if (per_dose is not None and dose is None) or (per_day is not None and not got.complete):
         return None
     return False
+
+
+def _pregnancy_holds(t: Trigger, f: Facts, params: dict[str, float]) -> bool:
+    """The pregnancy and breastfeeding parts of ``t`` (gestational bounds pass when the
+    gestational age is not recorded)."""
+    if t.lactating is not None and (f.lactation is not None) != t.lactating:
+        return False
+    if t.pregnant is None:
+        return True
+    preg = f.pregnancy
+    if (preg is not None) != t.pregnant:
+        return False
+    weeks = preg.weeks if preg is not None else None
+    if weeks is not None and t.gestation_weeks_min and weeks < params[t.gestation_weeks_min]:
+        return False
+    return not (
+        weeks is not None and t.gestation_weeks_max and weeks > params[t.gestation_weeks_max]
+    )
 
 
 # Strictest first: one band, one activity per ingredient.
@@ -638,6 +664,14 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
                     return "on an unknown date"
                 return _ago(max(0, (f.p.as_of - sm.day).days))
             return sm.text or sm.status
+        if head == "pregnancy" and f.pregnancy is not None:
+            if attr == "basis":
+                return f.pregnancy.basis
+            if attr == "weeks":
+                return str(f.pregnancy.weeks) if f.pregnancy.weeks is not None else "unknown"
+            return f.pregnancy.phrase
+        if head == "lactation" and f.lactation is not None:
+            return f.lactation.basis
         if head == "bp" and f.bp is not None:
             bp = f.bp
             if attr == "latest":
@@ -740,6 +774,8 @@ _CITABLE = (
     "stroke",
     "smoking",
     "weight",
+    "pregnancy",
+    "lactation",
 )
 
 
@@ -770,6 +806,10 @@ def _cited(names: Sequence[str], b: Binding, f: Facts) -> tuple[str, ...]:
             out += f.smoking.refs
         elif n == "weight" and b.per_kg is not None and b.per_kg.weight is not None:
             out.append(b.per_kg.weight.ref)
+        elif n == "pregnancy" and b.pregnancy and f.pregnancy is not None:
+            out += f.pregnancy.refs
+        elif n == "lactation" and b.lactation and f.lactation is not None:
+            out += f.lactation.refs
         elif n.startswith("lab:") and n[4:] in b.labs:
             out.append(b.labs[n[4:]].ref)
     return refs(out)

@@ -49,6 +49,8 @@ Kind = Literal[
     "lab-discordance",
     "burden",
     "care-planning",
+    "drug-pregnancy",
+    "drug-lactation",
 ]
 KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
 # The plan categories (``service.core.evaluation.CATEGORY_ORDER``).
@@ -275,6 +277,12 @@ class Trigger(_Strict):
     started_within: str | None = None  # drug ``a`` first ordered within this many days
     recent_orders: RecentOrders | None = None
     weight_dose: WeightCeiling | None = None
+    # Pregnant now (True) or not (False), from ``Facts.pregnancy``; binds ``pregnancy``. The
+    # gestational-age bounds (param names, whole weeks) hold when the age is not recorded.
+    pregnant: bool | None = None
+    gestation_weeks_min: str | None = None
+    gestation_weeks_max: str | None = None
+    lactating: bool | None = None  # breastfeeding now, from ``Facts.lactation``
     # At least one alternative must also hold; the first that does extends the binding
     # (e.g. "diabetes OR on metformin").
     any_of: tuple[Trigger, ...] = ()
@@ -403,6 +411,8 @@ def _trigger_params(t: Trigger) -> list[str]:
             t.min_days_on,
             t.daily_mg_above,
             t.started_within,
+            t.gestation_weeks_min,
+            t.gestation_weeks_max,
         )
         if x
     ]

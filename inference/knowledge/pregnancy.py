@@ -1,0 +1,331 @@
+"""Pregnancy and breastfeeding as typed facts, read from the record.
+
+The codes, windows and sources are data (``data/pregnancy.yaml``, validated against
+``PregnancyFile`` when this module is imported). ``pregnancy_of`` says whether a woman is pregnant
+on the record date, from Conditions, pregnancy tests and status Observations, gestational age,
+last menstrual period and due date Observations, and antenatal Encounters; with the gestational
+age and trimester when the record tells them. A pregnancy whose signs are followed by a delivery,
+a miscarriage or a negative test, or that would now be past 42 weeks, is not current.
+``lactation_of`` does the same for breastfeeding. Pure: no I/O after import, no clock.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from service.core.profile import ICD10, SNOMED, Code, Observation, PatientProfile, Problem
+
+from . import conditions
+from ._datafile import DATA_DIR, load_yaml
+
+__all__ = [
+    "PREGNANCY",
+    "PREGNANCY_FILE",
+    "Lactation",
+    "Pregnancy",
+    "PregnancyFile",
+    "lactation_of",
+    "load_pregnancy",
+    "pregnancy_of",
+]
+
+PREGNANCY_FILE = DATA_DIR / "pregnancy.yaml"
+
+_Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
+_Text = Annotated[str, Field(min_length=1)]
+_Loinc = Annotated[str, Field(pattern=r"^[0-9]{1,7}-[0-9]$")]
+_Icd10 = Annotated[str, Field(pattern=r"^[A-Z][0-9A-Z.]{0,7}$")]
+_Days = Annotated[int, Field(gt=0, le=3650)]
+_Sctid = Annotated[str, Field(pattern=r"^[1-9][0-9]{5,17}$")]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Codes(_Strict):
+    snomed: tuple[_Sctid, ...] = ()
+    icd10: tuple[_Icd10, ...] = ()
+    text: tuple[_Text, ...] = ()
+
+
+class Trimesters(_Strict):
+    second: int = Field(gt=0, lt=45)
+    third: int = Field(gt=0, lt=45)
+
+
+class PregnancyDef(_Codes):
+    encounter_snomed: tuple[_Sctid, ...] = ()
+    encounter_text: tuple[_Text, ...] = ()
+    status_loinc: tuple[_Loinc, ...]
+    positive_snomed: tuple[_Sctid, ...]
+    negative_snomed: tuple[_Sctid, ...]
+    positive_text: tuple[_Text, ...]
+    negative_text: tuple[_Text, ...]
+    hcg_loinc: tuple[_Loinc, ...]
+    positive_iu_l: float = Field(gt=0)
+    gestational_age_loinc: tuple[_Loinc, ...]
+    lmp_loinc: tuple[_Loinc, ...]
+    edd_loinc: tuple[_Loinc, ...]
+    term_days: _Days
+    max_weeks: int = Field(gt=0, le=45)
+    undated_days: _Days
+    trimester_from_weeks: Trimesters
+    sources: tuple[_Id, ...] = Field(min_length=1)
+
+
+class LactationDef(_Codes):
+    not_text: tuple[_Text, ...] = ()
+    encounter_text: tuple[_Text, ...] = ()
+    within_days: _Days
+    sources: tuple[_Id, ...] = Field(min_length=1)
+
+
+class NotInPregnancy(_Strict):
+    id: _Id  # a rule function's or a criterion's id
+    why: _Text
+
+
+class PregnancyFile(_Strict):
+    version: _Text
+    sources: dict[_Id, _Text]
+    pregnancy: PregnancyDef
+    ended: _Codes
+    lactation: LactationDef
+    not_in_pregnancy: tuple[NotInPregnancy, ...] = ()
+
+    @model_validator(mode="after")
+    def _check(self) -> PregnancyFile:
+        p, e, lac = self.pregnancy, self.ended, self.lactation
+        for s in (*p.sources, *lac.sources):
+            if s not in self.sources:
+                raise ValueError(f"unknown source {s!r}")
+        for pattern in (*p.text, *p.encounter_text, *p.positive_text, *p.negative_text,
+                        *e.text, *lac.text, *lac.not_text, *lac.encounter_text):  # fmt: skip
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"bad pattern {pattern!r}: {exc}") from exc
+        return self
+
+
+def load_pregnancy(path: Path = PREGNANCY_FILE) -> PregnancyFile:
+    """Validate ``path``; ``KnowledgeFileError`` when it is unusable."""
+    return load_yaml(path, PregnancyFile)
+
+
+PREGNANCY: PregnancyFile = load_pregnancy()
+
+
+@dataclass(frozen=True, slots=True)
+class Pregnancy:
+    """A current pregnancy: ``weeks`` of gestation on the record date (None when the record
+    does not tell), its ``trimester`` (1-3, None with the weeks), what shows it (``basis``, in
+    words) and the facts cited."""
+
+    weeks: int | None
+    trimester: int | None
+    basis: str
+    refs: tuple[str, ...]
+
+    @property
+    def phrase(self) -> str:
+        """ "pregnant, 16 weeks (second trimester)" or "pregnant (gestational age not
+        recorded)"."""
+        if self.weeks is None or self.trimester is None:
+            return "pregnant (gestational age not recorded)"
+        nth = ("first", "second", "third")[self.trimester - 1]
+        return f"pregnant, {self.weeks} weeks ({nth} trimester)"
+
+
+@dataclass(frozen=True, slots=True)
+class Lactation:
+    basis: str
+    refs: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Sign:
+    day: date | None
+    ref: str
+    basis: str
+    weeks: float | None = None  # gestational age on ``day`` when the sign states it
+
+
+def _coded(codes: Iterable[Code], c: _Codes) -> bool:
+    for code in codes:
+        if code.system == SNOMED and code.code in c.snomed:
+            return True
+        if code.system in (ICD10, conditions.ICD10_WHO):
+            flat = code.code.replace(".", "").upper()
+            if any(flat.startswith(p.replace(".", "")) for p in c.icd10):
+                return True
+    return False
+
+
+def _said(text: str, patterns: Iterable[str]) -> bool:
+    low = text.lower()
+    return any(re.search(p, low) for p in patterns)
+
+
+def _words(pr: Problem) -> str:
+    return " ".join((pr.text, *(c.display for c in pr.codes)))
+
+
+def _is(pr: Problem, c: _Codes) -> bool:
+    return _coded(pr.codes, c) or _said(_words(pr), c.text)
+
+
+def _current(pr: Problem) -> bool:
+    return (
+        pr.active
+        and pr.abatement is None
+        and pr.verification
+        not in (
+            "refuted",
+            "entered-in-error",
+        )
+    )
+
+
+def _on(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text.strip()[:10])
+    except ValueError:
+        return None
+
+
+def _hcg_positive(o: Observation) -> bool | None:
+    """True, False or None (says nothing) for a pregnancy test or status Observation."""
+    d = PREGNANCY.pregnancy
+    if o.loinc in d.hcg_loinc and o.value is not None:
+        return o.value >= d.positive_iu_l
+    if o.loinc not in d.status_loinc:
+        return None
+    codes = {c.code for c in o.value_codes if c.system == SNOMED}
+    if codes & set(d.positive_snomed) or _said(o.value_text.strip(), d.positive_text):
+        return True
+    if codes & set(d.negative_snomed) or _said(o.value_text.strip(), d.negative_text):
+        return False
+    return None
+
+
+def _ga_weeks(o: Observation) -> float | None:
+    if o.value is None:
+        return None
+    unit = o.unit.strip().lower()
+    return o.value / 7 if unit in ("d", "day", "days") else o.value
+
+
+def _signs(p: PatientProfile) -> Iterator[_Sign]:
+    d = PREGNANCY.pregnancy
+    for pr in p.problems:
+        if _current(pr) and not _is(pr, PREGNANCY.ended) and _is(pr, d):
+            yield _Sign(pr.onset, pr.ref, f"a current Condition ({pr.text})")
+    for e in p.encounters:
+        words = " ".join((e.kind, e.reason_text, *(c.display for c in (*e.types, *e.reasons))))
+        if _coded((*e.types, *e.reasons), _Codes(snomed=d.encounter_snomed)) or _said(
+            words, d.encounter_text
+        ):
+            yield _Sign(e.start, e.ref, "an antenatal visit")
+    for o in p.observations:
+        if _hcg_positive(o):
+            yield _Sign(
+                o.effective,
+                o.ref,
+                "a positive pregnancy test"
+                if o.loinc not in d.status_loinc[:1]
+                else "a pregnancy status of pregnant",
+            )
+        elif o.loinc in d.gestational_age_loinc and (w := _ga_weeks(o)) is not None:
+            yield _Sign(o.effective, o.ref, "a recorded gestational age", w)
+        elif o.loinc in d.lmp_loinc and (lmp := _on(o.value_text)) is not None:
+            day = o.effective or lmp
+            yield _Sign(day, o.ref, "the last menstrual period", (day - lmp).days / 7)
+        elif o.loinc in d.edd_loinc and (edd := _on(o.value_text)) is not None:
+            day = o.effective or edd
+            weeks = (d.term_days - (edd - day).days) / 7
+            yield _Sign(day, o.ref, "the estimated due date", weeks)
+
+
+def _ends(p: PatientProfile) -> Iterator[date]:
+    """Days on which the record says a pregnancy ended or was ruled out."""
+    for pr in p.problems:
+        if pr.verification in ("refuted", "entered-in-error"):
+            continue
+        if _is(pr, PREGNANCY.ended) and pr.onset is not None:
+            yield pr.onset
+        elif _is(pr, PREGNANCY.pregnancy) and pr.abatement is not None:
+            yield pr.abatement
+    for e in p.encounters:
+        if e.start is not None and _coded((*e.types, *e.reasons), PREGNANCY.ended):
+            yield e.start
+    for o in p.observations:
+        if o.effective is not None and _hcg_positive(o) is False:
+            yield o.effective
+
+
+def _trimester(weeks: int) -> int:
+    t = PREGNANCY.pregnancy.trimester_from_weeks
+    return 3 if weeks >= t.third else 2 if weeks >= t.second else 1
+
+
+def pregnancy_of(p: PatientProfile) -> Pregnancy | None:
+    """The current pregnancy of a woman's record, or None."""
+    if p.sex != "female":
+        return None
+    d = PREGNANCY.pregnancy
+    ended = max(_ends(p), default=None)
+    live: list[_Sign] = []
+    weeks: float | None = None
+    for s in sorted(_signs(p), key=lambda s: (s.day or p.as_of, s.ref), reverse=True):
+        if s.day is not None and (s.day > p.as_of or (ended is not None and s.day <= ended)):
+            continue
+        since = 0 if s.day is None else (p.as_of - s.day).days
+        if s.weeks is not None:
+            now = s.weeks + since / 7
+            if weeks is None:  # the latest dated gestational age governs
+                if now > d.max_weeks:
+                    return None
+                weeks = now
+        elif since > d.undated_days:
+            continue
+        live.append(s)
+    if not live:
+        return None
+    whole = None if weeks is None else int(weeks)
+    return Pregnancy(
+        whole,
+        None if whole is None else _trimester(whole),
+        "; ".join(dict.fromkeys(s.basis for s in live)),
+        tuple(dict.fromkeys(s.ref for s in live)),
+    )
+
+
+def lactation_of(p: PatientProfile) -> Lactation | None:
+    """Current breastfeeding in a woman's record, or None."""
+    if p.sex != "female":
+        return None
+    d = PREGNANCY.lactation
+    found: list[tuple[str, str]] = []
+    for pr in p.problems:
+        recent = pr.onset is None or 0 <= (p.as_of - pr.onset).days <= d.within_days
+        if _current(pr) and recent and not _said(_words(pr), d.not_text) and _is(pr, d):
+            found.append((pr.ref, f"a current Condition ({pr.text})"))
+    for e in p.encounters:
+        if e.start is None or not 0 <= (p.as_of - e.start).days <= d.within_days:
+            continue
+        if _said(" ".join((e.kind, e.reason_text)), d.encounter_text):
+            found.append((e.ref, "a lactation visit"))
+    if not found:
+        return None
+    return Lactation(
+        "; ".join(dict.fromkeys(b for _, b in found)), tuple(dict.fromkeys(r for r, _ in found))
+    )
