@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date
 from itertools import product
 
 from inference.protocol import Severity
@@ -20,10 +21,11 @@ from service.core.profile import Immunization, Observation, Problem, unit_words
 
 from ..drugs import RenalLimit, drug, renal_limit
 from ..facts import Conflict, Event, Facts, MedFact, Unsteady, age_phrase, fmt
+from ..levels import Level, LevelEntry, Reading, level_entry, level_of
 from ..model import Output, Point, Proposal, add_or_merge, refs, rid, slug
 from ..panels import PANELS
 from ..strength import tau
-from .schema import Criterion, PointTemplate, Trigger
+from .schema import Criterion, LevelTest, PointTemplate, Trigger
 
 __all__ = ["Firing", "apply_criteria", "evaluate"]
 
@@ -58,6 +60,7 @@ class Binding:
     event: Event | None = None  # the latest recent high-stakes event
     stroke: bool = False  # the CHA2DS2-VASc threshold was met
     event_days: int = 0  # distinct days of the recent events found (``event.count``)
+    level: Level | None = None  # the drug level a level test read
 
     def copy(self) -> Binding:
         return Binding(
@@ -78,6 +81,7 @@ class Binding:
             self.event,
             self.stroke,
             self.event_days,
+            self.level,
         )
 
 
@@ -192,6 +196,10 @@ def _match(
         return
     if any(next(_match(n, f, params, base), None) is not None for n in t.none_of):
         return
+    # Read from the binding a level test made (a point's ``when``, an exception); a trigger's
+    # own level test applies it to the bindings it makes.
+    if t.level_cause and t.level is None and not (base and base.level and "b" in base.meds):
+        return
     if t.bound_matches:
         bound = base.meds.get("a") if base is not None else None
         if bound is None or not any(bound in f.with_spec(s) for s in t.bound_matches):
@@ -263,6 +271,11 @@ def _match(
         b0 = alt
     if t.renal_table:
         yield from _renal_bindings(f, b0)
+        return
+    if t.level is not None:
+        for b in _level_bindings(f, b0, t.level, params):
+            if not t.level_cause or "b" in b.meds:
+                yield b
         return
     conds: list[_Cond | None] = [None]
     if t.any_conditions:
@@ -357,6 +370,76 @@ def _renal_bindings(f: Facts, base: Binding) -> Iterator[Binding]:
                         b.uncertain = True
                 yield b
                 break
+
+
+def _mover(
+    f: Facts, specs: Sequence[str], m: MedFact, after: date | None, until: date | None
+) -> tuple[MedFact, str] | None:
+    """A co-prescribed medicine of ``specs`` (not ``m`` itself) first ordered after ``after``
+    and on or before ``until`` (each bound only when given)."""
+    for spec in specs:
+        for other in f.with_spec(spec):
+            start = other.first_authored
+            if other.ref == m.ref or set(other.drugs) & set(m.drugs):
+                continue
+            if after is not None and (start is None or start <= after):
+                continue
+            if until is not None and (start is None or start > until):
+                continue
+            return other, _pick(other, spec)
+    return None
+
+
+_Mover = tuple[MedFact, str] | None
+
+
+def _level_state(
+    f: Facts, m: MedFact, lv: Level, test: LevelTest, params: dict[str, float]
+) -> tuple[bool, _Mover]:
+    """Whether ``test`` holds for this medicine's level, and the medicine that explains it."""
+    e, last, prev, rng = lv.entry, lv.latest, lv.previous, lv.range
+    if test.state in ("above", "below"):
+        if last is None or rng is None:
+            return False, None
+        out = last.value > rng.high if test.state == "above" else last.value < rng.low
+        specs = e.raised_by if test.state == "above" else e.lowered_by
+        return out, _mover(f, specs, m, None, last.obs.effective) if out else None
+    if test.state in ("risen", "fallen"):
+        if last is None or prev is None or rng is not None:
+            return False, None
+        rose = test.state == "risen"
+        if (last.value > prev.value) != rose or last.value == prev.value:
+            return False, None
+        specs = e.raised_by if rose else e.lowered_by
+        cause = _mover(f, specs, m, prev.obs.effective, last.obs.effective)
+        return cause is not None, cause
+    if test.state == "never":
+        return last is None and not e.due_elsewhere, None
+    since = last.obs.effective if last is not None else None
+    cause = _mover(f, (*e.raised_by, *e.lowered_by), m, since, None)
+    start = cause[0].first_authored if cause is not None else None
+    window = params[test.days] if test.days else 0.0
+    return start is not None and (f.p.as_of - start).days <= window, cause
+
+
+def _level_bindings(
+    f: Facts, base: Binding, test: LevelTest, params: dict[str, float]
+) -> Iterator[Binding]:
+    for m in f.meds:
+        for name in m.drugs:
+            entry: LevelEntry | None = level_entry(name)
+            if entry is None:
+                continue
+            groups = frozenset(g for r in entry.ranges for g in r.conditions if f.active(g))
+            lv = level_of(entry, f.p, groups)
+            holds, cause = _level_state(f, m, lv, test, params)
+            if not holds:
+                continue
+            b = base.copy()
+            b.meds["a"], b.names["a"], b.level = m, name, lv
+            if cause is not None:
+                b.meds["b"], b.names["b"] = cause
+            yield b
 
 
 def _pick(m: MedFact, spec: str) -> str:
@@ -460,6 +543,32 @@ def _unsteady_phrase(unsteady: Sequence[Unsteady], reported: Observation | None)
     return "; ".join(out)
 
 
+def _reading_phrase(r: Reading | None) -> str:
+    if r is None:
+        return "no level in the record"
+    o = r.obs
+    when = f" on {o.effective}" if o.effective else ""
+    return f"{fmt(o.value)} {unit_words(o.unit)}".strip() + when
+
+
+def _level_phrase(lv: Level, attr: str | None) -> str:
+    """A level placeholder: ``{level}`` the latest, ``{level.previous}``, ``{level.range}``
+    (or why no range applies), ``{level.target}``, ``{level.drug}``."""
+    rng = lv.range
+    if attr == "previous":
+        return _reading_phrase(lv.previous) if lv.previous else "no earlier level"
+    if attr == "range":
+        if rng is None:
+            return f"no fixed range ({lv.entry.target}): check against the patient's own target"
+        unit = unit_words(lv.entry.unit)
+        return f"{fmt(rng.low)}-{fmt(rng.high)} {unit} for {rng.population}"
+    if attr == "target":
+        return lv.entry.target or "the range the prescriber set"
+    if attr == "drug":
+        return lv.entry.drug
+    return _reading_phrase(lv.latest)
+
+
 def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
     def one(m: re.Match[str]) -> str:
         head, attr = m.group(1), m.group(2)
@@ -530,6 +639,8 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             if attr == "measure":
                 return "eGFR" if lim.measure == "egfr" else "creatinine clearance"
             return lim.advice
+        if head == "level" and b.level is not None:
+            return _level_phrase(b.level, attr)
         if head == "conflict" and b.conflict is not None:
             if attr == "quantity":
                 return _QUANTITY_LABEL.get(b.conflict.quantity, b.conflict.quantity)
@@ -603,6 +714,15 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
     out |= {str(f.stroke.score), *(str(p) for _, p, _ in f.stroke.parts)}
     if f.smoking is not None and f.smoking.day is not None:
         out.add(_ago_number(max(0, (f.p.as_of - f.smoking.day).days)))
+    if b.level is not None:  # the range as its source states it, and the record's dates
+        lv = b.level
+        if lv.range is not None:
+            out |= {fmt(lv.range.low), fmt(lv.range.high)}
+            out |= set(re.findall(r"\d+(?:\.\d+)?", lv.range.population))
+        out |= set(re.findall(r"\d+(?:\.\d+)?", lv.entry.target))
+        for r in (lv.latest, lv.previous):
+            if r is not None and r.obs.effective is not None:
+                out |= set(re.findall(r"\d+", str(r.obs.effective)))
     if b.limit is not None:  # the band's own thresholds, as its source states them
         lim = b.limit
         out |= {fmt(v) for v in (lim.below, lim.at_least, lim.max_daily_mg) if v is not None}
@@ -610,7 +730,19 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
     return frozenset(out)
 
 
-_CITABLE = ("a", "b", "c", "cond", "count", "monitor", "event", "vaccine", "stroke", "smoking")
+_CITABLE = (
+    "a",
+    "b",
+    "c",
+    "cond",
+    "count",
+    "monitor",
+    "event",
+    "vaccine",
+    "stroke",
+    "smoking",
+    "level",
+)
 
 
 def _cited(names: Sequence[str], b: Binding, f: Facts) -> tuple[str, ...]:
@@ -638,6 +770,8 @@ def _cited(names: Sequence[str], b: Binding, f: Facts) -> tuple[str, ...]:
             out += f.stroke.refs
         elif n == "smoking" and f.smoking is not None:
             out += f.smoking.refs
+        elif n == "level" and b.level is not None:
+            out += [r.obs.ref for r in (b.level.latest, b.level.previous) if r is not None]
         elif n.startswith("lab:") and n[4:] in b.labs:
             out.append(b.labs[n[4:]].ref)
     return refs(out)

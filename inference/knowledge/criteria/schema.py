@@ -25,6 +25,7 @@ __all__ = [
     "Criterion",
     "LabGroup",
     "LabTest",
+    "LevelTest",
     "Monitor",
     "OptionTemplate",
     "PointTemplate",
@@ -178,6 +179,29 @@ class RecentEvent(_Strict):
     min_events: str | None = None
 
 
+class LevelTest(_Strict):
+    """A drug level read against the levels table (``data/drug_levels.yaml``); binds the
+    measured medicine to ``a``, the level to ``level`` and, where the record shows one, the
+    co-prescribed medicine that moves it to ``b``.
+
+    ``above`` / ``below``: the latest level lies outside the range that applies to this patient
+    (``b``: a co-prescribed drug the table names as raising / lowering it). ``risen`` /
+    ``fallen``: no range applies (the target is the patient's own) and the latest level moved
+    that way since the one before, after a drug that moves it that way was started between
+    the two (bound to ``b``). ``never``: no level in the record, for drugs whose overdue level
+    no other criterion asks for. ``unchecked``: a drug that moves the level (bound to ``b``)
+    was started within ``days`` (a param name) and after the latest level."""
+
+    state: Literal["above", "below", "risen", "fallen", "never", "unchecked"]
+    days: str | None = None
+
+    @model_validator(mode="after")
+    def _window(self) -> LevelTest:
+        if self.state == "unchecked" and self.days is None:
+            raise ValueError("an 'unchecked' level test needs 'days' (how recent the new drug)")
+        return self
+
+
 def _drug_specs(v: tuple[str, ...]) -> tuple[str, ...]:
     for s in v:
         if not SPEC.match(s):
@@ -237,6 +261,10 @@ class Trigger(_Strict):
     recent_event: RecentEvent | None = None
     started_within: str | None = None  # drug ``a`` first ordered within this many days
     recent_orders: RecentOrders | None = None
+    level: LevelTest | None = None
+    # The level test bound a co-prescribed medicine that moves the level (``b``): in a point's
+    # ``when``, the point that names the likely cause.
+    level_cause: bool = False
     # At least one alternative must also hold; the first that does extends the binding
     # (e.g. "diabetes OR on metformin").
     any_of: tuple[Trigger, ...] = ()
@@ -378,6 +406,8 @@ def _trigger_params(t: Trigger) -> list[str]:
             used.append(t.recent_event.min_events)
     if t.recent_orders is not None:
         used.append(t.recent_orders.days)
+    if t.level is not None and t.level.days:
+        used.append(t.level.days)
     used += [lab.param for lab in t.labs]
     if t.monitor is not None:
         used.append(t.monitor.days)
