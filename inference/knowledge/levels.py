@@ -73,6 +73,9 @@ class LevelEntry(_Strict):
     kidney_cleared: bool = False
     # The criterion that already asks for this level when it is overdue or missing.
     due_elsewhere: str = ""
+    # False: a level is taken for a reason (response, toxicity, a new interacting drug), not as
+    # a routine, so a record without one is not asked for one.
+    routine: bool = True
     source: str
 
     @model_validator(mode="after")

@@ -285,3 +285,12 @@ def test_the_whole_plan_keeps_the_level_action_first() -> None:
     held = [p for p in digoxin if p.title.startswith("Hold or reduce digoxin")]
     assert len(held) == 1 and held[0].priority == "safety"
     assert not [p for p in digoxin if p.title.startswith("Reduce digoxin and check")]
+
+
+def test_clozapine_is_not_asked_for_a_routine_level_but_is_after_ciprofloxacin() -> None:
+    b = Builder(age=40)
+    b.med("clozapine", AS_OF - 3000 * DAY)
+    assert not {k for k in _fired(b) if k.startswith("level-")}
+    b.med("ciprofloxacin", AS_OF - 5 * DAY)
+    (title,) = _fired(b)["level-unchecked-after-interacting-start"]
+    assert "clozapine" in title and "ciprofloxacin" in title

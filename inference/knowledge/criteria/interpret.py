@@ -414,7 +414,7 @@ def _level_state(
         cause = _mover(f, specs, m, prev.obs.effective, last.obs.effective)
         return cause is not None, cause
     if test.state == "never":
-        return last is None and not e.due_elsewhere, None
+        return last is None and e.routine and not e.due_elsewhere, None
     since = last.obs.effective if last is not None else None
     cause = _mover(f, (*e.raised_by, *e.lowered_by), m, since, None)
     start = cause[0].first_authored if cause is not None else None
