@@ -54,9 +54,12 @@ FROM ${BASE_IMAGE} AS runtime
 LABEL org.opencontainers.image.title="canoe-careplan" \
       org.opencontainers.image.description="Contestable multi-agent care-plan service (FHIR R4 in, CarePlan + Provenance out)" \
       org.opencontainers.image.licenses="Apache-2.0"
+# A container listens on every interface; `canoe serve` then refuses to start while gRPC callers
+# are not authenticated (CANOE_AUTH_MODE none) unless CANOE_ALLOW_UNAUTHENTICATED=1 says so.
 ENV PATH=/opt/canoe/bin:${PATH} \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
+    CANOE_GRPC_HOST=0.0.0.0 \
     CANOE_GRPC_PORT=50051 \
     CANOE_HTTP_PORT=8080 \
     CANOE_METRICS_PORT=9464 \

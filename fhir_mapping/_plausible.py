@@ -1,15 +1,25 @@
-"""Physiological plausibility of numeric observations, per LOINC code.
+"""Plausibility of what a record states: numeric observations per LOINC code, and dates.
 
 A value outside its range is not a fact about the patient but a recording error (a negative eGFR,
 an MMSE of -250): ingest refuses it as a fact and lists it as unusable, so no recommendation can
 rest on it. Ranges are deliberately wide (the limits of survivable physiology or of the scale),
 so a true extreme value is never discarded. Where a quantity is reported in two unit families
 (creatinine in mg/dL or umol/L) the unit picks the range.
+
+Dates likewise: a clinical date after the request (beyond ``clock_skew``, for an EHR whose clock
+runs ahead of ours), before the patient's birth, or a birth date that is in the future or makes
+the patient older than ``MAX_AGE_YEARS`` cannot be true. ``DateWindow`` says why, and ingest
+lists the date as unusable instead of computing ages, durations or the record date from it.
 """
 
 from __future__ import annotations
 
-__all__ = ["implausible"]
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from service.core.profile import MAX_AGE_YEARS, years_between
+
+__all__ = ["DateWindow", "implausible"]
 
 # LOINC -> (low, high) inclusive, for the default unit family.
 _RANGES: dict[str, tuple[float, float]] = {
@@ -68,3 +78,77 @@ def implausible(loinc: str, value: float, unit: str) -> str | None:
         return None
     shown = f"{value:g} {unit}".rstrip()
     return f"implausible value {shown} (plausible range {low:g} to {high:g})"
+
+
+@dataclass(frozen=True, slots=True)
+class DateWindow:
+    """The days a record's dates may fall on, and why one outside them cannot be a fact.
+    ``received`` is the day the request arrived (None: not known, no bound from the clock),
+    ``latest`` that day plus the clock-skew allowance."""
+
+    received: date | None = None
+    latest: date | None = None
+
+    @classmethod
+    def of(cls, received: datetime | None, clock_skew: timedelta) -> DateWindow:
+        if received is None:
+            return cls()
+        try:
+            latest = (received + clock_skew).date()
+        except OverflowError:
+            latest = date.max
+        return cls(received.date(), latest)
+
+    def after(self, day: date) -> str | None:
+        """Why a clinical date ``day`` is too late to be true (None when it is not)."""
+        if self.latest is not None and day > self.latest:
+            return f"dated {day}, after the request ({self.received}; {self._allowance()})"
+        return None
+
+    def earliest(self, born: date | None) -> date | None:
+        """The first day a clinical date may fall on: the usable birth date, else
+        ``MAX_AGE_YEARS`` before the request (None when neither is known)."""
+        if born is not None:
+            return born
+        return None if self.received is None else _years_before(self.received, MAX_AGE_YEARS)
+
+    @staticmethod
+    def before(day: date, born: date | None) -> str:
+        """Why a clinical date before ``earliest(born)`` cannot be true."""
+        if born is not None:
+            return f"dated {day}, before the patient's birth date ({born})"
+        return f"dated {day}, more than {MAX_AGE_YEARS} years before the request"
+
+    def birth(self, born: date, record_day: date | None) -> str | None:
+        """Why ``born`` cannot be the birth date of a record whose latest usable date is
+        ``record_day``: after the request, after every usable fact, or an age above
+        ``MAX_AGE_YEARS`` on that day."""
+        if self.latest is not None and born > self.latest:
+            return f"birth date {born} is after the request ({self.received}; {self._allowance()})"
+        if record_day is None:
+            return None
+        if born > record_day:
+            return f"birth date {born} is after the record's latest usable date ({record_day})"
+        return _too_old(born, record_day)
+
+    def _allowance(self) -> str:
+        return f"dates up to {self.latest} are accepted for clock differences"
+
+
+def _too_old(born: date, on: date) -> str | None:
+    age = years_between(born, on)
+    if age <= MAX_AGE_YEARS:
+        return None
+    return (
+        f"birth date {born} implies an age of {age} on the record's latest usable date ({on}; "
+        f"plausible maximum {MAX_AGE_YEARS} years)"
+    )
+
+
+def _years_before(day: date, years: int) -> date:
+    if day.year <= years:
+        return date.min
+    try:
+        return day.replace(year=day.year - years)
+    except ValueError:  # 29 February in a year that has none
+        return day.replace(year=day.year - years, day=28)

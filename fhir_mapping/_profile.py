@@ -2,9 +2,15 @@
 
 Reads only what ``parse_bundle`` has validated and linked to the Patient. Unusable codes are
 kept (``recognised=False``) and explained as ``UnusedFact``; nothing is guessed (a coding with no
-system is not assumed to be SNOMED CT). ``as_of`` is the latest date among the patient's facts,
-never the wall clock, so the same bundle always gives the same profile; with no dated fact it
-falls back to ``Bundle.timestamp`` and otherwise refuses the bundle.
+system is not assumed to be SNOMED CT). ``as_of`` is the latest date among the patient's usable
+facts, never the wall clock, so the same bundle and request time always give the same profile;
+with no dated fact it falls back to ``Bundle.timestamp`` and otherwise refuses the bundle. It
+never lies after the request's day.
+
+Dates a record cannot have (``DateWindow``: after the request beyond the clock-skew allowance,
+before the birth date, a birth date in the future or implying an impossible age) are not facts:
+each is listed as an ``UnusedFact``; an Observation whose own date is impossible is not used at
+all (a result at an unknown time cannot be the latest one), and other resources are kept undated.
 """
 
 from __future__ import annotations
@@ -12,12 +18,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Final
 
 from fhir_mapping import r4
-from fhir_mapping._plausible import implausible
+from fhir_mapping._plausible import DateWindow, implausible
 from fhir_mapping._social import social_kind
 from fhir_mapping.codes import (
     ICD10,
@@ -173,8 +179,9 @@ def _quantity_text(q: r4.Quantity | None) -> str:
 class _Builder:
     """Accumulates facts for one bundle; single use."""
 
-    def __init__(self, parsed: ParsedBundle) -> None:
+    def __init__(self, parsed: ParsedBundle, window: DateWindow) -> None:
         self.parsed = parsed
+        self.window = window
         self.patient_ref = parsed.patient.ref
         self.problems: list[Problem] = []
         self.medications: list[Medication] = []
@@ -186,12 +193,56 @@ class _Builder:
         self.unused: list[UnusedFact] = []
         self.readings: list[tuple[date, int, Observation]] = []
         self.dates: list[date] = []
+        self.dated: list[tuple[str, str, date]] = []  # (ref, path, day) of every kept date
 
     # -- helpers ---------------------------------------------------------------------------------
-    def _note(self, *values: object) -> list[date | None]:
-        out = [to_date(v) for v in values]
-        self.dates.extend(d for d in out if d is not None)
-        return out
+    def _date(
+        self, ref: str, path: str, value: object, *, dates_record: bool = True
+    ) -> date | None:
+        """``value`` as a date when the record can have it; otherwise listed as unusable. A kept
+        date counts towards the record date unless ``dates_record`` is False."""
+        day = to_date(value)
+        if day is None:
+            return None
+        why = self.window.after(day)
+        if why is not None:
+            self.unused.append(UnusedFact(ref, path, why))
+            return None
+        self.dated.append((ref, path, day))
+        if dates_record:
+            self.dates.append(day)
+        return day
+
+    def drop_before(self, earliest: date, born: date | None) -> None:
+        """Take every clinical date before ``earliest`` out of the facts (listing each), as
+        ``_date`` does with dates after the request. An Observation's readings go with their
+        date; an older reading of a code never outlives a dropped later one, so the latest per
+        code stays exact."""
+        early = [(ref, path, day) for ref, path, day in self.dated if day < earliest]
+        if not early:
+            return
+        self.unused.extend(UnusedFact(r, path, DateWindow.before(d, born)) for r, path, d in early)
+        self.dates = [d for d in self.dates if d >= earliest]
+
+        def keep(d: date | None) -> date | None:
+            return d if d is None or d >= earliest else None
+
+        self.problems = [
+            replace(p, onset=keep(p.onset), abatement=keep(p.abatement)) for p in self.problems
+        ]
+        self.medications = [replace(m, authored=keep(m.authored)) for m in self.medications]
+        self.encounters = [
+            replace(e, start=keep(e.start), end=keep(e.end)) for e in self.encounters
+        ]
+        self.immunizations = [replace(i, occurred=keep(i.occurred)) for i in self.immunizations]
+        self.readings = [
+            t for t in self.readings if t[2].effective is None or t[2].effective >= earliest
+        ]
+        self.observations = {
+            k: v
+            for k, v in self.observations.items()
+            if v[1].effective is None or v[1].effective >= earliest
+        }
 
     def _is_patients(self, entry: ParsedEntry, element: str) -> bool:
         reference = getattr(entry.resource, element, None)
@@ -220,7 +271,9 @@ class _Builder:
         abate_v = r.abatementDateTime or (
             (r.abatementPeriod.end or r.abatementPeriod.start) if r.abatementPeriod else None
         )
-        onset, abatement, _ = self._note(onset_v, abate_v, r.recordedDate)
+        onset = self._date(e.ref, "Condition.onset[x]", onset_v)
+        abatement = self._date(e.ref, "Condition.abatement[x]", abate_v)
+        self._date(e.ref, "Condition.recordedDate", r.recordedDate)
         kind = social_kind(codes, text)
         if kind is not None:
             current = (clinical in _ACTIVE_CLINICAL or (not clinical and abatement is None)) and (
@@ -276,7 +329,7 @@ class _Builder:
             recognised = False
         else:
             recognised = _recognise(e.ref, path, concept, _MEDICATION_SYSTEMS, self.unused)
-        (authored,) = self._note(r.authoredOn)
+        authored = self._date(e.ref, "MedicationRequest.authoredOn", r.authoredOn)
         dose = frequency = route = ""
         dose_value: float | None = None
         dose_unit = ""
@@ -311,9 +364,14 @@ class _Builder:
             r.effectiveDateTime
             or r.effectiveInstant
             or (r.effectivePeriod.end or r.effectivePeriod.start if r.effectivePeriod else None)
-            or r.issued
         )
-        (effective,) = self._note(eff_v)
+        if eff_v is not None:  # issued is checked, but dates the result only when nothing else
+            self._date(e.ref, "Observation.issued", r.issued, dates_record=False)
+        path = "Observation.effective[x]" if eff_v is not None else "Observation.issued"
+        eff_v = eff_v or r.issued
+        effective = self._date(e.ref, path, eff_v)
+        if effective is None and to_date(eff_v) is not None:
+            return  # an impossible date: a result at an unknown time is not a fact
         loinc, recognised = self._loinc(e.ref, "Observation.code", r.code)
         value, unit, text = _value(r)
         if value is not None or text:
@@ -384,7 +442,9 @@ class _Builder:
         verification = _status(r.verificationStatus)
         if verification == "entered-in-error":
             return
-        self._note(r.recordedDate, r.onsetDateTime, r.lastOccurrence)
+        self._date(e.ref, "AllergyIntolerance.recordedDate", r.recordedDate)
+        self._date(e.ref, "AllergyIntolerance.onset[x]", r.onsetDateTime)
+        self._date(e.ref, "AllergyIntolerance.lastOccurrence", r.lastOccurrence)
         recognised = _recognise(
             e.ref, "AllergyIntolerance.code", r.code, _ALLERGY_SYSTEMS, self.unused
         )
@@ -406,7 +466,8 @@ class _Builder:
             return
         start_v = r.period.start if r.period else None
         end_v = r.period.end if r.period else None
-        start, end = self._note(start_v, end_v)
+        start = self._date(e.ref, "Encounter.period.start", start_v)
+        end = self._date(e.ref, "Encounter.period.end", end_v)
         kind = ""
         for t in r.type or ():
             kind = _cc_text(t)
@@ -447,8 +508,8 @@ class _Builder:
         r: Any = e.resource
         if r.status == "entered-in-error":
             return
-        (occurred,) = self._note(r.occurrenceDateTime)
-        if occurred is None:
+        occurred = self._date(e.ref, "Immunization.occurrence[x]", r.occurrenceDateTime)
+        if occurred is None and to_date(r.occurrenceDateTime) is None:
             why = "date given only as text" if r.occurrenceString else "no date"
             self.unused.append(UnusedFact(e.ref, "Immunization.occurrence[x]", why))
         codes: list[Code] = []
@@ -554,8 +615,15 @@ def _sorted_obs(items: Iterable[tuple[tuple[date, int], Observation]]) -> tuple[
     return tuple(o for _, o in sorted(items, key=lambda t: (t[1].loinc, t[1].ref, t[0])))
 
 
-def build(parsed: ParsedBundle) -> PatientProfile:
-    b = _Builder(parsed)
+def build(
+    parsed: ParsedBundle,
+    received: datetime | None = None,
+    clock_skew: timedelta = timedelta(days=1),
+) -> PatientProfile:
+    """The profile of ``parsed`` for a request received at ``received`` (None: dates are checked
+    against each other only, not against the time of the request)."""
+    window = DateWindow.of(received, clock_skew)
+    b = _Builder(parsed, window)
     for order, e in enumerate(parsed.entries):
         rt = e.resource_type
         if rt == "Condition":
@@ -576,8 +644,16 @@ def build(parsed: ParsedBundle) -> PatientProfile:
         elif rt == "Immunization" and b._is_patients(e, "patient"):
             b.immunization(e)
     sex, birth = _patient(parsed.patient)
+    if birth is not None:
+        why = window.birth(birth, _record_day(parsed, b.dates, window.received))
+        if why is not None:
+            b.unused.insert(0, UnusedFact(parsed.patient.ref, "Patient.birthDate", why))
+            birth = None
+    earliest = window.earliest(birth)
+    if earliest is not None:
+        b.drop_before(earliest, birth)
     problems = _fold_duplicates(b.problems)
-    as_of = _as_of(parsed, b.dates)
+    as_of = _as_of(parsed, b.dates, window.received)
     return PatientProfile(
         ref=parsed.patient.ref,
         sex=sex,
@@ -625,12 +701,19 @@ def _fold_duplicates(problems: Sequence[Problem]) -> tuple[Problem, ...]:
     return tuple(keep)
 
 
-def _as_of(parsed: ParsedBundle, dates: Sequence[date]) -> date:
-    if dates:
-        return max(dates)
+def _record_day(parsed: ParsedBundle, dates: Sequence[date], received: date | None) -> date | None:
+    """The latest usable date, else ``Bundle.timestamp``; never after the request's day."""
     stamp = to_date(parsed.shell.timestamp) if parsed.shell is not None else None
-    if stamp is not None:
-        return stamp
+    latest = max(dates) if dates else stamp
+    if latest is None or received is None:
+        return latest
+    return min(latest, received)
+
+
+def _as_of(parsed: ParsedBundle, dates: Sequence[date], received: date | None) -> date:
+    day = _record_day(parsed, dates, received)
+    if day is not None:
+        return day
     raise BundleError(
         "the record holds no dated fact to fix the profile's reference date",
         issues=(

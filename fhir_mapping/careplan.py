@@ -42,7 +42,7 @@ from fhir_mapping.definitions import (
 from service.core import from_document, to_document
 from service.core.evaluation import Evaluation, OptionResult
 from service.core.model import Argument, Deliberation, Option
-from service.core.summary import summarise, summary_text
+from service.core.summary import coverage_detail, coverage_lines, summarise, summary_text
 from service.errors import BundleError, DocumentError, Issue
 
 __all__ = [
@@ -411,22 +411,32 @@ def _narrative(d: Deliberation, ev: Evaluation) -> str:
         parts.append("<p><b>Considered and not included:</b> " + e("; ".join(left)) + "</p>")
     if d.contestations:
         parts.append("<p><b>Changed by clinicians:</b> " + str(len(d.contestations)) + "</p>")
+    if d.meta.coverage is not None:
+        lines = coverage_lines(d.meta.coverage)
+        parts.append("<p><b>Coverage:</b> " + "<br/>".join(e(x) for x in lines) + "</p>")
     parts.append("</div>")
     return "".join(parts)
 
 
-def _notes(d: Deliberation, ev: Evaluation, author: str, recorded: str) -> list[dict[str, object]]:
+def _notes(d: Deliberation, ev: Evaluation, recorded: str) -> list[dict[str, object]]:
     texts: list[str] = []
     if d.meta.synthesis:
         texts.append(d.meta.synthesis)
     texts += [f"Missing contribution: {m}" for m in d.meta.missing]
     texts += [f"Not considered: {u}" for u in d.meta.unused_facts]
+    if d.meta.coverage is not None:
+        lines = coverage_detail(d.meta.coverage)
+        texts.append(
+            "Coverage (what the plan checked and could not):\n" + "\n".join(f"- {x}" for x in lines)
+        )
     texts += [
         f"Borderline, needs human adjudication: {o.title}"
         for o in d.options
         if ev.option(o.id).borderline and ev.option(o.id).decided_by != "human"
     ]
-    return [{"authorReference": _ref(author), "time": recorded, "text": t} for t in texts]
+    # R4's Annotation.authorReference admits no Device, so the service signs its notes by name;
+    # the CarePlan's author and the Provenance's agent still reference the Device itself.
+    return [{"authorString": SERVICE_DEVICE_NAME, "time": recorded, "text": t} for t in texts]
 
 
 def _careplan(
@@ -484,7 +494,7 @@ def _careplan(
     cp["activity"] = [_activity(options[oid], ev.option(oid), d) for oid in ev.plan]
     if not cp["activity"]:
         del cp["activity"]
-    notes = _notes(d, ev, author, recorded)
+    notes = _notes(d, ev, recorded)
     if notes:
         cp["note"] = notes
     return cp

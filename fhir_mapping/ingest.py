@@ -23,8 +23,17 @@ Decisions:
   than the facts dropped: a bundle that mixes patients' records is not safe to plan from.
   Observation and Encounter may lack a subject in R4; such facts are not attached and are
   reported as ``UnusedFact``.
-* ``as_of`` is the latest date among the patient's facts (never the wall clock), else
-  ``Bundle.timestamp``; with neither, ``build_profile`` refuses the bundle (``required``).
+* ``as_of`` is the latest date among the patient's usable facts (never the wall clock), else
+  ``Bundle.timestamp``, and never after the day the request was ``received``; with neither,
+  ``build_profile`` refuses the bundle (``required``).
+* Dates a record cannot have are not facts, and not errors either (the rest of the record is
+  still worth planning from): a clinical date after ``received`` plus ``clock_skew`` (an EHR
+  clock running ahead), a clinical date before the birth date (or, with no usable birth date,
+  more than ``MAX_AGE_YEARS`` before the request), a birth date after the request or implying
+  an age above ``MAX_AGE_YEARS``. Each is listed as an ``UnusedFact`` with the reason, as
+  implausible values are; an Observation with such a date is left out, other resources are
+  kept without the date. The caller passes ``received`` (the transports: the time the request
+  is handled, from their injectable clock); without it only the dates' order is checked.
 * Repeated records of one active coded problem are folded into one ``Problem`` (``duplicates``).
 * ``max_resources`` counts entries and is checked before any model is validated (``LimitError``).
 * Entries without a resource are skipped when ``request.method`` is GET, HEAD or DELETE
@@ -43,6 +52,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any, Final, TypeVar
 
 import orjson
@@ -57,6 +67,7 @@ from service.jsonio import load_json_object
 
 __all__ = [
     "ACCEPTED_BUNDLE_TYPES",
+    "DEFAULT_CLOCK_SKEW",
     "PATIENT_LINKED",
     "ParsedBundle",
     "ParsedEntry",
@@ -75,6 +86,9 @@ _BUNDLE_TYPES: Final = ACCEPTED_BUNDLE_TYPES | {
     "batch-response",
 }
 _NO_RESOURCE_METHODS: Final = frozenset({"GET", "HEAD", "DELETE"})
+# How far after the request a record's date may lie and still count: an EHR clock ahead of ours,
+# or a date written in a time zone ahead of UTC.
+DEFAULT_CLOCK_SKEW: Final = timedelta(days=1)
 
 # Resource types the profile maps, and the element that names their patient. R4 requires it
 # for all but Observation and Encounter (the models enforce that); for those it is optional.
@@ -436,12 +450,18 @@ def _raw_type(raw_entry: object) -> object:
     return None
 
 
-def build_profile(parsed: ParsedBundle) -> PatientProfile:
-    """Map a validated bundle to the frozen, FHIR-free ``PatientProfile``.
+def build_profile(
+    parsed: ParsedBundle,
+    *,
+    received: datetime | None = None,
+    clock_skew: timedelta = DEFAULT_CLOCK_SKEW,
+) -> PatientProfile:
+    """Map a validated bundle to the frozen, FHIR-free ``PatientProfile`` for a request
+    ``received`` at that time (timezone-aware; see the module's decisions on dates).
 
     Raises ``BundleError`` only when the record holds no date at all to fix ``as_of``."""
     try:
-        return _profile.build(parsed)
+        return _profile.build(parsed, received, clock_skew)
     except CanoeError:
         raise
     except Exception as exc:
@@ -452,6 +472,9 @@ def ingest(
     raw: bytes | bytearray | memoryview | str | Mapping[str, Any],
     *,
     max_resources: int | None = None,
+    received: datetime | None = None,
+    clock_skew: timedelta = DEFAULT_CLOCK_SKEW,
 ) -> PatientProfile:
     """``parse_bundle`` then ``build_profile``."""
-    return build_profile(parse_bundle(raw, max_resources=max_resources))
+    parsed = parse_bundle(raw, max_resources=max_resources)
+    return build_profile(parsed, received=received, clock_skew=clock_skew)

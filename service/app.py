@@ -30,7 +30,14 @@ from service.core import evaluate, from_document, to_document
 from service.core.contest import apply_all
 from service.core.model import Deliberation
 from service.core.profile import PatientProfile
-from service.errors import BackendTimeout, Issue, LimitError, StaleVersionError, TaskError
+from service.errors import (
+    BackendTimeout,
+    InputError,
+    Issue,
+    LimitError,
+    StaleVersionError,
+    TaskError,
+)
 from service.pipeline import Planner, PlanResult, Progress, new_plan_id
 from service.settings import Settings
 from service.store import (
@@ -44,7 +51,7 @@ from service.store import (
 )
 from service.telemetry import Telemetry, TracedExperts
 
-__all__ = ["CarePlanService", "ContestOutcome", "PlanOutcome", "utc_now"]
+__all__ = ["CarePlanService", "ContestOutcome", "PlanOutcome", "request_time", "utc_now"]
 
 ProgressFn = Callable[[Progress], None]
 T = TypeVar("T")
@@ -56,6 +63,16 @@ CPU_WORKERS = 2  # threads for CPU-heavy work; see CarePlanService.__init__
 def utc_now() -> str:
     """The service's clock: UTC, ISO 8601 with milliseconds (a valid FHIR instant)."""
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def request_time(stamp: str) -> datetime:
+    """A clock reading or a stated ``--created`` time as the request time ingest judges the
+    record's dates against (UTC when no offset is written)."""
+    try:
+        at = datetime.fromisoformat(stamp)
+    except ValueError as exc:
+        raise InputError(f"{stamp[:40]!r} is not an ISO 8601 date-time") from exc
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +164,7 @@ class CarePlanService:
         from fhir_mapping.ingest import ingest
 
         started = time.perf_counter()  # timings_ms.total counts from here (slot wait included)
+        created = self.clock()  # the request time: the record's dates are judged against it
 
         if len(bundle) > self.settings.limits.max_message_bytes:
             raise LimitError(
@@ -158,10 +176,15 @@ class CarePlanService:
             _emit(progress, Progress("ingest", "started", 0, 0))
             with self.telemetry.tracer.start_as_current_span("stage.ingest"):
                 profile = await self._cpu(
-                    ingest, bundle, max_resources=self.settings.limits.max_bundle_resources
+                    ingest,
+                    bundle,
+                    max_resources=self.settings.limits.max_bundle_resources,
+                    received=request_time(created),
+                    clock_skew=self.settings.fhir.clock_skew,
                 )
             _emit(progress, Progress("ingest", "finished", 0, 0))
-            return await self._plan(profile, tenant, progress, time.perf_counter() - t0, started)
+            ingest_s = time.perf_counter() - t0
+            return await self._plan(profile, tenant, progress, ingest_s, started, created)
 
     async def _plan(
         self,
@@ -170,12 +193,13 @@ class CarePlanService:
         progress: ProgressFn | None,
         ingest_s: float | None,
         started: float,
+        created: str,
     ) -> PlanOutcome:
-        """``started``: ``perf_counter`` at the start of the request, for ``timings_ms.total``."""
+        """``started``: ``perf_counter`` at the start of the request, for ``timings_ms.total``;
+        ``created``: the request time, the plan's stamp."""
         from fhir_mapping.careplan import careplan_id, plan_bundle
 
         plan_id = new_plan_id()
-        created = self.clock()
         t0 = time.perf_counter()
         stages = _StageSpans(self.telemetry, progress)
         offload = self.offload_planning

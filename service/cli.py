@@ -25,7 +25,11 @@ import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from service.core.evaluation import Evaluation
+    from service.core.model import Deliberation
 
 from service.errors import (
     BackendError,
@@ -82,7 +86,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     plan.add_argument("--deliberation", type=Path, help="also write the deliberation document here")
     plan.add_argument("--backend", choices=("embedded", "triton"), help="override CANOE_BACKEND")
-    plan.add_argument("--created", help="ISO timestamp to stamp the plan with (default: now)")
+    plan.add_argument(
+        "--created",
+        help="ISO timestamp of the request (default: now): stamps the plan, and no date in the "
+        "record may lie after it (beyond CANOE_FHIR_CLOCK_SKEW_S)",
+    )
     plan.add_argument("--timings", action="store_true", help="print stage timings on stderr")
     plan.add_argument("--no-progress", action="store_true", help="no progress display")
     plan.set_defaults(func=_cmd_plan)
@@ -106,7 +114,14 @@ def _parser() -> argparse.ArgumentParser:
     con.add_argument("plan", type=Path, help="the plan Bundle (from plan --format fhir)")
     con.add_argument("tasks", type=Path, help="a Task or a Bundle of Tasks")
     con.add_argument("--recorded", help="ISO timestamp for the new version (default: now)")
-    con.set_defaults(func=_cmd_contest, format="fhir")
+    con.add_argument(
+        "--format",
+        choices=("fhir", "text", "json"),
+        default="fhir",
+        help="fhir (default): the new version's CarePlan+Provenance Bundle; text: its clinician "
+        "summary; json: its canoe.deliberation/1 document. stderr always says what changed",
+    )
+    con.set_defaults(func=_cmd_contest)
 
     srv = sub.add_parser(
         "serve",
@@ -119,6 +134,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     srv.add_argument(
         "--workers", type=int, help="processes sharing the ports (default: one per usable CPU)"
+    )
+    srv.add_argument("--host", help="listen address (default: CANOE_GRPC_HOST, 127.0.0.1)")
+    srv.add_argument(
+        "--allow-unauthenticated",
+        action="store_true",
+        help="INSECURE: listen on a non-loopback address although gRPC callers are not "
+        "authenticated (auth_mode none); anyone who reaches the port can read and change plans",
     )
     srv.set_defaults(func=_cmd_serve)
     _add_eval(sub)
@@ -152,12 +174,17 @@ def _add_eval(sub: Any) -> None:
     ev.add_argument("--report", type=Path, help="also write the JSON report here")
     ev.add_argument("--format", choices=("table", "json"), default="table", help="stdout format")
     ev.add_argument("--backend", choices=("embedded", "triton"), help="override CANOE_BACKEND")
-    ev.add_argument("--created", help="ISO timestamp to stamp the plans with (default: now)")
+    ev.add_argument(
+        "--created",
+        help="ISO timestamp of the requests (default: now): stamps the plans and is the time "
+        "the records' dates are judged against",
+    )
     ev.set_defaults(func=_cmd_eval)
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     from fhir_mapping.ingest import ingest
+    from service.app import request_time
     from service.backends import build_planner
     from service.eval import check_case, load_cases, report_json, report_table
     from service.pipeline import new_plan_id
@@ -167,10 +194,16 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     cases = load_cases(args.cases, args.expectations)
     planner = build_planner(settings)
     created = args.created or _now()
+    received = request_time(created)
     results = []
     for case in cases:
         raw = _read(case.bundle)
-        profile = ingest(raw, max_resources=settings.limits.max_bundle_resources)
+        profile = ingest(
+            raw,
+            max_resources=settings.limits.max_bundle_resources,
+            received=received,
+            clock_skew=settings.fhir.clock_skew,
+        )
         plan_id = new_plan_id(raw)
         r = asyncio.run(planner.plan(profile, plan_id=plan_id, created=created))
         results.append(check_case(case, r.deliberation, r.evaluation))
@@ -195,6 +228,7 @@ def _read(path: Path) -> bytes:
 
 def _cmd_plan(args: argparse.Namespace) -> int:
     from fhir_mapping.ingest import ingest
+    from service.app import request_time
     from service.backends import build_planner
     from service.core import to_document
     from service.pipeline import new_plan_id
@@ -204,12 +238,17 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     overrides = {"backend": args.backend} if args.backend else {}
     settings = load_settings(**overrides)
     raw = _read(args.bundle)
+    created = args.created or _now()  # the request time: the record's dates are judged by it
     t0 = time.perf_counter()
-    profile = ingest(raw, max_resources=settings.limits.max_bundle_resources)
+    profile = ingest(
+        raw,
+        max_resources=settings.limits.max_bundle_resources,
+        received=request_time(created),
+        clock_skew=settings.fhir.clock_skew,
+    )
     t_ingest = time.perf_counter() - t0
     planner = build_planner(settings)
     plan_id = new_plan_id(raw)
-    created = args.created or _now()
 
     show = not args.no_progress and sys.stderr.isatty()
     result = asyncio.run(_plan_with_progress(planner, profile, plan_id, created, show))
@@ -309,15 +348,59 @@ def _cmd_contest(args: argparse.Namespace) -> int:
         refusal = refusal_bundle(tasks, exc, at=recorded, base=base)
         sys.stdout.write(json.dumps(refusal, indent=2) + "\n")
         return _exit_code(exc)
-    sys.stdout.write(json.dumps(out, indent=2) + "\n")
+    from fhir_mapping.careplan import deliberation_from_bundle
+    from service.core import evaluate, to_document
+    from service.render import render_summary
+
+    before = deliberation_from_bundle(plan, base)
+    after = deliberation_from_bundle(out, base)
+    ev = evaluate(after)
+    print(_contest_outcome(before, evaluate(before), after, ev), file=sys.stderr)
+    if args.format == "text":
+        sys.stdout.write(render_summary(after, ev) + "\n")
+    elif args.format == "json":
+        sys.stdout.write(json.dumps(to_document(after, ev), indent=2) + "\n")
+    else:
+        sys.stdout.write(json.dumps(out, indent=2) + "\n")
     return EXIT_OK
+
+
+def _contest_outcome(
+    before: Deliberation, ev_before: Evaluation, after: Deliberation, ev_after: Evaluation
+) -> str:
+    """One readable line for the person who ran ``canoe contest``: the version made, the actions
+    applied, and which activities entered or left the plan."""
+    applied = after.contestations[len(before.contestations) :]
+    actions = (
+        ", ".join(f"{c.action} {c.target}" for c in applied) or "nothing new (already applied)"
+    )
+    titles = {o.id: o.title for o in after.options}
+    entered = [titles[o] for o in ev_after.plan if o not in ev_before.plan]
+    left = [titles.get(o, o) for o in ev_before.plan if o not in ev_after.plan]
+    change = "; ".join(
+        part
+        for part in (
+            f"now included: {', '.join(entered)}" if entered else "",
+            f"no longer included: {', '.join(left)}" if left else "",
+        )
+        if part
+    )
+    return (
+        f"canoe: plan {after.plan_id} version {after.version}: {actions}; "
+        f"{len(ev_after.plan)} activities included (was {len(ev_before.plan)})"
+        + (f"; {change}" if change else "")
+    )
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from service.server import serve_forever
     from service.settings import load_settings
 
-    overrides = {} if args.workers is None else {"workers": args.workers}
+    overrides: dict[str, Any] = {} if args.workers is None else {"workers": args.workers}
+    if args.host is not None:
+        overrides["grpc_host"] = args.host
+    if args.allow_unauthenticated:
+        overrides["allow_unauthenticated"] = True
     return serve_forever(load_settings(**overrides))
 
 
@@ -326,6 +409,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 # The settings `canoe serve --help` names: (setting, what it is).
 _SERVE_SETTINGS: tuple[tuple[str, str], ...] = (
     ("grpc_host", "address gRPC, HTTP and metrics listen on"),
+    ("allow_unauthenticated", "listen beyond loopback with auth_mode none (insecure)"),
     ("grpc_port", "gRPC port"),
     ("http_port", "CDS Hooks HTTP(S) port, with /healthz and /livez"),
     ("metrics_port", "Prometheus /metrics port (0: off)"),
@@ -341,7 +425,11 @@ _SERVE_SETTINGS: tuple[tuple[str, str], ...] = (
     ("cds_base_url", "public CDS Hooks URL (JWT aud); default http://localhost:<http_port>"),
     ("cds_jwks_file", "trusted CDS clients (see canoe cds keys)"),
     ("fhir_base", "canonical base of every project FHIR URL"),
+    ("max_tasks_per_request", "contestation Tasks per Contest (more: RESOURCE_EXHAUSTED/413)"),
+    ("max_feedback_items", "items per CDS Hooks feedback request (more: HTTP 413)"),
     ("workers", "worker processes sharing the ports (--workers; default: usable CPUs)"),
+    ("review_signing_key", "review app HMAC key, >= 32 bytes (default: one per start)"),
+    ("review_smart_issuers", "EHRs allowed to launch the review app: tenant=FHIR base,..."),
     ("log_level", "debug | info | warning | error"),
 )
 

@@ -49,16 +49,24 @@ _UUID = re.compile(r"(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 _SAFE_KEYS: Final = frozenset({"timestamp", "level", "logger", "request_id", "trace_id", "span_id"})
 
 
+def _redact_url(match: re.Match[str]) -> str:
+    """Scheme and host kept; a path, query or fragment past a bare "/" becomes [redacted]."""
+    rest = match.group(0)[len(match.group(1)) :]
+    return match.group(0) if rest in ("", "/") else f"{match.group(1)}/[redacted]"
+
+
 def redact(text: str) -> str:
     """``text`` with what could identify a record removed: URLs keep only scheme and host,
     request lines lose their query, ``Type/id`` keeps its type, ``urn:uuid:`` and UUIDs go.
 
     >>> redact("GET https://ehr.example.org/fhir/Patient/123?x=1 200")
     'GET https://ehr.example.org/[redacted] 200'
+    >>> redact("CDS Hooks on http://127.0.0.1:8091/")
+    'CDS Hooks on http://127.0.0.1:8091/'
     >>> redact("see Condition/c-9 and urn:uuid:0b1e")
     'see Condition/[id] and urn:[redacted]'
     """
-    text = _URL.sub(r"\1/[redacted]", text)
+    text = _URL.sub(_redact_url, text)
     text = _REQUEST_LINE.sub(r"\1?[redacted]", text)
     text = _URN.sub("urn:[redacted]", text)
     text = _UUID.sub("[uuid]", text)

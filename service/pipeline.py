@@ -48,6 +48,7 @@ from service.core import Evaluation, evaluate, find_clashes, route
 from service.core.model import (
     Argument,
     Clash,
+    Coverage,
     Deliberation,
     Edge,
     Meta,
@@ -69,6 +70,7 @@ __all__ = [
     "Planner",
     "Progress",
     "UsageLog",
+    "knowledge_coverage",
     "new_plan_id",
 ]
 
@@ -194,8 +196,20 @@ class _Run:
             self.emit(name, "finished")
 
 
+def knowledge_coverage(profile: PatientProfile) -> Coverage:
+    """The coverage statement from the embedded knowledge (``inference.knowledge.coverage``),
+    whichever backend argues: it says where the deterministic knowledge stops. Imported on
+    first use, so a process that never plans does not load the knowledge."""
+    from inference.knowledge.coverage import assess
+
+    return assess(profile)
+
+
 class Planner:
-    """Runs the whole deliberation for one profile. Stateless between plans; safe to share."""
+    """Runs the whole deliberation for one profile. Stateless between plans; safe to share.
+
+    ``coverage`` computes the plan's coverage statement (what it checked and could not) from
+    the profile; ``None`` leaves it out."""
 
     def __init__(
         self,
@@ -206,6 +220,7 @@ class Planner:
         concurrency: int = 8,
         call_deadline_s: float = 30.0,
         evidence_k: int = 24,
+        coverage: Callable[[PatientProfile], Coverage] | None = knowledge_coverage,
     ) -> None:
         self.experts = experts
         self.evidence_base = evidence_base
@@ -213,6 +228,7 @@ class Planner:
         self.concurrency = concurrency
         self.call_deadline_s = call_deadline_s
         self.evidence_k = evidence_k
+        self.coverage = coverage
 
     async def plan(
         self,
@@ -295,6 +311,7 @@ class Planner:
                         for r in (*(f for a in o.arguments for f in a.facts), *o.refs)
                     ),
                 ),
+                coverage=self.coverage(profile) if self.coverage is not None else None,
             ),
         )
         evaluation = await run.stage("propagation", _now(evaluate, deliberation))

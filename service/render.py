@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from inference.protocol import EvidenceDoc
 from service.core import CATEGORY_ORDER, Evaluation, NodeScore
 from service.core.model import Deliberation, Option
-from service.core.summary import summary_text
+from service.core.summary import coverage_detail, summary_text
 
 __all__ = ["render_plan", "render_summary"]
 
@@ -105,6 +105,10 @@ def render_plan(
     if d.meta.unused_facts:
         out.append("FACTS THE PANEL COULD NOT USE")
         out.extend(f"  - {u}" for u in d.meta.unused_facts)
+        out.append("")
+    if d.meta.coverage is not None:
+        out.append("COVERAGE (what the plan checked and what it could not)")
+        out += [f"  - {line}" for line in coverage_detail(d.meta.coverage)]
         out.append("")
     if d.contestations:
         out.append("CONTESTATIONS")

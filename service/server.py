@@ -17,7 +17,8 @@ WAL mode, or PostgreSQL). Worker k serves metrics on ``metrics_port + k``. Healt
 a worker is SERVING only while every worker's backend and store are ready; if one worker dies,
 the supervisor stops the others and exits non-zero, so the pod is restarted whole. SIGTERM to
 the supervisor stops every worker gracefully; a supervisor killed outright takes its workers
-with it (parent-death signal).
+with it (parent-death signal). Every worker signs review sessions with the same key: the
+configured one, or one the supervisor makes at start and hands to them.
 """
 
 from __future__ import annotations
@@ -25,9 +26,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import errno
+import ipaddress
 import multiprocessing
 import multiprocessing.connection
 import os
+import secrets
 import signal
 import socket
 import sys
@@ -46,7 +50,7 @@ from service.auth import Authenticator, build_authenticator
 from service.errors import CanoeError, InputError
 from service.grpc_api import SERVICE_NAME, CarePlanServicer
 from service.logs import configure_logging, get_logger
-from service.settings import Settings
+from service.settings import ReviewSettings, Settings
 from service.telemetry import MetricsEndpoint, Telemetry
 
 __all__ = ["RunningServer", "build_server", "serve_forever", "start_server"]
@@ -274,7 +278,7 @@ class _HttpSide:
     async def start(self) -> None:
         import uvicorn
 
-        from service.cds_hooks.http import create_app, uvicorn_tls
+        from service.cds_hooks.http import create_app, uvicorn_limits, uvicorn_tls
 
         class _Server(uvicorn.Server):
             @contextlib.contextmanager
@@ -294,6 +298,8 @@ class _HttpSide:
                 access_log=False,
                 lifespan="on",
                 timeout_graceful_shutdown=max(1, int(self.settings.server.grace_period_s)),
+                # Slow and idle clients (slowloris) are cut off: see uvicorn_limits.
+                **uvicorn_limits(self.settings),
                 # HTTPS with the gRPC certificate; a client CA makes client certs optional, not
                 # required, so probes without one still reach /healthz (see uvicorn_tls).
                 **uvicorn_tls(self.settings),
@@ -345,6 +351,8 @@ def worker_count(settings: Settings) -> int:
 def serve_forever(settings: Settings) -> int:
     """``canoe serve``: run until SIGTERM/SIGINT; exit status 0 after a graceful stop."""
     configure_logging(settings.telemetry.log_level)
+    check_exposure(settings)
+    check_ports_free(settings, worker_count(settings))
     # CPU-heavy work runs on worker threads (service.app); the serving loop then waits for the
     # GIL each time it wakes (a probe, a socket, a log write). A shorter switch interval than
     # CPython's 5 ms bounds that wait, at a small cost in throughput.
@@ -369,7 +377,7 @@ def _supervise(settings: Settings, workers: int) -> int:
             "PostgreSQL (store_dsn), or workers 1"
         )
     fixed = settings.server.model_copy(update=_fixed_ports(settings))
-    settings = settings.model_copy(update={"server": fixed})
+    settings = settings.model_copy(update={"server": fixed, "review": _shared_review(settings)})
     ctx = multiprocessing.get_context("spawn")
     ready = ctx.Array("b", workers, lock=False)
     procs = [
@@ -407,6 +415,75 @@ def _supervise(settings: Settings, workers: int) -> int:
     return 0 if stopping and all(c == 0 for c in codes) else 1
 
 
+def check_exposure(settings: Settings) -> None:
+    """Refuse to listen beyond loopback while gRPC callers are not authenticated, unless the
+    operator said so (``allow_unauthenticated``): anyone who reaches the port could plan,
+    read and contest."""
+    host = settings.server.grpc_host
+    if settings.auth.mode != "none" or settings.server.allow_unauthenticated or _loopback(host):
+        return
+    raise InputError(
+        f"refusing to listen on {host} with no authentication of gRPC callers (auth_mode "
+        "none): set CANOE_AUTH_MODE to tokens or jwt, or listen on 127.0.0.1 "
+        "(CANOE_GRPC_HOST), or accept the risk with --allow-unauthenticated "
+        "(CANOE_ALLOW_UNAUTHENTICATED=1)"
+    )
+
+
+def _loopback(host: str) -> bool:
+    if host.strip("[]").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name other than localhost: it may resolve anywhere
+
+
+def check_ports_free(settings: Settings, workers: int) -> None:
+    """Fail fast, naming the port and its holder, when a port this service needs is already
+    listened on. The workers of one ``canoe serve`` share their ports with SO_REUSEPORT; this
+    probe binds without it, so an unrelated server (another ``canoe serve`` included) cannot
+    silently share them and answer part of the traffic."""
+    server = settings.server
+    wanted = [("gRPC", server.grpc_port), ("HTTP", server.http_port)]
+    if server.metrics_port:
+        wanted += [("metrics", server.metrics_port + k) for k in range(workers)]
+    for what, port in wanted:
+        if port == 0:
+            continue
+        family = socket.AF_INET6 if ":" in server.grpc_host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is fine
+            try:
+                probe.bind((server.grpc_host.strip("[]"), port))
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE:
+                    raise InputError(f"cannot bind {what} port {port}: {exc.strerror}") from exc
+                raise InputError(
+                    f"{what} port {port} on {server.grpc_host} is already in use by "
+                    f"{port_holder(port)}; stop it or choose another port"
+                ) from exc
+
+
+def port_holder(port: int) -> str:
+    """Who listens on TCP ``port``, from /proc (Linux; 'another process' where it cannot
+    tell, e.g. a process of another user)."""
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                cols = line.split()
+                if cols[3] == "0A" and int(cols[1].rsplit(":", 1)[1], 16) == port:  # LISTEN
+                    inodes.add(cols[9])
+    wanted = {f"socket:[{inode}]" for inode in inodes}
+    for proc in Path("/proc").glob("[0-9]*"):
+        with contextlib.suppress(OSError):
+            if any(os.readlink(fd) in wanted for fd in (proc / "fd").iterdir()):
+                cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+                return f"process {proc.name} ({cmd[:120]})"
+    return "another process"
+
+
 def _fixed_ports(settings: Settings) -> dict[str, int]:
     """Port 0 (any free port, as tests ask) must be chosen once, for all workers alike."""
     fixed = {}
@@ -415,6 +492,16 @@ def _fixed_ports(settings: Settings) -> dict[str, int]:
             with _reuse_port_socket(settings.server.grpc_host, 0) as sock:
                 fixed[name] = sock.getsockname()[1]
     return fixed
+
+
+def _shared_review(settings: Settings) -> ReviewSettings:
+    """The review settings every worker gets: with no signing key configured, one made here,
+    once, so a session or SMART launch begun on one worker is honoured by every other. It
+    reaches the workers inside their start-up data (a pipe only they read), never the
+    environment, the command line or a log."""
+    if settings.review.signing_key:
+        return settings.review
+    return settings.review.model_copy(update={"signing_key": secrets.token_urlsafe(48)})
 
 
 def _worker(settings: Settings, index: int, ready: MutableSequence[int]) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -65,13 +66,25 @@ class _Group(BaseModel):
 
 
 class ServerSettings(_Group):
-    grpc_host: str = "0.0.0.0"
+    # Loopback by default: a service that answers on every interface is a deliberate choice
+    # (a container sets 0.0.0.0), and `canoe serve` refuses a non-loopback address while gRPC
+    # callers are not authenticated (auth_mode none) unless allow_unauthenticated says so.
+    grpc_host: str = "127.0.0.1"
+    allow_unauthenticated: bool = False
     grpc_port: int = 50051
     http_port: int = 8080
     metrics_port: int = 9464
     grace_period_s: float = 20.0
     # Processes of `canoe serve` sharing these ports (SO_REUSEPORT); 0: one per usable CPU.
     workers: int = Field(default=0, ge=0)
+    # The HTTP side's bounds on slow and idle clients, per worker (slowloris): a request's
+    # headers must arrive within http_header_timeout_s (of the connection, or of the request's
+    # first byte), an idle keep-alive connection is closed after http_keep_alive_s, and a worker
+    # holds at most http_max_connections connections (more are answered 503 and closed; the
+    # default stays under the common limit of 1024 open files per process).
+    http_header_timeout_s: float = Field(default=10.0, gt=0, le=300)
+    http_keep_alive_s: float = Field(default=5.0, gt=0, le=300)
+    http_max_connections: int = Field(default=512, ge=1, le=100_000)
 
 
 class TlsSettings(_Group):
@@ -212,6 +225,8 @@ class LimitSettings(_Group):
     max_concurrent_plans: int = Field(default=8, ge=1)
     request_deadline_s: float = Field(default=120.0, gt=0)
     max_tasks_per_request: int = Field(default=200, ge=1)
+    # Items in one CDS Hooks feedback request (an EHR reports on the cards it showed: a few).
+    max_feedback_items: int = Field(default=100, ge=1)
 
 
 class CdsSettings(_Group):
@@ -231,10 +246,18 @@ class CdsSettings(_Group):
 class FhirSettings(_Group):
     """Publishing (issue 16): extensions, CodeSystems, ValueSets and our resources' fullUrls in
     every output live under ``base``; `canoe definitions` writes the matching FHIR package. The
-    default is a documentation domain (RFC 2606): a hospital sets its own."""
+    default is a documentation domain (RFC 2606): a hospital sets its own. Reading:
+    ``clock_skew_s`` is how far after the time of the request a record's date may lie and still
+    count as a fact (an EHR clock ahead of ours, a time zone ahead of UTC); a later date is
+    listed as unusable."""
 
     prefix = "fhir_"
     base: str = DEFAULT_BASE
+    clock_skew_s: int = Field(default=86_400, ge=0, le=7 * 86_400)
+
+    @property
+    def clock_skew(self) -> timedelta:
+        return timedelta(seconds=self.clock_skew_s)
 
     @field_validator("base")
     @classmethod
@@ -245,8 +268,9 @@ class FhirSettings(_Group):
 class ReviewSettings(_Group):
     """Review app (``/review``, service/review): SMART on FHIR client id; the EHRs allowed to
     launch it, as "tenant=https://ehr.example/fhir,..." (an unknown iss is refused); the HMAC
-    key for review links and sessions ("" = a random key per process: links from
-    `canoe review-link` then do not work, and sessions end with the process); lifetimes."""
+    key for review links and sessions ("" = a random key made by `canoe serve` at start and
+    handed to its workers: links from `canoe review-link` then do not work, and sessions end
+    when the service stops); lifetimes."""
 
     prefix = "review_"
     smart_client_id: str = "canoe-review"

@@ -1,4 +1,11 @@
-"""Shared test fixtures: where the read-only shared fixtures live, and bundle loading."""
+"""Shared test fixtures: where the committed public fixtures live, and bundle loading.
+
+The public FHIR bundles, CDS Hooks examples and the FHIR R4 JSON Schema the tests use are
+committed under ``examples/fixtures`` (sources and licences in its SOURCES.md), so a fresh clone
+runs the suite on its own. Only the two external FHIR validators live outside the repository
+(``CANOE_SHARED_DIR``, by default ``../shared``); tests that run them skip, naming the path, when
+they are not there.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +17,10 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("CANOE_SHARED_DIR", REPO_ROOT.parent / "shared")).resolve()
-FHIR_FIXTURES = SHARED / "fixtures" / "fhir"
-CDS_FIXTURES = SHARED / "fixtures" / "cds-hooks"
-FHIR_SCHEMA = SHARED / "fixtures" / "schema" / "fhir.schema.json"
+FIXTURES = REPO_ROOT / "examples" / "fixtures"
+FHIR_FIXTURES = FIXTURES / "fhir"
+CDS_FIXTURES = FIXTURES / "cds-hooks"
+FHIR_SCHEMA = FIXTURES / "schema" / "fhir.schema.json"
 
 REALISTIC_BUNDLES = sorted(p for p in FHIR_FIXTURES.glob("*.json") if not p.name.startswith("bad_"))
 BAD_BUNDLES = sorted(FHIR_FIXTURES.glob("bad_*.json"))
@@ -22,11 +30,12 @@ def load_json(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-@pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    if not SHARED.is_dir():
-        pytest.fail(f"shared fixtures not found at {SHARED}; set CANOE_SHARED_DIR")
-    return SHARED
+def shared_tool(name: str) -> Path:
+    """An external FHIR validator from the shared tools folder, or a skip that names the path."""
+    tool = SHARED / "tools" / name
+    if not tool.is_file():
+        pytest.skip(f"{name} not found at {tool} (the shared tools folder; set CANOE_SHARED_DIR)")
+    return tool
 
 
 def fixture_bundle(name: str) -> Path:

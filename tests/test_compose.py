@@ -70,6 +70,8 @@ def test_the_service_environment_is_a_valid_configuration_wired_to_the_others() 
     env = _env(services["canoe"])
     settings = load_settings(environ=env)  # unknown or bad CANOE_* names would be refused
     assert settings.inference.backend == "triton" and settings.server.grpc_host == "0.0.0.0"
+    # Every interface with no gRPC auth is refused unless said explicitly (ports stay local).
+    assert settings.auth.mode == "none" and settings.server.allow_unauthenticated
 
     triton_cmd = services["triton"]["command"]
     host, port = settings.triton.url.split(":")

@@ -11,13 +11,13 @@
 #      contestation of the plan (a new CarePlan version), through `canoe cds call HOOK/feedback`.
 #
 # Environment: CANOE_HTTP_PORT (default 8080), CANOE_GRPC_PORT (default 50051), CDS_REQUESTS
-# (default ../shared/fixtures/cds-hooks/requests: the constructed requests of the test suite).
+# (default examples/fixtures/cds-hooks/requests: the constructed requests of the test suite).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 work=${1:-$(mktemp -d)}
 mkdir -p "$work"
 export CANOE_HTTP_PORT=${CANOE_HTTP_PORT:-8080}
-requests=${CDS_REQUESTS:-$here/../../../shared/fixtures/cds-hooks/requests}
+requests=${CDS_REQUESTS:-$here/../fixtures/cds-hooks/requests}
 keys="$work/keys"
 
 echo "== 1. keys for a sandbox EHR ($keys)"

@@ -17,6 +17,7 @@ from datetime import date
 from service.core.profile import (
     LOINC,
     LOINC_GROUPS,
+    MAX_AGE_YEARS,
     SNOMED,
     Code,
     Encounter,
@@ -25,6 +26,7 @@ from service.core.profile import (
     Observation,
     PatientProfile,
     Problem,
+    years_between,
 )
 
 from .conditions import GROUPS_BY_KEY, classify
@@ -60,6 +62,8 @@ _GOVERNS_BY = 2.0
 # window of up to 90 days; KDIGO 2024 CKD practice point 1.2.2.2 (eGFR equations need a steady
 # state).
 UNSTEADY_DAYS = 90
+# No interval in a record is longer than a lifetime.
+_MAX_DAYS = 366 * MAX_AGE_YEARS
 UNSTEADY_RATIO = 1.5
 _QUOTED_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # A SNOMED CT semantic tag closing a display ("Ex-smoker (finding)"), left out of texts.
@@ -287,8 +291,17 @@ def setting_of(e: Encounter) -> str:
     return _SETTING.get(e.class_code, "visit")
 
 
+def _adult_inputs(creatinine_mg_dl: float, age: int, weight_kg: float = 1.0) -> None:
+    """Kidney equations are defined for adults up to ``MAX_AGE_YEARS`` with a positive
+    creatinine (and weight): anything else would give a negative or absurd estimate, so it is a
+    caller's error (``Facts`` passes only plausible facts and ages)."""
+    if not (18 <= age <= MAX_AGE_YEARS and creatinine_mg_dl > 0 and weight_kg > 0):
+        raise ValueError("kidney function is estimated only for a plausible adult record")
+
+
 def ckd_epi_2021(creatinine_mg_dl: float, age: int, female: bool) -> float:
     """CKD-EPI 2021 race-free creatinine equation (Inker et al., NEJM 2021), mL/min/1.73m2."""
+    _adult_inputs(creatinine_mg_dl, age)
     kappa, alpha = (0.7, -0.241) if female else (0.9, -0.302)
     r = creatinine_mg_dl / kappa
     egfr = 142.0 * min(r, 1.0) ** alpha * max(r, 1.0) ** -1.200 * 0.9938**age
@@ -296,7 +309,9 @@ def ckd_epi_2021(creatinine_mg_dl: float, age: int, female: bool) -> float:
 
 
 def cockcroft_gault(creatinine_mg_dl: float, age: int, weight_kg: float, female: bool) -> float:
-    """Cockcroft-Gault creatinine clearance (mL/min), actual body weight."""
+    """Cockcroft-Gault creatinine clearance (mL/min), actual body weight; positive, since the
+    age is at most ``MAX_AGE_YEARS`` (below the equation's 140)."""
+    _adult_inputs(creatinine_mg_dl, age, weight_kg)
     return (140 - age) * weight_kg * (0.85 if female else 1.0) / (72 * creatinine_mg_dl)
 
 
@@ -548,7 +563,12 @@ class Facts:
         return o if o is not None and o.value is not None else None
 
     def days_since(self, d: date | None) -> int | None:
-        return None if d is None else (self.p.as_of - d).days
+        """Days from ``d`` to the record date: 0 for a date on or after it (a date the clock-skew
+        allowance let through), None when unknown or further back than any lifetime."""
+        if d is None:
+            return None
+        days = max(0, (self.p.as_of - d).days)
+        return days if days <= _MAX_DAYS else None
 
     def _conflicts(self) -> dict[str, Conflict]:
         out: dict[str, Conflict] = {}
@@ -575,11 +595,14 @@ class Facts:
         computed = crcl = None
         if creat is not None and self.age is not None and self.age >= 18:
             scr = _creatinine_mg_dl(creat)
-            if scr:
+            if scr is not None and scr > 0:
                 computed = ckd_epi_2021(scr, self.age, self.female)
                 weight = self.latest("weight")
-                if weight is not None and weight.value and "lb" not in weight.unit.lower():
-                    crcl = cockcroft_gault(scr, self.age, weight.value, self.female)
+                kg = (
+                    weight.value if weight is not None and "lb" not in weight.unit.lower() else None
+                )
+                if kg is not None and kg > 0:
+                    crcl = cockcroft_gault(scr, self.age, kg, self.female)
         candidates: list[tuple[float, str]] = []
         if reported is not None and reported.value is not None:
             candidates.append((reported.value, "reported eGFR"))
@@ -642,7 +665,7 @@ class Facts:
             for o in self.p.series(LOINC_GROUPS["creatinine"])
             if o.effective is not None
             for mg in (_creatinine_mg_dl(o),)
-            if mg
+            if mg is not None and mg > 0
         ]
         out: list[Unsteady] = []
 
@@ -801,6 +824,9 @@ def _unit_dose(m: Medication, text: str) -> tuple[float | None, bool]:
 
 
 def _years(a: date | None, b: date) -> int | None:
+    """Whole years from ``a`` to ``b``: 0 when ``a`` is later, None when unknown or longer
+    than any lifetime."""
     if a is None:
         return None
-    return b.year - a.year - ((b.month, b.day) < (a.month, a.day))
+    years = max(0, years_between(a, b))
+    return years if years <= MAX_AGE_YEARS else None

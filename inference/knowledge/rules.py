@@ -16,7 +16,14 @@ from functools import lru_cache
 
 from inference.protocol import Complexity, Judgement, Priority
 from service.core.evaluation import CATEGORY_ORDER
-from service.core.profile import Observation, PatientProfile, Problem, SocialFact
+from service.core.profile import (
+    MAX_AGE_YEARS,
+    Observation,
+    PatientProfile,
+    Problem,
+    SocialFact,
+    years_between,
+)
 
 from .conditions import GROUPS_BY_KEY, is_sdoh_need
 from .criteria import load
@@ -47,9 +54,12 @@ MEDICATION_REVIEW = (SNOMED_URL, "182836005", "Review of medication")
 
 
 def _years(a: date | None, b: date) -> int | None:
+    """Whole years from ``a`` to ``b``: 0 when ``a`` is later, None when unknown or longer
+    than any lifetime."""
     if a is None:
         return None
-    return b.year - a.year - ((b.month, b.day) < (a.month, a.day))
+    years = max(0, years_between(a, b))
+    return years if years <= MAX_AGE_YEARS else None
 
 
 def _obs_text(o: Observation) -> str:

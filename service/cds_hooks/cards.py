@@ -1,8 +1,11 @@
 """From a deliberation document to CDS Hooks cards: what the panel found, said for a clinician.
 
 ``summary_card`` (patient-view): the plan's top activities, the options left for a human to
-decide, a safety warning when the panel included an immediate-safety option, and a link to the
-full, contestable plan. ``order_findings`` + ``order_card`` (order-select / order-sign): a
+decide, what the plan checked and could not (its coverage statement), a warning when the panel
+included an immediate-safety option or when a high-risk check could not run (an out-of-scope
+patient, an unrecognised medicine, a missing fact that disables a dose or safety check; see
+``inference/knowledge/data/scope.yaml``), and a link to the full, contestable plan.
+``order_findings`` + ``order_card`` (order-select / order-sign): a
 draft MedicationRequest "should not go ahead" when an *included* option (F > threshold) of a
 safety or medication category is about that draft (``medication_ref`` or ``refs``) and says to
 stop, avoid or change it; the card names the roles and their arguments, suggests removing the
@@ -24,7 +27,8 @@ from typing import Any, Final, Literal
 
 from fhir_mapping.definitions import CODE_SYSTEMS, CS_OVERRIDE_REASON
 from service.core import CATEGORY_ORDER, evaluate, from_document
-from service.core.summary import summarise
+from service.core.model import Deliberation
+from service.core.summary import coverage_detail, coverage_lines, summarise
 from service.errors import DocumentError
 
 __all__ = [
@@ -341,14 +345,13 @@ def _order(option: Mapping[str, Any]) -> tuple[int, float]:
     return rank, -float(option.get("score") or 0.0)
 
 
-def _clinician_lines(document: Mapping[str, Any]) -> list[str] | None:
-    """The clinician summary's ranked lines (``service.core.summary``), or None when the
-    document is not a complete deliberation (then the card lists the activities itself)."""
+def _deliberation(document: Mapping[str, Any]) -> Deliberation | None:
+    """The document as a deliberation, or None when it is not a complete one (then the card
+    lists the activities itself and says nothing of coverage)."""
     try:
-        d = from_document(document)
+        return from_document(document)
     except DocumentError:
         return None
-    return [f"- {line.text()}" for line in summarise(d, evaluate(d)).lines]
 
 
 def summary_card(
@@ -369,7 +372,13 @@ def summary_card(
         f"{len(included)} of {len(options)} candidate interventions cleared the "
         f"{thr:.2f} threshold.",
     ]
-    ranked = _clinician_lines(document)
+    d = _deliberation(document)
+    # The clinician summary's ranked lines (``service.core.summary``).
+    ranked = (
+        # Each line already starts "1. ...": a Markdown ordered list as it stands (a "- "
+        # before it rendered as a numbered item inside a bullet in the CDS Hooks sandbox).
+        [line.text() for line in summarise(d, evaluate(d)).lines] if d is not None else None
+    )
     if ranked:
         lines += ["", "**Ranked by clinical priority**", *ranked]
     if safety and ranked is None:
@@ -394,8 +403,17 @@ def summary_card(
     missing = [str(m) for m in (document.get("meta") or {}).get("missing") or ()]
     if notes or missing:
         lines += ["", "**Made without**", *(f"- {n}" for n in (*notes, *missing))]
+    coverage = d.meta.coverage if d is not None else None
+    if coverage is not None:
+        lines += ["", "**What was checked**", *coverage_lines(coverage)]
+        lines += ["", "**Coverage in detail**", *(f"- {x}" for x in coverage_detail(coverage))]
     if safety:
         summary = f"Care plan: safety issue: {safety[0].get('title', '')}"
+        indicator = "warning"
+    elif coverage is not None and coverage.high_risk:
+        # A high-risk check could not run: the plan's silence there is not safety.
+        first = next(g for g in coverage.gaps if g.high_risk)
+        summary = f"Care plan: {len(included)} activities; not checked: {first.label}"
         indicator = "warning"
     else:
         summary = f"Care plan: {len(included)} activities"

@@ -8,7 +8,8 @@ options a card came from (``StoreCardLedger``: in the plan store, shared by ever
 one ``decide`` / ``exclude`` per option behind the card (the clinician overrules the panel's
 "do not give this" for this patient), requested by the hook's user, with the reason as
 ``reasonCode`` and the user's comment as a note. Task ids are derived from card, option and
-timestamp, so a feedback sent twice is applied once. No I/O of its own (the ledger goes through
+timestamp, so a feedback sent twice is applied once; an item repeated within one request (same
+card, outcome and accepted suggestions) is taken once. No I/O of its own (the ledger goes through
 the service to the store); never logs the comment.
 """
 
@@ -22,7 +23,7 @@ from typing import Any, Final, Protocol
 from fhir_mapping.careplan import careplan_id
 from fhir_mapping.definitions import CS_ACTION, CS_INPUT
 from service.cds_hooks.cards import CARD_NAMESPACE, CardRecord
-from service.errors import InputError, Issue
+from service.errors import InputError, Issue, LimitError
 from service.jsonio import load_json_object
 from service.store import IssuedCard
 
@@ -69,11 +70,20 @@ def _is_uuid(value: object) -> bool:
     return isinstance(value, str)
 
 
-def parse_feedback(body: bytes) -> tuple[Feedback, ...]:
+def parse_feedback(body: bytes, *, max_items: int | None = None) -> tuple[Feedback, ...]:
+    """The items of a feedback body, each repeated item (same card, outcome and accepted
+    suggestions) once, the first kept. More than ``max_items`` items is a LimitError, raised
+    before any item is looked at."""
     data = load_json_object(body, what="feedback")
     items = data.get("feedback")
     if not isinstance(items, list) or not items:
         raise InputError("feedback: 'feedback' must be a non-empty array")
+    if max_items is not None and len(items) > max_items:
+        msg = (
+            f"the feedback request holds {len(items)} items; at most {max_items} are taken "
+            "per request (CANOE_MAX_FEEDBACK_ITEMS)"
+        )
+        raise LimitError(msg, issues=(Issue("error", "too-costly", msg, ("feedback",)),))
     out: list[Feedback] = []
     problems: list[Issue] = []
 
@@ -130,7 +140,8 @@ def parse_feedback(body: bytes) -> tuple[Feedback, ...]:
     if problems:
         first = problems[0].diagnostics
         raise InputError(f"feedback is not usable: {first}", issues=tuple(problems))
-    return tuple(out)
+    distinct = {(f.card, f.outcome, f.accepted_suggestions): f for f in reversed(out)}
+    return tuple(f for f in out if distinct[(f.card, f.outcome, f.accepted_suggestions)] is f)
 
 
 class CardLedger(Protocol):

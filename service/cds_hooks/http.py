@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -93,6 +93,7 @@ __all__ = [
     "create_app",
     "guarded_client_factory",
     "serve",
+    "uvicorn_limits",
     "uvicorn_tls",
 ]
 
@@ -144,6 +145,8 @@ class CdsConfig:
     fhir_base: str = DEFAULT_BASE  # canonical base of our CodeSystems in the cards
     prefetch_deadline_s: float = 10.0  # all FHIR reads of one hook call together
     prefetch_max_pages: int = 20  # per search
+    max_feedback_items: int = 100  # per feedback request
+    max_tasks: int = 200  # contestation Tasks one feedback request may make
 
     @classmethod
     def from_settings(cls, settings: Settings) -> CdsConfig:
@@ -155,6 +158,8 @@ class CdsConfig:
             fhir_base=settings.fhir.base,
             prefetch_deadline_s=settings.cds.prefetch_deadline_s,
             prefetch_max_pages=settings.cds.prefetch_max_pages,
+            max_feedback_items=settings.limits.max_feedback_items,
+            max_tasks=settings.limits.max_tasks_per_request,
         )
 
     @property
@@ -356,7 +361,11 @@ class _Bridge:
         async def run() -> Response:
             service = self._service(request)
             who = await self._identity(request, service.id)
-            items = await asyncio.to_thread(parse_feedback, await self._body(request))
+            items = await asyncio.to_thread(
+                parse_feedback,
+                await self._body(request),
+                max_items=self.config.max_feedback_items,
+            )
             applied = await self._feedback(service, who, items)
             return JSONResponse({"recorded": len(items), "contested": applied})
 
@@ -469,6 +478,8 @@ class _Bridge:
     async def _feedback(
         self, service: ServiceDefinition, who: ClientIdentity, items: tuple[Feedback, ...]
     ) -> int:
+        """Record every item; the overrides on one plan's cards become ONE contestation (one
+        new version for the whole request, not one per item). Returns the items contested."""
         records: list[CardRecord] = []
         for fb in items:
             rec = await self.ledger.lookup(who.tenant, fb.card)
@@ -476,15 +487,19 @@ class _Bridge:
             if rec is None or rec.tenant != who.tenant or rec.service_id != service.id:
                 raise NotFoundError(f"card {fb.card} is not one this service returned to you")
             records.append(rec)
-        contested = 0
-        for fb, rec in zip(items, records, strict=True):
-            payload = fb.payload()
-            tasks_applied: list[str] = []
+        by_plan: dict[str, list[int]] = {}
+        for i, (fb, rec) in enumerate(zip(items, records, strict=True)):
             if override_tasks(fb, rec, version=rec.version):
-                version, task_ids = await self._contest(fb, rec, who)
-                payload["contested"] = {"version": version, "tasks": task_ids}
-                tasks_applied = task_ids
-                contested += 1
+                by_plan.setdefault(rec.plan_id, []).append(i)
+        contested: dict[int, dict[str, Any]] = {}
+        for indexes in by_plan.values():
+            version, task_ids = await self._contest([(items[i], records[i]) for i in indexes], who)
+            for i, ids in zip(indexes, task_ids, strict=True):
+                contested[i] = {"version": version, "tasks": ids}
+        for i, (fb, rec) in enumerate(zip(items, records, strict=True)):
+            payload = fb.payload()
+            if i in contested:
+                payload["contested"] = contested[i]
             await self.service.record_feedback(
                 tenant=who.tenant,
                 plan_id=rec.plan_id,
@@ -493,18 +508,31 @@ class _Bridge:
                 payload=payload,
             )
             log.info(
-                "cds.feedback", outcome=fb.outcome, plan_id=rec.plan_id, tasks=len(tasks_applied)
+                "cds.feedback",
+                outcome=fb.outcome,
+                plan_id=rec.plan_id,
+                tasks=len(contested.get(i, {}).get("tasks", ())),
             )
-        return contested
+        return len(contested)
 
     async def _contest(
-        self, fb: Feedback, rec: CardRecord, who: ClientIdentity
-    ) -> tuple[int, list[str]]:
-        """Apply the override's Tasks; on a stale version (another feedback or a planner moved
-        the plan on) once more against the current one: option ids are stable across versions."""
-        version = rec.version
+        self, overrides: Sequence[tuple[Feedback, CardRecord]], who: ClientIdentity
+    ) -> tuple[int, list[list[str]]]:
+        """Apply the Tasks of one plan's overrides as one Bundle, against the newest version a
+        card came from; on a stale version (another feedback or a planner moved the plan on)
+        once more against the current one: option ids are stable across versions. Returns the
+        version made and each override's Task ids."""
+        plan_id = overrides[0][1].plan_id
+        version = max(rec.version for _fb, rec in overrides)
         for attempt in range(2):
-            tasks = override_tasks(fb, rec, version=version)
+            per_item = [override_tasks(fb, rec, version=version) for fb, rec in overrides]
+            tasks = list({str(t["id"]): t for ts in per_item for t in ts}.values())
+            if len(tasks) > self.config.max_tasks:
+                msg = (
+                    f"the overrides make {len(tasks)} contestation Tasks; at most "
+                    f"{self.config.max_tasks} are applied per request (CANOE_MAX_TASKS_PER_REQUEST)"
+                )
+                raise LimitError(msg, issues=(Issue("error", "too-costly", msg, ("feedback",)),))
             bundle = {
                 "resourceType": "Bundle",
                 "type": "collection",
@@ -512,14 +540,14 @@ class _Bridge:
             }
             try:
                 done = await self.service.contest(
-                    bundle, tenant=who.tenant, plan_id=rec.plan_id, version=version
+                    bundle, tenant=who.tenant, plan_id=plan_id, version=version
                 )
             except StaleVersionError as exc:
                 if attempt:
                     raise
                 version = exc.current_version
                 continue
-            return done.version, [str(t["id"]) for t in tasks]
+            return done.version, [[str(t["id"]) for t in ts] for ts in per_item]
         raise AssertionError("unreachable")
 
 
@@ -614,6 +642,20 @@ def uvicorn_tls(settings: Settings) -> dict[str, Any]:
     return options
 
 
+def uvicorn_limits(settings: Settings) -> dict[str, Any]:
+    """``uvicorn.Config`` keyword arguments that bound slow and idle clients: the header-read
+    deadline and connection cap of ``GuardedH11Protocol``, and the keep-alive timeout."""
+    from service.cds_hooks._connections import guarded_protocol
+
+    return {
+        "http": guarded_protocol(
+            header_timeout_s=settings.server.http_header_timeout_s,
+            max_connections=settings.server.http_max_connections,
+        ),
+        "timeout_keep_alive": settings.server.http_keep_alive_s,
+    }
+
+
 async def serve(service: PlanService, settings: Settings, *, host: str = "0.0.0.0") -> None:
     """Run the CDS Hooks app on ``settings.server.http_port`` until cancelled (uvicorn, no reload),
     over HTTPS when ``tls_cert_file``/``tls_key_file`` are set."""
@@ -627,6 +669,7 @@ async def serve(service: PlanService, settings: Settings, *, host: str = "0.0.0.
             log_config=None,  # the project's logging set-up owns the handlers
             access_log=False,  # the app logs each call itself, without query or body
             lifespan="on",
+            **uvicorn_limits(settings),
             **uvicorn_tls(settings),
         )
     )

@@ -22,11 +22,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Final
-from urllib.parse import quote, urljoin
+from urllib.parse import quote
 
 import httpx
 
-from service.cds_hooks.egress import EgressPolicy, EgressRefused, same_origin
+from service.cds_hooks.egress import EgressPolicy, EgressRefused, same_origin, under
 from service.cds_hooks.request import HookRequest
 from service.cds_hooks.services import ServiceDefinition
 from service.errors import InputError, Issue, PrefetchUnavailable
@@ -88,11 +88,12 @@ class FhirClient:
     """Reads from the client's FHIR server with its bearer token, under one deadline for the
     whole hook call and a page cap per search.
 
-    Every URL is checked against the client's ``EgressPolicy`` before the token goes out (and
-    the transport checks the address it connects to); redirects are followed only within the
-    same origin and under ``fhirServer``. Failures raise ``PrefetchUnavailable`` saying "could
-    not read the FHIR server"; what went wrong (transport error type, HTTP status) is logged
-    without URL or ids.
+    Every URL it requests (built from a template, a ``next`` link, a redirect) is normalised
+    and checked against the client's ``EgressPolicy`` and sent as the very URL object that was
+    checked, which must also lie under ``fhirServer`` (the transport checks the address it
+    connects to); redirects are followed only within the same origin. Failures raise
+    ``PrefetchUnavailable`` saying "could not read the FHIR server"; what went wrong (transport
+    error type, HTTP status) is logged without URL or ids.
     """
 
     def __init__(
@@ -102,7 +103,7 @@ class FhirClient:
         token: str,
         *,
         timeout_s: float,
-        policy: EgressPolicy | None = None,
+        policy: EgressPolicy,
         deadline_s: float | None = None,
         max_pages: int = MAX_PAGES,
         max_bytes: int = 8 * 1024 * 1024,
@@ -112,28 +113,37 @@ class FhirClient:
         self._token = token
         self._timeout = timeout_s
         self._policy = policy
+        self._root: httpx.URL | None = None
         self._deadline = None if deadline_s is None else time.monotonic() + deadline_s
         self._deadline_s = deadline_s
         self.max_pages = max_pages
         self._max_bytes = max_bytes
 
-    def owns(self, url: str) -> bool:
-        return url == self._base or url.startswith(self._base + "/")
-
-    def check(self) -> None:
-        """Refuse at once when the policy forbids this ``fhirServer`` (no connection made)."""
-        if self._policy is not None:
-            self._policy.check_url(self._base)
+    def check(self) -> httpx.URL:
+        """``fhirServer`` as it will be sent; EgressRefused at once when the policy forbids it
+        (no connection made)."""
+        if self._root is None:
+            root = self._policy.check_url(self._base)
+            if root.query or root.fragment:
+                raise EgressRefused("fhirServer is a base URL, without query", public=True)
+            self._root = root
+        return self._root
 
     async def get(self, path_or_url: str) -> Mapping[str, Any] | None:
         """The resource at a relative path or an absolute URL under the base; None on 404/410.
         Failures raise PrefetchUnavailable (the caller decides whether they matter)."""
-        url = path_or_url if "://" in path_or_url else f"{self._base}/{path_or_url.lstrip('/')}"
+        base = str(self.check()).rstrip("/")
+        url: str | httpx.URL = (
+            path_or_url if "://" in path_or_url else f"{base}/{path_or_url.lstrip('/')}"
+        )
         for _ in range(MAX_REDIRECTS + 1):
-            resp = await self._send(url)
+            sent, resp = await self._send(url)
             if resp.status_code in _REDIRECTS and "location" in resp.headers:
-                target = urljoin(url, resp.headers["location"])
-                if not same_origin(url, target):
+                try:
+                    target = sent.join(resp.headers["location"])
+                except httpx.InvalidURL as exc:
+                    raise _unreadable("redirect to an unusable URL, not followed") from exc
+                if not same_origin(sent, target):
                     raise _unreadable("redirect to another origin, not followed")
                 url = target
                 continue
@@ -154,11 +164,15 @@ class FhirClient:
             raise _unreadable("answer not a FHIR resource")
         return data
 
-    async def _send(self, url: str) -> httpx.Response:
-        if not self.owns(url):
+    async def _send(self, url: str | httpx.URL) -> tuple[httpx.URL, httpx.Response]:
+        """The URL as sent and its answer: ``url`` normalised, checked, then sent as checked."""
+        try:
+            target = self._policy.check_url(url)
+        except EgressRefused as exc:
+            log.info("cds.fhir_refused", reason=exc.reason)
+            raise
+        if not under(target, self.check()):
             raise _unreadable("link outside fhirServer, not followed")
-        if self._policy is not None:
-            self._policy.check_url(url)
         left = self._timeout
         if self._deadline is not None:
             left = min(left, self._deadline - time.monotonic())
@@ -168,8 +182,8 @@ class FhirClient:
             # The per-request timeout bounds each socket operation; this bounds the whole
             # request, so a server trickling bytes cannot outlast the deadline.
             async with asyncio.timeout(left):
-                return await self._http.get(
-                    url,
+                return target, await self._http.get(
+                    target,
                     headers={
                         "Authorization": f"Bearer {self._token}",
                         "Accept": "application/fhir+json",

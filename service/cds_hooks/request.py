@@ -275,11 +275,12 @@ def _check_medication_request(
         dropped = False
         for loc, msg in errors:
             top = str(loc[0]) if loc else ""
-            where = ".".join(str(x) for x in loc)
+            # A whole-resource error (pydantic's empty or "__root__" location) names the
+            # resource itself, never "resource." with an empty element.
+            where = ".".join(str(x) for x in loc if str(x) and not str(x).startswith("__"))
+            element = f"{path}.{where}" if where else path
             if not top or top in _ESSENTIAL or top.startswith("__"):
-                issues.append(
-                    Issue("error", "structure", f"{path}.{where}: {msg}", (f"{path}.{where}",))
-                )
+                issues.append(Issue("error", "structure", f"{element}: {msg}", (element,)))
             elif top in copy:
                 del copy[top]
                 notes.append(f"{top} of draft MedicationRequest/{rid} is not valid R4 ({msg})")

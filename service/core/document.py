@@ -28,6 +28,9 @@ from service.core.model import (
     Argument,
     Clash,
     Contestation,
+    Coverage,
+    CoverageFamily,
+    CoverageGap,
     Deliberation,
     Edge,
     Meta,
@@ -196,6 +199,7 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
             "synthesis": m.synthesis,
             "created": m.created,
             **({"facts": [{"ref": r, "text": x} for r, x in m.facts]} if m.facts else {}),
+            **({"coverage": _coverage_dict(m.coverage)} if m.coverage is not None else {}),
         },
         "problems": problems,
         "options": options,
@@ -273,6 +277,49 @@ def _parameters(raw: Mapping[str, Any]) -> Parameters:
     )
 
 
+def _coverage_dict(c: Coverage) -> dict[str, Any]:
+    return {
+        "knowledge_version": c.knowledge_version,
+        "population": c.population,
+        "families": [
+            {"key": f.key, "label": f.label, "ran": f.ran, "why": f.why} for f in c.families
+        ],
+        "gaps": [
+            {
+                "kind": g.kind,
+                "key": g.key,
+                "label": g.label,
+                "check": g.check,
+                "high_risk": g.high_risk,
+                "refs": list(g.refs),
+            }
+            for g in c.gaps
+        ],
+        "high_risk": c.high_risk,
+    }
+
+
+def _coverage(raw: Mapping[str, Any] | None) -> Coverage | None:
+    """The coverage statement of a document (None in one written before it existed); its
+    ``high_risk`` is derived from the gaps and ignored on the way in."""
+    if raw is None:
+        return None
+    return Coverage(
+        knowledge_version=raw["knowledge_version"],
+        population=raw["population"],
+        families=tuple(
+            CoverageFamily(f["key"], f["label"], f["ran"], f.get("why", ""))
+            for f in raw.get("families", ())
+        ),
+        gaps=tuple(
+            CoverageGap(
+                g["kind"], g["key"], g["label"], g["check"], g["high_risk"], tuple(g["refs"])
+            )
+            for g in raw.get("gaps", ())
+        ),
+    )
+
+
 def _meta(raw: Mapping[str, Any]) -> Meta:
     return Meta(
         backend=raw.get("backend", ""),
@@ -285,6 +332,7 @@ def _meta(raw: Mapping[str, Any]) -> Meta:
         synthesis=raw.get("synthesis", ""),
         created=raw.get("created", ""),
         facts=tuple((f["ref"], f["text"]) for f in raw.get("facts", ())),
+        coverage=_coverage(raw.get("coverage")),
     )
 
 

@@ -16,6 +16,9 @@ __all__ = [
     "Argument",
     "Clash",
     "Contestation",
+    "Coverage",
+    "CoverageFamily",
+    "CoverageGap",
     "Deliberation",
     "Edge",
     "Meta",
@@ -137,6 +140,49 @@ class Contestation:
     payload: Mapping[str, object] = field(default_factory=dict)
 
 
+GapKind = Literal["out-of-scope", "unrecognised", "missing-fact"]
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageFamily:
+    """One family of checks (interactions, kidney dosing...): whether it ran for this patient,
+    and why not when it did not (``why``: no criteria of it in the knowledge, a fact missing)."""
+
+    key: str
+    label: str
+    ran: bool
+    why: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageGap:
+    """Something the plan could not check. ``label`` is the short name the summary prints,
+    ``check`` what a human should check instead; ``refs`` the record facts behind it."""
+
+    kind: GapKind
+    key: str
+    label: str
+    check: str
+    high_risk: bool
+    refs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """What a plan checked and what it could not: silence is not safety. Computed once from
+    the record and the knowledge at plan time and kept with the deliberation."""
+
+    knowledge_version: str
+    population: str  # what the knowledge was built and validated for, in words
+    families: tuple[CoverageFamily, ...] = ()
+    gaps: tuple[CoverageGap, ...] = ()
+
+    @property
+    def high_risk(self) -> bool:
+        """A high-risk check could not run (the CDS card rises to ``warning``)."""
+        return any(g.high_risk for g in self.gaps)
+
+
 @dataclass(frozen=True, slots=True)
 class Meta:
     """Non-derived context kept with the deliberation for the trail and the narrative."""
@@ -153,6 +199,8 @@ class Meta:
     # (reference, words): each cited patient fact with its value and date, for the clinician
     # summary, which never shows the reference itself.
     facts: tuple[tuple[str, str], ...] = ()
+    # What the plan checked and could not (None in documents written before it existed).
+    coverage: Coverage | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from typing import Literal
 
 __all__ = [
     "LOINC_GROUPS",
+    "MAX_AGE_YEARS",
     "Allergy",
     "Code",
     "Encounter",
@@ -27,6 +28,7 @@ __all__ = [
     "SocialFact",
     "UnusedFact",
     "unit_words",
+    "years_between",
 ]
 
 SNOMED = "http://snomed.info/sct"
@@ -34,6 +36,10 @@ ICD10 = "http://hl7.org/fhir/sid/icd-10-cm"
 RXNORM = "http://www.nlm.nih.gov/research/umls/rxnorm"
 LOINC = "http://loinc.org"
 CVX = "http://hl7.org/fhir/sid/cvx"
+
+# The oldest age a record may imply. The oldest verified human lived to 122; a birth date that
+# makes someone older than this is a recording error, not an age, and no fact is computed from it.
+MAX_AGE_YEARS = 120
 
 # LOINC codes that report the same quantity, most common first (Synthea uses the first ones).
 LOINC_GROUPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
@@ -247,7 +253,9 @@ class PatientProfile:
     ref: str  # "Patient/<id>"
     sex: str  # FHIR administrative gender
     birth_date: date | None
-    as_of: date  # reference date for ages and recency: latest dated fact in the record
+    # Reference date for ages and recency: the latest usable dated fact in the record, never
+    # after the time of the request.
+    as_of: date
     problems: tuple[Problem, ...] = ()
     medications: tuple[Medication, ...] = ()
     observations: tuple[Observation, ...] = ()  # latest per LOINC code
@@ -263,10 +271,12 @@ class PatientProfile:
 
     @property
     def age(self) -> int | None:
+        """Whole years on ``as_of``; None when unknown or impossible (born after ``as_of``, or
+        older than ``MAX_AGE_YEARS``), so no fact is ever computed from an impossible age."""
         if self.birth_date is None:
             return None
-        b, d = self.birth_date, self.as_of
-        return d.year - b.year - ((d.month, d.day) < (b.month, b.day))
+        age = years_between(self.birth_date, self.as_of)
+        return age if 0 <= age <= MAX_AGE_YEARS else None
 
     @property
     def active_problems(self) -> tuple[Problem, ...]:
@@ -297,6 +307,16 @@ class PatientProfile:
     def series(self, loincs: tuple[str, ...]) -> tuple[Observation, ...]:
         """Every plausible numeric reading of one quantity, oldest first."""
         return tuple(o for o in self.readings if o.loinc in loincs and o.value is not None)
+
+
+def years_between(start: date, end: date) -> int:
+    """Whole years from ``start`` to ``end`` (negative when ``end`` comes first).
+
+    >>> born = date(1950, 6, 1)
+    >>> years_between(born, date(2026, 5, 31)), years_between(born, date(2026, 6, 1))
+    (75, 76)
+    """
+    return end.year - start.year - ((end.month, end.day) < (start.month, start.day))
 
 
 Sex = Literal["male", "female", "other", "unknown"]

@@ -5,7 +5,8 @@ one-line reason (the strongest supporting argument's first sentence), the key pa
 its value and date, and the roles that proposed it. No FHIR ids, no strengths notation: the
 full reasoning, with argument ids to contest, is the detailed view. ``fact_words`` turns the
 cited facts of a profile into those words once, at plan time (kept in ``Meta.facts``), so a
-stored deliberation summarises the same way later.
+stored deliberation summarises the same way later. ``coverage_lines`` says in one or two lines
+what the plan checked and what it could not (``Meta.coverage``): silence is not safety.
 
 Pure: frozen data in, text out; no I/O.
 """
@@ -17,10 +18,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from service.core.evaluation import Evaluation
-from service.core.model import Deliberation, Option
+from service.core.model import Coverage, Deliberation, Option
 from service.core.profile import LOINC_GROUPS, Observation, PatientProfile, unit_words
 
-__all__ = ["MAX_LINES", "Summary", "SummaryLine", "fact_words", "summarise", "summary_text"]
+__all__ = [
+    "MAX_LINES",
+    "Summary",
+    "SummaryLine",
+    "coverage_detail",
+    "coverage_lines",
+    "fact_words",
+    "summarise",
+    "summary_text",
+]
 
 MAX_LINES = 8
 # A reference to a FHIR resource ("Observation/abc", "urn:uuid:...") never reaches the summary.
@@ -170,6 +180,37 @@ def summarise(d: Deliberation, ev: Evaluation, limit: int = MAX_LINES) -> Summar
     return Summary(lines, max(0, len(ev.plan) - limit), awaiting)
 
 
+def coverage_lines(c: Coverage) -> tuple[str, ...]:
+    """The coverage statement in one or two lines: the checks that ran (and the knowledge
+    version), then, when any, what could not be checked, high-risk first."""
+    ran = [f.label for f in c.families if f.ran]
+    first = f"Checked: {', '.join(ran) or 'nothing'} (knowledge {c.knowledge_version})."
+    not_run = [f"{f.label} ({f.why})" for f in c.families if not f.ran]
+    if not_run:
+        first += " Not run: " + "; ".join(not_run) + "."
+    if not c.gaps:
+        return (first + " Nothing found outside what the knowledge covers.",)
+    gaps = sorted(c.gaps, key=lambda g: not g.high_risk)
+    lead = "NOT CHECKED, needs a human" if c.high_risk else "Not checked"
+    outside = [g.label for g in gaps if g.kind == "out-of-scope"]
+    rest = [g.label for g in gaps if g.kind != "out-of-scope"]
+    parts = [f"outside the validated population ({'; '.join(outside)})"] if outside else []
+    return (first, f"{lead}: " + "; ".join(parts + rest) + ". See the detail for what to check.")
+
+
+def coverage_detail(c: Coverage) -> tuple[str, ...]:
+    """The whole coverage statement, one line per item, for the detailed views."""
+    out = [f"Knowledge: {c.knowledge_version}; built and validated for {c.population}."]
+    out += [f"{f.label}: " + ("ran" if f.ran else f"not run ({f.why})") for f in c.families]
+    out += [
+        f"{'[high risk] ' if g.high_risk else ''}{g.label}: {g.check}."
+        for g in sorted(c.gaps, key=lambda g: not g.high_risk)
+    ]
+    if not c.gaps:
+        out.append("No gap found: in scope, every medicine recognised, no fact missing.")
+    return tuple(out)
+
+
 def summary_text(d: Deliberation, ev: Evaluation) -> str:
     """The summary as plain text: a heading, the ranked lines, then what awaits a decision."""
     s = summarise(d, ev)
@@ -185,4 +226,6 @@ def summary_text(d: Deliberation, ev: Evaluation) -> str:
         out.append(f"{s.more} more in the detailed view.")
     if s.awaiting:
         out.append("Awaiting your decision (borderline, not included): " + "; ".join(s.awaiting))
+    if d.meta.coverage is not None:
+        out += coverage_lines(d.meta.coverage)
     return "\n".join(out)

@@ -4,14 +4,17 @@ Mounted at ``<cds base path>/review`` on the same Starlette app, process, settin
 the CDS Hooks bridge and gRPC. A session is a signed cookie (``tokens.Signer``) naming the
 tenant, the user and the one plan it may read and contest; it comes from a SMART EHR launch
 (``GET /review?iss&launch`` -> ``/review/callback``) or from a short-lived review link
-(``GET /review/open?token``). Every POST carries the session's CSRF token and, when the browser
-sends one, a same-origin ``Origin``. Every answer carries a strict Content-Security-Policy (no
-inline script or style, nothing from elsewhere). Log lines carry route, status and timings:
-never tokens, query strings or patient data.
+(``GET /review/open?token``). A launch's ``state`` and the EHR's authorization code are each
+accepted once, across every worker and replica (the store remembers them). Every POST carries
+the session's CSRF token and, when the browser sends one, a same-origin ``Origin``. Every
+answer carries a strict Content-Security-Policy (no inline script or style, nothing from
+elsewhere). Log lines carry route, status and timings: never tokens, query strings or patient
+data.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
 import time
@@ -33,7 +36,7 @@ from starlette.staticfiles import StaticFiles
 from inference.evidence import EvidenceBase
 from service.core import Evaluation, evaluate, from_document
 from service.core.model import Deliberation
-from service.core.summary import summarise
+from service.core.summary import coverage_lines, summarise
 from service.errors import (
     AuthError,
     CanoeError,
@@ -58,6 +61,9 @@ log = get_logger("canoe.review")
 SESSION_COOKIE: Final = "canoe_review"
 LAUNCH_COOKIE: Final = "canoe_review_launch"
 LAUNCH_TTL_S: Final = 600
+# How long a used authorization code is remembered: the client cannot know the code's own
+# lifetime, and RFC 6749 (4.1.2) asks EHRs to keep it under ten minutes.
+CODE_MEMORY_S: Final = 3600
 MAX_FORM_BYTES: Final = 64 * 1024
 _HERE: Final = Path(__file__).parent
 _CACHE: Final = 128
@@ -85,6 +91,8 @@ class ReviewService(Protocol):
     async def contest(
         self, tasks: Mapping[str, Any], *, tenant: str, plan_id: str, version: int
     ) -> _Contested: ...
+
+    async def claim_token_id(self, *, issuer: str, jti: str, expires_at: float) -> bool: ...
 
 
 class ReviewConfig:
@@ -324,6 +332,7 @@ class _Review:
                 raise AuthError("the launch state does not match: start again from the EHR")
             if not code:
                 raise AuthError("the EHR sent no authorization code")
+            await self._first_use(claims, state, code)
             auth, token, jwks, id_iss = claims["cfg"]
             cfg = smart.SmartConfiguration(str(claims["iss"]), auth, token, jwks, id_iss)
             async with httpx.AsyncClient(follow_redirects=False) as http:
@@ -346,6 +355,23 @@ class _Review:
             return self._start_session(tenant, ctx.user, ctx.plan_id, target)
 
         return await self._guard(request, "callback", run)
+
+    async def _first_use(self, launch: Mapping[str, Any], state: str, code: str) -> None:
+        """Claim the launch's ``state`` and the EHR's code in the store, which every worker and
+        replica shares, before the code leaves: a replayed callback, or a code reused under
+        another launch (an EHR may accept a code twice), is refused here. Only digests are
+        kept, until the state's launch expires and for ``CODE_MEMORY_S``."""
+        iss = str(launch["iss"])
+        if not await self.service.claim_token_id(
+            issuer=f"review-state {iss}", jti=_digest(state), expires_at=float(launch["exp"])
+        ):
+            raise AuthError("this launch was already completed: open the review again from the EHR")
+        if not await self.service.claim_token_id(
+            issuer=f"review-code {iss}", jti=_digest(code), expires_at=time.time() + CODE_MEMORY_S
+        ):
+            raise AuthError(
+                "the EHR's authorization code was already used: open the review again from the EHR"
+            )
 
     async def open_link(self, request: Request) -> Response:
         async def run() -> Response:
@@ -380,6 +406,7 @@ class _Review:
                 d=d,
                 ev=ev,
                 summary=summarise(d, ev),
+                coverage_lines=coverage_lines,
                 groups=groups,
                 problems=problems,
                 current=current,
@@ -566,6 +593,10 @@ def _status(exc: CanoeError) -> tuple[int, str]:
     if isinstance(exc, InputError):
         return 400, "The request could not be read"
     return 502, "The service could not answer"
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
 
 def _ms(t0: float) -> float:

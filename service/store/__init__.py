@@ -6,7 +6,9 @@ Both run the same schema and migrations (``_schema``) and the same SQL (``_sql``
 written in one transaction with the Tasks that produced it, and becomes current by a
 compare-and-set on the plan row: two contestations of one version cannot both win, and a crash
 leaves the old version or the new one, never a part. Tenancy is enforced here too: a plan is
-read or extended only by its own tenant. This package knows nothing of FHIR or gRPC.
+read or extended only by its own tenant. A contested version is kept as its own part plus the
+contestations it added (``_history``), so a plan's N versions cost O(N) bytes. This package uses
+no FHIR model and knows nothing of gRPC (``_history`` reads a plan Bundle as plain JSON).
 """
 
 from __future__ import annotations

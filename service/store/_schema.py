@@ -126,8 +126,13 @@ _CDS_PG = (
     "FOR EACH ROW EXECUTE FUNCTION canoe_append_only()",
 )
 
+# A contested version's tail (``_history``): the contestations it added and how many came before.
+# NULL: the row holds its whole document and Bundle (version 1, and every row written before).
+_HISTORY = ("ALTER TABLE plan_versions ADD COLUMN history TEXT",)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "plans, versions, tasks, feedback", _TABLES, _TABLES),
     Migration(2, "history is append-only", _SQLITE_APPEND_ONLY, _PG_APPEND_ONLY),
     Migration(3, "CDS Hooks card ledger and JWT replay guard", _CDS_SQLITE, _CDS_PG),
+    Migration(4, "a contested version keeps only its own history", _HISTORY, _HISTORY),
 )

@@ -2,7 +2,9 @@
 
 Writes: ``create_plan`` (version 1) and ``append_version`` (a contestation result, with its
 Tasks). Both insert the version row first and move the plan's ``current_version`` last, by a
-compare-and-set, in one transaction. Reads check the tenant before they return anything.
+compare-and-set, in one transaction. A contested version is stored as its own part and the
+history it added (``_history``), so a plan's N versions cost O(N) bytes; ``get_version`` joins
+them back. Reads check the tenant before they return anything.
 For the CDS Hooks bridge: ``add_cards`` / ``get_card`` (the card ledger, per tenant) and
 ``claim_token_id`` (a JWT id's first use; the primary key refuses the second, on any replica).
 """
@@ -23,6 +25,7 @@ from service.errors import (
     TaskError,
 )
 from service.store._drivers import Driver, Tx, UniqueViolation
+from service.store._history import Split, join, split, tail_end
 from service.store._schema import MIGRATIONS
 
 __all__ = [
@@ -145,7 +148,7 @@ def _dump(value: object) -> str:
 
 _VERSION_COLUMNS = (
     "tenant, plan_id, version, patient_ref, careplan_id, kind, created, task_ids, "
-    "deliberation, bundle, summary"
+    "deliberation, bundle, summary, history"
 )
 
 
@@ -224,8 +227,10 @@ class SqlPlanStore:
             # one write lock): a concurrent writer waits here, then sees the version it lost to.
             await self._owned(tx, rec.tenant, rec.plan_id, lock=True)
             await self._check_current(tx, rec.plan_id, expected_current)
+            prior, after = await self._prior(tx, rec.plan_id, expected_current)
+            parts = split(rec.deliberation, rec.bundle, prior=prior, after=after)
             try:
-                await self._insert_version(tx, rec)
+                await self._insert_version(tx, rec, parts)
             except UniqueViolation as exc:
                 # Only reachable past the lock by a writer that skipped it; the failed statement
                 # has spoiled the transaction, so no further query: report what we know.
@@ -349,9 +354,15 @@ class SqlPlanStore:
                 "AND version <= ?",
                 (plan_id, want, current),
             )
-        if not rows:
-            raise NotFoundError(f"plan {plan_id} has no version {want} (versions 1 to {current})")
-        r = rows[0]
+            if not rows:
+                raise NotFoundError(
+                    f"plan {plan_id} has no version {want} (versions 1 to {current})"
+                )
+            r = rows[0]
+            deliberation, bundle = json.loads(r[8]), json.loads(r[9])
+            if r[11] is not None:
+                chain = await self._chain(tx, plan_id, want, json.loads(r[11]))
+                deliberation, bundle = join(deliberation, bundle, chain)
         return VersionRecord(
             tenant=r[0],
             plan_id=r[1],
@@ -361,8 +372,8 @@ class SqlPlanStore:
             kind=r[5],
             created=r[6],
             task_ids=tuple(json.loads(r[7])),
-            deliberation=json.loads(r[8]),
-            bundle=json.loads(r[9]),
+            deliberation=deliberation,
+            bundle=bundle,
             summary=json.loads(r[10]),
         )
 
@@ -445,10 +456,11 @@ class SqlPlanStore:
         if current != expected:
             raise _stale_error(plan_id, current)
 
-    async def _insert_version(self, tx: Tx, rec: VersionRecord) -> None:
+    async def _insert_version(self, tx: Tx, rec: VersionRecord, parts: Split | None = None) -> None:
+        """One version row: whole, or (``parts``) its own part and its history tail."""
         await tx.execute(
             f"INSERT INTO plan_versions ({_VERSION_COLUMNS}) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 rec.tenant,
                 rec.plan_id,
@@ -458,11 +470,45 @@ class SqlPlanStore:
                 rec.kind,
                 rec.created,
                 _dump(list(rec.task_ids)),
-                _dump(rec.deliberation),
-                _dump(rec.bundle),
+                _dump(rec.deliberation if parts is None else parts.deliberation),
+                _dump(rec.bundle if parts is None else parts.bundle),
                 _dump(rec.summary),
+                None if parts is None else _dump(parts.history),
             ),
         )
+
+    async def _prior(self, tx: Tx, plan_id: str, version: int) -> tuple[int, object]:
+        """How many contestations the next version inherits from ``version`` through the
+        chain of tails, and the last one's Task id: (0, None) when ``version`` is stored whole
+        (the next tail then carries all of its own: no chain reaches into a whole row)."""
+        rows = await tx.fetchall(
+            "SELECT history FROM plan_versions WHERE plan_id = ? AND version = ?",
+            (plan_id, version),
+        )
+        if not rows or rows[0][0] is None:
+            return 0, None
+        return tail_end(json.loads(rows[0][0]))
+
+    async def _chain(
+        self, tx: Tx, plan_id: str, version: int, last: Mapping[str, Any]
+    ) -> list[Mapping[str, Any]]:
+        """The tails ``join`` needs for ``version`` (whose own tail is ``last``), oldest first."""
+        chain = [last]
+        if int(last["prior"]) == 0:
+            return chain
+        rows = await tx.fetchall(
+            "SELECT history FROM plan_versions WHERE plan_id = ? AND version < ? "
+            "ORDER BY version DESC",
+            (plan_id, version),
+        )
+        for (text,) in rows:
+            if text is None:
+                break
+            tail = json.loads(text)
+            chain.append(tail)
+            if int(tail["prior"]) == 0:
+                break
+        return chain[::-1]
 
     async def _in_transaction(self) -> None:
         """Called inside every write transaction, just before its last statement; does nothing.

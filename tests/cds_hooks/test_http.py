@@ -119,7 +119,8 @@ def test_patient_view_full_prefetch(servers: Servers) -> None:
     assert card["indicator"] == "warning"  # the panel found immediate-safety issues
     # the clinician summary: ranked lines, a patient fact with its value, no FHIR ids
     assert "Ranked by clinical priority" in card["detail"] and "pharmacist" in card["detail"]
-    assert "- 1. Review the need for clopidogrel with warfarin [safety]" in card["detail"]
+    assert "\n1. Review the need for clopidogrel with warfarin [safety]" in card["detail"]
+    assert "- 1." not in card["detail"]  # an ordered list, not numbers inside bullets
     assert "MedicationRequest/" not in card["detail"]
     link = card["links"][0]
     assert link["type"] == "smart"
@@ -357,6 +358,42 @@ def test_feedback_override_with_reason_becomes_a_contestation(servers: Servers) 
     ok["feedback"][0]["acceptedSuggestions"] = [{"id": card["suggestions"][0]["uuid"]}]
     accepted = servers.feedback(OSEL, ok)
     assert accepted.json() == {"recorded": 1, "contested": 0}
+
+
+def test_a_repeated_override_is_applied_once(servers: Servers) -> None:
+    """Fifty copies of one override (same card and outcome; only the timestamps differ) in one
+    request: one new version, one contestation per option behind the card, recorded once."""
+    r = servers.post(OSEL, cds_fixture("requests", "order-select_trey_berge_naproxen.json"))
+    (card,) = r.json()["cards"]
+    plan_id = json.loads(card["links"][0]["appContext"])["planId"]
+    item = cds_fixture("spec", "feedback_overridden_with_reason.json")["feedback"][0]
+    item = {**item, "card": card["uuid"]}
+    item["overrideReason"] = {**item["overrideReason"], "reason": card["overrideReasons"][0]}
+    items = [{**item, "outcomeTimestamp": f"2026-11-30T11:{i:02d}:00Z"} for i in range(50)]
+    done = servers.feedback(OSEL, {"feedback": items})
+    assert done.status_code == 200, done.text
+    assert done.json() == {"recorded": 1, "contested": 1}
+    d = servers.call(servers.service.deliberation(tenant="ehr-test", plan_id=plan_id))
+    assert d["version"] == 2
+    assert {c["action"] for c in d["contestations"]} == {"decide"}
+    targets = [c["target"] for c in d["contestations"]]
+    assert len(targets) == len(set(targets)) >= 1
+    kept = servers.call(servers.service.store.list_feedback(tenant="ehr-test", plan_id=plan_id))
+    assert len(kept) == 1 and kept[0].payload["contested"]["version"] == 2
+
+
+def test_feedback_items_per_request_are_capped(servers: Servers) -> None:
+    item = cds_fixture("spec", "feedback_overridden.json")["feedback"][0]
+    body = {"feedback": [{**item, "card": str(uuid.uuid4())} for _ in range(101)]}
+    r = servers.feedback(OSEL, body)
+    assert r.status_code == 413, r.text
+    (issue,) = r.json()["issue"]
+    assert issue["code"] == "too-costly" and issue["expression"] == ["feedback"]
+    assert "101 items" in issue["diagnostics"] and "at most 100" in issue["diagnostics"]
+    assert "CANOE_MAX_FEEDBACK_ITEMS" in issue["diagnostics"]
+    # At the cap the request is taken (and refused only for its unknown cards).
+    at_cap = servers.feedback(OSEL, {"feedback": body["feedback"][:100]})
+    assert at_cap.status_code == 404, at_cap.text
 
 
 def test_feedback_on_unknown_cards_and_bad_bodies(servers: Servers) -> None:

@@ -146,6 +146,24 @@ async def test_null_optional_and_patient_under_another_key() -> None:
     assert "'patient'" not in text  # found under the spec's own key "patientToGreet"
 
 
+def test_a_whole_resource_error_names_the_resource_not_an_empty_element() -> None:
+    """A draft order with both medication choices fails R4 as a whole (pydantic reports no
+    element): the issue names ``...entry[0].resource``, with no trailing dot."""
+    order = cds_fixture("spec", "request_order-sign_paginated-prefetch.json")
+    draft = order["context"]["draftOrders"]["entry"][0]["resource"]
+    draft |= {
+        "id": "draft-1",
+        "status": "draft",
+        "medicationCodeableConcept": {"text": "drug"},
+        "medicationReference": {"reference": "Medication/1"},
+    }
+    with pytest.raises(BundleError) as err:
+        parse_hook_request(json.dumps(order).encode(), SERVICES["careplan-order-sign"])
+    (issue,) = err.value.issues
+    assert issue.expression == ("context.draftOrders.entry[0].resource",)
+    assert issue.diagnostics.startswith("context.draftOrders.entry[0].resource: ")
+
+
 def test_request_validation_messages() -> None:
     sign = SERVICES["careplan-order-sign"]
     with pytest.raises(InputError, match="not valid JSON"):

@@ -22,7 +22,7 @@ from fhir_mapping.definitions import (
     package_files,
     rebase,
 )
-from tests.conftest import SHARED
+from tests.conftest import shared_tool
 from tests.fhir_mapping.fhir_checks import assert_valid
 
 BASE = "https://fhir.hospital.test/canoe"
@@ -101,11 +101,9 @@ def test_each_packaged_resource_validates(name: str) -> None:
 
 
 def test_the_independent_validator_accepts_the_written_package(tmp_path: Path) -> None:
-    tool = SHARED / "tools" / "fhir-validate"
     if shutil.which("node") is None or shutil.which("npm") is None:
         pytest.skip("node/npm not installed: the FHIR.js validator cannot run")
-    if not tool.exists():
-        pytest.skip(f"{tool} not found")
+    tool = shared_tool("fhir-validate")
     from service.cli import main
 
     assert main(["definitions", "--base", BASE, str(tmp_path)]) == 0

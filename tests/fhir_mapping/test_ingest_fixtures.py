@@ -1,6 +1,6 @@
 """Ingest of the shared fixture bundles: every realistic one, each bad_* one, and the 2 MB one.
 
-Expected facts come from the fixture data (see shared/fixtures/SOURCES.md, section 2), not from
+Expected facts come from the fixture data (see examples/fixtures/SOURCES.md, section 2), not from
 the code under test.
 """
 

@@ -315,14 +315,20 @@ def test_per_step_models_client_tuning_and_panel_sizes_reach_the_configmap(
 def test_hardening_limits_reach_the_configmap(rendered: dict[str, Rendered]) -> None:
     data = configmap_data(rendered["ha-postgres-external-triton"])
     assert data["CANOE_MAX_TASKS_PER_REQUEST"] == "50"
+    assert data["CANOE_MAX_FEEDBACK_ITEMS"] == "20"
     assert data["CANOE_AUTH_JWT_MAX_LIFETIME_S"] == "900"
     assert data["CANOE_CDS_PREFETCH_DEADLINE_S"] == "7.5"
     assert data["CANOE_CDS_PREFETCH_MAX_PAGES"] == "5"
     s = load_settings(environ=data)
     assert (s.limits.max_tasks_per_request, s.auth.jwt_max_lifetime_s) == (50, 900)
+    assert s.limits.max_feedback_items == 20
     assert (s.cds.prefetch_deadline_s, s.cds.prefetch_max_pages) == (7.5, 5)
     defaults = configmap_data(rendered["defaults"])
-    assert not {k for k in defaults if "TASKS_PER" in k or "PREFETCH" in k or "LIFETIME" in k}
+    assert not {
+        k
+        for k in defaults
+        if "TASKS_PER" in k or "FEEDBACK" in k or "PREFETCH" in k or "LIFETIME" in k
+    }
 
 
 def test_unset_tuning_stays_out_and_panel_sizes_reach_the_embedded_backend(
@@ -713,3 +719,20 @@ def test_the_fhir_base_reaches_the_service_and_is_checked(helm: Helm) -> None:
     assert load_settings(environ={"CANOE_FHIR_BASE": data["CANOE_FHIR_BASE"]}).fhir.base == base
     refused = helm.template(sets=["fhirBase=canoe.example.org/fhir"])
     assert refused.returncode != 0 and "fhirBase" in refused.stderr
+
+
+def test_pods_listen_on_their_address_and_unauthenticated_grpc_is_said_explicitly(
+    helm: Helm,
+) -> None:
+    from service.errors import InputError
+    from service.server import check_exposure
+
+    default = configmap_data(helm.render())
+    assert default["CANOE_GRPC_HOST"] == "0.0.0.0"
+    assert default["CANOE_ALLOW_UNAUTHENTICATED"] == "true"
+    check_exposure(load_settings(environ=default))  # the default install starts
+
+    closed = configmap_data(helm.render(sets=["auth.allowUnauthenticated=false"]))
+    assert closed["CANOE_ALLOW_UNAUTHENTICATED"] == "false"
+    with pytest.raises(InputError, match=r"refusing to listen on 0\.0\.0\.0"):
+        check_exposure(load_settings(environ=closed))

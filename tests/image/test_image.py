@@ -243,6 +243,8 @@ def served(container: Container) -> Iterator[Served]:
             "CANOE_GRPC_PORT": str(grpc_port),
             "CANOE_HTTP_PORT": str(http_port),
             "CANOE_METRICS_PORT": str(metrics_port),
+            # The image listens on 0.0.0.0; with no gRPC auth configured that needs saying.
+            "CANOE_ALLOW_UNAUTHENTICATED": "1",
         },
     )
     started = time.monotonic()

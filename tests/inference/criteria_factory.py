@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
 from inference.knowledge.conditions import GROUPS_BY_KEY
+from inference.knowledge.coverage import SCOPE
 from inference.knowledge.criteria.schema import Criterion, Trigger
 from inference.knowledge.drugs import DRUGS
 from inference.knowledge.facts import SMOKING_CODES, Facts
@@ -262,6 +263,9 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
     if t.renal_table:
         b.med("metformin")
         b.lab("egfr", 25.0)
+    if t.pk_table is not None:  # a perpetrator no pair criterion names, then its substrate
+        b.med("clarithromycin" if t.pk_table == "inhibition" else "rifampicin")
+        b.med("tacrolimus")
     if t.conflict:
         b.lab("potassium", 4.0)
         b.lab("potassium", 6.1)
@@ -285,6 +289,18 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
             b.encounter(ev.groups[0], (ev.encounter_classes or ("EMER",))[0], when)
     if t.level is not None:
         _satisfy_level(b, t, params, taken)
+    for marker in t.outside[:1]:  # a problem coded as the scope marker says (e.g. pregnant)
+        m = next(x for x in SCOPE.markers if x.id == marker)
+        b.problems.append(
+            Problem(
+                f"Condition/{b._id()}",
+                m.label,
+                (Code(SNOMED, m.snomed[0], m.label),),
+                "active",
+                "confirmed",
+                AS_OF - timedelta(days=30),
+            )
+        )
     if t.any_of:
         _satisfy(b, t.any_of[0], params, taken)
 
@@ -421,6 +437,10 @@ def negative(c: Criterion) -> tuple[PatientProfile, str]:
     if t.age_min is not None:
         b.age = int(c.params[t.age_min]) - 5
         return b.build(), "younger than the threshold"
+    if t.pk_table is not None:
+        b.meds = [m for m in b.meds if m.text not in ("clarithromycin", "rifampicin")]
+        b.med("azithromycin")  # an antibiotic that spares CYP3A4
+        return b.build(), "the perpetrator replaced by a drug that spares the pathway"
     if t.renal_table:
         b.obs = [o for o in b.obs if o.display != "egfr"]
         b.lab("egfr", 95.0)

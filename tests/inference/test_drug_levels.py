@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from inference.knowledge._datafile import KnowledgeFileError
+from inference.knowledge.coverage import SCOPE
 from inference.knowledge.criteria.interpret import evaluate
 from inference.knowledge.facts import Facts
 from inference.knowledge.levels import LEVELS_FILE, level_entry, load_levels, reading
@@ -294,3 +295,31 @@ def test_clozapine_is_not_asked_for_a_routine_level_but_is_after_ciprofloxacin()
     b.med("ciprofloxacin", AS_OF - 5 * DAY)
     (title,) = _fired(b)["level-unchecked-after-interacting-start"]
     assert "clozapine" in title and "ciprofloxacin" in title
+
+
+def test_a_pregnancy_keeps_the_anticoagulant_from_being_reviewed_for_stopping() -> None:
+    """Pregnant after a clot, the anticoagulant is changed (warfarin to heparin), not stopped:
+    a gestational age on record is enough to stand back."""
+    b = Builder(age=33)
+    b.med("warfarin", AS_OF - 700 * DAY)
+    b.resolved("venous-thromboembolism")
+    assert "anticoagulant-after-vte-no-indication" in _fired(b)
+    b.obs.append(Observation("Observation/ga", "49051-6", "Gestational age", 7.0, "wk", AS_OF))
+    assert "anticoagulant-after-vte-no-indication" not in _fired(b)
+
+
+def test_every_population_a_criterion_stands_back_for_is_a_scope_marker() -> None:
+    markers = {m.id for m in SCOPE.markers}
+    used = {m for c in CRITERIA for t in (c.trigger, *c.exceptions) for m in t.outside}
+    assert used and used <= markers
+
+
+def test_the_insulin_action_after_a_low_absorbs_the_older_adult_review() -> None:
+    b = Builder(age=78)
+    b.med("insulin glargine")
+    b.lab("hba1c", 6.2)
+    _hypo(b, 10)
+    titles = [p.title for p in analyse(b.build()).proposals if "insulin" in p.title.lower()]
+    assert titles == [
+        next(t for t in titles if t.startswith("Reduce the insulin dose after hypoglycaemia"))
+    ]

@@ -26,9 +26,8 @@ from inference.knowledge import conditions, drugs
 from inference.knowledge._datafile import KnowledgeFileError
 from service.core.profile import ICD10, RXNORM, SNOMED, Code, Medication, Problem
 
-from ..conftest import SHARED
+from ..conftest import FHIR_FIXTURES as FIXTURES
 
-FIXTURES = SHARED / "fixtures" / "fhir"
 BASELINE = json.loads((Path(__file__).parent / "data" / "vocab_baseline_main.json").read_text())
 EVIDENCE = Path(drugs.__file__).resolve().parents[1] / "evidence_base.json"
 

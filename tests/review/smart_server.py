@@ -47,6 +47,8 @@ class SmartServer:
     launches: dict[str, dict[str, Any]] = field(default_factory=dict)
     codes: dict[str, dict[str, Any]] = field(default_factory=dict)
     token_requests: int = 0
+    # An EHR that wrongly accepts a code more than once (the review app must refuse the replay).
+    reuse_codes: bool = False
 
     def __post_init__(self) -> None:
         self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -135,7 +137,7 @@ class SmartServer:
         if (
             form.get("grant_type") != "authorization_code"
             or grant is None
-            or grant["used"]
+            or (grant["used"] and not self.reuse_codes)
             or form.get("redirect_uri") != grant["redirect_uri"]
             or form.get("client_id") != self.client_id
         ):

@@ -171,3 +171,40 @@ def test_definitions_writes_a_package_under_the_base(tmp_path: Path, capsys: Any
 
     rc, _out, err = _run(capsys, "definitions", "--base", "not a url", str(tmp_path / "x"))
     assert rc == 2 and "canonical base" in err
+
+
+def test_contest_says_what_changed_and_prints_the_format_asked(tmp_path: Path, capsys: Any) -> None:
+    rc, out, err = _run(
+        capsys, "plan", str(fixture_bundle("adalberto")), "--format", "fhir", "--created", CREATED
+    )
+    assert rc == 0, err
+    (tmp_path / "plan.json").write_text(out)
+    task = json.loads((TASKS_DIR / "reject.json").read_text())
+    target = task["input"][0]["valueString"]
+
+    rc, out, err = _run(
+        capsys,
+        "contest",
+        str(tmp_path / "plan.json"),
+        str(TASKS_DIR / "reject.json"),
+        "--format",
+        "text",
+    )
+    assert rc == 0, err
+    assert f"version 2: reject {target};" in err
+    assert "activities included (was " in err
+    assert out.startswith("Care plan proposal, version 2:")
+    assert '"resourceType"' not in out
+
+    rc, out, err = _run(
+        capsys,
+        "contest",
+        str(tmp_path / "plan.json"),
+        str(TASKS_DIR / "reject.json"),
+        "--format",
+        "json",
+    )
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["version"] == 2
+    assert [c["target"] for c in doc["contestations"]] == [target]

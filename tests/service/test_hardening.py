@@ -91,7 +91,9 @@ async def test_tasks_per_request_are_capped(tmp_path: Path, store_dsn: str) -> N
             plan_id=plan_id, version=1, tasks_json=_tasks(plan_id, patient, arg, 6)
         )
         oo = await _refused(h.stub.Contest(too_many), CODE.RESOURCE_EXHAUSTED)
-        assert "CANOE_MAX_TASKS_PER_REQUEST" in oo["issue"][0]["diagnostics"]
+        diagnostics = oo["issue"][0]["diagnostics"]
+        assert "CANOE_MAX_TASKS_PER_REQUEST" in diagnostics
+        assert "holds 6 entries" in diagnostics and "at most 5" in diagnostics
         assert oo["issue"][0]["expression"] == ["Bundle.entry"]
         one = pb.ContestRequest(
             plan_id=plan_id, version=1, tasks_json=_tasks(plan_id, patient, arg, 1)

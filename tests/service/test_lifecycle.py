@@ -70,12 +70,15 @@ async def canoe_serve(db: Path, *, pause_s: float = 0, **env: str) -> AsyncItera
     environ.update(
         CANOE_GRPC_HOST="127.0.0.1",
         CANOE_GRPC_PORT="0",
-        CANOE_HTTP_PORT="0",
-        CANOE_STORE_DSN=f"sqlite:///{db}",
         CANOE_LOG_LEVEL="info",
         PYTHONPATH=str(REPO_ROOT),
         # One process unless asked: these tests are about one; test_workers.py runs several.
-        **{"CANOE_WORKERS": "1", **env},
+        **{
+            "CANOE_WORKERS": "1",
+            "CANOE_HTTP_PORT": "0",
+            "CANOE_STORE_DSN": f"sqlite:///{db}",
+            **env,
+        },
     )
     command = (
         ("-m", "tests.service.paused_serve", str(pause_s))

@@ -24,6 +24,7 @@ from ..facts import Conflict, Event, Facts, MedFact, Unsteady, age_phrase, fmt
 from ..levels import Level, LevelEntry, Reading, level_entry, level_of
 from ..model import Output, Point, Proposal, add_or_merge, refs, rid, slug
 from ..panels import PANELS
+from ..pk import PkEffect, interactions
 from ..strength import tau
 from .schema import Criterion, LevelTest, PointTemplate, Trigger
 
@@ -60,6 +61,7 @@ class Binding:
     event: Event | None = None  # the latest recent high-stakes event
     stroke: bool = False  # the CHA2DS2-VASc threshold was met
     event_days: int = 0  # distinct days of the recent events found (``event.count``)
+    pk: PkEffect | None = None  # the mechanism a ``pk_table`` binding rests on
     level: Level | None = None  # the drug level a level test read
 
     def copy(self) -> Binding:
@@ -81,6 +83,7 @@ class Binding:
             self.event,
             self.stroke,
             self.event_days,
+            self.pk,
             self.level,
         )
 
@@ -190,6 +193,8 @@ def _match(
         return
     if t.conflict and not f.conflicts:
         return
+    if t.outside and not any(_outside(f, m) for m in t.outside):
+        return
     if t.recent_orders is not None and not any(
         f.recent_orders(s, params[t.recent_orders.days]) for s in t.recent_orders.specs
     ):
@@ -271,6 +276,9 @@ def _match(
         b0 = alt
     if t.renal_table:
         yield from _renal_bindings(f, b0)
+        return
+    if t.pk_table is not None:
+        yield from _pk_bindings(f, b0, t.pk_table)
         return
     if t.level is not None:
         for b in _level_bindings(f, b0, t.level, params):
@@ -370,6 +378,32 @@ def _renal_bindings(f: Facts, base: Binding) -> Iterator[Binding]:
                         b.uncertain = True
                 yield b
                 break
+
+
+def _pk_bindings(f: Facts, base: Binding, direction: str) -> Iterator[Binding]:
+    """One binding per (perpetrator, substrate) pair of distinct active medicines that the
+    mechanism table links in ``direction``, every shared pathway in one claim."""
+    for m, n in product(f.meds, f.meds):
+        if m.ref == n.ref:
+            continue
+        for a_name, b_name in product(m.drugs, n.drugs):
+            effect = next(
+                (e for e in interactions(a_name, b_name) if e.direction == direction), None
+            )
+            if effect is None:
+                continue
+            b = base.copy()
+            b.meds["a"], b.names["a"] = m, a_name
+            b.meds["b"], b.names["b"] = n, b_name
+            b.pk = effect
+            yield b
+
+
+def _outside(f: Facts, marker: str) -> tuple[str, ...]:
+    # The scope module reads the criteria (coverage by criteria kind), so it is imported here.
+    from ..coverage import marked
+
+    return marked(f, marker)
 
 
 def _mover(
@@ -495,7 +529,7 @@ def _dose_phrase(m: MedFact) -> str:
 
 
 def _months(days: int) -> int:
-    return days // 30
+    return max(0, days) // 30
 
 
 def _ago(days: int) -> str:
@@ -585,8 +619,8 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             if attr == "years":
                 return fmt(float(f.years_on(med) or 0))
             if attr == "weeks":
-                start = med.first_authored
-                return fmt(float((f.p.as_of - start).days // 7)) if start else "?"
+                days = f.days_since(med.first_authored)
+                return fmt(float(days // 7)) if days is not None else "?"
             return "?"
         if head == "trigger":
             if b.cond is not None:
@@ -639,6 +673,8 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             if attr == "measure":
                 return "eGFR" if lim.measure == "egfr" else "creatinine clearance"
             return lim.advice
+        if head == "pk" and b.pk is not None:
+            return _pk_text(b.pk, attr, f, b, params)
         if head == "level" and b.level is not None:
             return _level_phrase(b.level, attr)
         if head == "conflict" and b.conflict is not None:
@@ -689,6 +725,23 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
     return _PLACEHOLDER.sub(one, text)
 
 
+def _pk_text(pk: PkEffect, attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    """``{pk.verb}`` "strongly inhibits"; ``{pk.pathway}`` "CYP3A4 and P-gp"; ``{pk.route}``
+    "clears" or "turns into its active form"; ``{pk.effect}``, ``{pk.advice}`` (the table's
+    texts, themselves templates over ``a`` and ``b``); ``{pk.source}``."""
+    if attr == "verb":
+        return pk.verb
+    if attr == "pathway":
+        return pk.pathway
+    if attr == "route":
+        return "clears" if pk.route == "clears" else "turns into the active form of"
+    if attr == "advice":
+        return render(pk.advice, f, b, params)
+    if attr == "source":
+        return pk.source
+    return render(pk.effect, f, b, params)
+
+
 def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
     """Derived numbers a binding may state (counts and months), beyond ``Facts.numbers``."""
     out = {str(b.count_value)}
@@ -699,8 +752,9 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
     if f.bp is not None:
         out |= {str(f.bp.readings), str(f.bp.raised)}
     for m in b.meds.values():
-        if m.first_authored is not None:
-            out.add(fmt(float((f.p.as_of - m.first_authored).days // 7)))
+        days = f.days_since(m.first_authored)
+        if days is not None:
+            out.add(fmt(float(days // 7)))
     if b.doses:
         out.add(str(len(b.doses)))
         days = f.days_since(b.doses[-1].occurred)
@@ -855,6 +909,8 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
         if b.limit.urgent:
             category, priority, urgency = "immediate-safety", "safety", 3
     evidence = tuple(dict.fromkeys((*b.limit.evidence, *c.evidence))) if b.limit else ()
+    if b.pk is not None:
+        evidence = tuple(dict.fromkeys((*b.pk.evidence, *c.evidence)))
     if evidence:
         points = tuple(replace(x, evidence=evidence) for x in points)
     pid = slug_id(render(oid, f, b, p))
@@ -927,9 +983,9 @@ def _bindings(
     stops, whether a criterion's or a rule function's: the test would judge a treatment that
     is ending. Safety monitoring (levels, INR, potassium, kidney function) stays: a stop is a
     proposal the clinician may decline, and until the drug is out the check still protects."""
-    found = [
-        (c, b) for c in criteria for b in _match(c.trigger, f, c.params) if not _excused(c, f, b)
-    ]
+    found = _pair_wins(
+        [(c, b) for c in criteria for b in _match(c.trigger, f, c.params) if not _excused(c, f, b)]
+    )
     stopping = _stopped_proposals(out) | {
         ref for c, b in found for ref in (_stops(c, f, b),) if ref is not None
     }
@@ -943,6 +999,26 @@ def _bindings(
             and b.meds["a"].ref in stopping
         )
     ]
+
+
+def _pair(b: Binding) -> frozenset[str] | None:
+    if "a" not in b.meds or "b" not in b.meds:
+        return None
+    return frozenset((b.meds["a"].ref, b.meds["b"].ref))
+
+
+def _pair_wins(found: list[tuple[Criterion, Binding]]) -> list[tuple[Criterion, Binding]]:
+    """A mechanism firing (``pk_table``) gives way to any other drug-drug criterion that
+    fires for the same two medicines: the pair criterion names the interaction and its own
+    action, and a second activity for the same two drugs would repeat it less precisely."""
+    named = {
+        pair
+        for c, b in found
+        if c.kind == "drug-drug" and c.trigger.pk_table is None
+        for pair in (_pair(b),)
+        if pair is not None
+    }
+    return [(c, b) for c, b in found if c.trigger.pk_table is None or _pair(b) not in named]
 
 
 def evaluate(criteria: Sequence[Criterion], f: Facts) -> tuple[Firing, ...]:

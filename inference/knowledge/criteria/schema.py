@@ -255,6 +255,10 @@ class Trigger(_Strict):
     # Each active drug with a kidney-function band (drugs data, ``renal_limits``) that holds
     # the governing kidney function binds ``a`` and ``limit`` (strictest band per ingredient).
     renal_table: bool = False
+    # Each pair of active drugs where the first inhibits (or induces) a clearance pathway that
+    # the second depends on, at a strength that matters for it (``data/pk_interactions.yaml``),
+    # binds ``a`` (the perpetrator), ``b`` (the substrate) and ``pk`` (pathway, effect, advice).
+    pk_table: Literal["inhibition", "induction"] | None = None
     bound_matches: tuple[str, ...] = ()  # in a point's ``when``: the bound ``a`` matches one
     vaccine: VaccineDue | None = None
     stroke_risk: StrokeRisk | None = None
@@ -262,6 +266,9 @@ class Trigger(_Strict):
     started_within: str | None = None  # drug ``a`` first ordered within this many days
     recent_orders: RecentOrders | None = None
     level: LevelTest | None = None
+    # The record puts the patient in one of these out-of-scope populations (markers of
+    # data/scope.yaml, e.g. pregnancy): an exception for advice that does not hold there.
+    outside: tuple[str, ...] = ()
     # The level test bound a co-prescribed medicine that moves the level (``b``): in a point's
     # ``when``, the point that names the likely cause.
     level_cause: bool = False

@@ -1,0 +1,355 @@
+"""The coverage statement: what a plan checked for this patient and what it could not.
+
+The scope is data (``data/scope.yaml``, validated against ``ScopeFile`` when this module is
+imported): the population the knowledge was built and validated for, the check families and the
+criteria kinds that make them, the markers (by code group) of a patient outside that population,
+and the facts whose absence disables a check. ``assess`` applies it to one ``PatientProfile``
+and returns the core's ``Coverage``: the families that ran or not (and why), and the gaps (out of
+scope, medicines not recognised, facts missing), each with what a human should check. No
+criteria here and nothing about what the plan proposes; no I/O after import.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from datetime import date
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from service.core.model import Coverage, CoverageFamily, CoverageGap
+from service.core.profile import ICD10, LOINC_GROUPS, SNOMED, Code, Observation, PatientProfile
+
+from . import conditions, drugs
+from ._datafile import DATA_DIR, load_yaml
+from .criteria.schema import Kind
+from .facts import Facts, MedFact
+from .rules import CRITERIA
+
+__all__ = ["SCOPE", "SCOPE_FILE", "ScopeFile", "assess", "knowledge_version", "load_scope"]
+
+SCOPE_FILE = DATA_DIR / "scope.yaml"
+
+_Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
+_Text = Annotated[str, Field(min_length=1)]
+_Loinc = Annotated[str, Field(pattern=r"^[0-9]{1,7}-[0-9]$")]
+_Sctid = Annotated[str, Field(pattern=r"^[1-9][0-9]{5,17}$")]
+_Icd10 = Annotated[str, Field(pattern=r"^[A-Z][0-9A-Z.]{0,7}$")]
+_Days = Annotated[int, Field(gt=0, le=3650)]
+_Age = Annotated[int, Field(ge=0, le=130)]
+_Sex = Literal["male", "female"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Applies(_Strict):
+    sex: _Sex | None = None
+    age_min: _Age | None = None
+    age_max: _Age | None = None
+
+
+class FamilyDef(_Strict):
+    id: _Id
+    label: _Text
+    kinds: tuple[Kind, ...]
+    groups: tuple[_Id, ...] = ()
+    needs: Literal["kidney", "age", "none"] = "none"
+    applies: Applies = Applies()
+
+
+class MarkerDef(_Strict):
+    id: _Id
+    label: _Text
+    check: _Text
+    age_below: _Age | None = None
+    sex: _Sex | None = None
+    within_days: _Days = 365
+    snomed: tuple[_Sctid, ...] = ()
+    icd10: tuple[_Icd10, ...] = ()
+    text: tuple[_Text, ...] = ()
+    encounter_snomed: tuple[_Sctid, ...] = ()
+    encounter_text: tuple[_Text, ...] = ()
+    observations: tuple[_Loinc, ...] = ()
+    present_loinc: tuple[_Loinc, ...] = ()
+    medicines: tuple[_Text, ...] = ()
+
+
+class PositiveValues(_Strict):
+    snomed: tuple[_Sctid, ...]
+    text: tuple[_Text, ...]
+
+
+class PregnancyStatusDef(_Strict):
+    age_min: _Age
+    age_max: _Age
+    flag: _Id
+    marker: _Id
+    status_loinc: tuple[_Loinc, ...] = Field(min_length=1)
+    days: _Days
+
+
+class LevelDef(_Strict):
+    drug: _Id
+    label: _Text
+    loinc: tuple[_Loinc, ...] = Field(min_length=1)
+    days: _Days
+
+
+class MissingDef(_Strict):
+    kidney_function_days: _Days
+    child_weight_days: _Days
+    pregnancy_status: PregnancyStatusDef
+    levels: tuple[LevelDef, ...]
+
+
+class ScopeFile(_Strict):
+    version: _Text
+    population: _Text
+    families: tuple[FamilyDef, ...] = Field(min_length=1)
+    markers: tuple[MarkerDef, ...]
+    positive_values: PositiveValues
+    missing: MissingDef
+
+    @model_validator(mode="after")
+    def _references(self) -> ScopeFile:
+        known = {d.name for d in drugs.DRUGS}
+        for lv in self.missing.levels:
+            if lv.drug not in known:
+                raise ValueError(f"missing.levels: unknown drug {lv.drug!r}")
+        ps = self.missing.pregnancy_status
+        if ps.flag not in drugs.FLAG_LABELS:
+            raise ValueError(f"missing.pregnancy_status.flag: unknown flag {ps.flag!r}")
+        if ps.marker not in {m.id for m in self.markers}:
+            raise ValueError(f"missing.pregnancy_status.marker: unknown marker {ps.marker!r}")
+        for m in self.markers:
+            for pattern in (*m.text, *m.encounter_text, *m.medicines):
+                try:
+                    re.compile(pattern)
+                except re.error as exc:
+                    raise ValueError(f"markers[{m.id}]: bad pattern {pattern!r}: {exc}") from exc
+        return self
+
+
+def load_scope(path: Path = SCOPE_FILE) -> ScopeFile:
+    """Validate ``path``; ``KnowledgeFileError`` when it is unusable."""
+    return load_yaml(path, ScopeFile)
+
+
+SCOPE: ScopeFile = load_scope()
+_KINDS_LOADED = frozenset(c.kind for c in CRITERIA)
+
+
+def knowledge_version() -> str:
+    """The versions of the knowledge a plan was checked against, in one line."""
+    return (
+        f"drugs {drugs.VERSION}, conditions {conditions.VERSION}, {len(CRITERIA)} criteria, "
+        f"scope {SCOPE.version}"
+    )
+
+
+def assess(profile: PatientProfile) -> Coverage:
+    """The coverage statement of one patient: families that ran, and every gap."""
+    f = Facts(profile)
+    families = tuple(_family(fd, f) for fd in SCOPE.families if _applies(fd.applies, f))
+    out_of_scope = tuple(g for m in SCOPE.markers if (g := _marker(m, f)) is not None)
+    gaps = (*out_of_scope, *_unrecognised(f), *_missing(f, {g.key for g in out_of_scope}))
+    return Coverage(knowledge_version(), SCOPE.population, families, gaps)
+
+
+# ---------------------------------------------------------------------------------- families
+
+
+def _applies(a: Applies, f: Facts) -> bool:
+    if a.sex is not None and f.p.sex != a.sex:
+        return False
+    if f.age is None:
+        return a.age_min is None and a.age_max is None
+    return (a.age_min is None or f.age >= a.age_min) and (a.age_max is None or f.age <= a.age_max)
+
+
+def _family(fd: FamilyDef, f: Facts) -> CoverageFamily:
+    available = bool(_KINDS_LOADED & set(fd.kinds)) or any(
+        g in conditions.GROUPS_BY_KEY for g in fd.groups
+    )
+    if not available:
+        return CoverageFamily(fd.id, fd.label, False, "no criteria for it in this knowledge")
+    if fd.needs == "kidney" and f.kidney is None:
+        return CoverageFamily(fd.id, fd.label, False, "no eGFR or creatinine on record")
+    if fd.needs == "age" and f.age is None:
+        return CoverageFamily(fd.id, fd.label, False, "no date of birth on record")
+    return CoverageFamily(fd.id, fd.label, True)
+
+
+# ----------------------------------------------------------------------------------- markers
+
+
+def _within(d: date | None, as_of: date, days: int) -> bool:
+    return d is not None and 0 <= (as_of - d).days <= days
+
+
+def _coded(codes: Iterable[Code], m: MarkerDef, snomed: tuple[str, ...]) -> bool:
+    for c in codes:
+        if c.system == SNOMED and c.code in snomed:
+            return True
+        if c.system in (ICD10, conditions.ICD10_WHO):
+            flat = c.code.replace(".", "").upper()
+            if any(flat.startswith(p.replace(".", "")) for p in m.icd10):
+                return True
+    return False
+
+
+def _said(text: str, patterns: tuple[str, ...]) -> bool:
+    low = text.lower()
+    return any(re.search(p, low) for p in patterns)
+
+
+def _positive(o: Observation) -> bool:
+    pv = SCOPE.positive_values
+    if any(c.system == SNOMED and c.code in pv.snomed for c in o.value_codes):
+        return True
+    return _said(o.value_text.strip(), pv.text)
+
+
+def _marker_refs(m: MarkerDef, f: Facts) -> Iterator[str]:
+    p = f.p
+    if m.age_below is not None and f.age is not None and f.age < m.age_below:
+        yield p.ref
+    for pr in p.problems:
+        if pr.active and pr.abatement is None:
+            words = " ".join((pr.text, *(c.display for c in pr.codes)))
+            if _coded(pr.codes, m, m.snomed) or _said(words, m.text):
+                yield pr.ref
+    for e in p.encounters:
+        if _within(e.start, p.as_of, m.within_days):
+            words = " ".join((e.kind, e.reason_text, *(c.display for c in (*e.types, *e.reasons))))
+            if _coded((*e.types, *e.reasons), m, m.encounter_snomed) or _said(
+                words, m.encounter_text
+            ):
+                yield e.ref
+    for o in p.observations:
+        if _within(o.effective, p.as_of, m.within_days) and (
+            o.loinc in m.present_loinc or (o.loinc in m.observations and _positive(o))
+        ):
+            yield o.ref
+    for med in f.meds:
+        if _said(med.text, m.medicines):
+            yield med.ref
+
+
+def marked(f: Facts, marker_id: str) -> tuple[str, ...]:
+    """The record entries that put the patient in the out-of-scope population ``marker_id``
+    (a marker of ``data/scope.yaml``, e.g. pregnancy); empty when none does. Criteria read it
+    to stand back where their advice does not hold (``Trigger.outside``)."""
+    m = next((x for x in SCOPE.markers if x.id == marker_id), None)
+    if m is None:
+        raise KeyError(f"no scope marker {marker_id!r}")
+    if m.sex is not None and f.p.sex != m.sex:
+        return ()
+    return tuple(dict.fromkeys(_marker_refs(m, f)))
+
+
+def _marker(m: MarkerDef, f: Facts) -> CoverageGap | None:
+    if m.sex is not None and f.p.sex != m.sex:
+        return None
+    refs = tuple(dict.fromkeys(_marker_refs(m, f)))
+    if not refs:
+        return None
+    return CoverageGap("out-of-scope", m.id, m.label, m.check, True, refs)
+
+
+# ------------------------------------------------------------------- unrecognised and missing
+
+
+def _unrecognised(f: Facts) -> Iterator[CoverageGap]:
+    for med in f.meds:
+        if not med.drugs:
+            yield CoverageGap(
+                "unrecognised",
+                "unrecognised-medicine",
+                f"medicine not recognised: {med.text}",
+                f"{med.text} is not in the drug knowledge, so none of its interactions, doses "
+                "or monitoring were checked: check it against a drug reference",
+                True,
+                (med.ref,),
+            )
+
+
+def _window(days: int) -> str:
+    """Days as a reader says them: 365 -> "12 months", 90 -> "3 months", 30 -> "30 days"."""
+    return f"{round(days / 30.4)} months" if days >= 60 else f"{days} days"
+
+
+def _measured(f: Facts, loincs: Iterable[str], days: int) -> bool:
+    wanted = set(loincs)
+    return any(
+        o.loinc in wanted
+        and (o.value is not None or o.value_text)
+        and _within(o.effective, f.p.as_of, days)
+        for o in (*f.p.observations, *f.p.readings)
+    )
+
+
+def _names(meds: Iterable[MedFact]) -> str:
+    return ", ".join(dict.fromkeys(m.text for m in meds))
+
+
+def _missing(f: Facts, out_of_scope: set[str]) -> Iterator[CoverageGap]:
+    ms = SCOPE.missing
+    groups = LOINC_GROUPS
+    cleared = [m for m in f.meds if any(drugs.renal_limits(n) for n in m.drugs)]
+    days = ms.kidney_function_days
+    if cleared and not _measured(f, (*groups["egfr"], *groups["creatinine"]), days):
+        yield CoverageGap(
+            "missing-fact",
+            "no-kidney-function",
+            f"no eGFR or creatinine within {_window(days)} on kidney-cleared {_names(cleared)}",
+            "their kidney-function dose limits were not checked: measure creatinine and eGFR, "
+            "then review the doses",
+            True,
+            tuple(m.ref for m in cleared),
+        )
+    days = ms.child_weight_days
+    if f.age is not None and f.age < 18 and f.meds and not _measured(f, groups["weight"], days):
+        yield CoverageGap(
+            "missing-fact",
+            "no-weight",
+            f"no body weight within {_window(days)} for a child on medicines",
+            "no dose could be checked by weight: weigh the child and check every dose per kg",
+            True,
+            (f.p.ref,),
+        )
+    yield from _pregnancy_unknown(f, out_of_scope)
+    for lv in ms.levels:
+        on = [m for m in f.meds if lv.drug in m.drugs]
+        if on and not _measured(f, lv.loinc, lv.days):
+            yield CoverageGap(
+                "missing-fact",
+                f"no-level-{lv.drug}",
+                f"no {lv.label} within {_window(lv.days)} on {_names(on)}",
+                f"{lv.drug} has a narrow therapeutic range and its dose and toxicity could not "
+                f"be checked: measure the {lv.label}",
+                True,
+                tuple(m.ref for m in on),
+            )
+
+
+def _pregnancy_unknown(f: Facts, out_of_scope: set[str]) -> Iterator[CoverageGap]:
+    ps = SCOPE.missing.pregnancy_status
+    if not f.female or f.age is None or not ps.age_min <= f.age <= ps.age_max:
+        return
+    on = f.with_spec(f"flag:{ps.flag}")
+    if not on or ps.marker in out_of_scope or _measured(f, ps.status_loinc, ps.days):
+        return
+    yield CoverageGap(
+        "missing-fact",
+        "pregnancy-status-unknown",
+        f"pregnancy status unknown for a woman of {f.age} on {_names(on)}",
+        "the harm of these medicines to an unborn child could not be weighed: confirm "
+        "pregnancy status and contraception before continuing them",
+        True,
+        tuple(m.ref for m in on),
+    )

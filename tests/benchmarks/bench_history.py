@@ -1,0 +1,112 @@
+"""Benchmark: the plan store's size as one plan is contested version after version.
+
+Plans one fixture on the embedded backend, then applies ``--versions`` contestations through
+``CarePlanService.contest`` (one Task each, alternately rejecting and accepting one argument),
+and prints the store's size every ``--every`` versions, with the bytes the last step added:
+under linear history each step adds about the same. Run:
+
+    .venv/bin/python -m tests.benchmarks.bench_history [--versions 1000] [--dsn DSN]
+
+``--dsn`` defaults to a fresh SQLite file (its size: page_count x page_size, WAL included); with
+``postgresql://...`` the size is ``pg_total_relation_size('plan_versions')`` (TOAST and indexes
+included). Not a test: numbers go in the closing note.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sqlite3
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from fhir_mapping.definitions import CS_ACTION, CS_INPUT
+from service.app import CarePlanService
+from service.settings import load_settings
+from service.store import sqlite_path
+from tests.conftest import fixture_bundle
+
+
+def contest_task(plan_id: str, version: int, argument: str, patient: str) -> dict[str, Any]:
+    """The Task making version ``version + 1``: reject the argument, then accept it again."""
+    return {
+        "resourceType": "Task",
+        "id": f"history-{version}",
+        "status": "requested",
+        "intent": "order",
+        "code": {"coding": [{"system": CS_ACTION, "code": "reject" if version % 2 else "accept"}]},
+        "focus": {"reference": f"CarePlan/{plan_id}-v{version}"},
+        "for": {"reference": patient},
+        "requester": {"reference": "Practitioner/planner-1"},
+        "authoredOn": "2026-11-30T11:00:00Z",
+        "reasonCode": {"text": "reviewed again"},
+        "input": [
+            {
+                "type": {"coding": [{"system": CS_INPUT, "code": "target"}]},
+                "valueString": argument,
+            }
+        ],
+    }
+
+
+def first_argument(document: dict[str, Any]) -> str:
+    for option in document["options"]:
+        for node in option["nodes"]:
+            if node["kind"] == "argument":
+                return str(node["id"])
+    raise ValueError("the plan has no argument")
+
+
+async def store_bytes(app: CarePlanService, dsn: str) -> int:
+    """The plan store's size now (what a new version adds to it is the difference)."""
+    if dsn.startswith("sqlite"):
+        with sqlite3.connect(sqlite_path(dsn)) as c:
+            pages = c.execute("PRAGMA page_count").fetchone()[0]
+            size = c.execute("PRAGMA page_size").fetchone()[0]
+        return int(pages) * int(size)
+    async with app.store.driver.transaction() as tx:  # type: ignore[attr-defined]
+        rows = await tx.fetchall("SELECT pg_total_relation_size('plan_versions')")
+    return int(rows[0][0])
+
+
+async def run(versions: int, every: int, dsn: str, fixture: str) -> None:
+    app = await CarePlanService.create(load_settings({}, store_dsn=dsn))
+    try:
+        plan = await app.generate(fixture_bundle(fixture).read_bytes(), tenant="bench")
+        argument = first_argument(plan.deliberation)
+        patient = plan.deliberation["patient_ref"]
+        start = last = await store_bytes(app, dsn)
+        print(f"version 1: store {start / 1e6:.2f} MB")
+        t0 = time.perf_counter()
+        for v in range(1, versions + 1):
+            task = contest_task(plan.plan_id, v, argument, patient)
+            await app.contest(task, tenant="bench", plan_id=plan.plan_id, version=v)
+            if v % every == 0:
+                now = await store_bytes(app, dsn)
+                print(
+                    f"version {v + 1}: store {now / 1e6:8.2f} MB, the last {every} added "
+                    f"{(now - last) / every / 1e3:8.1f} kB each, "
+                    f"{time.perf_counter() - t0:6.1f} s so far"
+                )
+                last = now
+        print(f"{versions} contested versions: {(last - start) / 1e6:.1f} MB")
+    finally:
+        await app.aclose()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--versions", type=int, default=1000)
+    ap.add_argument("--every", type=int, default=100)
+    ap.add_argument("--dsn", default="")
+    ap.add_argument("--fixture", default="adalberto")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        dsn = args.dsn or f"sqlite:///{Path(tmp) / 'history.sqlite3'}"
+        asyncio.run(run(args.versions, args.every, dsn, args.fixture))
+
+
+if __name__ == "__main__":
+    main()

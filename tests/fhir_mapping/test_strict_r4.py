@@ -1,0 +1,101 @@
+"""Every kind of resource the service writes passes both external FHIR R4 validators: FHIR.js
+(``fhir-validate``) with no structural error, and Medplum (``fhir-validate-medplum --strict``)
+with no error and no warning. Written through the CLI as an integrator would get them: the plan
+of every realistic fixture, each contested version (one per example Task and the transaction
+Bundle), the refusal Bundle of a bad Task, the OperationOutcome of every malformed bundle, the
+Task examples themselves and the definitions package. Each validator runs once over all of them
+(one node process); both skip, saying why, where node or the shared tools are missing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from service.cli import main
+from tests.conftest import BAD_BUNDLES, REALISTIC_BUNDLES, shared_tool
+from tests.examples.make_tasks import TASKS_DIR
+
+CREATED = "2026-11-30T09:00:00+00:00"
+RECORDED = "2026-11-30T11:00:00+00:00"
+
+
+def _run(capsys: pytest.CaptureFixture[str], argv: list[str], out: Path) -> int:
+    code = main(argv)
+    out.write_text(capsys.readouterr().out, encoding="utf-8")
+    return code
+
+
+def _write_all(folder: Path, capsys: pytest.CaptureFixture[str]) -> list[Path]:
+    files: list[Path] = []
+    for bundle in REALISTIC_BUNDLES:
+        out = folder / f"plan-{bundle.stem}.json"
+        assert (
+            _run(capsys, ["plan", str(bundle), "--format", "fhir", "--created", CREATED], out) == 0
+        )
+        files.append(out)
+    plan = folder / f"plan-{REALISTIC_BUNDLES[0].stem}.json"
+    adalberto = next(p for p in files if "adalberto" in p.name)
+    for task in sorted(TASKS_DIR.glob("*.json")):
+        out = folder / f"contested-{task.stem}.json"
+        code = _run(capsys, ["contest", str(adalberto), str(task), "--recorded", RECORDED], out)
+        assert code == 0, out.read_text()[:2000]
+        files.append(out)
+    bad_task = folder / "task-bad.json"
+    bad_task.write_text(
+        json.dumps({**json.loads((TASKS_DIR / "reject.json").read_text()), "status": "bogus"})
+    )
+    out = folder / "contest-refused.json"
+    assert _run(capsys, ["contest", str(plan), str(bad_task), "--recorded", RECORDED], out) == 2
+    files.append(out)
+    for bundle in BAD_BUNDLES:
+        out = folder / f"outcome-{bundle.stem}.json"
+        code = _run(capsys, ["plan", str(bundle), "--format", "fhir", "--created", CREATED], out)
+        if code == 0:  # a bad bundle the service plans anyway (e.g. unknown codes): its plan
+            out = out.rename(folder / f"plan-{bundle.stem}.json")
+        else:
+            assert json.loads(out.read_text())["resourceType"] == "OperationOutcome"
+        files.append(out)
+    files += sorted(TASKS_DIR.glob("*.json"))
+    package = folder / "definitions"
+    assert main(["definitions", str(package)]) == 0
+    capsys.readouterr()
+    files += sorted((package / "package").glob("[A-Z]*.json"))
+    return files
+
+
+def _validator(name: str) -> Path:
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip(f"node/npm not installed: {name} cannot run")
+    return shared_tool(name)
+
+
+def _validate(cmd: list[str]) -> subprocess.CompletedProcess[str]:
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
+    if out.returncode == 2 and "npm" in out.stderr:
+        pytest.skip(f"{Path(cmd[0]).name} could not install its npm packages: {out.stderr[:300]}")
+    return out
+
+
+def test_everything_written_passes_fhir_js(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tool = _validator("fhir-validate")
+    files = _write_all(tmp_path, capsys)
+    out = _validate([str(tool), *map(str, files)])
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert f"# {len(files)} file(s), 0 with structural ERRORs" in out.stdout
+
+
+def test_everything_written_passes_medplum_strict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tool = _validator("fhir-validate-medplum")
+    files = _write_all(tmp_path, capsys)
+    out = _validate([str(tool), "--strict", *map(str, files)])
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    last = out.stdout.strip().splitlines()[-1]
+    assert last.startswith(f"{len(files)} files,") and last.endswith("0 errors, 0 warnings"), last
