@@ -25,7 +25,7 @@ M = TypeVar("M", bound=BaseModel)
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # Keys whose value names a list item better than its index does ("drugs[metformin]").
-_NAMING_KEYS = ("id", "name", "spec", "rxcui")
+_NAMING_KEYS = ("id", "name", "spec", "rxcui", "drug")
 
 
 class KnowledgeFileError(ValueError):

@@ -246,6 +246,18 @@ def _marker_refs(m: MarkerDef, f: Facts) -> Iterator[str]:
             yield med.ref
 
 
+def marked(f: Facts, marker_id: str) -> tuple[str, ...]:
+    """The record entries that put the patient in the out-of-scope population ``marker_id``
+    (a marker of ``data/scope.yaml``, e.g. pregnancy); empty when none does. Criteria read it
+    to stand back where their advice does not hold (``Trigger.outside``)."""
+    m = next((x for x in SCOPE.markers if x.id == marker_id), None)
+    if m is None:
+        raise KeyError(f"no scope marker {marker_id!r}")
+    if m.sex is not None and f.p.sex != m.sex:
+        return ()
+    return tuple(dict.fromkeys(_marker_refs(m, f)))
+
+
 def _marker(m: MarkerDef, f: Facts) -> CoverageGap | None:
     if m.sex is not None and f.p.sex != m.sex:
         return None

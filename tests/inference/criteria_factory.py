@@ -7,9 +7,11 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
 from inference.knowledge.conditions import GROUPS_BY_KEY
+from inference.knowledge.coverage import SCOPE
 from inference.knowledge.criteria.schema import Criterion, Trigger
 from inference.knowledge.drugs import DRUGS
 from inference.knowledge.facts import SMOKING_CODES, Facts
+from inference.knowledge.levels import LEVELS, LevelEntry
 from service.core.profile import (
     CVX,
     LOINC_GROUPS,
@@ -138,6 +140,14 @@ class Builder:
             )
         )
 
+    def level(self, e: LevelEntry, value: float, when: date) -> None:
+        """A blood level of ``e``'s drug, in the table's own unit."""
+        self.obs.append(
+            Observation(
+                f"Observation/{self._id()}", e.loinc[0], f"{e.drug} level", value, e.unit, when
+            )
+        )
+
     def smoking(self, status: str, when: date = AS_OF) -> None:
         """A tobacco smoking status Observation (LOINC 72166-2) coded with ``status``."""
         code = next(c for (_, c), st in SMOKING_CODES.items() if st == status)
@@ -234,7 +244,9 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
                 n += 1
     elif t.count is not None:
         need = int(params[t.count.min])
-        got = 0
+        # Trigger drugs already prescribed that the count's specs also match count toward it.
+        facts = Facts(b.build())
+        got = len({m.ref for spec in t.count.specs for m in facts.with_spec(spec)})
         for spec in t.count.specs:
             while got < need:
                 try:
@@ -298,6 +310,25 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
                 AS_OF - timedelta(days=b.onset_days),
             )
         )
+    if t.level is not None:
+        _satisfy_level(b, t, params, taken)
+    for marker in t.outside[:1]:  # a problem coded as the scope marker says (e.g. pregnant)
+        m = next(x for x in SCOPE.markers if x.id == marker)
+        # A marker read from a typed fact (pregnancy, lactation) is shown by its Condition.
+        fact_codes = {"pregnancy": "77386006", "lactation": "413712001"}
+        code = m.snomed[0] if m.snomed else fact_codes[str(m.fact)]
+        if m.sex:
+            b.sex = m.sex
+        b.problems.append(
+            Problem(
+                f"Condition/{b._id()}",
+                m.label,
+                (Code(SNOMED, code, m.label),),
+                "active",
+                "confirmed",
+                AS_OF - timedelta(days=30),
+            )
+        )
     if t.any_of:
         _satisfy(b, t.any_of[0], params, taken)
     if t.weight_dose is not None:
@@ -311,6 +342,65 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
         b.immunization(other, AS_OF - timedelta(days=400))
 
 
+def _level_entry(t: Trigger) -> LevelEntry:
+    """A fixed-range drug for above/below (with a drug that moves it that way when the
+    criterion asks for a cause), a patient-target drug with movers for the rest."""
+    assert t.level is not None
+    state = t.level.state
+    if state in ("above", "below"):
+        movers = "raised_by" if state == "above" else "lowered_by"
+        return next(e for e in LEVELS if e.ranges and (not t.level_cause or getattr(e, movers)))
+    return next(e for e in LEVELS if not e.ranges and e.raised_by and e.lowered_by)
+
+
+def _satisfy_level(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
+    assert t.level is not None
+    state = t.level.state
+    e = _level_entry(t)
+    taken.add(e.drug)
+    b.med(e.drug)
+    if state in ("above", "below"):
+        rng = e.ranges[0]
+        for group in rng.conditions[:1]:
+            b.condition(group)
+        b.level(e, rng.high * 1.5 if state == "above" else rng.low * 0.5, AS_OF - timedelta(days=3))
+        if t.level_cause:
+            spec = (e.raised_by if state == "above" else e.lowered_by)[0]
+            b.med(drug_for(spec, frozenset(taken)))
+        return
+    if state == "never":
+        return
+    spec = (e.lowered_by if state == "fallen" else e.raised_by)[0]
+    mover = drug_for(spec, frozenset(taken))
+    taken.add(mover)
+    if state == "unchecked":
+        b.level(e, 6.0, AS_OF - timedelta(days=int(params[t.level.days or ""]) + 30))
+        b.med(mover, AS_OF - timedelta(days=int(params[t.level.days or ""]) // 2))
+        return
+    b.level(e, 8.0, AS_OF - timedelta(days=60))
+    b.med(mover, AS_OF - timedelta(days=30))
+    b.level(e, 16.0 if state == "risen" else 2.0, AS_OF - timedelta(days=3))
+
+
+def _level_negative(b: Builder, t: Trigger, params: dict[str, float]) -> tuple[PatientProfile, str]:
+    assert t.level is not None
+    e = _level_entry(t)
+    if t.level.state in ("above", "below"):
+        rng = e.ranges[0]
+        b.obs = [o for o in b.obs if o.loinc not in e.loinc]
+        b.level(e, (rng.low + rng.high) / 2, AS_OF - timedelta(days=3))
+        return b.build(), "a level within its range"
+    if t.level.state == "never":
+        b.level(e, 6.0, AS_OF - timedelta(days=3))
+        return b.build(), "a level on record"
+    if t.level.state == "unchecked":
+        b.level(e, 6.0, AS_OF - timedelta(days=1))
+        return b.build(), "a level taken after the interacting drug started"
+    b.obs = b.obs[:-1]
+    b.level(e, 8.0, AS_OF - timedelta(days=3))
+    return b.build(), "the level did not move"
+
+
 def positive(c: Criterion) -> PatientProfile:
     b = Builder()
     _satisfy(b, c.trigger, c.params, set(_excluded(c)))
@@ -322,6 +412,8 @@ def negative(c: Criterion) -> tuple[PatientProfile, str]:
     b = Builder()
     taken: set[str] = set(_excluded(c))
     _satisfy(b, c.trigger, c.params, taken)
+    if c.trigger.level is not None:  # the level itself on the other side
+        return _level_negative(b, c.trigger, c.params)
     if c.exceptions:
         ex = c.exceptions[0]
         if ex.bound_matches:  # the bound drug is the excepted one

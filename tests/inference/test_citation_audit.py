@@ -61,6 +61,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     "vasodilators with orthostatic hypotension it names; EB-MEDSAFE-014 names them directly",
     ("dd-antiplatelet-anticoagulated-af", "EB-CV-005"): "states that atrial fibrillation with "
     "stroke risk needs an oral anticoagulant, the alternative to aspirin the criterion proposes",
+    ("falls-assessment-frail-younger", "EB-FALLS-002"): "the multifactorial falls assessment "
+    "after a fall, the recent event its trigger reads beside frailty",
     ("monitor-egfr", "EB-RENAL-002"): "the general rule that kidney-cleared drugs (the "
     "metformin, digoxin and DOACs its trigger names) are dosed to current kidney function",
     **{

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date
 from itertools import product
 
 from inference.protocol import Severity
@@ -20,12 +21,13 @@ from service.core.profile import Immunization, Observation, Problem, unit_words
 
 from ..drugs import RenalLimit, drug, renal_limit
 from ..facts import Conflict, Event, Facts, MedFact, Unsteady, age_phrase, fmt
+from ..levels import Level, LevelEntry, Reading, level_entry, level_of
 from ..model import Output, Point, Proposal, add_or_merge, refs, rid, slug
 from ..panels import PANELS
 from ..pk import PkEffect, interactions
 from ..strength import tau
 from ..weight_dosing import WeightDose, per_kg
-from .schema import Criterion, PointTemplate, Trigger, WeightCeiling
+from .schema import Criterion, LevelTest, PointTemplate, Trigger, WeightCeiling
 
 __all__ = ["Firing", "apply_criteria", "evaluate"]
 
@@ -64,6 +66,7 @@ class Binding:
     per_kg: WeightDose | None = None  # the bound ingredient against the child's weight
     pregnancy: bool = False  # the trigger read the current pregnancy
     lactation: bool = False  # the trigger read current breastfeeding
+    level: Level | None = None  # the drug level a level test read
 
     def copy(self) -> Binding:
         return Binding(
@@ -88,6 +91,7 @@ class Binding:
             self.per_kg,
             self.pregnancy,
             self.lactation,
+            self.level,
         )
 
 
@@ -198,11 +202,17 @@ def _match(
         return
     if not _pregnancy_holds(t, f, params):
         return
+    if t.outside and not any(_outside(f, m) for m in t.outside):
+        return
     if t.recent_orders is not None and not any(
         f.recent_orders(s, params[t.recent_orders.days]) for s in t.recent_orders.specs
     ):
         return
     if any(next(_match(n, f, params, base), None) is not None for n in t.none_of):
+        return
+    # Read from the binding a level test made (a point's ``when``, an exception); a trigger's
+    # own level test applies it to the bindings it makes.
+    if t.level_cause and t.level is None and not (base and base.level and "b" in base.meds):
         return
     if t.bound_matches:
         bound = base.meds.get("a") if base is not None else None
@@ -285,6 +295,11 @@ def _match(
         return
     if t.pk_table is not None:
         yield from _pk_bindings(f, b0, t.pk_table)
+        return
+    if t.level is not None:
+        for b in _level_bindings(f, b0, t.level, params):
+            if not t.level_cause or "b" in b.meds:
+                yield b
         return
     conds: list[_Cond | None] = [None]
     if t.any_conditions:
@@ -454,6 +469,83 @@ def _pk_bindings(f: Facts, base: Binding, direction: str) -> Iterator[Binding]:
             yield b
 
 
+def _outside(f: Facts, marker: str) -> tuple[str, ...]:
+    # The scope module reads the criteria (coverage by criteria kind), so it is imported here.
+    from ..coverage import marked
+
+    return marked(f, marker)
+
+
+def _mover(
+    f: Facts, specs: Sequence[str], m: MedFact, after: date | None, until: date | None
+) -> tuple[MedFact, str] | None:
+    """A co-prescribed medicine of ``specs`` (not ``m`` itself) first ordered after ``after``
+    and on or before ``until`` (each bound only when given)."""
+    for spec in specs:
+        for other in f.with_spec(spec):
+            start = other.first_authored
+            if other.ref == m.ref or set(other.drugs) & set(m.drugs):
+                continue
+            if after is not None and (start is None or start <= after):
+                continue
+            if until is not None and (start is None or start > until):
+                continue
+            return other, _pick(other, spec)
+    return None
+
+
+_Mover = tuple[MedFact, str] | None
+
+
+def _level_state(
+    f: Facts, m: MedFact, lv: Level, test: LevelTest, params: dict[str, float]
+) -> tuple[bool, _Mover]:
+    """Whether ``test`` holds for this medicine's level, and the medicine that explains it."""
+    e, last, prev, rng = lv.entry, lv.latest, lv.previous, lv.range
+    if test.state in ("above", "below"):
+        if last is None or rng is None:
+            return False, None
+        out = last.value > rng.high if test.state == "above" else last.value < rng.low
+        specs = e.raised_by if test.state == "above" else e.lowered_by
+        return out, _mover(f, specs, m, None, last.obs.effective) if out else None
+    if test.state in ("risen", "fallen"):
+        if last is None or prev is None or rng is not None:
+            return False, None
+        rose = test.state == "risen"
+        if (last.value > prev.value) != rose or last.value == prev.value:
+            return False, None
+        specs = e.raised_by if rose else e.lowered_by
+        cause = _mover(f, specs, m, prev.obs.effective, last.obs.effective)
+        return cause is not None, cause
+    if test.state == "never":
+        return last is None and e.routine and not e.due_elsewhere, None
+    since = last.obs.effective if last is not None else None
+    cause = _mover(f, (*e.raised_by, *e.lowered_by), m, since, None)
+    start = cause[0].first_authored if cause is not None else None
+    window = params[test.days] if test.days else 0.0
+    return start is not None and (f.p.as_of - start).days <= window, cause
+
+
+def _level_bindings(
+    f: Facts, base: Binding, test: LevelTest, params: dict[str, float]
+) -> Iterator[Binding]:
+    for m in f.meds:
+        for name in m.drugs:
+            entry: LevelEntry | None = level_entry(name)
+            if entry is None:
+                continue
+            groups = frozenset(g for r in entry.ranges for g in r.conditions if f.active(g))
+            lv = level_of(entry, f.p, groups)
+            holds, cause = _level_state(f, m, lv, test, params)
+            if not holds:
+                continue
+            b = base.copy()
+            b.meds["a"], b.names["a"], b.level = m, name, lv
+            if cause is not None:
+                b.meds["b"], b.names["b"] = cause
+            yield b
+
+
 def _pick(m: MedFact, spec: str) -> str:
     """The ingredient of ``m`` that ``spec`` matched (a combination product has several)."""
     kind, _, name = spec.partition(":")
@@ -555,6 +647,32 @@ def _unsteady_phrase(unsteady: Sequence[Unsteady], reported: Observation | None)
     return "; ".join(out)
 
 
+def _reading_phrase(r: Reading | None) -> str:
+    if r is None:
+        return "no level in the record"
+    o = r.obs
+    when = f" on {o.effective}" if o.effective else ""
+    return f"{fmt(o.value)} {unit_words(o.unit)}".strip() + when
+
+
+def _level_phrase(lv: Level, attr: str | None) -> str:
+    """A level placeholder: ``{level}`` the latest, ``{level.previous}``, ``{level.range}``
+    (or why no range applies), ``{level.target}``, ``{level.drug}``."""
+    rng = lv.range
+    if attr == "previous":
+        return _reading_phrase(lv.previous) if lv.previous else "no earlier level"
+    if attr == "range":
+        if rng is None:
+            return f"no fixed range ({lv.entry.target}): check against the patient's own target"
+        unit = unit_words(lv.entry.unit)
+        return f"{fmt(rng.low)}-{fmt(rng.high)} {unit} for {rng.population}"
+    if attr == "target":
+        return lv.entry.target or "the range the prescriber set"
+    if attr == "drug":
+        return lv.entry.drug
+    return _reading_phrase(lv.latest)
+
+
 def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
     def one(m: re.Match[str]) -> str:
         head, attr = m.group(1), m.group(2)
@@ -627,6 +745,8 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             return lim.advice
         if head == "pk" and b.pk is not None:
             return _pk_text(b.pk, attr, f, b, params)
+        if head == "level" and b.level is not None:
+            return _level_phrase(b.level, attr)
         if head == "conflict" and b.conflict is not None:
             if attr == "quantity":
                 return _QUANTITY_LABEL.get(b.conflict.quantity, b.conflict.quantity)
@@ -755,6 +875,15 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
         out |= {fmt(v) for v in (w.kg, w.dose_mg, w.day_mg, w.per_kg_dose, w.per_kg_day) if v}
         if w.weight is not None and w.weight.effective is not None:  # the weight's date
             out.add(str(w.weight.effective.year))
+    if b.level is not None:  # the range as its source states it, and the record's dates
+        lv = b.level
+        if lv.range is not None:
+            out |= {fmt(lv.range.low), fmt(lv.range.high)}
+            out |= set(re.findall(r"\d+(?:\.\d+)?", lv.range.population))
+        out |= set(re.findall(r"\d+(?:\.\d+)?", lv.entry.target))
+        for r in (lv.latest, lv.previous):
+            if r is not None and r.obs.effective is not None:
+                out |= set(re.findall(r"\d+", str(r.obs.effective)))
     if b.limit is not None:  # the band's own thresholds, as its source states them
         lim = b.limit
         out |= {fmt(v) for v in (lim.below, lim.at_least, lim.max_daily_mg) if v is not None}
@@ -776,6 +905,7 @@ _CITABLE = (
     "weight",
     "pregnancy",
     "lactation",
+    "level",
 )
 
 
@@ -810,6 +940,8 @@ def _cited(names: Sequence[str], b: Binding, f: Facts) -> tuple[str, ...]:
             out += f.pregnancy.refs
         elif n == "lactation" and b.lactation and f.lactation is not None:
             out += f.lactation.refs
+        elif n == "level" and b.level is not None:
+            out += [r.obs.ref for r in (b.level.latest, b.level.previous) if r is not None]
         elif n.startswith("lab:") and n[4:] in b.labs:
             out.append(b.labs[n[4:]].ref)
     return refs(out)

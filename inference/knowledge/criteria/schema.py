@@ -25,6 +25,7 @@ __all__ = [
     "Criterion",
     "LabGroup",
     "LabTest",
+    "LevelTest",
     "Monitor",
     "OptionTemplate",
     "PointTemplate",
@@ -213,6 +214,29 @@ class RecentEvent(_Strict):
     min_events: str | None = None
 
 
+class LevelTest(_Strict):
+    """A drug level read against the levels table (``data/drug_levels.yaml``); binds the
+    measured medicine to ``a``, the level to ``level`` and, where the record shows one, the
+    co-prescribed medicine that moves it to ``b``.
+
+    ``above`` / ``below``: the latest level lies outside the range that applies to this patient
+    (``b``: a co-prescribed drug the table names as raising / lowering it). ``risen`` /
+    ``fallen``: no range applies (the target is the patient's own) and the latest level moved
+    that way since the one before, after a drug that moves it that way was started between
+    the two (bound to ``b``). ``never``: no level in the record, for drugs whose overdue level
+    no other criterion asks for. ``unchecked``: a drug that moves the level (bound to ``b``)
+    was started within ``days`` (a param name) and after the latest level."""
+
+    state: Literal["above", "below", "risen", "fallen", "never", "unchecked"]
+    days: str | None = None
+
+    @model_validator(mode="after")
+    def _window(self) -> LevelTest:
+        if self.state == "unchecked" and self.days is None:
+            raise ValueError("an 'unchecked' level test needs 'days' (how recent the new drug)")
+        return self
+
+
 def _drug_specs(v: tuple[str, ...]) -> tuple[str, ...]:
     for s in v:
         if not SPEC.match(s):
@@ -283,6 +307,13 @@ class Trigger(_Strict):
     gestation_weeks_min: str | None = None
     gestation_weeks_max: str | None = None
     lactating: bool | None = None  # breastfeeding now, from ``Facts.lactation``
+    level: LevelTest | None = None
+    # The record puts the patient in one of these out-of-scope populations (markers of
+    # data/scope.yaml, e.g. pregnancy): an exception for advice that does not hold there.
+    outside: tuple[str, ...] = ()
+    # The level test bound a co-prescribed medicine that moves the level (``b``): in a point's
+    # ``when``, the point that names the likely cause.
+    level_cause: bool = False
     # At least one alternative must also hold; the first that does extends the binding
     # (e.g. "diabetes OR on metformin").
     any_of: tuple[Trigger, ...] = ()
@@ -429,6 +460,8 @@ def _trigger_params(t: Trigger) -> list[str]:
             used.append(t.recent_event.min_events)
     if t.recent_orders is not None:
         used.append(t.recent_orders.days)
+    if t.level is not None and t.level.days:
+        used.append(t.level.days)
     used += [lab.param for lab in t.labs]
     if t.monitor is not None:
         used.append(t.monitor.days)
