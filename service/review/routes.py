@@ -42,7 +42,7 @@ from service.core.contest import (
     RejectArgument,
     apply_all,
 )
-from service.core.model import Deliberation
+from service.core.model import Deliberation, Judgement, OptionDecision
 from service.core.summary import coverage_lines, summarise
 from service.errors import (
     AuthError,
@@ -733,10 +733,12 @@ def _confirm_action(action: str, target: str, decision: str | None) -> ContestAc
         return RejectArgument(target)
     if action != "decide":
         raise InputError("only a rejection or a decision is confirmed first")
-    if decision in ("include", "exclude"):
-        return DecideOption(target, decision)
-    if decision in ("accept", "reject"):
-        return DecideProblem(target, decision)
+    on_option: dict[str | None, OptionDecision] = {"include": "include", "exclude": "exclude"}
+    on_problem: dict[str | None, Judgement] = {"accept": "accept", "reject": "reject"}
+    if decision in on_option:
+        return DecideOption(target, on_option[decision])
+    if decision in on_problem:
+        return DecideProblem(target, on_problem[decision])
     raise InputError("a decision is include or exclude (an activity), accept or reject (a problem)")
 
 
