@@ -255,7 +255,11 @@ class CarePlanService:
                 bundle=bundle_out,
                 # The cited facts by name, value and date, for the review app's pages; kept
                 # with version 1 only (facts do not change between versions), not returned.
-                summary={**stored, "facts": _cited_facts(result)},
+                summary={
+                    **stored,
+                    "facts": _cited_facts(result),
+                    "patient": _patient_header(result),
+                },
             )
         )
         done = time.perf_counter()
@@ -605,6 +609,12 @@ def _cited_facts(result: PlanResult) -> dict[str, dict[str, str]]:
 
     d = result.deliberation
     return fact_index(result.profile, (f for o in d.options for a in o.arguments for f in a.facts))
+
+
+def _patient_header(result: PlanResult) -> dict[str, str]:
+    from service.facts import patient_header
+
+    return patient_header(result.profile)
 
 
 def _summary(
