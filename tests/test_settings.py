@@ -306,7 +306,12 @@ DOCUMENTED_IN = (
     "helm/canoe/templates/_helpers.tpl",
     "helm/canoe/values.yaml",
 )
-NOT_SETTINGS = {"CANOE_CONFIG_FILE", "CANOE_DEBUG", "CANOE_SHARED_DIR"}
+NOT_SETTINGS = {
+    "CANOE_CONFIG_FILE",
+    "CANOE_DEBUG",
+    "CANOE_SHARED_DIR",
+    "CANOE_SMART_LAUNCHER_DIR",  # the tests' launcher build, not a service setting
+}
 
 
 def at(settings: Any, dotted: str) -> Any:
