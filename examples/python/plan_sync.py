@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from service.client import CarePlanClient
-from service.errors import CanoeError
+from canoe_client import CarePlanClient
+from canoe_client.errors import CanoeError
 
 
 def aim(tasks: dict[str, Any], plan_id: str, version: int) -> dict[str, Any]:

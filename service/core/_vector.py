@@ -28,6 +28,12 @@ Floats = NDArray[np.float64]
 Ints = NDArray[np.intp]
 
 
+def _weighted_sums(slot: Ints, weights: Floats, minlength: int) -> Floats:
+    """``np.bincount`` with weights: float64 sums per slot, in edge order. (The numpy the image
+    runs types every bincount as integers; the asarray only restates the dtype, without a copy.)"""
+    return np.asarray(np.bincount(slot, weights=weights, minlength=minlength), dtype=np.float64)
+
+
 def edges_from_lists(sources: Sequence[Sequence[int]]) -> tuple[Ints, Ints]:
     """``(source, target)`` arrays from per-target source lists, targets ascending, each target's
     sources in the order listed; the iteration runs in C (``fromiter`` over ``chain``)."""
@@ -206,7 +212,7 @@ def _level_pass(
     for nodes in levels:
         hi = lo + nodes.size
         a, b = bounds[2 * lo], bounds[2 * hi]
-        sums = np.bincount(slot[a:b] - 2 * lo, weights=x[src[a:b]], minlength=2 * (hi - lo))
+        sums = _weighted_sums(slot[a:b] - 2 * lo, x[src[a:b]], 2 * (hi - lo))
         x[lo:hi] = energy_update_array(tau[lo:hi], sums[0::2] - sums[1::2])
         lo = hi
 
@@ -223,7 +229,7 @@ def _sweeps(
     gathered = np.empty(src.size)
     change = np.empty(m)
     for iteration in range(1, max_iterations + 1):
-        sums = np.bincount(slot, weights=np.take(x, src, out=gathered), minlength=2 * m)
+        sums = _weighted_sums(slot, np.take(x, src, out=gathered), 2 * m)
         nxt = energy_update_array(tau, np.subtract(sums[:m], sums[m:], out=sums[:m]))
         np.subtract(x[:m], nxt, out=change)
         x[:m] = nxt  # every gather of this sweep is done: still Jacobi
