@@ -333,3 +333,15 @@ def test_anaemia_at_discharge_gets_a_blood_count_until_one_is_done() -> None:
     assert "check the full blood count" in _titles(_profile(encounters=(_stay(),), obs=(low,)))
     repeat = _num("h2", "haemoglobin", 10.2, _days(1), "g/dL")
     assert "full blood count" not in _titles(_profile(encounters=(_stay(),), obs=(low, repeat)))
+
+
+def test_an_unindicated_antiplatelet_beside_an_anticoagulant_is_stopped_not_protected() -> None:
+    meds = (
+        _med("a", "apixaban 5 MG Oral Tablet", dose=5, times=2),
+        _med("b", "aspirin 81 MG Oral Tablet", dose=81),
+    )
+    titles = _titles(_profile(problems=(_cond("c1", AF),), meds=meds))
+    assert "stop aspirin: no indication beside the anticoagulant" in titles
+    assert "gastroprotection" not in titles
+    with_mi = _titles(_profile(problems=(_cond("c1", AF), _cond("c2", NSTEMI)), meds=meds))
+    assert "gastroprotection" in with_mi and "no indication" not in with_mi
