@@ -32,7 +32,7 @@ from service.core.profile import (
 from .conditions import GROUPS_BY_KEY, classify
 from .drugs import drug, identify, matches, strength_mg
 from .pregnancy import Lactation, Pregnancy, lactation_of, pregnancy_of
-from .transitions import MedChange, Stay, changes_of, index_stay
+from .transitions import MedChange, Stay, changes_of, index_stay, stay_values
 
 __all__ = [
     "BloodPressure",
@@ -509,6 +509,13 @@ class Facts:
         stopped in hospital is named by the criteria that read the stay)."""
         got = next((x for x in self.meds if x.ref == m.ref), None)
         return got if got is not None else _med_fact(m, self._first_orders(self.p))
+
+    def stay_values(self, quantity: str) -> tuple[Observation, Observation] | None:
+        """The first and last reading of a quantity (``LOINC_GROUPS`` key) during the index stay:
+        on admission and at discharge; None without a stay or two readings on two days."""
+        if self.stay is None:
+            return None
+        return stay_values(self.p, self.stay, LOINC_GROUPS[quantity])
 
     def with_spec(self, spec: str) -> tuple[MedFact, ...]:
         kind, _, name = spec.partition(":")

@@ -100,9 +100,11 @@ def _profile(
         AS_OF,
         problems=problems,
         medications=meds,
-        observations=obs,
+        observations=tuple(
+            {o.loinc: o for o in sorted(obs, key=lambda o: o.effective or AS_OF)}.values()
+        ),
         encounters=encounters,
-        readings=obs,
+        readings=tuple(sorted(obs, key=lambda o: o.effective or AS_OF)),
     )
 
 
@@ -331,6 +333,10 @@ def test_home_support_for_a_frail_patient_after_a_stay_only() -> None:
 def test_anaemia_at_discharge_gets_a_blood_count_until_one_is_done() -> None:
     low = _num("h", "haemoglobin", 9.1, _days(5), "g/dL")
     assert "check the full blood count" in _titles(_profile(encounters=(_stay(),), obs=(low,)))
+    admitted = _num("h0", "haemoglobin", 12.8, _days(9), "g/dL")
+    plan = analyse(_profile(encounters=(_stay(),), obs=(admitted, low)))
+    (fbc,) = [p for p in plan.proposals if p.id == "opt-full-blood-count-after-stay"]
+    assert "12.8 on admission, 9.1 g/dL at discharge" in fbc.description
     repeat = _num("h2", "haemoglobin", 10.2, _days(1), "g/dL")
     assert "full blood count" not in _titles(_profile(encounters=(_stay(),), obs=(low, repeat)))
 

@@ -855,6 +855,8 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             return ev.text
         if head in ("stay", "change"):
             return _transition_text(head, attr, f, b)
+        if head == "admitted" and attr:
+            return _admitted_phrase(f, attr)
         if head == "stroke":
             st = f.stroke
             if attr == "parts":
@@ -886,6 +888,21 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
         return "?"
 
     return _PLACEHOLDER.sub(one, text)
+
+
+def _admitted_phrase(f: Facts, quantity: str) -> str:
+    """``{admitted.potassium}``: "4.1 on admission, 4.9 mmol/L at discharge" where the stay
+    holds both, else the latest value with its day."""
+    got = f.stay_values(quantity)
+    if got is not None:
+        first, last = got
+        unit = f" {unit_words(last.unit)}" if unit_words(last.unit) else ""
+        return f"{fmt(first.value)} on admission, {fmt(last.value)}{unit} at discharge"
+    o = f.latest(quantity)
+    if o is None:
+        return "not recorded"
+    unit = f" {unit_words(o.unit)}" if unit_words(o.unit) else ""
+    return f"{fmt(o.value)}{unit} on {o.effective or 'an unknown date'}"
 
 
 def day_words(d: date) -> str:
