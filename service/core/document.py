@@ -33,6 +33,7 @@ from service.core.model import (
     CoverageGap,
     Deliberation,
     Edge,
+    KnowledgeStamp,
     Meta,
     Option,
     Parameters,
@@ -200,6 +201,7 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
             "created": m.created,
             **({"facts": [{"ref": r, "text": x} for r, x in m.facts]} if m.facts else {}),
             **({"coverage": _coverage_dict(m.coverage)} if m.coverage is not None else {}),
+            **({"knowledge": _knowledge_dict(m.knowledge)} if m.knowledge is not None else {}),
         },
         "problems": problems,
         "options": options,
@@ -333,6 +335,25 @@ def _meta(raw: Mapping[str, Any]) -> Meta:
         created=raw.get("created", ""),
         facts=tuple((f["ref"], f["text"]) for f in raw.get("facts", ())),
         coverage=_coverage(raw.get("coverage")),
+        knowledge=_knowledge(raw.get("knowledge")),
+    )
+
+
+def _knowledge_dict(k: KnowledgeStamp) -> dict[str, str]:
+    return {
+        "version": k.version,
+        "content_hash": k.content_hash,
+        "site_version": k.site_version,
+        "site_hash": k.site_hash,
+    }
+
+
+def _knowledge(raw: Mapping[str, Any] | None) -> KnowledgeStamp | None:
+    """The knowledge stamp of a document (None in one written before it was recorded)."""
+    if raw is None:
+        return None
+    return KnowledgeStamp(
+        raw["version"], raw["content_hash"], raw["site_version"], raw["site_hash"]
     )
 
 
