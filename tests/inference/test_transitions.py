@@ -33,6 +33,7 @@ GI_BLEED = Code(SNOMED, "74474003", "Gastrointestinal hemorrhage (disorder)")
 FRAILTY = Code(SNOMED, "248279007", "Frailty (finding)")
 CATARACT = Code(SNOMED, "193570009", "Cataract (disorder)")
 AF = Code(SNOMED, "49436004", "Atrial fibrillation (disorder)")
+FALL = Code(SNOMED, "217082002", "Accidental fall (event)")
 
 
 def _days(n: int) -> date:
@@ -328,6 +329,9 @@ def test_home_support_for_a_frail_patient_after_a_stay_only() -> None:
         _profile(problems=frail, encounters=(_stay("c1"),))
     )
     assert "home care" not in _titles(_profile(problems=frail))
+    fell = (_cond("c1", PNEUMONIA), _cond("c2", FALL, _days(20)))
+    assert "home care" in _titles(_profile(problems=fell, encounters=(_stay("c1"),), age=70))
+    assert "home care" not in _titles(_profile(problems=fell, encounters=(_stay("c1"),), age=60))
 
 
 def test_anaemia_at_discharge_gets_a_blood_count_until_one_is_done() -> None:
