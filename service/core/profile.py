@@ -134,6 +134,18 @@ class Medication:
     dose_value: float | None = None
     dose_unit: str = ""
     times_per_day: float | None = None
+    # Around a hospital stay: the list it belongs to (``category`` codes: inpatient, discharge,
+    # community, outpatient), why it was stopped or held (``statusReason`` text), the course
+    # (``courseOfTherapyType`` code: acute, continuous, seasonal), the first and last day of a
+    # course (``boundsPeriod``, or the last day a dispensed supply lasts), the request a dose
+    # change replaces (``priorPrescription``) and the Encounter it was written in.
+    categories: tuple[str, ...] = ()
+    status_reason: str = ""
+    course: str = ""
+    starts: date | None = None
+    ends: date | None = None
+    prior: str = ""
+    encounter: str = ""
 
     @property
     def active(self) -> bool:
@@ -201,6 +213,9 @@ class Encounter:
     reason_text: str = ""
     reason_refs: tuple[str, ...] = ()
     discharge: str = ""
+    # Conditions named in ``Encounter.diagnosis`` (admission and discharge diagnoses), by rank.
+    diagnoses: tuple[str, ...] = ()
+    discharge_text: str = ""  # the disposition's text or display
 
     @property
     def emergency_or_inpatient(self) -> bool:
