@@ -29,7 +29,13 @@ from typing import Any, Final, Literal
 
 from pydantic import ValidationError
 
-from fhir_mapping.careplan import careplan_id, careplan_of, deliberation_from_bundle, plan_bundle
+from fhir_mapping.careplan import (
+    at_source,
+    careplan_id,
+    careplan_of,
+    deliberation_from_bundle,
+    plan_bundle,
+)
 from fhir_mapping.definitions import CANOE_BASE, CS_ACTION, CS_INPUT, DEFAULT_BASE, rebase
 from fhir_mapping.outcome import operation_outcome
 from fhir_mapping.r4 import Task
@@ -767,7 +773,7 @@ def contest_bundle(
         same["entry"] = list(same.get("entry", ())) + rebase(
             [
                 {"fullUrl": f"{CANOE_BASE}/Task/{t['id']}", "resource": t}
-                for t in done
+                for t in at_source(done, d)
                 if t["id"] not in have
             ],
             base,
