@@ -159,8 +159,12 @@ class CarePlanService:
         tenant: str,
         progress: ProgressFn | None = None,
         deadline_s: float | None = None,
+        source_base: str = "",
     ) -> PlanOutcome:
-        """Ingest a FHIR R4 Bundle (JSON bytes), plan it and persist version 1."""
+        """Ingest a FHIR R4 Bundle (JSON bytes), plan it and persist version 1.
+
+        ``source_base``: the FHIR base of the system that holds the record, where the caller
+        knows it; the plan's references to the record then point there."""
         from fhir_mapping.ingest import ingest
 
         started = time.perf_counter()  # timings_ms.total counts from here (slot wait included)
@@ -184,7 +188,9 @@ class CarePlanService:
                 )
             _emit(progress, Progress("ingest", "finished", 0, 0))
             ingest_s = time.perf_counter() - t0
-            return await self._plan(profile, tenant, progress, ingest_s, started, created)
+            return await self._plan(
+                profile, tenant, progress, ingest_s, started, created, source_base
+            )
 
     async def _plan(
         self,
@@ -194,6 +200,7 @@ class CarePlanService:
         ingest_s: float | None,
         started: float,
         created: str,
+        source_base: str = "",
     ) -> PlanOutcome:
         """``started``: ``perf_counter`` at the start of the request, for ``timings_ms.total``;
         ``created``: the request time, the plan's stamp."""
@@ -214,7 +221,11 @@ class CarePlanService:
 
         async def deliberate() -> tuple[PlanResult, tuple[dict[str, Any], dict[str, Any]]]:
             result = await self.planner.plan(
-                profile, plan_id=plan_id, created=created, progress=on_progress
+                profile,
+                plan_id=plan_id,
+                created=created,
+                progress=on_progress,
+                source_base=source_base,
             )
             return result, (write(result) if offload else await self._cpu(write, result))
 
@@ -278,7 +289,7 @@ class CarePlanService:
         A ``version`` that is no longer current raises StaleVersionError naming the current one;
         of two concurrent contestations of one version exactly one wins.
         """
-        from fhir_mapping.careplan import careplan_id, plan_bundle
+        from fhir_mapping.careplan import at_source, careplan_id, plan_bundle
         from fhir_mapping.definitions import rebase
 
         # remap_core_error: core field paths of a refused action -> FHIRPath of the Task element.
@@ -330,7 +341,7 @@ class CarePlanService:
                 bundle = plan_bundle(
                     new_d, ev, recorded=now, tasks=outcomes, previous_version=version, base=base
                 )
-                outcomes = rebase(outcomes, base)  # as the Bundle holds them
+                outcomes = rebase(at_source(outcomes, new_d), base)  # as the Bundle holds them
                 return new_d, outcomes, bundle, to_document(new_d, ev)
 
             new_d, outcomes, bundle, document = await self._cpu(recompute)
