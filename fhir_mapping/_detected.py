@@ -20,10 +20,19 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, TypeVar
 
+from fhir_mapping._refs import relative_ref
 from fhir_mapping.definitions import ext_url
 from service.core.model import Contestation, Deliberation, Finding, Option
 
-__all__ = ["ISSUE_CODES", "OWN_TYPES", "at_source", "detected_issues", "issue_id", "issue_refs"]
+__all__ = [
+    "ISSUE_CODES",
+    "OWN_TYPES",
+    "at_source",
+    "detected_issues",
+    "issue_id",
+    "issue_refs",
+    "source_url",
+]
 
 _ACT_CODE: Final = "http://terminology.hl7.org/CodeSystem/v3-ActCode"
 
@@ -86,7 +95,7 @@ def _mitigation(c: Contestation, option: Option) -> dict[str, object]:
     if c.reason:
         text += f": {c.reason}"
     out: dict[str, object] = {"action": {"text": text}, "date": c.at}
-    if _type(c.actor) in _AUTHORS:
+    if _type(relative_ref(c.actor) or c.actor) in _AUTHORS:
         out["author"] = {"reference": c.actor}
     return out
 
@@ -170,15 +179,23 @@ def detected_issues(
 J = TypeVar("J")
 
 
+def source_url(ref: str, d: Deliberation) -> str | None:
+    """The absolute URL at the source of the record's ``Type/id``, None when unknown."""
+    src = next((s for s in d.meta.sources if s.ref == ref), None)
+    if src is not None and src.url:
+        return src.url
+    if d.meta.source_base:
+        return f"{d.meta.source_base.rstrip('/')}/{ref}"
+    return None
+
+
 def _source_ref(ref: Mapping[str, Any], d: Deliberation) -> dict[str, Any]:
     target = str(ref["reference"])
-    sources = {s.ref: s for s in d.meta.sources}
-    src = sources.get(target)
+    src = next((s for s in d.meta.sources if s.ref == target), None)
     out = dict(ref)
-    if src is not None and src.url:
-        out["reference"] = src.url
-    elif d.meta.source_base:
-        out["reference"] = f"{d.meta.source_base.rstrip('/')}/{target}"
+    url = source_url(target, d)
+    if url is not None:
+        out["reference"] = url
     else:
         out["extension"] = [
             *out.get("extension", ()),
