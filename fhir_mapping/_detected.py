@@ -61,6 +61,15 @@ _IMPLICATED: Final = frozenset({"MedicationRequest", "Condition", "Medication"})
 _AUTHORS: Final = frozenset({"Practitioner", "PractitionerRole"})
 
 
+def issue_coding(kinds: Iterable[str]) -> dict[str, str] | None:
+    """The v3 ActCode detected-issue Coding of the first coded kind of ``kinds``, else None."""
+    for kind in kinds:
+        if kind in ISSUE_CODES:
+            code, display, _words = ISSUE_CODES[kind]
+            return {"system": _ACT_CODE, "code": code, "display": display}
+    return None
+
+
 def issue_id(careplan_id: str, option_id: str, kind: str) -> str:
     digest = hashlib.sha256(f"{option_id}\x1f{kind}".encode()).hexdigest()[:12]
     return f"{careplan_id}-issue-{digest}"

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from importlib import metadata
 from typing import Any, Final
 
-from fhir_mapping._detected import at_source, detected_issues, issue_refs
+from fhir_mapping._detected import at_source, detected_issues, issue_coding, issue_refs
 from fhir_mapping.definitions import (
     AI_CONFIDENCE,
     AIAST,
@@ -53,6 +53,7 @@ __all__ = [
     "careplan_of",
     "deliberation_from_bundle",
     "graph_from_careplan",
+    "issue_coding",
     "plan_bundle",
     "service_version_default",
 ]
