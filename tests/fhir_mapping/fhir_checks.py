@@ -56,13 +56,17 @@ def all_references(node: object, path: str = "") -> Iterator[tuple[str, str]]:
 
 def assert_references_resolve(bundle: Mapping[str, Any], inputs: Mapping[str, object]) -> None:
     """Every reference names a Bundle entry (``Type/id``, or ``Type/id/_history/v`` with a
-    matching ``meta.versionId``) or one of the input's resources (``inputs`` keys)."""
+    matching ``meta.versionId``) or one of the input's resources (``inputs`` keys), also when
+    it names it by an absolute URL at the source. Where each lands by the Bundle rules is
+    ``resolve_by_bundle_rules``'s job."""
     present: dict[str, str | None] = {}
     for e in bundle["entry"]:
         r = e["resource"]
         present[f"{r['resourceType']}/{r['id']}"] = (r.get("meta") or {}).get("versionId")
     for where, ref in all_references(bundle):
         base, _, version = ref.partition("/_history/")
+        if base.startswith(("http://", "https://")):  # the record at the EHR: its Type/id
+            base = "/".join(base.split("/")[-2:])
         if base in present:
             assert not version or present[base] == version, f"{where}: {ref} version mismatch"
         else:
