@@ -24,8 +24,9 @@ the facts and drops the repetition:
 
 Apart from the rounding (and the aliases) the view is lossless (the order of ``source_refs``
 aside, which nothing reads as ordered, and ``sources``, where each resource lives at the EHR,
-which the FHIR output reads from the profile and a model never needs): the test models rebuild the profile from it
-(``tests/support/triton_models.py``). This module knows the profile's types only.
+which the FHIR output reads from the profile and a model never needs): the test models rebuild
+the profile from it (``tests/support/triton_models.py``). This module knows the profile's types
+only.
 """
 
 from __future__ import annotations
