@@ -22,7 +22,7 @@ from typing import Any, Final, TypeVar
 
 from fhir_mapping._refs import relative_ref
 from fhir_mapping.definitions import ext_url
-from service.core.model import Contestation, Deliberation, Finding, Option
+from service.core.model import Contestation, Deliberation, Finding, Option, SourceRecord
 
 __all__ = [
     "ISSUE_CODES",
@@ -190,30 +190,34 @@ J = TypeVar("J")
 
 def source_url(ref: str, d: Deliberation) -> str | None:
     """The absolute URL at the source of the record's ``Type/id``, None when unknown."""
-    src = next((s for s in d.meta.sources if s.ref == ref), None)
+    return _url(ref, {s.ref: s for s in d.meta.sources}, d.meta.source_base)
+
+
+def _url(ref: str, sources: Mapping[str, SourceRecord], base: str) -> str | None:
+    src = sources.get(ref)
     if src is not None and src.url:
         return src.url
-    if d.meta.source_base:
-        return f"{d.meta.source_base.rstrip('/')}/{ref}"
-    return None
+    return f"{base.rstrip('/')}/{ref}" if base else None
 
 
-def _source_ref(ref: Mapping[str, Any], d: Deliberation) -> dict[str, Any]:
+def _source_ref(
+    ref: Mapping[str, Any], sources: Mapping[str, SourceRecord], base: str
+) -> dict[str, Any]:
     target = str(ref["reference"])
-    src = next((s for s in d.meta.sources if s.ref == target), None)
     out = dict(ref)
-    url = source_url(target, d)
+    url = _url(target, sources, base)
     if url is not None:
         out["reference"] = url
-    else:
-        out["extension"] = [
-            *out.get("extension", ()),
-            {"url": ext_url("source-reference"), "valueBoolean": True},
-        ]
-        if src is not None and src.identifier is not None and "identifier" not in out:
-            out["identifier"] = {"system": src.identifier[0], "value": src.identifier[1]}
-        if src is not None and src.display and "display" not in out:
-            out["display"] = src.display
+        return out
+    src = sources.get(target)
+    out["extension"] = [
+        *out.get("extension", ()),
+        {"url": ext_url("source-reference"), "valueBoolean": True},
+    ]
+    if src is not None and src.identifier is not None and "identifier" not in out:
+        out["identifier"] = {"system": src.identifier[0], "value": src.identifier[1]}
+    if src is not None and src.display and "display" not in out:
+        out["display"] = src.display
     return out
 
 
@@ -229,10 +233,13 @@ def at_source(value: J, d: Deliberation) -> J:
     """A copy of the JSON ``value`` whose references to the patient's record point at the
     system that holds it (see the module docstring); the rest is unchanged."""
 
+    sources = {s.ref: s for s in d.meta.sources}
+    base = d.meta.source_base
+
     def walk(v: object) -> object:
         if isinstance(v, Mapping):
             out = {k: walk(x) for k, x in v.items()}
-            return _source_ref(out, d) if _record_ref(out) else out
+            return _source_ref(out, sources, base) if _record_ref(out) else out
         if isinstance(v, list | tuple):
             return [walk(x) for x in v]
         return v
