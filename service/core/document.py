@@ -34,6 +34,7 @@ from service.core.model import (
     Deliberation,
     Edge,
     Finding,
+    KnowledgeStamp,
     Meta,
     Option,
     Parameters,
@@ -210,6 +211,7 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
             **({"coverage": _coverage_dict(m.coverage)} if m.coverage is not None else {}),
             **({"sources": [_source_dict(x) for x in m.sources]} if m.sources else {}),
             **({"source_base": m.source_base} if m.source_base else {}),
+            **({"knowledge": _knowledge_dict(m.knowledge)} if m.knowledge is not None else {}),
         },
         "problems": problems,
         "options": options,
@@ -366,6 +368,25 @@ def _meta(raw: Mapping[str, Any]) -> Meta:
         coverage=_coverage(raw.get("coverage")),
         sources=tuple(_source(x) for x in raw.get("sources", ())),
         source_base=raw.get("source_base", ""),
+        knowledge=_knowledge(raw.get("knowledge")),
+    )
+
+
+def _knowledge_dict(k: KnowledgeStamp) -> dict[str, str]:
+    return {
+        "version": k.version,
+        "content_hash": k.content_hash,
+        "site_version": k.site_version,
+        "site_hash": k.site_hash,
+    }
+
+
+def _knowledge(raw: Mapping[str, Any] | None) -> KnowledgeStamp | None:
+    """The knowledge stamp of a document (None in one written before it was recorded)."""
+    if raw is None:
+        return None
+    return KnowledgeStamp(
+        raw["version"], raw["content_hash"], raw["site_version"], raw["site_hash"]
     )
 
 

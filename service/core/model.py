@@ -22,6 +22,7 @@ __all__ = [
     "Deliberation",
     "Edge",
     "Finding",
+    "KnowledgeStamp",
     "Meta",
     "Option",
     "Parameters",
@@ -213,6 +214,19 @@ class SourceRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class KnowledgeStamp:
+    """Which rules made a plan: the shipped knowledge's version and content hash, and the site
+    overlay's label and content hash ("" when no site overlay was loaded). Hashes are
+    ``sha256:<hex>`` over the files' names and bytes, so an auditor can hash a copy of the
+    folders and compare."""
+
+    version: str
+    content_hash: str
+    site_version: str = ""
+    site_hash: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Meta:
     """Non-derived context kept with the deliberation for the trail and the narrative."""
 
@@ -236,6 +250,8 @@ class Meta:
     # The FHIR base of the system that sent the record (the CDS Hooks ``fhirServer``, or the
     # gRPC caller's ``source_base``), "" when unknown.
     source_base: str = ""
+    # The knowledge the plan was made with (None in documents written before it was recorded).
+    knowledge: KnowledgeStamp | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -272,6 +272,7 @@ class PatientProfile:
     immunizations: tuple[Immunization, ...] = ()  # given, not given, dated or not
     # Where each resource lives in the system that sent it (absolute URL, identifier, display).
     sources: tuple[SourceRecord, ...] = ()
+    name: str = ""  # as the record writes it, for the review app's header; no rule reads it
 
     @property
     def age(self) -> int | None:
