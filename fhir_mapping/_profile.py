@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from fhir_mapping import r4
 from fhir_mapping._plausible import DateWindow, implausible
+from fhir_mapping._refs import relative_ref
 from fhir_mapping._social import social_kind
 from fhir_mapping.codes import (
     ICD10,
@@ -35,6 +36,7 @@ from fhir_mapping.codes import (
     canonical_system,
     code_problem,
 )
+from service.core.model import SourceRecord
 from service.core.profile import (
     CVX,
     Allergy,
@@ -764,6 +766,7 @@ def build(
         unused=tuple(b.unused),
         readings=tuple(o for _, _, o in sorted(b.readings, key=lambda t: (t[0], t[1]))),
         source_refs=_source_refs(parsed.entries),
+        sources=_sources(parsed.entries),
         immunizations=tuple(sorted(b.immunizations, key=lambda i: (i.occurred or date.min, i.ref))),
         name=_patient_name(parsed.patient),
     )
@@ -830,3 +833,38 @@ def _source_refs(entries: Iterable[ParsedEntry]) -> tuple[str, ...]:
         if e.ref:
             seen.setdefault(e.ref, None)
     return tuple(seen)
+
+
+def _sources(entries: Iterable[ParsedEntry]) -> tuple[SourceRecord, ...]:
+    """Where each entry lives at the source: its ``fullUrl`` when that is the RESTful URL of the
+    same ``Type/id``, its first identifier with a system, and its code's words as a display
+    (never a patient's name)."""
+    out: dict[str, SourceRecord] = {}
+    for e in entries:
+        if not e.ref or e.ref in out:
+            continue
+        url = e.full_url if e.full_url.startswith(("http://", "https://")) else ""
+        if url and relative_ref(url) != e.ref:
+            url = ""
+        res: Any = e.resource
+        ident = next(
+            (
+                (str(i.system), str(i.value))
+                for i in (getattr(res, "identifier", None) or ())
+                if getattr(i, "system", None) and getattr(i, "value", None)
+            ),
+            None,
+        )
+        out[e.ref] = SourceRecord(e.ref, url, ident, _display(res))
+    return tuple(out.values())
+
+
+def _display(res: Any) -> str:
+    if type(res).__name__ == "Patient":
+        return ""
+    concept = getattr(res, "medicationCodeableConcept", None) or getattr(res, "code", None)
+    if concept is None or not hasattr(concept, "coding"):
+        return ""
+    if concept.text:
+        return str(concept.text)
+    return next((str(c.display) for c in concept.coding or () if c.display), "")

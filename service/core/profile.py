@@ -14,6 +14,8 @@ from datetime import date
 from types import MappingProxyType
 from typing import Literal
 
+from service.core.model import SourceRecord
+
 __all__ = [
     "LOINC_GROUPS",
     "MAX_AGE_YEARS",
@@ -283,6 +285,8 @@ class PatientProfile:
     readings: tuple[Observation, ...] = ()
     source_refs: tuple[str, ...] = field(default=())  # every resource reference in the bundle
     immunizations: tuple[Immunization, ...] = ()  # given, not given, dated or not
+    # Where each resource lives in the system that sent it (absolute URL, identifier, display).
+    sources: tuple[SourceRecord, ...] = ()
     name: str = ""  # as the record writes it, for the review app's header; no rule reads it
 
     @property

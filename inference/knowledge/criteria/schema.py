@@ -54,6 +54,7 @@ Kind = Literal[
     "care-planning",
     "drug-pregnancy",
     "drug-lactation",
+    "drug-level",
 ]
 KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
 # The plan categories (``service.core.evaluation.CATEGORY_ORDER``).
