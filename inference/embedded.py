@@ -331,6 +331,11 @@ def _assess(a: Analysis, profile: PatientProfile) -> Assessment:
     return Assessment(_complexity(a, profile), a.dimensions, problems, options)
 
 
+def knowledge_findings(profile: PatientProfile) -> dict[str, tuple[Finding, ...]]:
+    """The findings of every option the knowledge proposes for ``profile``, by option id."""
+    return {p.id: f for p in analyse(profile).proposals for f in (_findings(p),) if f}
+
+
 def _findings(p: Proposal) -> tuple[Finding, ...]:
     """What the criteria that proposed ``p`` found: each one's kind and harm severity, as the
     knowledge states them (a rule function's proposal names no criterion, so has none)."""

@@ -17,7 +17,7 @@ import hashlib
 import inspect
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar, cast, get_args
@@ -51,6 +51,7 @@ from service.core.model import (
     Coverage,
     Deliberation,
     Edge,
+    Finding,
     KnowledgeStamp,
     Meta,
     Option,
@@ -208,6 +209,15 @@ def knowledge_coverage(profile: PatientProfile) -> Coverage:
     return assess(profile)
 
 
+def knowledge_findings(profile: PatientProfile) -> Mapping[str, tuple[Finding, ...]]:
+    """The safety findings the embedded knowledge's criteria make for this profile, by option
+    id: an option a model proposes under a knowledge option's id gets that option's findings
+    (its DetectedIssues), since a model's answer does not state them."""
+    from inference.embedded import knowledge_findings as findings
+
+    return findings(profile)
+
+
 def knowledge_stamp() -> KnowledgeStamp:
     """The knowledge plans use now (shipped version and hash, site overlay label and hash),
     whichever backend argues: the coverage statement and the criteria come from it."""
@@ -234,6 +244,8 @@ class Planner:
         evidence_k: int = 24,
         coverage: Callable[[PatientProfile], Coverage] | None = knowledge_coverage,
         knowledge: Callable[[], KnowledgeStamp] | None = knowledge_stamp,
+        findings: Callable[[PatientProfile], Mapping[str, tuple[Finding, ...]]]
+        | None = knowledge_findings,
     ) -> None:
         self.experts = experts
         self.evidence_base = evidence_base
@@ -243,6 +255,7 @@ class Planner:
         self.evidence_k = evidence_k
         self.coverage = coverage
         self.knowledge = knowledge
+        self.findings = findings
 
     async def plan(
         self,
@@ -262,6 +275,7 @@ class Planner:
         assessment: Assessment = await run.stage(
             "assessment", run.call(x.run(Assess(profile, evidence), ctx))
         )
+        assessment = self._with_findings(profile, assessment)
         panel: tuple[PanelMember, ...] = await run.stage(
             "panel", run.call(x.run(AssemblePanel(profile, assessment), ctx))
         )
@@ -488,6 +502,17 @@ class Planner:
                 )
             )
         return tuple(options)
+
+    def _with_findings(self, profile: PatientProfile, assessment: Assessment) -> Assessment:
+        """Options that state no findings (a model's) get the knowledge's for the same id."""
+        if self.findings is None or all(o.findings for o in assessment.options):
+            return assessment
+        known = self.findings(profile)
+        options = tuple(
+            o if o.findings else replace(o, findings=known.get(o.id, ()))
+            for o in assessment.options
+        )
+        return replace(assessment, options=options)
 
     async def _adjudicate(
         self,
