@@ -613,6 +613,17 @@ def _patient(entry: ParsedEntry) -> tuple[str, date | None]:
     return str(p.gender or "unknown"), to_date(p.birthDate)
 
 
+def _name(entry: ParsedEntry) -> str:
+    """The official name (else the first), as its text or given names then family name."""
+    names: Any = getattr(entry.resource, "name", None) or ()
+    chosen = next((n for n in names if n.use == "official"), names[0] if names else None)
+    if chosen is None:
+        return ""
+    if chosen.text:
+        return str(chosen.text)
+    return " ".join([*(str(g) for g in chosen.given or ()), str(chosen.family or "")]).strip()
+
+
 def _sorted_obs(items: Iterable[tuple[tuple[date, int], Observation]]) -> tuple[Observation, ...]:
     return tuple(o for _, o in sorted(items, key=lambda t: (t[1].loinc, t[1].ref, t[0])))
 
@@ -671,6 +682,7 @@ def build(
         readings=tuple(o for _, _, o in sorted(b.readings, key=lambda t: (t[0], t[1]))),
         source_refs=_source_refs(parsed.entries),
         immunizations=tuple(sorted(b.immunizations, key=lambda i: (i.occurred or date.min, i.ref))),
+        name=_name(parsed.patient),
     )
 
 

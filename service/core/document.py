@@ -175,6 +175,8 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
         )
         if o.priority is not None:  # optional: older documents have none and stay as they were
             options[-1]["priority"] = o.priority
+        if o.urgency_class is not None:  # optional as well, for the same reason
+            options[-1]["urgency_class"] = o.urgency_class
     return {
         "format": DELIBERATION_FORMAT,
         "plan_id": d.plan_id,
@@ -200,6 +202,7 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
             "created": m.created,
             **({"facts": [{"ref": r, "text": x} for r, x in m.facts]} if m.facts else {}),
             **({"coverage": _coverage_dict(m.coverage)} if m.coverage is not None else {}),
+            **({"patient": m.patient} if m.patient else {}),
         },
         "problems": problems,
         "options": options,
@@ -333,6 +336,7 @@ def _meta(raw: Mapping[str, Any]) -> Meta:
         created=raw.get("created", ""),
         facts=tuple((f["ref"], f["text"]) for f in raw.get("facts", ())),
         coverage=_coverage(raw.get("coverage")),
+        patient=raw.get("patient", ""),
     )
 
 
@@ -479,6 +483,7 @@ def _option(
         medication_ref=raw.get("medication_ref"),
         human_decision=raw.get("human_decision"),
         priority=raw.get("priority"),
+        urgency_class=raw.get("urgency_class"),
     )
 
 

@@ -104,6 +104,10 @@ class Option:
     # ``service.core.evaluation``): orders the plan before the score. None in documents written
     # before it existed; those keep the category order.
     priority: str | None = None
+    # How soon to act ("resolve-first", "urgent", "soon", "routine"; URGENCY_ORDER in
+    # ``service.core.evaluation``): orders the plan before the priority class. None in
+    # documents written before it existed; those keep the priority order.
+    urgency_class: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +205,9 @@ class Meta:
     facts: tuple[tuple[str, str], ...] = ()
     # What the plan checked and could not (None in documents written before it existed).
     coverage: Coverage | None = None
+    # Who the plan is for and how current the record is, in words made at plan time
+    # (``service.core.summary.patient_words``): the summary's first line. "" in older documents.
+    patient: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -268,6 +268,8 @@ class PatientProfile:
     readings: tuple[Observation, ...] = ()
     source_refs: tuple[str, ...] = field(default=())  # every resource reference in the bundle
     immunizations: tuple[Immunization, ...] = ()  # given, not given, dated or not
+    # The patient's name as the record gives it, for the clinician's heading only (never logged).
+    name: str = field(default="", repr=False)
 
     @property
     def age(self) -> int | None:
