@@ -22,12 +22,20 @@ from service.core.profile import Immunization, Observation, Problem, unit_words
 from ..drugs import RenalLimit, drug, renal_limit
 from ..facts import Conflict, Event, Facts, MedFact, Unsteady, age_phrase, fmt
 from ..levels import Level, LevelEntry, Reading, level_entry, level_of
-from ..model import Output, Point, Proposal, add_or_merge, refs, rid, slug
+from ..model import Output, Point, Proposal, add_or_merge, most_urgent, refs, rid, slug
 from ..panels import PANELS
 from ..pk import PkEffect, interactions
 from ..strength import tau
 from ..weight_dosing import WeightDose, per_kg
-from .schema import Criterion, LevelTest, PointTemplate, Trigger, WeightCeiling
+from .schema import (
+    Criterion,
+    LabTest,
+    LevelTest,
+    PointTemplate,
+    Trigger,
+    WeightCeiling,
+    urgency_class_of,
+)
 
 __all__ = ["Firing", "apply_criteria", "evaluate"]
 
@@ -142,6 +150,17 @@ def _value(f: Facts, quantity: str) -> tuple[float, Observation | None] | None:
     return o.value, o
 
 
+def _disputed(f: Facts, lab: LabTest, threshold: float) -> bool:
+    """The reported eGFR meets ``lab`` but the estimates disagree (``Kidney.discordant``) and
+    the eGFR from that day's creatinine does not: no referral or kidney-function category
+    rests on a value the record itself contradicts; the repeat that settles it comes first.
+    (Dosing reads the governing ``kidney`` value, the lower one, at lower certainty.)"""
+    k = f.kidney
+    if lab.quantity != "egfr" or k is None or not k.discordant or k.computed is None:
+        return False
+    return not _cmp(k.computed, lab.op, threshold)
+
+
 # Absolute blood cell counts in cells per microlitre from the units laboratories report them in
 # (UCUM): 10*3/uL and 10*9/L are thousands per microlitre. A percentage is not a count.
 _PER_UL = {
@@ -226,6 +245,8 @@ def _match(
     for lab in t.labs:
         got = _value(f, lab.quantity)
         if got is None or not _cmp(got[0], lab.op, params[lab.param]):
+            return
+        if _disputed(f, lab, params[lab.param]):
             return
         if got[1] is not None:
             b0.labs[lab.quantity] = got[1]
@@ -1019,11 +1040,12 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
     every = refs(every, *(pt.facts for pt in points))
     acts = b.meds.get(o.acts_on) if o.acts_on else None
     oid, title, category, priority, urgency = o.id, o.title, c.category, c.priority, o.urgency
+    when = urgency_class_of(c)
     if b.limit is not None and b.limit.action in c.variants:
         v = c.variants[b.limit.action]
         oid, title, category, priority = v.id, v.title, v.category, v.priority
         if b.limit.urgent:
-            category, priority, urgency = "immediate-safety", "safety", 3
+            category, priority, urgency, when = "immediate-safety", "safety", 3, "urgent"
     evidence = tuple(dict.fromkeys((*b.limit.evidence, *c.evidence))) if b.limit else ()
     if b.pk is not None:
         evidence = tuple(dict.fromkeys((*b.pk.evidence, *c.evidence)))
@@ -1047,6 +1069,8 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
         min(urgency, 1) if b.uncertain else urgency,
         "review" if b.uncertain else priority,
         (c.id,),
+        # a request to verify a dose is the routine check it is, not the action it may lead to
+        urgency_class="routine" if b.uncertain and when != "resolve-first" else when,
     )
 
 
@@ -1222,6 +1246,7 @@ def _absorb(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, out: Ou
                 max(host.urgency, gone.urgency),
                 min(host.priority, gone.priority, key=PRIORITY_ORDER.index),
                 tuple(dict.fromkeys((*host.criteria, *gone.criteria))),
+                urgency_class=most_urgent(host.urgency_class, gone.urgency_class),
             )
             del out.proposals[j]
 
@@ -1265,6 +1290,7 @@ def _merge_panels(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, o
             max(p.urgency for p in parts),
             min((p.priority for p in parts), key=PRIORITY_ORDER.index),
             tuple(dict.fromkeys(c for p in parts for c in p.criteria)),
+            urgency_class=most_urgent(*(p.urgency_class for p in parts)),
         )
         first = min(i for i, _ in found)
         gone = {p.id for p in parts}
@@ -1348,6 +1374,7 @@ def _group_proposal(
         tuple(dict.fromkeys(x for p in props for x in p.criteria)),
         # Retrieval: the title without the drug list (each drug's points cite its documents).
         render(re.sub(r" ?\(?\{(drugs|parts)\}\)?", "", g.title), f, b0, c0.params),
+        most_urgent(*(p.urgency_class for p in props)),
     )
 
 

@@ -20,6 +20,7 @@ from inference.protocol import Priority
 
 __all__ = [
     "KINDS",
+    "KIND_URGENCY",
     "Count",
     "CriteriaFile",
     "Criterion",
@@ -33,8 +34,10 @@ __all__ = [
     "RecentEvent",
     "StrokeRisk",
     "Trigger",
+    "UrgencyClass",
     "VaccineDue",
     "WeightCeiling",
+    "urgency_class_of",
 ]
 
 Kind = Literal[
@@ -66,6 +69,29 @@ Category = Literal[
     "follow-up",
 ]
 Severity = Literal["critical", "major", "moderate", "minor"]
+UrgencyClass = Literal["resolve-first", "urgent", "soon", "routine"]
+# How soon to act on a criterion's activity when its option does not say (``urgency_class``),
+# by kind: contradicting results are settled before anything acts on them; a harm, a missing
+# treatment, a due test or a referral is acted on soon; deprescribing for long-term benefit is
+# routine, and so are due vaccinations (stated on their options). ``urgency_class_of`` then
+# lifts a safety criterion of the highest urgency (an active dangerous combination, a dose far
+# above its ceiling) to urgent, and any safety or omission criterion to at least soon.
+KIND_URGENCY: dict[str, UrgencyClass] = {
+    "drug-disease": "soon",
+    "drug-drug": "soon",
+    "drug-age": "soon",
+    "duplicate-class": "soon",
+    "renal-dose": "soon",
+    "dose-ceiling": "soon",
+    "omission": "soon",
+    "monitoring": "soon",
+    "deprescribing": "routine",
+    "lab-discordance": "resolve-first",
+    "burden": "soon",
+    "care-planning": "soon",
+    "drug-pregnancy": "soon",
+    "drug-lactation": "soon",
+}
 Grade = Literal["A", "B", "C", "D"]
 Directness = Literal["direct", "indirect", "contextual"]
 
@@ -380,6 +406,9 @@ class OptionTemplate(_Strict):
     # Title when the dose the criterion rests on is not stated (the activity is to verify it).
     verify_title: str = "Verify the daily dose of {a} (dose not stated)"
     urgency: int = Field(default=1, ge=0, le=3)
+    # How soon to act (``KIND_URGENCY`` and ``urgency_class_of`` when absent): routine for due
+    # vaccinations, urgent for a recent high-stakes event the kind does not make urgent.
+    urgency_class: UrgencyClass | None = None
     # Option ids (templates over this binding) of other actions on the same medicine that this
     # one settles (switching a drug settles its dose ceiling and the request to verify its
     # dose): when both are proposed they become this one activity, titled ``merged_title``,
@@ -512,6 +541,21 @@ class Criterion(_Strict):
                 if name not in self.params:
                     raise ValueError(f"template uses {{param.{name}}} not defined in 'params'")
         return self
+
+
+def urgency_class_of(c: Criterion) -> UrgencyClass:
+    """How soon to act on ``c``'s activity: the option's own class, else by kind, lifted for
+    the most urgent safety criteria (see ``KIND_URGENCY``)."""
+    if c.option.urgency_class is not None:
+        return c.option.urgency_class
+    given = KIND_URGENCY[c.kind]
+    if given == "resolve-first":
+        return given
+    if c.priority == "safety" and c.option.urgency >= 3:
+        return "urgent"
+    if given == "routine" and c.priority in ("safety", "omission"):
+        return "soon"
+    return given
 
 
 class CriteriaFile(_Strict):
