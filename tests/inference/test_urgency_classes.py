@@ -27,7 +27,7 @@ def test_every_kind_has_a_default_class() -> None:
         ("vaccine-influenza-older", "routine"),  # stated on the option
         ("paed-vaccine-mmr-second", "routine"),
         ("kidney-estimates-disagree", "resolve-first"),  # by kind
-        ("same-day-conflict", "resolve-first"),
+        ("same-day-conflict", "soon"),  # stated: a conflict outside the kidney gates nothing
         ("event-overdose-recent", "urgent"),  # safety at the highest urgency
         ("refer-nephrology-low-egfr", "soon"),
     ],
