@@ -18,6 +18,7 @@ from itertools import product
 from inference.protocol import Severity
 from service.core.evaluation import CATEGORY_ORDER, PRIORITY_ORDER
 from service.core.profile import Immunization, Observation, Problem, unit_words
+from service.core.summary import duration_words
 
 from ..drugs import RenalLimit, drug, renal_limit
 from ..facts import Conflict, Event, Facts, MedFact, Unsteady, age_phrase, fmt
@@ -712,6 +713,9 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             if attr == "weeks":
                 days = f.days_since(med.first_authored)
                 return fmt(float(days // 7)) if days is not None else "?"
+            if attr == "duration":  # how long taken, in the unit a clinician uses
+                days = f.days_since(med.first_authored)
+                return duration_words(days) if days is not None else "an unknown time"
             return "?"
         if head == "trigger":
             if b.cond is not None:
@@ -878,6 +882,7 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
         days = f.days_since(m.first_authored)
         if days is not None:
             out.add(fmt(float(days // 7)))
+            out.add(duration_words(days).split()[0])  # ``{a.duration}``
     if b.doses:
         out.add(str(len(b.doses)))
         days = f.days_since(b.doses[-1].occurred)
