@@ -93,3 +93,13 @@ def test_the_risk_tool_follows_the_locale() -> None:
     uk, us = _cv_risk("uk"), _cv_risk("us")
     assert "QRISK3" in uk and "Pooled Cohort" not in uk
     assert "Pooled Cohort Equations" in us and "ASCVD" in us and "QRISK" not in us
+
+
+def test_the_locale_setting_reaches_the_embedded_backend() -> None:
+    from inference.embedded import EmbeddedExperts
+    from service.backends import build_experts
+    from service.settings import Settings
+
+    experts = build_experts(Settings(locale="us"))
+    assert isinstance(experts, EmbeddedExperts) and experts.locale == "us"
+    assert build_experts(Settings()).locale == "uk"  # type: ignore[attr-defined]
