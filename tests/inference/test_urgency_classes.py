@@ -103,3 +103,45 @@ def test_the_locale_setting_reaches_the_embedded_backend() -> None:
     experts = build_experts(Settings(locale="us"))
     assert isinstance(experts, EmbeddedExperts) and experts.locale == "us"
     assert build_experts(Settings()).locale == "uk"  # type: ignore[attr-defined]
+
+
+def test_a_dose_change_on_a_disputed_kidney_function_is_not_urgent() -> None:
+    # metformin with a reported eGFR of 45 while that day's creatinine gives about 20: the stop
+    # rests on the lower estimate and waits for the repeat, which ranks first
+    b = _kidney(45, 2.6)
+    b.med("metformin", dose_mg=1000)
+    opts = _options(b)
+    assert opts.get("opt-recheck-kidney-function") == "resolve-first"
+    stop = [k for k in opts if "metformin" in k and k.startswith(("opt-stop", "opt-avoid"))]
+    assert stop and all(opts[k] == "soon" for k in stop), opts
+    # the same stop on settled values is urgent
+    settled = _kidney(20, 2.6)
+    settled.med("metformin", dose_mg=1000)
+    opts = _options(settled)
+    assert "opt-recheck-kidney-function" not in opts
+    assert any(opts[k] == "urgent" for k in opts if "metformin" in k), opts
+
+
+def _title(b: Builder, option_id: str) -> str:
+    return next(p.title for p in analyse(b.build()).proposals if p.id == option_id)
+
+
+def test_a_caveat_that_changes_what_to_do_is_in_the_title() -> None:
+    stroke = Builder(age=75)
+    stroke.condition("stroke")
+    assert "confirm the stroke was not a bleed" in _title(stroke, "opt-start-antiplatelet")
+    heart = Builder(age=75)
+    heart.condition("chd")
+    assert _title(heart, "opt-start-antiplatelet") == "Start an antiplatelet"
+
+
+def test_calcium_at_a_low_kidney_function_asks_for_calcium_and_phosphate_first() -> None:
+    def title(egfr: float) -> str:
+        b = Builder(age=80)
+        b.condition("osteoporosis")
+        b.lab("egfr", egfr)
+        return _title(b, "opt-start-calcium-vitamin-d")
+
+    low = title(12)
+    assert "check calcium, phosphate and PTH first" in low and "12" in low
+    assert title(60) == "Start vitamin D and calcium"

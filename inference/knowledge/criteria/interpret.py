@@ -1051,11 +1051,17 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
         oid, title, category, priority = v.id, v.title, v.category, v.priority
         if b.limit.urgent:
             category, priority, urgency, when = "immediate-safety", "safety", 3, "urgent"
+    if b.probable and when == "urgent":
+        # resting on a fact that is indirect or not settled (kidney estimates that disagree):
+        # acted on soon, after the repeat that settles it, not as if it were certain
+        when = "soon"
     evidence = tuple(dict.fromkeys((*b.limit.evidence, *c.evidence))) if b.limit else ()
     if b.pk is not None:
         evidence = tuple(dict.fromkeys((*b.pk.evidence, *c.evidence)))
     if evidence:
         points = tuple(replace(x, evidence=evidence) for x in points)
+    if o.caveat and (o.caveat_when is None or _held(o.caveat_when, f, p, b) is not None):
+        title = f"{title} ({o.caveat})"
     pid = slug_id(render(oid, f, b, p))
     if b.uncertain:
         # A request to verify is its own activity, not the action it may lead to (whose id

@@ -409,6 +409,11 @@ class OptionTemplate(_Strict):
     # How soon to act (``KIND_URGENCY`` and ``urgency_class_of`` when absent): routine for due
     # vaccinations, urgent for a recent high-stakes event the kind does not make urgent.
     urgency_class: UrgencyClass | None = None
+    # A caveat that changes what to do (confirm the stroke was not a bleed, check calcium and
+    # phosphate first): joined to the title, so every view of the activity states it, when
+    # ``caveat_when`` holds (always when absent).
+    caveat: str | None = None
+    caveat_when: Trigger | None = None
     # Option ids (templates over this binding) of other actions on the same medicine that this
     # one settles (switching a drug settles its dose ceiling and the request to verify its
     # dose): when both are proposed they become this one activity, titled ``merged_title``,
@@ -418,7 +423,7 @@ class OptionTemplate(_Strict):
     merged_title: str | None = None
     group: LabGroup | None = None
 
-    @field_validator("title", "description", "verify_title", "merged_title")
+    @field_validator("title", "description", "verify_title", "merged_title", "caveat")
     @classmethod
     def _numbers(cls, v: str | None) -> str | None:
         return None if v is None else _no_literal_numbers(v)
@@ -526,11 +531,14 @@ class Criterion(_Strict):
     @model_validator(mode="after")
     def _params_named(self) -> Criterion:
         triggers = (self.trigger, *self.exceptions, *(p.when for p in self.points if p.when))
+        if self.option.caveat_when is not None:
+            triggers = (*triggers, self.option.caveat_when)
         used = [x for t in triggers for x in _trigger_params(t)]
         missing = sorted(set(used) - set(self.params))
         if missing:
             raise ValueError(f"params {missing} are used but not defined in 'params'")
         texts = [self.option.title, self.option.description, *(p.text for p in self.points)]
+        texts += [self.option.caveat] if self.option.caveat else []
         if self.problem is not None:
             texts += [self.problem.display, self.problem.why]
         if self.option.group is not None:
