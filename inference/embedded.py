@@ -29,7 +29,9 @@ Documented rules:
 * Priority class of each option (``_priority``): safety for immediate-safety activities and for
   stopping, tapering, switching or reducing a drug for a harm (urgency >= 2); omission for
   starting a missing treatment, treating an uncontrolled risk or a high-value referral;
-  monitoring for the monitoring category; review otherwise. The generic structured medication
+  monitoring for the monitoring category; review otherwise. Urgency class (``_urgency_class``):
+  the one the knowledge states, else urgent for an immediate-safety activity or a drug to stop
+  at the highest urgency, routine for a review, soon for the rest. The generic structured medication
   review is proposed only when some active medicine is covered by no specific action.
 * Arbitration weighs vote quality, not counts: weight = confidence x quality, with quality 1.0
   when the quote is a fact found in the record (1.2 if that fact is a confirmed, coded Condition),
@@ -68,6 +70,7 @@ from inference.protocol import (
     Consultation,
     EvidenceDoc,
     Judgement,
+    Locale,
     ModelCall,
     PanelMember,
     Priority,
@@ -79,6 +82,7 @@ from inference.protocol import (
     Step,
     StepKind,
     Synthesize,
+    UrgencyClass,
 )
 from service.core.evaluation import PRIORITY_ORDER
 from service.core.model import Finding
@@ -211,10 +215,12 @@ class EmbeddedExperts:
         kb_version: str = KB_VERSION,
         *,
         panel_sizes: PanelSizes | dict[str, tuple[int, int]] = DEFAULT_PANEL_SIZES,
+        locale: Locale = "uk",
     ) -> None:
         """``panel_sizes``: complexity -> (base, extended); ``ValueError`` when a size is below 1
         or shrinks as complexity grows."""
         self.name = f"embedded-experts/{kb_version}"
+        self.locale: Locale = locale
         sizes = (
             panel_sizes if isinstance(panel_sizes, dict) else {c: (b, e) for c, b, e in panel_sizes}
         )
@@ -263,14 +269,14 @@ class EmbeddedExperts:
         return cast(R, result)  # the table pairs each request type with its result's handler
 
     def _assess(self, s: Assess) -> Assessment:
-        return _assess(analyse(s.profile), s.profile)
+        return _assess(analyse(s.profile, self.locale), s.profile)
 
     def _assemble_panel(self, s: AssemblePanel) -> tuple[PanelMember, ...]:
         sizes = self.panel_sizes[s.assessment.complexity]
-        return _panel(analyse(s.profile), sizes, s.profile)
+        return _panel(analyse(s.profile, self.locale), sizes, s.profile)
 
     def _consult(self, s: Consult) -> Consultation:
-        a = analyse(s.profile)
+        a = analyse(s.profile, self.locale)
         return Consultation(
             votes=_votes(a, s.member, s.problems),
             arguments=_argue(
@@ -290,7 +296,7 @@ class EmbeddedExperts:
         return _arbitrate(s.profile, s.problem, s.votes)
 
     def _synthesize(self, s: Synthesize) -> str:
-        return _synthesize(analyse(s.profile), s.included, s.excluded)
+        return _synthesize(analyse(s.profile, self.locale), s.included, s.excluded)
 
 
 # Request type -> handler: the dispatch table of ``EmbeddedExperts.run``.
@@ -323,6 +329,7 @@ def _assess(a: Analysis, profile: PatientProfile) -> Assessment:
             p.code,
             p.medication_ref,
             _priority(p),
+            _urgency_class(p),
             _answers(p),
             _findings(p),
         )
@@ -356,6 +363,20 @@ def _priority(p: Proposal) -> Priority:
     if given in PRIORITY_ORDER:
         return min(cast(Priority, given), implied, key=PRIORITY_ORDER.index)
     return implied
+
+
+def _urgency_class(p: Proposal) -> UrgencyClass:
+    """How soon to act: what the knowledge stated (a criterion, a rule function that knows it
+    from the facts), else from the priority class: an immediate-safety activity or a drug to
+    stop at the highest urgency is urgent, other safety items, omissions and monitoring are
+    acted on soon, a review is routine."""
+    stated = p.urgency_class
+    if stated in ("resolve-first", "urgent", "soon", "routine"):
+        return cast(UrgencyClass, stated)
+    priority = _priority(p)
+    if priority == "safety" and (p.category == "immediate-safety" or p.urgency >= 3):
+        return "urgent"
+    return "routine" if priority == "review" else "soon"
 
 
 def _implied_priority(p: Proposal) -> Priority:

@@ -39,6 +39,7 @@ __all__ = [
     "Consultation",
     "EvidenceDoc",
     "Experts",
+    "Locale",
     "ModelCall",
     "PanelMember",
     "Priority",
@@ -50,6 +51,7 @@ __all__ = [
     "Step",
     "StepKind",
     "Synthesize",
+    "UrgencyClass",
     "UsageRecorder",
 ]
 
@@ -62,6 +64,12 @@ VoteValue = Literal["KEEP", "REFUSE", "NEUTRAL"]
 # Clinical priority class of a candidate activity (issue 14: ranking by clinical priority):
 # immediate safety first, then high-value omissions, then monitoring, then routine review.
 Priority = Literal["safety", "omission", "monitoring", "review"]
+# How soon to act on a candidate activity (``service.core.evaluation.URGENCY_ORDER``): data that
+# contradict each other settled first, then urgent harm, then what to act on soon, then routine
+# prevention and review. Orders the plan before the priority class.
+UrgencyClass = Literal["resolve-first", "urgent", "soon", "routine"]
+# Where the plan is read (``CANOE_LOCALE``): the risk tools a clinician there uses.
+Locale = Literal["uk", "us"]
 # Severity of the harm an argument or evidence statement is about (the clash comparator's
 # "preventing a severe, likely harm beats convenience" rule reads it; issue 14).
 Severity = Literal["severe", "moderate", "minor"]
@@ -107,6 +115,7 @@ class CandidateOption:
     code: tuple[str, str, str] | None = None  # (system, code, display) where a standard one exists
     medication_ref: str | None = None  # MedicationRequest/<id> when the activity is about one
     priority: Priority = "review"  # clinical priority class, orders the plan before the score
+    urgency_class: UrgencyClass | None = None  # None: the backend does not say (ranks "soon")
     # Concern codes (see ``ArgumentDraft.concern``) the option's own design already answers,
     # e.g. a gradual taper answers "abrupt-withdrawal": an objection raising one loses its clash.
     answers: tuple[str, ...] = ()

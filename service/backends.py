@@ -31,7 +31,9 @@ def build_experts(settings: Settings, evidence: EvidenceBase | None = None) -> E
     from inference.embedded import EmbeddedExperts
 
     return EmbeddedExperts(
-        (evidence or EvidenceBase.load()).version, panel_sizes=settings.panel.sizes
+        (evidence or EvidenceBase.load()).version,
+        panel_sizes=settings.panel.sizes,
+        locale=settings.inference.locale,
     )
 
 

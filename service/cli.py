@@ -435,6 +435,7 @@ _SERVE_SETTINGS: tuple[tuple[str, str], ...] = (
     ("metrics_port", "Prometheus /metrics port (0: off)"),
     ("store_dsn", "plan store: sqlite:///FILE or postgresql://..."),
     ("backend", "expert backend: embedded | triton"),
+    ("locale", "where plans are read: uk (QRISK3) | us (Pooled Cohort Equations)"),
     ("triton_url", "Triton gRPC address (backend triton)"),
     ("auth_mode", "gRPC auth: none | tokens | jwt"),
     ("auth_tokens_file", "bearer tokens file (auth_mode tokens)"),

@@ -43,6 +43,7 @@ from inference.protocol import (
     Relate,
     Relation,
     Synthesize,
+    UrgencyClass,
 )
 from service.core import Evaluation, evaluate, find_clashes, route
 from service.core.model import (
@@ -63,7 +64,7 @@ from service.core.model import (
     Vote as CoreVote,
 )
 from service.core.profile import PatientProfile
-from service.core.summary import fact_words
+from service.core.summary import fact_words, patient_words
 from service.errors import BackendTimeout, BackendUnavailable, StepFailed
 
 __all__ = [
@@ -345,6 +346,7 @@ class Planner:
                 sources=_cited_sources(profile, problems, options),
                 source_base=source_base,
                 knowledge=self.knowledge() if self.knowledge is not None else None,
+                patient=patient_words(profile, created),
             ),
         )
         evaluation = await run.stage("propagation", _now(evaluate, deliberation))
@@ -499,6 +501,7 @@ class Planner:
                     medication_ref=o.medication_ref,
                     priority=o.priority,
                     findings=o.findings,
+                    urgency_class=o.urgency_class,
                 )
             )
         return tuple(options)
@@ -562,6 +565,7 @@ class Planner:
                 code=o.code,
                 medication_ref=o.medication_ref,
                 priority=_priority(o.priority),
+                urgency_class=_urgency_class(o.urgency_class),
             )
             (included if r.decision == "include" else excluded).append((cand, r.score))
         return await self.experts.run(Synthesize(profile, tuple(included), tuple(excluded)), ctx)
@@ -619,6 +623,11 @@ def _priority(value: str | None) -> Priority:
         if p == value:
             return cast(Priority, p)
     return "review"
+
+
+def _urgency_class(value: str | None) -> UrgencyClass | None:
+    """An option's stored urgency class as the protocol's type (None when none was stored)."""
+    return next((cast(UrgencyClass, u) for u in get_args(UrgencyClass) if u == value), None)
 
 
 def _vote(v: ProblemVote) -> CoreVote:

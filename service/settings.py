@@ -106,6 +106,9 @@ class InferenceSettings(_Group):
     backend: Literal["embedded", "triton"] = "embedded"
     # The client deadline of one model call, on either backend (not Triton's queue timeout).
     call_deadline_s: float = Field(default=30.0, gt=0)
+    # Where the plan is read (CANOE_LOCALE): "uk" offers QRISK3 for a ten-year cardiovascular
+    # risk, "us" the ACC/AHA Pooled Cohort Equations (ASCVD risk). The embedded backend reads it.
+    locale: Literal["uk", "us"] = "uk"
 
 
 class TritonConfig(_Group):

@@ -237,6 +237,7 @@ EVERY_SETTING: list[tuple[str, str, str, Any]] = [
     ("CANOE_TLS_CLIENT_CA_FILE", "tls.client_ca_file", "/tls/ca.pem", "/tls/ca.pem"),
     ("CANOE_BACKEND", "inference.backend", "triton", "triton"),
     ("CANOE_CALL_DEADLINE_S", "inference.call_deadline_s", "12", 12.0),
+    ("CANOE_LOCALE", "inference.locale", "us", "us"),
     ("CANOE_TRITON_URL", "triton.url", "triton:8001", "triton:8001"),
     ("CANOE_TRITON_PROTOCOL", "triton.protocol", "infer", "infer"),
     ("CANOE_TRITON_GUIDED_KEY", "triton.guided_key", "guided_decoding", "guided_decoding"),

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from inference.protocol import Complexity, Judgement, Priority, Severity
-from service.core.evaluation import CATEGORY_ORDER, PRIORITY_ORDER
+from service.core.evaluation import CATEGORY_ORDER, PRIORITY_ORDER, URGENCY_ORDER
 from service.core.model import Stance
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "ProblemCase",
     "Proposal",
     "add_or_merge",
+    "most_urgent",
     "refs",
     "rid",
     "slug",
@@ -66,6 +67,15 @@ class Proposal:
     # Retrieval terms in place of the title, where the title lists items (every vaccine due)
     # whose rare words would crowd the documents on the rest of the record out of the search.
     query: str = ""
+    # How soon to act, where the knowledge says it (a criterion's ``urgency_class``, or a rule
+    # function that knows it from the facts); "" leaves it to the priority class.
+    urgency_class: str = ""
+
+
+def most_urgent(*classes: str) -> str:
+    """The most urgent of ``classes`` ("" when none is stated)."""
+    stated = [c for c in classes if c in URGENCY_ORDER]
+    return min(stated, key=URGENCY_ORDER.index) if stated else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +188,7 @@ def add_or_merge(o: Output, new: Proposal) -> None:
                 min(p.priority, new.priority, key=PRIORITY_ORDER.index),
                 tuple(dict.fromkeys((*p.criteria, *new.criteria))),
                 p.query,
+                most_urgent(p.urgency_class, new.urgency_class),
             )
             return
     o.proposals.append(new)

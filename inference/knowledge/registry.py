@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from inference.protocol import Locale
 from service.core.model import Stance
 from service.core.profile import PatientProfile, Problem
 
@@ -26,8 +27,9 @@ class Case(Facts):
     """The typed facts plus what the registered rules look up: the record's own problem
     judgements (``base``) and social facts by keyword."""
 
-    def __init__(self, profile: PatientProfile) -> None:
+    def __init__(self, profile: PatientProfile, locale: Locale = "uk") -> None:
         super().__init__(profile)
+        self.locale: Locale = locale  # where the plan is read: "uk" or "us"
         self.older = self.age is not None and self.age >= 65
         self.base: tuple[ProblemCase, ...] = ()
 

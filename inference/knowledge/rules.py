@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
 
-from inference.protocol import Complexity, Judgement, Priority
+from inference.protocol import Complexity, Judgement, Locale, Priority
 from service.core.evaluation import CATEGORY_ORDER
 from service.core.profile import (
     MAX_AGE_YEARS,
@@ -465,6 +465,8 @@ def blood_pressure(c: Case, o: Output) -> None:
             None,
             3 if b.severe else 1,
             "safety" if b.severe else "review",
+            # a reading above target is a harm going on now, never a routine review
+            urgency_class="urgent" if b.severe else "soon",
         )
     )
 
@@ -607,6 +609,14 @@ _CVD = ("chd", "stroke", "tia", "pad")
 _LDL_HIGH_MG_DL = 160.0
 _LDL_VERY_HIGH_MG_DL = 190.0
 _MG_DL_PER_MMOL_L = 38.67  # cholesterol
+# The ten-year risk tool a clinician uses where the plan is read (``CANOE_LOCALE``): QRISK3 in
+# the UK (NICE NG238 2023: atorvastatin offered at a risk of 10% or more), the ACC/AHA Pooled
+# Cohort Equations in the US (ACC/AHA 2018 cholesterol guideline: a statin discussed from an
+# ASCVD risk of 7.5%; USPSTF 2022). Locale -> (tool, whose threshold).
+_CVR_TOOLS: dict[str, tuple[str, str]] = {
+    "uk": ("QRISK3", "NICE"),
+    "us": ("the Pooled Cohort Equations (ASCVD risk)", "ACC/AHA"),
+}
 
 
 def _ldl_mg_dl(o: Observation) -> float | None:
@@ -634,7 +644,7 @@ _CVR = (
         "pharmacist",
         "support",
         "For primary prevention the overall risk, not one cholesterol value, decides the "
-        "statin; the score is worked out with the person from measured values (QRISK3), never "
+        "statin; the score is worked out with the person from measured values ({tool}), never "
         "guessed from part of the record.",
         ("EB-CV-021",),
         0.45,
@@ -730,7 +740,8 @@ def cardiovascular_risk(c: Case, o: Output) -> None:
     if not words:
         return
     factors = "; ".join(words)
-    pts = _points(_CVR, cited, who=f"Aged {c.age}", factors=factors)
+    tool, body = _CVR_TOOLS[c.locale]
+    pts = _points(_CVR, cited, who=f"Aged {c.age}", factors=factors, tool=tool)
     if mg is not None and ldl is not None and mg >= _LDL_VERY_HIGH_MG_DL:
         pts += _points(_CVR_VERY_HIGH_LDL, (ldl.ref,), ldl=f"{fmt(ldl.value)} {ldl.unit}")
     older = c.age >= _CVR_OLDER_FROM
@@ -740,12 +751,13 @@ def cardiovascular_risk(c: Case, o: Output) -> None:
     o.proposals.append(
         Proposal(
             "opt-assess-cv-risk",
-            "Assess ten-year cardiovascular risk (QRISK3) and discuss starting a statin",
+            f"Assess ten-year cardiovascular risk ({tool.removeprefix('the ')}) and discuss "
+            "starting a statin",
             "medication",
             f"No cardiovascular disease or statin recorded, with risk factors: {factors}. This "
-            "plan does not calculate the score: enter the measured values in QRISK3 with the "
+            f"plan does not calculate the score: enter the measured values in {tool} with the "
             "person, and offer atorvastatin at the primary-prevention dose when the risk "
-            "reaches the NICE threshold, alongside help to stop smoking and blood-pressure "
+            f"reaches the {body} threshold, alongside help to stop smoking and blood-pressure "
             "control.",
             refs(cited),
             (),
@@ -754,6 +766,8 @@ def cardiovascular_risk(c: Case, o: Output) -> None:
             None,
             1,
             "review" if older else "omission",
+            # a risk assessment is prevention: after every specific problem of the record
+            urgency_class="routine",
         )
     )
 
@@ -1477,10 +1491,10 @@ def _proposals(o: Output, problems: Sequence[ProblemCase]) -> tuple[Proposal, ..
 
 
 @lru_cache(maxsize=64)
-def analyse(profile: PatientProfile) -> Analysis:
+def analyse(profile: PatientProfile, locale: Locale = "uk") -> Analysis:
     """The whole deterministic case analysis for one profile (cached per profile value: every
-    step of a plan asks for it)."""
-    c = Case(profile)
+    step of a plan asks for it); ``locale`` picks the risk tools a clinician there uses."""
+    c = Case(profile, locale)
     base = _record_problems(c)
     c.base = tuple(base)
     o = Output()

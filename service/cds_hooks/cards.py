@@ -129,8 +129,13 @@ def _says_against(option: Mapping[str, Any], ref: str) -> bool:
     return bool(_AGAINST.search(text))
 
 
+def _urgent(option: Mapping[str, Any]) -> bool:
+    """The summary marks the activity urgent (``URGENCY_ORDER``: resolve first, or urgent)."""
+    return option.get("urgency_class") in ("resolve-first", "urgent")
+
+
 def _severity(option: Mapping[str, Any]) -> Severity:
-    if option.get("category") == "immediate-safety":
+    if option.get("category") == "immediate-safety" or _urgent(option):
         return "critical"
     strong = any(
         a.get("stance") == "support" and float(a.get("sigma") or 0.0) >= 0.8
@@ -378,7 +383,9 @@ def summary_card(
     options = [o for o in document.get("options") or () if isinstance(o, Mapping)]
     included = sorted((o for o in options if _included(o)), key=_order)
     borderline = [o for o in options if o.get("borderline")]
-    safety = [o for o in included if o.get("category") == "immediate-safety"]
+    # What the summary marks urgent is never on an ``info`` card (an older document without
+    # urgency classes: its immediate-safety activities).
+    safety = [o for o in included if o.get("category") == "immediate-safety" or _urgent(o)]
     thr = _threshold(document)
     lines: list[str] = [
         f"A panel of {_panel(document)} deliberated on this patient's record: "
@@ -393,7 +400,7 @@ def summary_card(
         [line.text() for line in summarise(d, evaluate(d)).lines] if d is not None else None
     )
     if ranked:
-        lines += ["", "**Ranked by clinical priority**", *ranked]
+        lines += ["", "**Ranked by urgency**", *ranked]
     if safety and ranked is None:
         lines += ["", "**Safety: the panel found an issue that needs attention now**"]
         for o in safety:
@@ -421,7 +428,9 @@ def summary_card(
         lines += ["", "**What was checked**", *coverage_lines(coverage)]
         lines += ["", "**Coverage in detail**", *(f"- {x}" for x in coverage_detail(coverage))]
     if safety:
-        summary = f"Care plan: safety issue: {safety[0].get('title', '')}"
+        lead = min(safety, key=lambda o: not _urgent(o))  # stable: the first urgent one
+        kind = "urgent" if _urgent(lead) else "safety issue"
+        summary = f"Care plan: {kind}: {lead.get('title', '')}"
         indicator = "warning"
     elif coverage is not None and coverage.high_risk:
         # A high-risk check could not run: the plan's silence there is not safety.

@@ -184,6 +184,8 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
                 for f in o.findings
             ]
             options[-1]["findings"] = findings
+        if o.urgency_class is not None:  # optional as well, for the same reason
+            options[-1]["urgency_class"] = o.urgency_class
     return {
         "format": DELIBERATION_FORMAT,
         "plan_id": d.plan_id,
@@ -212,6 +214,7 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
             **({"sources": [_source_dict(x) for x in m.sources]} if m.sources else {}),
             **({"source_base": m.source_base} if m.source_base else {}),
             **({"knowledge": _knowledge_dict(m.knowledge)} if m.knowledge is not None else {}),
+            **({"patient": m.patient} if m.patient else {}),
         },
         "problems": problems,
         "options": options,
@@ -369,6 +372,7 @@ def _meta(raw: Mapping[str, Any]) -> Meta:
         sources=tuple(_source(x) for x in raw.get("sources", ())),
         source_base=raw.get("source_base", ""),
         knowledge=_knowledge(raw.get("knowledge")),
+        patient=raw.get("patient", ""),
     )
 
 
@@ -536,6 +540,7 @@ def _option(
         findings=tuple(
             Finding(f["kind"], f["severity"], f["criterion"]) for f in raw.get("findings", ())
         ),
+        urgency_class=raw.get("urgency_class"),
     )
 
 

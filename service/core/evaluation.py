@@ -4,8 +4,9 @@ Per option: arena calibration over the stored clashes, the A-QBAF (option node a
 arguments at tau~, their edges), quadratic-energy propagation, the score F, the decision by score
 or by a human, and the borderline flag. Per problem: the CAMP route and the decision (consensus,
 fallback to y0, arbitration, human, or pending). Then the plan: included options ordered by
-priority class, score, id
-(documents without priorities: category, score, id).
+urgency class, priority class, score, id
+(documents without urgency classes: priority class, score, id; without priorities: category,
+score, id).
 
 Rules the papers leave open, fixed here:
 - rejected arguments are out of the graph: their edges and their clashes are ignored;
@@ -33,6 +34,8 @@ __all__ = [
     "CATEGORY_ORDER",
     "OPTION_PRIOR",
     "PRIORITY_ORDER",
+    "URGENCY_LABELS",
+    "URGENCY_ORDER",
     "Evaluation",
     "NodeScore",
     "OptionResult",
@@ -58,6 +61,25 @@ _CATEGORY_RANK = {c: i for i, c in enumerate(CATEGORY_ORDER)}
 # monitoring, routine review (issue 14). The plan is ordered by class, then by score.
 PRIORITY_ORDER: tuple[str, ...] = ("safety", "omission", "monitoring", "review")
 _PRIORITY_RANK = {c: i for i, c in enumerate(PRIORITY_ORDER)}
+# How soon to act, first to last: contradicting data to settle before anything acts on them,
+# then expected harm and time-criticality (a severe reading, an abnormal result on the drug that
+# causes it, a recent high-stakes event, a dangerous combination), then what to act on soon
+# (other safety items, omissions, monitoring), then routine prevention and review. The class
+# orders the plan before the priority class: a vaccination never ranks above a specific harm.
+URGENCY_ORDER: tuple[str, ...] = ("resolve-first", "urgent", "soon", "routine")
+# What the clinician reads for each class.
+URGENCY_LABELS: Mapping[str, str] = MappingProxyType(
+    {
+        "resolve-first": "urgent, resolve first",
+        "urgent": "urgent",
+        "soon": "act soon",
+        "routine": "routine",
+    }
+)
+# An option without a class (documents written before classes existed) ranks as "soon", so a
+# document whose options all lack one keeps the very order it was issued with.
+_URGENCY_RANK = {c: i for i, c in enumerate(URGENCY_ORDER)}
+_NO_URGENCY = _URGENCY_RANK["soon"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +223,8 @@ def evaluate_option(option: Option, parameters: Parameters) -> OptionResult:
 
 
 def plan_order(options: tuple[Option, ...], results: tuple[OptionResult, ...]) -> tuple[str, ...]:
-    """Included option ids: priority class (PRIORITY_ORDER), then score down, then id.
+    """Included option ids: urgency class (URGENCY_ORDER), priority class (PRIORITY_ORDER),
+    then score down, then id.
 
     An option without a priority (documents written before priorities existed) comes after
     every prioritised one, ordered by category (CATEGORY_ORDER, unknown last) first, so such a
@@ -210,6 +233,8 @@ def plan_order(options: tuple[Option, ...], results: tuple[OptionResult, ...]) -
     unranked = len(PRIORITY_ORDER)
     rows = [
         (
+            o.priority is None,
+            _URGENCY_RANK.get(o.urgency_class or "", _NO_URGENCY),
             _PRIORITY_RANK.get(o.priority, unranked) if o.priority is not None else unranked + 1,
             0 if o.priority is not None else _CATEGORY_RANK.get(o.category, len(CATEGORY_ORDER)),
             -r.score,
@@ -218,7 +243,7 @@ def plan_order(options: tuple[Option, ...], results: tuple[OptionResult, ...]) -
         for o, r in zip(options, results, strict=True)
         if r.decision == "include"
     ]
-    return tuple(row[3] for row in sorted(rows))
+    return tuple(row[-1] for row in sorted(rows))
 
 
 def evaluate(d: Deliberation, *, previous: Evaluation | None = None) -> Evaluation:

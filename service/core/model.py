@@ -121,6 +121,10 @@ class Option:
     # The safety findings behind the option, carried from the criteria that proposed it (empty
     # in documents written before they were kept, and for options no criterion proposed).
     findings: tuple[Finding, ...] = ()
+    # How soon to act ("resolve-first", "urgent", "soon", "routine"; URGENCY_ORDER in
+    # ``service.core.evaluation``): orders the plan before the priority class. None in
+    # documents written before it existed; those keep the priority order.
+    urgency_class: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +256,9 @@ class Meta:
     source_base: str = ""
     # The knowledge the plan was made with (None in documents written before it was recorded).
     knowledge: KnowledgeStamp | None = None
+    # Who the plan is for and how current the record is, in words made at plan time
+    # (``service.core.summary.patient_words``): the summary's first line. "" in older documents.
+    patient: str = ""
 
 
 @dataclass(frozen=True, slots=True)

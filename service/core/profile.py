@@ -287,7 +287,8 @@ class PatientProfile:
     immunizations: tuple[Immunization, ...] = ()  # given, not given, dated or not
     # Where each resource lives in the system that sent it (absolute URL, identifier, display).
     sources: tuple[SourceRecord, ...] = ()
-    name: str = ""  # as the record writes it, for the review app's header; no rule reads it
+    # The patient's name as the record gives it, for the clinician's heading only (never logged).
+    name: str = field(default="", repr=False)
 
     @property
     def age(self) -> int | None:

@@ -1,8 +1,12 @@
 """The clinician summary: a plan in at most eight ranked lines a busy clinician can read.
 
-Each line is one included activity in plan order (priority class, then score): the action, a
-one-line reason (the strongest supporting argument's first sentence), the key patient fact with
-its value and date, and the roles that proposed it. No FHIR ids, no strengths notation: the
+Each line is one included activity in plan order (urgency class, priority class, then score):
+the action with how soon to act ("urgent", "act soon", "routine"), a one-line reason (the
+strongest supporting argument's first sentence), the key patient fact with its value and date
+(the fact that decided it: never the very medicine the action changes when another is cited),
+and the roles that proposed it; a line stays near ``LINE_CHARS`` characters, the rest is in
+the detailed view. The heading names the patient (``Meta.patient``, words made at plan time)
+and says how many actions there are and how many are shown. No FHIR ids, no strengths notation: the
 full reasoning, with argument ids to contest, is the detailed view. ``fact_words`` turns the
 cited facts of a profile into those words once, at plan time (kept in ``Meta.facts``), so a
 stored deliberation summarises the same way later. ``coverage_lines`` says in one or two lines
@@ -16,23 +20,31 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 
-from service.core.evaluation import Evaluation
+from service.core.evaluation import URGENCY_LABELS, Evaluation
 from service.core.model import Coverage, Deliberation, Option
 from service.core.profile import LOINC_GROUPS, Observation, PatientProfile, unit_words
 
 __all__ = [
+    "LINE_CHARS",
     "MAX_LINES",
     "Summary",
     "SummaryLine",
     "coverage_detail",
     "coverage_lines",
+    "duration_words",
     "fact_words",
+    "patient_words",
     "summarise",
     "summary_text",
 ]
 
 MAX_LINES = 8
+# A summary line reads at a glance: the reason is cut (at a word, with an ellipsis) so the line
+# stays near this length; the whole reasoning is in the detailed view and the review app.
+LINE_CHARS = 200
+_REASON_FLOOR = 100
 # A reference to a FHIR resource ("Observation/abc", "urn:uuid:...") never reaches the summary.
 _FHIR_ID = re.compile(
     r"(?:urn:uuid:[0-9a-fA-F-]+|\b(?:Patient|Condition|MedicationRequest|Medication|Observation"
@@ -65,13 +77,36 @@ class SummaryLine:
     fact: str  # the key patient fact with value and date; "" when none is known
     proposed_by: tuple[str, ...]  # supporting roles, strongest first
     borderline: bool
+    urgency_class: str = ""  # "" for documents without one
+
+    @property
+    def label(self) -> str:
+        """How soon to act, in the clinician's words; the priority class in older documents."""
+        return URGENCY_LABELS.get(self.urgency_class, self.priority)
 
     def text(self) -> str:
-        tag = f" [{self.priority}]" if self.priority else ""
+        tag = f" [{self.label}]" if self.label else ""
         fact = f" Key fact: {self.fact}." if self.fact else ""
         who = ", ".join(self.proposed_by) or "a clinician's decision"
         flag = " Borderline: needs your decision." if self.borderline else ""
-        return f"{self.rank}. {self.action}{tag}: {self.reason}{fact} Proposed by {who}.{flag}"
+        head = f"{self.rank}. {self.action}{tag}: "
+        tail = f"{fact} Proposed by {who}.{flag}"
+        return head + _cut(self.reason, LINE_CHARS - len(head) - len(tail)) + tail
+
+
+def _cut(text: str, room: int) -> str:
+    """``text`` cut at a word to at most ``room`` characters, but never below
+    ``_REASON_FLOOR`` (the reason is the line's point), ending in an ellipsis when cut.
+
+    >>> _cut("Naproxen with clopidogrel: the pair more than doubles the risk of a stomach "
+    ...      "bleed in a man of 82 with a past peptic ulcer.", 10)[-34:]
+    'of a stomach bleed in a man of 82…'
+    """
+    room = max(room, _REASON_FLOOR)
+    if len(text) <= room:
+        return text
+    head = text[: room - 1].rsplit(" ", 1)[0].rstrip(" ,;:")
+    return head + "…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +162,51 @@ def fact_words(profile: PatientProfile, refs: Iterable[str]) -> tuple[tuple[str,
     return tuple((r, words[r]) for r in dict.fromkeys(refs) if r in words)
 
 
+# A record whose latest entry is older than this when the plan is made gets a plain warning: a
+# plan is only as current as the record it was made from.
+RECORD_STALE_DAYS = 90
+
+
+def patient_words(profile: PatientProfile, created: str) -> str:
+    """The heading a clinician expects: name, age, sex, the record's latest date and, when the
+    record is older than ``RECORD_STALE_DAYS`` at ``created`` (an ISO time), a warning.
+
+    >>> from datetime import date
+    >>> p = PatientProfile("Patient/1", "female", date(1940, 5, 1), date(2019, 3, 2), name="Ann")
+    >>> patient_words(p, "2026-01-01T00:00:00Z")  # doctest: +NORMALIZE_WHITESPACE
+    'Ann, 78, female. Record up to 2019-03-02: 6 years older than this plan; the plan is
+    only as current as the record.'
+    """
+    who = ", ".join(
+        x for x in (profile.name, str(profile.age) if profile.age is not None else "") if x
+    )
+    out = f"{who or 'Patient'}, {profile.sex}. Record up to {profile.as_of.isoformat()}"
+    try:
+        made = date.fromisoformat(created[:10])
+    except ValueError:
+        return out + "."
+    days = (made - profile.as_of).days
+    if days <= RECORD_STALE_DAYS:
+        return out + "."
+    old = duration_words(days)
+    return f"{out}: {old} older than this plan; the plan is only as current as the record."
+
+
+def duration_words(days: int) -> str:
+    """A span as a clinician says it: days under two weeks, weeks under two months, months
+    under two years, then years.
+
+    >>> [duration_words(d) for d in (1, 10, 20, 100, 400, 800, 12000)]
+    ['1 day', '10 days', '3 weeks', '3 months', '13 months', '2 years', '32 years']
+    """
+    for unit, size, below in (("day", 1, 14), ("week", 7, 60), ("month", 30.44, 730)):
+        if days < below:
+            n = max(1, round(days / size))
+            return f"{n} {unit}{'s' if n != 1 else ''}"
+    n = int(days // 365.25)
+    return f"{n} year{'s' if n != 1 else ''}"
+
+
 def _clean(text: str) -> str:
     text = _FHIR_ID.sub("", text)
     return re.sub(r"\s+", " ", text).strip()
@@ -150,10 +230,14 @@ def _line(rank: int, o: Option, ev: Evaluation, facts: dict[str, str]) -> Summar
         reason = _first_sentence(o.description)
     else:
         reason = "Included by a clinician's decision."
-    # the key fact: the strongest supporter's own, a measured value first; then the others'
+    # the key fact: the strongest supporter's own, a measured value first; then the others'.
+    # The medicine the action changes is what the line is about, not why: another cited fact
+    # (the partner drug of an interaction, the result) says why, when there is one.
     fact = ""
     for cited in (*(a.facts for a in live), o.refs):
         known = [f for f in cited if f in facts]
+        if len(known) > 1 and o.medication_ref in known:
+            known.remove(o.medication_ref)
         ranked = sorted(
             known,
             key=lambda f: next(
@@ -163,7 +247,16 @@ def _line(rank: int, o: Option, ev: Evaluation, facts: dict[str, str]) -> Summar
         if ranked:
             fact = _clean(facts[ranked[0]])
             break
-    return SummaryLine(rank, _clean(o.title), o.priority or "", reason, fact, roles, r.borderline)
+    return SummaryLine(
+        rank,
+        _clean(o.title),
+        o.priority or "",
+        reason,
+        fact,
+        roles,
+        r.borderline,
+        o.urgency_class or "",
+    )
 
 
 def summarise(d: Deliberation, ev: Evaluation, limit: int = MAX_LINES) -> Summary:
@@ -215,12 +308,19 @@ def summary_text(d: Deliberation, ev: Evaluation) -> str:
     """The summary as plain text: a heading, the ranked lines, then what awaits a decision."""
     s = summarise(d, ev)
     n = len(ev.plan)
-    out = [
+    shown = f"{len(s.lines)} of {n} shown" if s.more else f"{n} shown"
+    order = (
+        "by urgency (urgent, act soon, routine)"
+        if any(line.urgency_class for line in s.lines)
+        else "by clinical priority (safety, omissions, monitoring, review)"
+    )
+    out = [d.meta.patient] if d.meta.patient else []
+    out.append(
         f"Care plan proposal, version {d.version}: {n} action{'s' if n != 1 else ''} "
-        "ranked by clinical priority (safety, omissions, monitoring, review)"
+        f"ranked {order}; {shown}"
         if n
         else f"Care plan proposal, version {d.version}: no action cleared the threshold"
-    ]
+    )
     out += [line.text() for line in s.lines]
     if s.more:
         out.append(f"{s.more} more in the detailed view.")

@@ -296,6 +296,21 @@ def test_summary_card_flags_safety_and_borderline() -> None:
     assert "Awaiting a human decision" in card["detail"] and "Check HbA1c" in card["detail"]
 
 
+@pytest.mark.parametrize(
+    ("urgency_class", "indicator"),
+    [("urgent", "warning"), ("resolve-first", "warning"), ("soon", "info"), (None, "info")],
+)
+def test_an_urgent_line_is_never_on_an_info_card(urgency_class: str | None, indicator: str) -> None:
+    doc = _document(category="medication")
+    doc["options"] = [o for o in doc["options"] if o["id"] == "opt-1"]
+    if urgency_class is not None:
+        doc["options"][0]["urgency_class"] = urgency_class
+    card = summary_card(doc, review_url="https://r", record=_record("summary"))
+    assert card["indicator"] == indicator
+    if indicator == "warning":
+        assert card["summary"] == "Care plan: urgent: Avoid naproxen while on warfarin"
+
+
 def test_feedback_parsing_and_tasks() -> None:
     with pytest.raises(InputError, match="non-empty array"):
         parse_feedback(b'{"feedback": []}')

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from fhir_mapping.careplan import careplan_of, plan_bundle
-from service.core.evaluation import PRIORITY_ORDER
-from service.core.summary import MAX_LINES, summarise, summary_text
+from service.core.evaluation import PRIORITY_ORDER, URGENCY_ORDER
+from service.core.summary import LINE_CHARS, MAX_LINES, summarise, summary_text
 from tests.conftest import REALISTIC_BUNDLES, REPO_ROOT, fixture_bundle
 from tests.e2e.test_plan_end_to_end import CREATED, _canoe, plan_of
 
@@ -34,13 +34,21 @@ def test_trey_clopidogrel_with_warfarin_ranks_above_the_generic_medication_revie
 
 
 @pytest.mark.parametrize("path", REALISTIC_BUNDLES, ids=lambda p: p.name.split("_")[0])
-def test_plan_order_follows_priority_and_review_never_above_safety(path: Path) -> None:
+def test_plan_order_follows_urgency_then_priority(path: Path) -> None:
     result = plan_of(path)
     options = {o.id: o for o in result.deliberation.options}
     ranks = [
-        PRIORITY_ORDER.index(options[oid].priority or "review") for oid in result.evaluation.plan
+        (
+            URGENCY_ORDER.index(options[oid].urgency_class or "soon"),
+            PRIORITY_ORDER.index(options[oid].priority or "review"),
+        )
+        for oid in result.evaluation.plan
     ]
     assert ranks == sorted(ranks)
+    # every option says how soon to act; a due vaccination is routine, never above a problem
+    assert all(options[oid].urgency_class for oid in result.evaluation.plan)
+    if "opt-vaccinations-due" in options:
+        assert options["opt-vaccinations-due"].urgency_class == "routine"
     review = options.get("opt-medication-review")
     if review is not None:
         assert review.priority == "review"
@@ -62,9 +70,13 @@ def test_clinician_summary_on_every_fixture(path: Path) -> None:
     assert len(s.lines) == min(MAX_LINES, len(ev.plan))
     text = summary_text(d, ev)
     assert not _ID.search(text), _ID.search(text)
-    for word in ("tau", "sigma", "τ", "σ", "KEEP", "REFUSE", "…"):
+    for word in ("tau", "sigma", "τ", "σ", "KEEP", "REFUSE"):
         assert word not in text
     for line in s.lines:
+        # a long reason is cut at a word, marked by the ellipsis, nowhere else
+        assert "…" not in line.text().replace("… Key fact", "").replace("… Proposed", "")
+        # a line over the length is one whose reason was cut (or already short)
+        assert len(line.text()) <= LINE_CHARS or "…" in line.text() or len(line.reason) <= 100
         assert line.proposed_by and line.reason
         assert line.fact, line  # every included activity names its key patient fact
         if "on 2" in line.fact or "since" in line.fact or "prescribed" in line.fact:

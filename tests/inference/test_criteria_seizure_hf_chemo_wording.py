@@ -249,3 +249,13 @@ def test_an_active_cancer_is_neither_reconciliation() -> None:
     got = analyse(b.build())
     assert not any(p.id.startswith("opt-reconcile-") for p in got.proposals)
     assert "chemotherapy-review" in got.fired
+
+
+def test_a_long_standing_order_is_dated_in_years_not_weeks() -> None:
+    # ordered 2004-01-01, record date 2024-06-01: twenty years, not a thousand-odd weeks
+    b = Builder(age=80)
+    b.med("cyclophosphamide", date(2004, 1, 1))
+    b.condition("rheumatoid-arthritis")
+    p = _proposals(b.build())["opt-reconcile-cyclophosphamide"]
+    texts = " ".join([p.description, *(x.text for x in p.points)])
+    assert "for 20 years" in texts and " weeks" not in texts

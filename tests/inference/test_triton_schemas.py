@@ -48,9 +48,11 @@ class Checked:
                 for a in back.arguments
             ]
         elif req.step == "assess":
-            # An option's safety findings come from the criteria that made it, not from a
-            # model's answer: the schema does not carry them, so the decoded options have none.
-            options = tuple(replace(o, findings=()) for o in result.options)
+            # An option's safety findings come from the criteria that made it, and the model's
+            # answer format (assess.v3) carries no urgency class yet (a Triton plan ranks by
+            # priority class): the decoded options have neither.
+            assert all(o.urgency_class is None for o in back.options)
+            options = tuple(replace(o, findings=(), urgency_class=None) for o in result.options)
             assert back == replace(result, options=options)
         else:
             assert back == result

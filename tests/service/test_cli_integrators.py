@@ -193,7 +193,7 @@ def test_contest_says_what_changed_and_prints_the_format_asked(tmp_path: Path, c
     assert rc == 0, err
     assert f"version 2: reject {target};" in err
     assert "activities included (was " in err
-    assert out.startswith("Care plan proposal, version 2:")
+    assert out.splitlines()[1].startswith("Care plan proposal, version 2:")
     assert '"resourceType"' not in out
 
     rc, out, err = _run(

@@ -18,17 +18,26 @@ from itertools import product
 from inference.protocol import Severity
 from service.core.evaluation import CATEGORY_ORDER, PRIORITY_ORDER
 from service.core.profile import Immunization, Observation, Problem, unit_words
+from service.core.summary import duration_words
 
 from ..drugs import RenalLimit, drug, matches, renal_limit
 from ..facts import Conflict, Event, Facts, MedFact, Unsteady, age_phrase, fmt, without_tag
 from ..levels import Level, LevelEntry, Reading, level_entry, level_of
-from ..model import Output, Point, Proposal, add_or_merge, refs, rid, slug
+from ..model import Output, Point, Proposal, add_or_merge, most_urgent, refs, rid, slug
 from ..panels import PANELS
 from ..pk import PkEffect, interactions
 from ..strength import tau
 from ..transitions import MedChange, Stay
 from ..weight_dosing import WeightDose, per_kg
-from .schema import Criterion, LevelTest, PointTemplate, Trigger, WeightCeiling
+from .schema import (
+    Criterion,
+    LabTest,
+    LevelTest,
+    PointTemplate,
+    Trigger,
+    WeightCeiling,
+    urgency_class_of,
+)
 
 __all__ = ["Firing", "apply_criteria", "evaluate"]
 
@@ -147,6 +156,17 @@ def _value(f: Facts, quantity: str) -> tuple[float, Observation | None] | None:
     return o.value, o
 
 
+def _disputed(f: Facts, lab: LabTest, threshold: float) -> bool:
+    """The reported eGFR meets ``lab`` but the estimates disagree (``Kidney.discordant``) and
+    the eGFR from that day's creatinine does not: no referral or kidney-function category
+    rests on a value the record itself contradicts; the repeat that settles it comes first.
+    (Dosing reads the governing ``kidney`` value, the lower one, at lower certainty.)"""
+    k = f.kidney
+    if lab.quantity != "egfr" or k is None or not k.discordant or k.computed is None:
+        return False
+    return not _cmp(k.computed, lab.op, threshold)
+
+
 # Absolute blood cell counts in cells per microlitre from the units laboratories report them in
 # (UCUM): 10*3/uL and 10*9/L are thousands per microlitre. A percentage is not a count.
 _PER_UL = {
@@ -231,6 +251,8 @@ def _match(
     for lab in t.labs:
         got = _value(f, lab.quantity)
         if got is None or not _cmp(got[0], lab.op, params[lab.param]):
+            return
+        if _disputed(f, lab, params[lab.param]):
             return
         if got[1] is not None:
             b0.labs[lab.quantity] = got[1]
@@ -772,6 +794,9 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             if attr == "weeks":
                 days = f.days_since(med.first_authored)
                 return fmt(float(days // 7)) if days is not None else "?"
+            if attr == "duration":  # how long taken, in the unit a clinician uses
+                days = f.days_since(med.first_authored)
+                return duration_words(days) if days is not None else "an unknown time"
             return "?"
         if head == "trigger":
             if b.cond is not None:
@@ -1006,6 +1031,7 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
         days = f.days_since(m.first_authored)
         if days is not None:
             out.add(fmt(float(days // 7)))
+            out.add(duration_words(days).split()[0])  # ``{a.duration}``
     if b.doses:
         out.add(str(len(b.doses)))
         days = f.days_since(b.doses[-1].occurred)
@@ -1178,16 +1204,23 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
     every = refs(every, *(pt.facts for pt in points))
     acts = b.meds.get(o.acts_on) if o.acts_on else None
     oid, title, category, priority, urgency = o.id, o.title, c.category, c.priority, o.urgency
+    when = urgency_class_of(c)
     if b.limit is not None and b.limit.action in c.variants:
         v = c.variants[b.limit.action]
         oid, title, category, priority = v.id, v.title, v.category, v.priority
         if b.limit.urgent:
-            category, priority, urgency = "immediate-safety", "safety", 3
+            category, priority, urgency, when = "immediate-safety", "safety", 3, "urgent"
+    if b.probable and when == "urgent":
+        # resting on a fact that is indirect or not settled (kidney estimates that disagree):
+        # acted on soon, after the repeat that settles it, not as if it were certain
+        when = "soon"
     evidence = tuple(dict.fromkeys((*b.limit.evidence, *c.evidence))) if b.limit else ()
     if b.pk is not None:
         evidence = tuple(dict.fromkeys((*b.pk.evidence, *c.evidence)))
     if evidence:
         points = tuple(replace(x, evidence=evidence) for x in points)
+    if o.caveat and (o.caveat_when is None or _held(o.caveat_when, f, p, b) is not None):
+        title = f"{title} ({o.caveat})"
     pid = slug_id(render(oid, f, b, p))
     if b.uncertain:
         # A request to verify is its own activity, not the action it may lead to (whose id
@@ -1206,6 +1239,8 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
         min(urgency, 1) if b.uncertain else urgency,
         "review" if b.uncertain else priority,
         (c.id,),
+        # a request to verify a dose is the routine check it is, not the action it may lead to
+        urgency_class="routine" if b.uncertain and when != "resolve-first" else when,
     )
 
 
@@ -1381,6 +1416,7 @@ def _absorb(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, out: Ou
                 max(host.urgency, gone.urgency),
                 min(host.priority, gone.priority, key=PRIORITY_ORDER.index),
                 tuple(dict.fromkeys((*host.criteria, *gone.criteria))),
+                urgency_class=most_urgent(host.urgency_class, gone.urgency_class),
             )
             del out.proposals[j]
 
@@ -1424,6 +1460,7 @@ def _merge_panels(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, o
             max(p.urgency for p in parts),
             min((p.priority for p in parts), key=PRIORITY_ORDER.index),
             tuple(dict.fromkeys(c for p in parts for c in p.criteria)),
+            urgency_class=most_urgent(*(p.urgency_class for p in parts)),
         )
         first = min(i for i, _ in found)
         gone = {p.id for p in parts}
@@ -1507,6 +1544,7 @@ def _group_proposal(
         tuple(dict.fromkeys(x for p in props for x in p.criteria)),
         # Retrieval: the title without the drug list (each drug's points cite its documents).
         render(re.sub(r" ?\(?\{(drugs|parts)\}\)?", "", g.title), f, b0, c0.params),
+        most_urgent(*(p.urgency_class for p in props)),
     )
 
 

@@ -20,6 +20,7 @@ from inference.protocol import Priority
 
 __all__ = [
     "KINDS",
+    "KIND_URGENCY",
     "ChangeTest",
     "Count",
     "CriteriaFile",
@@ -35,8 +36,10 @@ __all__ = [
     "StayTest",
     "StrokeRisk",
     "Trigger",
+    "UrgencyClass",
     "VaccineDue",
     "WeightCeiling",
+    "urgency_class_of",
 ]
 
 Kind = Literal[
@@ -69,6 +72,30 @@ Category = Literal[
     "follow-up",
 ]
 Severity = Literal["critical", "major", "moderate", "minor"]
+UrgencyClass = Literal["resolve-first", "urgent", "soon", "routine"]
+# How soon to act on a criterion's activity when its option does not say (``urgency_class``),
+# by kind: contradicting results are settled before anything acts on them; a harm, a missing
+# treatment, a due test or a referral is acted on soon; deprescribing for long-term benefit is
+# routine, and so are due vaccinations (stated on their options). ``urgency_class_of`` then
+# lifts a safety criterion of the highest urgency (an active dangerous combination, a dose far
+# above its ceiling) to urgent, and any safety or omission criterion to at least soon.
+KIND_URGENCY: dict[str, UrgencyClass] = {
+    "drug-disease": "soon",
+    "drug-drug": "soon",
+    "drug-age": "soon",
+    "duplicate-class": "soon",
+    "renal-dose": "soon",
+    "dose-ceiling": "soon",
+    "omission": "soon",
+    "monitoring": "soon",
+    "deprescribing": "routine",
+    "lab-discordance": "resolve-first",
+    "burden": "soon",
+    "care-planning": "soon",
+    "drug-pregnancy": "soon",
+    "drug-lactation": "soon",
+    "drug-level": "soon",
+}
 Grade = Literal["A", "B", "C", "D"]
 Directness = Literal["direct", "indirect", "contextual"]
 
@@ -421,6 +448,14 @@ class OptionTemplate(_Strict):
     # Title when the dose the criterion rests on is not stated (the activity is to verify it).
     verify_title: str = "Verify the daily dose of {a} (dose not stated)"
     urgency: int = Field(default=1, ge=0, le=3)
+    # How soon to act (``KIND_URGENCY`` and ``urgency_class_of`` when absent): routine for due
+    # vaccinations, urgent for a recent high-stakes event the kind does not make urgent.
+    urgency_class: UrgencyClass | None = None
+    # A caveat that changes what to do (confirm the stroke was not a bleed, check calcium and
+    # phosphate first): joined to the title, so every view of the activity states it, when
+    # ``caveat_when`` holds (always when absent).
+    caveat: str | None = None
+    caveat_when: Trigger | None = None
     # Option ids (templates over this binding) of other actions on the same medicine that this
     # one settles (switching a drug settles its dose ceiling and the request to verify its
     # dose): when both are proposed they become this one activity, titled ``merged_title``,
@@ -430,7 +465,7 @@ class OptionTemplate(_Strict):
     merged_title: str | None = None
     group: LabGroup | None = None
 
-    @field_validator("title", "description", "verify_title", "merged_title")
+    @field_validator("title", "description", "verify_title", "merged_title", "caveat")
     @classmethod
     def _numbers(cls, v: str | None) -> str | None:
         return None if v is None else _no_literal_numbers(v)
@@ -540,11 +575,14 @@ class Criterion(_Strict):
     @model_validator(mode="after")
     def _params_named(self) -> Criterion:
         triggers = (self.trigger, *self.exceptions, *(p.when for p in self.points if p.when))
+        if self.option.caveat_when is not None:
+            triggers = (*triggers, self.option.caveat_when)
         used = [x for t in triggers for x in _trigger_params(t)]
         missing = sorted(set(used) - set(self.params))
         if missing:
             raise ValueError(f"params {missing} are used but not defined in 'params'")
         texts = [self.option.title, self.option.description, *(p.text for p in self.points)]
+        texts += [self.option.caveat] if self.option.caveat else []
         if self.problem is not None:
             texts += [self.problem.display, self.problem.why]
         if self.option.group is not None:
@@ -555,6 +593,21 @@ class Criterion(_Strict):
                 if name not in self.params:
                     raise ValueError(f"template uses {{param.{name}}} not defined in 'params'")
         return self
+
+
+def urgency_class_of(c: Criterion) -> UrgencyClass:
+    """How soon to act on ``c``'s activity: the option's own class, else by kind, lifted for
+    the most urgent safety criteria (see ``KIND_URGENCY``)."""
+    if c.option.urgency_class is not None:
+        return c.option.urgency_class
+    given = KIND_URGENCY[c.kind]
+    if given == "resolve-first":
+        return given
+    if c.priority == "safety" and c.option.urgency >= 3:
+        return "urgent"
+    if given == "routine" and c.priority in ("safety", "omission"):
+        return "soon"
+    return given
 
 
 class CriteriaFile(_Strict):
