@@ -54,6 +54,7 @@ from service.core.model import (
     Meta,
     Option,
     Parameters,
+    PatientWording,
     Problem,
 )
 from service.core.model import (
@@ -205,6 +206,16 @@ def knowledge_coverage(profile: PatientProfile) -> Coverage:
     return assess(profile)
 
 
+def patient_wordings(
+    profile: PatientProfile, options: Iterable[Option]
+) -> tuple[PatientWording, ...]:
+    """Each activity in the patient's words, from the knowledge's patient templates
+    (``inference.knowledge.patient``), whichever backend argues; imported on first use."""
+    from inference.knowledge.patient import patient_wordings as words
+
+    return words(profile, options)
+
+
 class Planner:
     """Runs the whole deliberation for one profile. Stateless between plans; safe to share.
 
@@ -312,6 +323,7 @@ class Planner:
                     ),
                 ),
                 coverage=self.coverage(profile) if self.coverage is not None else None,
+                patient=patient_wordings(profile, options),
             ),
         )
         evaluation = await run.stage("propagation", _now(evaluate, deliberation))

@@ -36,6 +36,7 @@ from service.core.model import (
     Meta,
     Option,
     Parameters,
+    PatientWording,
     Problem,
     Vote,
 )
@@ -200,6 +201,7 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
             "created": m.created,
             **({"facts": [{"ref": r, "text": x} for r, x in m.facts]} if m.facts else {}),
             **({"coverage": _coverage_dict(m.coverage)} if m.coverage is not None else {}),
+            **({"patient": [_wording_dict(w) for w in m.patient]} if m.patient else {}),
         },
         "problems": problems,
         "options": options,
@@ -333,7 +335,16 @@ def _meta(raw: Mapping[str, Any]) -> Meta:
         created=raw.get("created", ""),
         facts=tuple((f["ref"], f["text"]) for f in raw.get("facts", ())),
         coverage=_coverage(raw.get("coverage")),
+        patient=tuple(
+            PatientWording(w["option_id"], w["section"], w["text"], w.get("watch", ""))
+            for w in raw.get("patient", ())
+        ),
     )
+
+
+def _wording_dict(w: PatientWording) -> dict[str, str]:
+    out = {"option_id": w.option_id, "section": w.section, "text": w.text}
+    return {**out, "watch": w.watch} if w.watch else out
 
 
 def _problem(raw: Mapping[str, Any], where: str) -> Problem:

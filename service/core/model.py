@@ -24,6 +24,7 @@ __all__ = [
     "Meta",
     "Option",
     "Parameters",
+    "PatientWording",
     "Problem",
     "Vote",
 ]
@@ -184,6 +185,18 @@ class Coverage:
 
 
 @dataclass(frozen=True, slots=True)
+class PatientWording:
+    """How the patient version tells one activity: plain words rendered at plan time from the
+    activity's structured data and the knowledge's patient templates. ``section`` is one of
+    ``service.core.patient.SECTIONS``; ``watch`` an optional line for "what to watch for"."""
+
+    option_id: str
+    section: str
+    text: str
+    watch: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Meta:
     """Non-derived context kept with the deliberation for the trail and the narrative."""
 
@@ -201,6 +214,9 @@ class Meta:
     facts: tuple[tuple[str, str], ...] = ()
     # What the plan checked and could not (None in documents written before it existed).
     coverage: Coverage | None = None
+    # The patient's wording of each activity (none in documents written before it existed:
+    # those activities get the generic wording).
+    patient: tuple[PatientWording, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
