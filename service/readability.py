@@ -2,8 +2,9 @@
 
 One function over the ``textstat`` package (US English; syllables from the CMU dictionary it
 ships, with pyphen for words the dictionary lacks), so the eval report, the tests and the
-review app measure the same way. Bullets and headings count as the sentences they stand for.
-No I/O beyond textstat's packaged word lists.
+review app measure the same way. It measures the sentences: a line with no sentence stop (a
+title, a heading) is left out rather than counted as a short sentence, which would flatter the
+grade. No I/O beyond textstat's packaged word lists.
 """
 
 from __future__ import annotations
@@ -17,17 +18,20 @@ __all__ = ["MAX_PATIENT_GRADE", "fkgl"]
 # The grade the patient version must not exceed on any fixture or vignette (a US 8th grade
 # reader: the usual ceiling for patient materials).
 MAX_PATIENT_GRADE = 8.0
-_LINE_END = re.compile(r"(?<![.!?])\n")
+_STOP = re.compile(r"[.!?]")
+_BULLET = re.compile(r"^\s*(?:[-*]|\d+\.)\s+")
 
 
 def fkgl(text: str) -> float:
-    """The Flesch-Kincaid grade of ``text``; a line that ends without a stop (a heading, a
-    list item) ends a sentence, as a reader takes it.
+    r"""The Flesch-Kincaid grade of the sentences of ``text`` (list bullets and numbers dropped;
+    lines without a sentence stop left out).
 
-    >>> fkgl("The cat sat on the mat. It was happy.") < 2
+    >>> fkgl("Tests:\n- The cat sat on the mat. It was happy.") < 2
     True
+    >>> fkgl("A heading only")
+    0.0
     """
-    if not text.strip():
+    lines = [_BULLET.sub("", line) for line in text.splitlines() if _STOP.search(line)]
+    if not lines:
         return 0.0
-    joined = _LINE_END.sub(".\n", text.strip())
-    return float(textstat.flesch_kincaid_grade(joined))
+    return float(textstat.flesch_kincaid_grade(" ".join(lines)))
