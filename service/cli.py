@@ -194,7 +194,13 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from fhir_mapping.ingest import ingest
     from service.app import request_time
     from service.backends import build_planner
-    from service.eval import check_case, load_cases, report_json, report_table
+    from service.eval import (
+        check_case,
+        load_cases,
+        report_json,
+        report_table,
+        with_readability,
+    )
     from service.pipeline import new_plan_id
     from service.settings import load_settings
 
@@ -214,7 +220,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         )
         plan_id = new_plan_id(raw)
         r = asyncio.run(planner.plan(profile, plan_id=plan_id, created=created))
-        results.append(check_case(case, r.deliberation, r.evaluation))
+        d, ev = r.deliberation, r.evaluation
+        results.append(with_readability(check_case(case, d, ev), d, ev))
     report = report_json(results)
     if args.report:
         args.report.write_text(json.dumps(report, indent=2) + "\n")

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,7 @@ __all__ = [
     "load_cases",
     "report_json",
     "report_table",
+    "with_readability",
 ]
 
 EVAL_FORMAT = "canoe.eval/1"
@@ -295,12 +296,16 @@ def check_case(case: Case, d: Deliberation, ev: Evaluation) -> CaseResult:
                 e,
             )
         )
-    return CaseResult(
-        case.name,
-        tuple(o.title for o in included),
-        tuple(checks),
-        round(fkgl(summary_text(d, ev)), 1),
-        round(fkgl(patient_text(d, ev)), 1),
+    return CaseResult(case.name, tuple(o.title for o in included), tuple(checks))
+
+
+def with_readability(r: CaseResult, d: Deliberation, ev: Evaluation) -> CaseResult:
+    """The case's result with the Flesch-Kincaid grade of its clinician summary and of its
+    patient version, one decimal."""
+    return replace(
+        r,
+        fkgl_clinician=round(fkgl(summary_text(d, ev)), 1),
+        fkgl_patient=round(fkgl(patient_text(d, ev)), 1),
     )
 
 
