@@ -13,7 +13,7 @@ import re
 
 import textstat
 
-__all__ = ["MAX_PATIENT_GRADE", "fkgl"]
+__all__ = ["MAX_PATIENT_GRADE", "fkgl", "warm_up"]
 
 # The grade the patient version must not exceed on any fixture or vignette (a US 8th grade
 # reader: the usual ceiling for patient materials).
@@ -35,3 +35,9 @@ def fkgl(text: str) -> float:
     if not lines:
         return 0.0
     return float(textstat.flesch_kincaid_grade(" ".join(lines)))
+
+
+def warm_up() -> None:
+    """Load textstat's pronouncing dictionary now (about two seconds, once per process), so a
+    server pays it at start-up rather than on its first reader's request."""
+    fkgl("Ready.")
