@@ -27,9 +27,10 @@ Every case is planned end to end on the configured backend; the report lists eac
 as ``found`` / ``missed`` / ``absent`` / ``unsafe``, per case and in total. Any missed finding or
 unsafe inclusion fails the run. Each case also reports the Flesch-Kincaid grade (FKGL) of its
 clinician summary and of its patient version, with the mean and worst grade of each over the run
-and how many patient versions read above grade 8 (reported, not a failure of the run). The checking (``check_case``) is pure; ``load_cases`` reads the
-folder (``expectations.json`` unless another file of the folder is named, e.g. a file of known
-gaps that is expected to fail until the plans improve).
+and how many patient versions read above grade 8 (reported, not a failure of the run;
+``with_readability``). The checking (``check_case``) is pure; ``load_cases`` reads the folder
+(``expectations.json`` unless another file of the folder is named, e.g. a file of known gaps
+that is expected to fail until the plans improve).
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ from service.core.evaluation import Evaluation
 from service.core.model import Deliberation, Option
 from service.core.patient import patient_text
 from service.core.summary import SummaryLine, summarise, summary_text
-from service.readability import MAX_PATIENT_GRADE, fkgl
 from service.errors import InputError
+from service.readability import MAX_PATIENT_GRADE, fkgl
 
 __all__ = [
     "EVAL_FORMAT",

@@ -125,3 +125,21 @@ def test_cli_prints_the_patient_version_and_its_communication(tmp_path: Path) ->
     assert comm["payload"][0]["contentString"] + "\n" == text
     bad = _canoe("plan", str(path), "--for", "patient", "--detail", "--created", CREATED)
     assert bad.returncode == 2 and b"--for patient" in bad.stderr
+
+
+def test_eval_reports_both_grades_per_case_and_over_the_run() -> None:
+    out = _canoe("eval", str(REPO_ROOT / "examples" / "eval"), "--created", CREATED)
+    assert out.returncode == 0, out.stderr
+    table = out.stdout.decode()
+    assert "adalberto_hartmann: PASS (" in table and "FKGL clinician " in table
+    last = table.strip().splitlines()[-1]
+    assert last.startswith("FKGL: clinician mean ") and "(0 above grade 8)" in last
+    js = _canoe(
+        "eval", str(REPO_ROOT / "examples" / "eval"), "--created", CREATED, "--format", "json"
+    )
+    report = json.loads(js.stdout)
+    grades = [c["fkgl"] for c in report["cases"]]
+    assert len(grades) == report["totals"]["cases"]
+    assert all(0 < g["patient"] <= MAX_PATIENT_GRADE < g["clinician"] for g in grades)
+    assert report["fkgl"]["patient"]["max"] == max(g["patient"] for g in grades)
+    assert report["fkgl"]["patient_over_bound"] == 0

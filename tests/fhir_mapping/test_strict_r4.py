@@ -2,10 +2,11 @@
 (``fhir-validate``) with no structural error, and Medplum (``fhir-validate-medplum --strict``)
 with no error and no warning. Written through the CLI as an integrator would get them: the plan
 of every realistic fixture (each holding its patient version, a Communication), that patient
-version alone as ``plan --for patient --format fhir`` writes it, each contested version (one per example Task and the transaction
-Bundle), the refusal Bundle of a bad Task, the OperationOutcome of every malformed bundle, the
-Task examples themselves and the definitions package. Each validator runs once over all of them
-(one node process); both skip, saying why, where node or the shared tools are missing."""
+version alone as ``plan --for patient --format fhir`` writes it, each contested version (one
+per example Task and the transaction Bundle), the refusal Bundle of a bad Task, the
+OperationOutcome of every malformed bundle, the Task examples themselves and the definitions
+package. Each validator runs once over all of them (one node process); both skip, saying why,
+where node or the shared tools are missing."""
 
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ Selenium) against a real ``canoe serve`` on loopback, launched through the test 
 One browser session for the module; the tests run in order and build on each other (launch ->
 plan -> activity -> reject -> add -> decide -> history -> patient version -> stale ->
 refusals). Each page is saved as a screenshot under tmp/artefacts/review/ and scanned with
-axe-core (WCAG 2.1 A/AA rules): no serious or critical violation is allowed. Skips, with the reason, where chromium cannot run.
+axe-core (WCAG 2.1 A/AA rules): no serious or critical violation is allowed. Skips, with the
+reason, where chromium cannot run.
 """
 
 from __future__ import annotations
