@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from service.core import evaluate
 from service.core.contest import DecideOption, apply
 from service.core.model import Meta, PatientWording
@@ -94,3 +96,28 @@ def test_the_generic_line_holds_no_digit_for_any_category() -> None:
         w = generic_wording(option("o1", [], category=category))
         assert w.text.startswith("Your care team will talk with you about ")
         assert not any(ch.isdigit() for ch in w.text)
+
+
+def test_the_wordings_travel_with_the_document_and_match_its_schema() -> None:
+    import jsonschema
+
+    from service.core import deliberation_schema, from_document, to_document
+
+    d = _plan()
+    doc = to_document(d, evaluate(d))
+    jsonschema.validate(doc, deliberation_schema())
+    assert doc["meta"]["patient"][1] == {
+        "option_id": "opt-stop-x",
+        "section": "medicines",
+        "text": "Your care team may stop x.",
+        "watch": "Call if you feel dizzy.",
+    }
+    assert "watch" not in doc["meta"]["patient"][2]
+    assert from_document(doc).meta.patient == WORDS
+    bad = {
+        **doc,
+        "meta": {**doc["meta"], "patient": [{**doc["meta"]["patient"][1], "section": "x"}]},
+    }
+    with pytest.raises(jsonschema.ValidationError) as err:
+        jsonschema.validate(bad, deliberation_schema())
+    assert "section" in list(err.value.absolute_path)
