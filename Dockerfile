@@ -36,6 +36,7 @@ COPY proto/ /src/proto/
 COPY service/ /src/service/
 COPY fhir_mapping/ /src/fhir_mapping/
 COPY inference/ /src/inference/
+COPY client/ /src/client/
 # The project's own wheel, without dependencies (all of them came from the lock; `pip check` fails
 # the build when the lock no longer satisfies pyproject.toml). Then pip and setuptools leave the
 # environment, and the build fails, not the pod, when code generation or the console script is
@@ -46,7 +47,7 @@ RUN --mount=type=secret,id=ca \
  && /opt/canoe/bin/pip install --no-deps --no-index /tmp/wheels/canoe_careplan-*.whl \
  && /opt/canoe/bin/pip check \
  && /opt/canoe/bin/pip uninstall -y pip setuptools \
- && test -n "$(find /opt/canoe -path '*/service/api/canoe/v1/*_pb2_grpc.py' -print -quit)" \
+ && test -n "$(find /opt/canoe -path '*/canoe_client/v1/*_pb2_grpc.py' -print -quit)" \
  && test -x /opt/canoe/bin/canoe \
  && ! /opt/canoe/bin/python -c 'import grpc_tools' 2>/dev/null
 

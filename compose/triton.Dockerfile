@@ -17,6 +17,7 @@ COPY proto/ proto/
 COPY service/ service/
 COPY fhir_mapping/ fhir_mapping/
 COPY inference/ inference/
+COPY client/ client/
 # The scripted models are test harness, not part of the package: copied beside it.
 COPY tests/__init__.py /opt/canoe-testing/tests/__init__.py
 COPY tests/support/ /opt/canoe-testing/tests/support/

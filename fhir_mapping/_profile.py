@@ -613,6 +613,19 @@ def _patient(entry: ParsedEntry) -> tuple[str, date | None]:
     return str(p.gender or "unknown"), to_date(p.birthDate)
 
 
+def _patient_name(entry: ParsedEntry) -> str:
+    """The name a clinician calls the patient by: the official (else usual, else first) name,
+    its text where the source wrote one, else given names then family."""
+    names: list[Any] = list(getattr(entry.resource, "name", None) or [])
+    if not names:
+        return ""
+    rank = {"official": 0, "usual": 1}
+    n = min(names, key=lambda x: rank.get(str(x.use or ""), 2))
+    if n.text:
+        return str(n.text).strip()
+    return " ".join([*(str(g) for g in n.given or ()), str(n.family or "")]).strip()
+
+
 def _sorted_obs(items: Iterable[tuple[tuple[date, int], Observation]]) -> tuple[Observation, ...]:
     return tuple(o for _, o in sorted(items, key=lambda t: (t[1].loinc, t[1].ref, t[0])))
 
@@ -671,6 +684,7 @@ def build(
         readings=tuple(o for _, _, o in sorted(b.readings, key=lambda t: (t[0], t[1]))),
         source_refs=_source_refs(parsed.entries),
         immunizations=tuple(sorted(b.immunizations, key=lambda i: (i.occurred or date.min, i.ref))),
+        name=_patient_name(parsed.patient),
     )
 
 

@@ -47,7 +47,9 @@ from service.core.summary import coverage_detail, coverage_lines, summarise, sum
 from service.errors import BundleError, DocumentError, Issue
 
 __all__ = [
+    "KNOWLEDGE_SYSTEM",
     "SERVICE_DEVICE_NAME",
+    "SITE_KNOWLEDGE_SYSTEM",
     "careplan_id",
     "careplan_of",
     "deliberation_from_bundle",
@@ -64,6 +66,9 @@ _SNOMED = "http://snomed.info/sct"
 _COMMUNICATION_CATEGORY = "http://terminology.hl7.org/CodeSystem/communication-category"
 _REF = re.compile(r"^[A-Z][A-Za-z]+/[A-Za-z0-9\-.]{1,64}$")
 _ID = re.compile(r"^[A-Za-z0-9\-.]{1,64}$")
+# Identifier systems of the knowledge a plan was made with (values: content hashes).
+KNOWLEDGE_SYSTEM: Final = f"{CANOE_BASE}/knowledge"
+SITE_KNOWLEDGE_SYSTEM: Final = f"{CANOE_BASE}/knowledge-site"
 
 # detail.kind by the option's category (the core's CATEGORY_ORDER names); anything else is a
 # ServiceRequest, the most general request an EHR can act on.
@@ -576,6 +581,7 @@ def _provenance(
             {"role": "revision", "what": _ref(f"CarePlan/{prev}/_history/{previous_version}")}
         )
     entity += [{"role": "source", "what": _ref(f"Task/{t['id']}")} for t in tasks]
+    entity += _knowledge_entities(d)
     reasons = [r for r in dict.fromkeys(_task_reason(t) for t in tasks) if r]
     out: dict[str, object] = {
         "resourceType": "Provenance",
@@ -600,6 +606,34 @@ def _provenance(
     if reasons:
         # Why the planners contested: their own words, as the Tasks gave them.
         out["reason"] = [{"text": r} for r in reasons]
+    return out
+
+
+def _knowledge_entities(d: Deliberation) -> list[dict[str, object]]:
+    """The rules the plan was made with, as sources an auditor can match: the shipped
+    knowledge (version, content hash) and the site overlay (label, content hash), if any."""
+    k = d.meta.knowledge
+    if k is None:
+        return []
+    out: list[dict[str, object]] = [
+        {
+            "role": "source",
+            "what": {
+                "identifier": {"system": KNOWLEDGE_SYSTEM, "value": k.content_hash},
+                "display": f"shipped knowledge {k.version}",
+            },
+        }
+    ]
+    if k.site_hash:
+        out.append(
+            {
+                "role": "source",
+                "what": {
+                    "identifier": {"system": SITE_KNOWLEDGE_SYSTEM, "value": k.site_hash},
+                    "display": f"site knowledge overlay {k.site_version}",
+                },
+            }
+        )
     return out
 
 

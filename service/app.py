@@ -161,8 +161,6 @@ class CarePlanService:
         deadline_s: float | None = None,
     ) -> PlanOutcome:
         """Ingest a FHIR R4 Bundle (JSON bytes), plan it and persist version 1."""
-        from fhir_mapping.ingest import ingest
-
         started = time.perf_counter()  # timings_ms.total counts from here (slot wait included)
         created = self.clock()  # the request time: the record's dates are judged against it
 
@@ -172,38 +170,49 @@ class CarePlanService:
                 f"{self.settings.limits.max_message_bytes} (CANOE_MAX_MESSAGE_BYTES)"
             )
         async with self._slot(), self._deadline(deadline_s):
-            t0 = time.perf_counter()
-            _emit(progress, Progress("ingest", "started", 0, 0))
-            with self.telemetry.tracer.start_as_current_span("stage.ingest"):
-                profile = await self._cpu(
-                    ingest,
-                    bundle,
-                    max_resources=self.settings.limits.max_bundle_resources,
-                    received=request_time(created),
-                    clock_skew=self.settings.fhir.clock_skew,
-                )
-            _emit(progress, Progress("ingest", "finished", 0, 0))
-            ingest_s = time.perf_counter() - t0
-            return await self._plan(profile, tenant, progress, ingest_s, started, created)
+            return await self._plan(bundle, tenant, progress, started, created)
 
     async def _plan(
         self,
-        profile: PatientProfile,
+        bundle: bytes,
         tenant: str,
         progress: ProgressFn | None,
-        ingest_s: float | None,
         started: float,
         created: str,
     ) -> PlanOutcome:
         """``started``: ``perf_counter`` at the start of the request, for ``timings_ms.total``;
-        ``created``: the request time, the plan's stamp."""
+        ``created``: the request time, the plan's stamp and what the record's dates are judged by.
+
+        Ingest, planning and writing the FHIR output are one piece of work on one worker
+        thread when the planning may leave the serving loop (each hand-off between threads
+        waits for the GIL behind the planning of other requests)."""
         from fhir_mapping.careplan import careplan_id, plan_bundle
+        from fhir_mapping.ingest import ingest
 
         plan_id = new_plan_id()
         t0 = time.perf_counter()
-        stages = _StageSpans(self.telemetry, progress)
         offload = self.offload_planning
-        on_progress = _threadsafe(stages.on_progress) if offload else stages.on_progress
+        # Stage spans are opened and ended on whichever thread reports (the tracer is thread
+        # safe); only a caller's progress callback (a stream) is posted to the serving loop,
+        # so a unary plan's twenty-odd stage events cost no wake-up of the loop.
+        stages = _StageSpans(
+            self.telemetry, _threadsafe(progress) if offload and progress else progress
+        )
+        on_progress = stages.on_progress
+        ingest_s: list[float] = []
+
+        def ingested() -> PatientProfile:
+            t = time.perf_counter()
+            on_progress(Progress("ingest", "started", 0, 0))
+            profile = ingest(
+                bundle,
+                max_resources=self.settings.limits.max_bundle_resources,
+                received=request_time(created),
+                clock_skew=self.settings.fhir.clock_skew,
+            )
+            on_progress(Progress("ingest", "finished", 0, 0))
+            ingest_s.append(time.perf_counter() - t)
+            return profile
 
         def write(result: PlanResult) -> tuple[dict[str, Any], dict[str, Any]]:
             d, ev = result.deliberation, result.evaluation
@@ -213,13 +222,14 @@ class CarePlanService:
             )
 
         async def deliberate() -> tuple[PlanResult, tuple[dict[str, Any], dict[str, Any]]]:
+            profile = ingested() if offload else await self._cpu(ingested)
             result = await self.planner.plan(
                 profile, plan_id=plan_id, created=created, progress=on_progress
             )
             return result, (write(result) if offload else await self._cpu(write, result))
 
         try:
-            result, (bundle, document) = await (
+            result, (bundle_out, document) = await (
                 off_loop(deliberate, self._pool) if offload else deliberate()
             )
         finally:
@@ -229,7 +239,7 @@ class CarePlanService:
         d = result.deliberation
         # The stored copy cannot hold its own write time: its total ends just before the write.
         stored = _summary(
-            result, ingest_s, time.perf_counter() - started, self.planner.experts.name
+            result, ingest_s[0], time.perf_counter() - started, self.planner.experts.name
         )
         t_store = time.perf_counter()
         await self.store.create_plan(
@@ -242,10 +252,14 @@ class CarePlanService:
                 kind="generated",
                 created=created,
                 deliberation=document,
-                bundle=bundle,
+                bundle=bundle_out,
                 # The cited facts by name, value and date, for the review app's pages; kept
                 # with version 1 only (facts do not change between versions), not returned.
-                summary={**stored, "facts": _cited_facts(result)},
+                summary={
+                    **stored,
+                    "facts": _cited_facts(result),
+                    "patient": _patient_header(result),
+                },
             )
         )
         done = time.perf_counter()
@@ -260,7 +274,7 @@ class CarePlanService:
         self._remember(d)
         self.telemetry.plans.add(1, {"backend": self.planner.experts.name})
         self.telemetry.plan_duration.record(time.perf_counter() - t0)
-        return PlanOutcome(plan_id, d.version, bundle, document, summary)
+        return PlanOutcome(plan_id, d.version, bundle_out, document, summary)
 
     # ------------------------------------------------------------------ contestation
 
@@ -595,6 +609,12 @@ def _cited_facts(result: PlanResult) -> dict[str, dict[str, str]]:
 
     d = result.deliberation
     return fact_index(result.profile, (f for o in d.options for a in o.arguments for f in a.facts))
+
+
+def _patient_header(result: PlanResult) -> dict[str, str]:
+    from service.facts import patient_header
+
+    return patient_header(result.profile)
 
 
 def _summary(

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from inference.evidence import EvidenceBase
 from inference.protocol import STEP_KINDS, Experts
+from service.errors import InputError
 from service.pipeline import Planner
 from service.settings import Settings
 
 if TYPE_CHECKING:
     from inference.triton import TritonSettings
 
-__all__ = ["build_experts", "build_planner", "loop_agnostic", "triton_settings"]
+__all__ = [
+    "build_experts",
+    "build_planner",
+    "install_knowledge",
+    "loop_agnostic",
+    "triton_settings",
+]
 
 
 def build_experts(settings: Settings, evidence: EvidenceBase | None = None) -> Experts:
@@ -27,7 +35,22 @@ def build_experts(settings: Settings, evidence: EvidenceBase | None = None) -> E
     )
 
 
+def install_knowledge(settings: Settings) -> None:
+    """Make the shipped knowledge, with the site folder of ``knowledge_dir`` when set, the one
+    plans use. A bad site file is refused like a bad setting (InputError, exit status 2),
+    naming the folder, the file, the path in it and the problem."""
+    from inference.knowledge.criteria import KnowledgeError
+    from inference.knowledge.site import install, load_site, shipped
+
+    folder = settings.knowledge.dir
+    try:
+        install(load_site(Path(folder)) if folder else shipped())
+    except KnowledgeError as exc:
+        raise InputError(f"knowledge_dir (CANOE_KNOWLEDGE_DIR) {folder}: {exc}") from None
+
+
 def build_planner(settings: Settings, experts: Experts | None = None) -> Planner:
+    install_knowledge(settings)
     evidence = EvidenceBase.load()
     return Planner(
         experts or build_experts(settings, evidence),

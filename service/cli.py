@@ -485,6 +485,8 @@ def _add_integrator_commands(sub: Any) -> None:
     de.add_argument("--version", dest="package_version", help="package version (default: 1.0.0)")
     de.set_defaults(func=_cmd_definitions)
 
+    _add_knowledge(sub)
+
     cds = sub.add_parser("cds", help="a local CDS Hooks client: keys, signed calls")
     cds_sub = cds.add_subparsers(dest="cds_command", required=True)
     keys = cds_sub.add_parser(
@@ -524,17 +526,93 @@ def _add_integrator_commands(sub: Any) -> None:
     call.set_defaults(func=_cmd_cds_call)
 
 
+def _add_knowledge(sub: Any) -> None:
+    kn = sub.add_parser("knowledge", help="check a knowledge folder, explain a criterion")
+    kn_sub = kn.add_subparsers(dest="knowledge_command", required=True)
+    chk = kn_sub.add_parser(
+        "check",
+        help="validate a site knowledge folder and list what it changes",
+        description="Validate DIR as start-up would (CANOE_KNOWLEDGE_DIR: site.yaml and added "
+        "criteria *.json; with --full a complete criteria folder) and list what differs from "
+        "the shipped criteria. Exit 0 when valid, 2 naming file, path and problem when not.",
+    )
+    chk.add_argument("dir", type=Path)
+    chk.add_argument(
+        "--full", action="store_true", help="DIR is a complete criteria folder, not an overlay"
+    )
+    chk.set_defaults(func=_cmd_knowledge_check)
+    exp = kn_sub.add_parser(
+        "explain",
+        help="which parts of a criterion's trigger hold for a patient, and why",
+        description="Evaluate one criterion on a FHIR Bundle: each part of its trigger alone "
+        "(with the facts it bound), the whole trigger, and each exception.",
+    )
+    exp.add_argument("criterion", help="the criterion id")
+    exp.add_argument("bundle", type=Path)
+    exp.add_argument("--created", help="ISO time the record is judged at (default: now)")
+    exp.set_defaults(func=_cmd_knowledge_explain)
+    sch = kn_sub.add_parser(
+        "schema", help="print the JSON Schema of a criteria file (docs/criteria.schema.json)"
+    )
+    sch.set_defaults(func=_cmd_knowledge_schema)
+
+
+def _cmd_knowledge_check(args: argparse.Namespace) -> int:
+    from service.knowledge import check
+
+    report = check(args.dir, full=args.full)
+    stamp = report.knowledge.stamp
+    for ch in report.changes:
+        where = f" ({ch.file})" if ch.file else ""
+        print(f"{ch.kind:8} {ch.criterion}: {ch.detail}{where}")
+    site = f"; site {stamp.site_version} {stamp.site_hash}" if stamp.site_hash else ""
+    print(
+        f"valid: {len(report.knowledge.criteria)} criteria, {len(report.changes)} change(s) "
+        f"against the shipped knowledge {stamp.version}{site}",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
+def _cmd_knowledge_explain(args: argparse.Namespace) -> int:
+    from fhir_mapping.ingest import ingest
+    from inference.knowledge.site import active
+    from service.app import request_time
+    from service.knowledge import explain, explain_text
+    from service.settings import load_settings
+
+    settings = load_settings()
+    criterion = next((c for c in active().criteria if c.id == args.criterion), None)
+    if criterion is None:
+        raise InputError(f"unknown criterion {args.criterion!r}")
+    profile = ingest(
+        _read(args.bundle),
+        received=request_time(args.created or _now()),
+        clock_skew=settings.fhir.clock_skew,
+    )
+    sys.stdout.write(explain_text(criterion, explain(criterion, profile)))
+    return EXIT_OK
+
+
+def _cmd_knowledge_schema(args: argparse.Namespace) -> int:
+    from service.knowledge import criteria_schema
+
+    sys.stdout.write(criteria_schema())
+    return EXIT_OK
+
+
 def _cmd_definitions(args: argparse.Namespace) -> int:
     import tarfile
 
     from fhir_mapping.definitions import DEFINITIONS_VERSION, PACKAGE_NAME, package_files
+    from service.knowledge import knowledge_files
     from service.settings import load_settings
 
     base = args.base or load_settings().fhir.base
     name = args.name or PACKAGE_NAME
     version = args.package_version or DEFINITIONS_VERSION
     try:
-        files = package_files(base, name=name, version=version)
+        files = package_files(base, name=name, version=version, extra=knowledge_files(base))
     except ValueError as exc:
         raise InputError(str(exc)) from exc
     folder = args.out_dir / "package"

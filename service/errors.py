@@ -17,13 +17,29 @@
         └── StepFailed             one step's answer unusable after repair (recorded as missing)
 
 Every error may carry ``issues``: (severity, code, diagnostics, expression) tuples that become
-FHIR OperationOutcome issues; ``code`` is from the FHIR IssueType value set. This module is a
-leaf: it imports nothing from the project.
+FHIR OperationOutcome issues; ``code`` is from the FHIR IssueType value set.
+
+The classes a caller can receive over the wire (the root, ``Issue`` and every class that maps to
+a status code) are defined in the client distribution's ``canoe_client.errors`` and re-exported
+here, so the client and the server raise the same classes; the subclasses only the server raises
+are defined here. This module imports nothing else: ``canoe_client.errors`` is stdlib-only.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from canoe_client.errors import (
+    AuthError,
+    BackendError,
+    BackendTimeout,
+    BackendUnavailable,
+    CanoeError,
+    ForbiddenError,
+    InputError,
+    Issue,
+    LimitError,
+    NotFoundError,
+    StaleVersionError,
+)
 
 __all__ = [
     "AuthError",
@@ -46,36 +62,6 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Issue:
-    """One OperationOutcome issue. ``code``: FHIR IssueType (invalid, structure, required, value,
-    not-found, conflict, processing, not-supported, security, too-costly, timeout, exception...)."""
-
-    severity: str
-    code: str
-    diagnostics: str
-    expression: tuple[str, ...] = ()
-
-
-class CanoeError(Exception):
-    """Root of every error this project raises on purpose."""
-
-    issue_code = "exception"
-    # Set by a client (service.client) on an error a remote service answered with: its FHIR
-    # OperationOutcome as JSON, and the gRPC status code's name.
-    outcome: dict[str, object] | None = None
-    status_code: str = ""
-
-    def __init__(self, message: str, *, issues: tuple[Issue, ...] | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.issues: tuple[Issue, ...] = issues or (Issue("error", self.issue_code, message),)
-
-
-class InputError(CanoeError):
-    issue_code = "invalid"
-
-
 class BundleError(InputError):
     issue_code = "structure"
 
@@ -93,42 +79,6 @@ class PrefetchUnavailable(InputError):
     FHIR server: the caller's request is incomplete (HTTP 412 Precondition Failed)."""
 
     issue_code = "incomplete"
-
-
-class NotFoundError(CanoeError):
-    issue_code = "not-found"
-
-
-class StaleVersionError(CanoeError):
-    issue_code = "conflict"
-
-    def __init__(self, message: str, *, current_version: int, **kw: object) -> None:
-        super().__init__(message, **kw)  # type: ignore[arg-type]
-        self.current_version = current_version
-
-
-class AuthError(CanoeError):
-    issue_code = "security"
-
-
-class ForbiddenError(AuthError):
-    issue_code = "forbidden"
-
-
-class LimitError(CanoeError):
-    issue_code = "too-costly"
-
-
-class BackendError(CanoeError):
-    issue_code = "transient"
-
-
-class BackendUnavailable(BackendError):
-    issue_code = "transient"
-
-
-class BackendTimeout(BackendError):
-    issue_code = "timeout"
 
 
 class StepFailed(BackendError):

@@ -3,7 +3,8 @@
 Arguments cite facts as FHIR references (``Observation/egfr-1``); a clinician reads names. At
 plan time ``fact_index`` keeps, for each cited reference, what the profile knew of it; the
 service stores that with version 1 (the facts never change between versions), and the review
-pages show it. Not used anywhere else, never logged.
+pages show it, with ``patient_header`` (name, sex, birth date) for the page's header. Not used
+anywhere else, never logged.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import date
 
-from service.core.profile import PatientProfile
+from service.core.profile import PatientProfile, unit_words
 
-__all__ = ["fact_index"]
+__all__ = ["fact_index", "patient_header"]
 
 
 def _day(d: date | None) -> str:
@@ -35,7 +36,7 @@ def fact_index(profile: PatientProfile, refs: Iterable[str]) -> dict[str, dict[s
             "date": _day(m.authored),
         }
     for o in profile.observations:
-        value = f"{o.value:g} {o.unit}".strip() if o.value is not None else o.value_text
+        value = f"{o.value:g} {unit_words(o.unit)}".strip() if o.value is not None else o.value_text
         known[o.ref] = {
             "kind": "Observation",
             "name": o.display or o.loinc,
@@ -54,3 +55,9 @@ def fact_index(profile: PatientProfile, refs: Iterable[str]) -> dict[str, dict[s
             "date": "",
         }
     return {r: known[r] for r in dict.fromkeys(refs) if r in known}
+
+
+def patient_header(profile: PatientProfile) -> dict[str, str]:
+    """Who the plan is for, as the review pages' header shows it: name, administrative sex and
+    birth date (the age is worked out when the page is shown)."""
+    return {"name": profile.name, "sex": profile.sex, "birth_date": _day(profile.birth_date)}

@@ -24,9 +24,9 @@ from grpc_status import rpc_status
 from opentelemetry import propagate
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from canoe_client.v1 import careplan_pb2 as pb
+from canoe_client.v1 import careplan_pb2_grpc as pb_grpc
 from fhir_mapping.outcome import operation_outcome
-from service.api.canoe.v1 import careplan_pb2 as pb
-from service.api.canoe.v1 import careplan_pb2_grpc as pb_grpc
 from service.app import CarePlanService, PlanOutcome
 from service.auth import SCOPE_CONTEST, SCOPE_PLAN, SCOPE_READ, Authenticator, Principal, require
 from service.errors import (

@@ -51,6 +51,7 @@ from service.core.model import (
     Coverage,
     Deliberation,
     Edge,
+    KnowledgeStamp,
     Meta,
     Option,
     Parameters,
@@ -72,6 +73,7 @@ __all__ = [
     "Progress",
     "UsageLog",
     "knowledge_coverage",
+    "knowledge_stamp",
     "new_plan_id",
 ]
 
@@ -206,6 +208,14 @@ def knowledge_coverage(profile: PatientProfile) -> Coverage:
     return assess(profile)
 
 
+def knowledge_stamp() -> KnowledgeStamp:
+    """The knowledge plans use now (shipped version and hash, site overlay label and hash),
+    whichever backend argues: the coverage statement and the criteria come from it."""
+    from inference.knowledge.site import active
+
+    return active().stamp
+
+
 def patient_wordings(
     profile: PatientProfile, options: Iterable[Option]
 ) -> tuple[PatientWording, ...]:
@@ -220,7 +230,8 @@ class Planner:
     """Runs the whole deliberation for one profile. Stateless between plans; safe to share.
 
     ``coverage`` computes the plan's coverage statement (what it checked and could not) from
-    the profile; ``None`` leaves it out."""
+    the profile; ``None`` leaves it out. ``knowledge`` names the rules a plan was made with
+    (recorded in its deliberation and Provenance); ``None`` leaves it out."""
 
     def __init__(
         self,
@@ -232,6 +243,7 @@ class Planner:
         call_deadline_s: float = 30.0,
         evidence_k: int = 24,
         coverage: Callable[[PatientProfile], Coverage] | None = knowledge_coverage,
+        knowledge: Callable[[], KnowledgeStamp] | None = knowledge_stamp,
     ) -> None:
         self.experts = experts
         self.evidence_base = evidence_base
@@ -240,6 +252,7 @@ class Planner:
         self.call_deadline_s = call_deadline_s
         self.evidence_k = evidence_k
         self.coverage = coverage
+        self.knowledge = knowledge
 
     async def plan(
         self,
@@ -323,6 +336,7 @@ class Planner:
                     ),
                 ),
                 coverage=self.coverage(profile) if self.coverage is not None else None,
+                knowledge=self.knowledge() if self.knowledge is not None else None,
                 patient=patient_wordings(profile, options),
             ),
         )

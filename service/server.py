@@ -44,7 +44,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from service.api.canoe.v1 import careplan_pb2_grpc as pb_grpc
+from canoe_client.v1 import careplan_pb2_grpc as pb_grpc
 from service.app import CarePlanService
 from service.auth import Authenticator, build_authenticator
 from service.errors import CanoeError, InputError

@@ -265,6 +265,16 @@ class FhirSettings(_Group):
         return check_base(value)
 
 
+class KnowledgeSettings(_Group):
+    """A site's knowledge folder over the shipped criteria (``inference.knowledge.site``):
+    ``site.yaml`` retiring criteria and setting their params, ``*.json`` adding criteria. ""
+    uses the shipped knowledge as it is. Validated when the planner is built: a bad file stops
+    start-up naming the file, the path in it and the problem."""
+
+    prefix = "knowledge_"
+    dir: str = ""
+
+
 class ReviewSettings(_Group):
     """Review app (``/review``, service/review): SMART on FHIR client id; the EHRs allowed to
     launch it, as "tenant=https://ehr.example/fhir,..." (an unknown iss is refused); the HMAC
@@ -312,6 +322,7 @@ class Settings(BaseModel):
     cds: CdsSettings = CdsSettings()
     fhir: FhirSettings = FhirSettings()
     review: ReviewSettings = ReviewSettings()
+    knowledge: KnowledgeSettings = KnowledgeSettings()
 
     @model_validator(mode="before")
     @classmethod

@@ -72,6 +72,8 @@ def test_the_service_environment_is_a_valid_configuration_wired_to_the_others() 
     assert settings.inference.backend == "triton" and settings.server.grpc_host == "0.0.0.0"
     # Every interface with no gRPC auth is refused unless said explicitly (ports stay local).
     assert settings.auth.mode == "none" and settings.server.allow_unauthenticated
+    # The review app works across workers and restarts: a fixed key, long enough for HS256.
+    assert len(settings.review.signing_key.encode()) >= 32
 
     triton_cmd = services["triton"]["command"]
     host, port = settings.triton.url.split(":")

@@ -8,9 +8,11 @@ regenerated, and when a build or test tool slipped into it.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import tomllib
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 from packaging.markers import Marker
@@ -105,3 +107,37 @@ def test_no_build_or_test_tool_in_the_lock() -> None:
     pins = _pins()
     for tool in ("grpcio-tools", "setuptools", "pip", "pytest", "mypy", "ruff"):
         assert tool not in pins, f"{tool} would end up in the image"
+
+
+CHECK_TOOLS = ("ruff", "mypy", "import-linter")
+
+
+@pytest.mark.parametrize("tool", CHECK_TOOLS)
+def test_the_check_tools_are_pinned_exactly_and_installed_as_pinned(tool: str) -> None:
+    """`dev.py check` gives the same verdict on every machine: one version of each tool."""
+    dev = [Requirement(r) for r in PYPROJECT["project"]["optional-dependencies"]["dev"]]
+    (pinned,) = [r for r in dev if canonicalize_name(r.name) == tool]
+    (spec,) = pinned.specifier
+    assert spec.operator == "==", f"{pinned} is a range: pin it exactly"
+    assert Version(metadata.version(tool)) == Version(spec.version), (
+        f"{tool} {metadata.version(tool)} is installed, {pinned} is pinned: rerun dev.py"
+    )
+
+
+def test_dev_py_holds_the_environment_to_the_lock(tmp_path: Path) -> None:
+    """dev.py installs with the lock's pins as constraints, hashes left out (pip would demand a
+    hash of the editable project too)."""
+    spec = importlib.util.spec_from_file_location("dev", REPO_ROOT / "dev.py")
+    assert spec is not None and spec.loader is not None
+    dev = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dev)
+    lines = dev.write_constraints(tmp_path / "c.txt").read_text(encoding="utf-8").splitlines()
+    constraints = [Requirement(line) for line in lines]  # no hash or continuation: parses
+    assert all(str(c.specifier).startswith("==") for c in constraints)
+    pins = _pins()
+    for_image = {
+        canonicalize_name(c.name): Version(next(iter(c.specifier)).version)
+        for c in constraints
+        if c.marker is None or c.marker.evaluate(IMAGE_ENV)
+    }
+    assert for_image == pins

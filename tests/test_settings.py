@@ -293,6 +293,7 @@ EVERY_SETTING: list[tuple[str, str, str, Any]] = [
     ("CANOE_REVIEW_SIGNING_KEY", "review.signing_key", KEY, KEY),
     ("CANOE_REVIEW_LINK_TTL_S", "review.link_ttl_s", "60", 60),
     ("CANOE_REVIEW_SESSION_TTL_S", "review.session_ttl_s", "120", 120),
+    ("CANOE_KNOWLEDGE_DIR", "knowledge.dir", "/etc/canoe/knowledge", "/etc/canoe/knowledge"),
 ]
 ROOT = Path(__file__).resolve().parents[1]
 # Where the names are documented or set for a deployment. Names ending in "_" are families
@@ -305,7 +306,12 @@ DOCUMENTED_IN = (
     "helm/canoe/templates/_helpers.tpl",
     "helm/canoe/values.yaml",
 )
-NOT_SETTINGS = {"CANOE_CONFIG_FILE", "CANOE_DEBUG", "CANOE_SHARED_DIR"}
+NOT_SETTINGS = {
+    "CANOE_CONFIG_FILE",
+    "CANOE_DEBUG",
+    "CANOE_SHARED_DIR",
+    "CANOE_SMART_LAUNCHER_DIR",  # the tests' launcher build, not a service setting
+}
 
 
 def at(settings: Any, dotted: str) -> Any:

@@ -12,8 +12,8 @@ import os
 import sys
 from pathlib import Path
 
-from service.client import AsyncCarePlanClient
-from service.errors import CanoeError
+from canoe_client import AsyncCarePlanClient
+from canoe_client.errors import CanoeError
 
 
 async def main(argv: list[str]) -> int:

@@ -15,19 +15,22 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from service.client import CarePlanClient
-from service.errors import CanoeError
+from canoe_client import CarePlanClient
+from canoe_client.errors import CanoeError
 
 
 def aim(tasks: dict[str, Any], plan_id: str, version: int) -> dict[str, Any]:
-    """The example Tasks name the fixture plan: point them at this one."""
-    focus = {"reference": f"CarePlan/{plan_id}-v{version}"}
+    """The example Tasks name the fixture plan: point them at this one, with ids of this plan
+    version's own (a Task id is applied once per store, so the same example sent for a second
+    plan would be refused as applied to another plan)."""
+
+    def one(task: dict[str, Any]) -> dict[str, Any]:
+        focus = {"reference": f"CarePlan/{plan_id}-v{version}"}
+        return {**task, "focus": focus, "id": f"{task['id']}-{plan_id[:8]}-v{version}"}
+
     if tasks["resourceType"] == "Task":
-        return {**tasks, "focus": focus}
-    return {
-        **tasks,
-        "entry": [{**e, "resource": {**e["resource"], "focus": focus}} for e in tasks["entry"]],
-    }
+        return one(tasks)
+    return {**tasks, "entry": [{**e, "resource": one(e["resource"])} for e in tasks["entry"]]}
 
 
 def reject_first(

@@ -503,24 +503,37 @@ def definition_files(base: str = DEFAULT_BASE) -> dict[str, dict[str, object]]:
 
 
 def package_files(
-    base: str, *, name: str = PACKAGE_NAME, version: str = DEFINITIONS_VERSION
+    base: str,
+    *,
+    name: str = PACKAGE_NAME,
+    version: str = DEFINITIONS_VERSION,
+    extra: Mapping[str, dict[str, object]] | None = None,
 ) -> dict[str, dict[str, object]]:
     """A FHIR NPM package of every definition under ``base``: file name -> JSON, for the
     ``package/`` folder. Holds ``package.json`` (name, version, fhirVersions, canonical, the R4
     core dependency), ``.index.json`` (index-version 2) and one file per StructureDefinition,
-    CodeSystem and ValueSet."""
+    CodeSystem and ValueSet; then ``extra`` (resources rendered under ``base`` by the caller,
+    such as the knowledge's ValueSets and PlanDefinitions), which keep their own versions."""
     base = check_base(base)
     files = definition_files(base)
     for res in files.values():
         res["version"] = version
+    clash = sorted(set(files) & set(extra or {}))
+    if clash:
+        raise ValueError(f"extra resources would replace definitions: {', '.join(clash)}")
+    files.update(extra or {})
     index = [
         {
             "filename": fn,
             "resourceType": res["resourceType"],
             "id": res["id"],
             "url": res["url"],
-            "version": version,
-            **({"kind": res["kind"], "type": res["type"]} if "kind" in res else {}),
+            "version": res["version"],
+            **(
+                {"kind": res["kind"], "type": res["type"]}
+                if res["resourceType"] == "StructureDefinition"
+                else {}
+            ),
         }
         for fn, res in sorted(files.items())
     ]
@@ -528,7 +541,7 @@ def package_files(
         "name": name,
         "version": version,
         "description": "CANOE care-plan service: argument-graph extensions and contestation "
-        "terminology",
+        "terminology, and the knowledge's value sets and criteria",
         "fhirVersions": [FHIR_VERSION],
         "type": "fhir.ig",
         "canonical": base,

@@ -26,7 +26,7 @@ from . import conditions, drugs
 from ._datafile import DATA_DIR, load_yaml
 from .criteria.schema import Kind
 from .facts import Facts, MedFact
-from .rules import CRITERIA
+from .site import active
 
 __all__ = ["SCOPE", "SCOPE_FILE", "ScopeFile", "assess", "knowledge_version", "load_scope"]
 
@@ -143,13 +143,13 @@ def load_scope(path: Path = SCOPE_FILE) -> ScopeFile:
 
 
 SCOPE: ScopeFile = load_scope()
-_KINDS_LOADED = frozenset(c.kind for c in CRITERIA)
 
 
 def knowledge_version() -> str:
     """The versions of the knowledge a plan was checked against, in one line."""
     return (
-        f"drugs {drugs.VERSION}, conditions {conditions.VERSION}, {len(CRITERIA)} criteria, "
+        f"drugs {drugs.VERSION}, conditions {conditions.VERSION}, "
+        f"{len(active().criteria)} criteria, "
         f"scope {SCOPE.version}"
     )
 
@@ -175,7 +175,7 @@ def _applies(a: Applies, f: Facts) -> bool:
 
 
 def _family(fd: FamilyDef, f: Facts) -> CoverageFamily:
-    available = bool(_KINDS_LOADED & set(fd.kinds)) or any(
+    available = bool({c.kind for c in active().criteria} & set(fd.kinds)) or any(
         g in conditions.GROUPS_BY_KEY for g in fd.groups
     )
     if not available:

@@ -26,7 +26,6 @@ from service.core.profile import (
 )
 
 from .conditions import GROUPS_BY_KEY, is_sdoh_need
-from .criteria import load
 from .criteria.interpret import _ago, apply_criteria
 from .drugs import CLASS_LABELS
 from .facts import BloodPressure, MedFact, fmt, setting_of, without_tag
@@ -44,11 +43,13 @@ from .model import (
 from .pregnancy import PREGNANCY
 from .registry import Case, age_phrase, names, point, prob_ids, rule, run_rules
 from .roles import POOL, ROLE_BY_NAME
+from .site import active, shipped
 
 __all__ = ["CRITERIA", "Analysis", "MedFact", "Point", "ProblemCase", "Proposal", "analyse"]
 
 # Loaded and validated at import, so a bad criteria file stops start-up (KnowledgeError).
-CRITERIA = load()
+# The shipped set; plans use ``site.active()``, this with a site's overlay when one is installed.
+CRITERIA = shipped().criteria
 NOT_IN_PREGNANCY = frozenset(x.id for x in PREGNANCY.not_in_pregnancy)
 
 SNOMED_URL = "http://snomed.info/sct"
@@ -1489,7 +1490,7 @@ def analyse(profile: PatientProfile) -> Analysis:
     run_rules(c, o, skip)
     # Criteria after the rule functions: where both propose an activity, the rule's wording
     # (often more specific) leads and the points are united in one option.
-    fired = apply_criteria([x for x in CRITERIA if x.id not in skip], c, o)
+    fired = apply_criteria([x for x in active().criteria if x.id not in skip], c, o)
     level, score, breakdown, dims = _complexity(c, base, o)
     problems = (*base, *sorted(o.problems, key=lambda p: p.id))
     proposals = _proposals(o, problems)

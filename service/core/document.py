@@ -33,6 +33,7 @@ from service.core.model import (
     CoverageGap,
     Deliberation,
     Edge,
+    KnowledgeStamp,
     Meta,
     Option,
     Parameters,
@@ -201,6 +202,7 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
             "created": m.created,
             **({"facts": [{"ref": r, "text": x} for r, x in m.facts]} if m.facts else {}),
             **({"coverage": _coverage_dict(m.coverage)} if m.coverage is not None else {}),
+            **({"knowledge": _knowledge_dict(m.knowledge)} if m.knowledge is not None else {}),
             **({"patient": [_wording_dict(w) for w in m.patient]} if m.patient else {}),
         },
         "problems": problems,
@@ -339,6 +341,25 @@ def _meta(raw: Mapping[str, Any]) -> Meta:
             PatientWording(w["option_id"], w["section"], w["text"], w.get("watch", ""))
             for w in raw.get("patient", ())
         ),
+        knowledge=_knowledge(raw.get("knowledge")),
+    )
+
+
+def _knowledge_dict(k: KnowledgeStamp) -> dict[str, str]:
+    return {
+        "version": k.version,
+        "content_hash": k.content_hash,
+        "site_version": k.site_version,
+        "site_hash": k.site_hash,
+    }
+
+
+def _knowledge(raw: Mapping[str, Any] | None) -> KnowledgeStamp | None:
+    """The knowledge stamp of a document (None in one written before it was recorded)."""
+    if raw is None:
+        return None
+    return KnowledgeStamp(
+        raw["version"], raw["content_hash"], raw["site_version"], raw["site_hash"]
     )
 
 

@@ -21,6 +21,7 @@ __all__ = [
     "CoverageGap",
     "Deliberation",
     "Edge",
+    "KnowledgeStamp",
     "Meta",
     "Option",
     "Parameters",
@@ -197,6 +198,19 @@ class PatientWording:
 
 
 @dataclass(frozen=True, slots=True)
+class KnowledgeStamp:
+    """Which rules made a plan: the shipped knowledge's version and content hash, and the site
+    overlay's label and content hash ("" when no site overlay was loaded). Hashes are
+    ``sha256:<hex>`` over the files' names and bytes, so an auditor can hash a copy of the
+    folders and compare."""
+
+    version: str
+    content_hash: str
+    site_version: str = ""
+    site_hash: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Meta:
     """Non-derived context kept with the deliberation for the trail and the narrative."""
 
@@ -214,6 +228,8 @@ class Meta:
     facts: tuple[tuple[str, str], ...] = ()
     # What the plan checked and could not (None in documents written before it existed).
     coverage: Coverage | None = None
+    # The knowledge the plan was made with (None in documents written before it was recorded).
+    knowledge: KnowledgeStamp | None = None
     # The patient's wording of each activity (none in documents written before it existed:
     # those activities get the generic wording).
     patient: tuple[PatientWording, ...] = ()

@@ -268,6 +268,7 @@ class PatientProfile:
     readings: tuple[Observation, ...] = ()
     source_refs: tuple[str, ...] = field(default=())  # every resource reference in the bundle
     immunizations: tuple[Immunization, ...] = ()  # given, not given, dated or not
+    name: str = ""  # as the record writes it, for the review app's header; no rule reads it
 
     @property
     def age(self) -> int | None:

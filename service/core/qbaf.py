@@ -9,8 +9,9 @@ of inputs.
 
 Two engines compute the same thing. The pure one below is exact and the reference; graphs with
 at least ``VECTOR_MIN_EDGES`` edges go to the numpy one in :mod:`service.core._vector` (level by
-level when acyclic, Jacobi sweeps when cyclic), where a few array operations per level or sweep
-replace one Python step per edge. The plans the service makes stay far below the threshold.
+level when acyclic and shallow, sweeps until nothing changes when acyclic and deep, Jacobi sweeps
+when cyclic), where a few array operations per level or sweep replace one Python step per edge.
+The plans the service makes stay far below the threshold.
 
 Determinism: the pure engine sums energies with ``math.fsum`` (exactly rounded), so its result
 does not depend on the order in which edges were listed; the Jacobi scheme does not depend on
@@ -24,7 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from math import fsum
-from struct import Struct
+from operator import itemgetter
 from types import MappingProxyType
 from typing import Literal
 
@@ -111,8 +112,9 @@ class _Grouped(Mapping[str, tuple[str, ...]]):
         return len(self._ids)
 
 
-_SUPPORT, _ATTACK = _RELATIONS
-_CODE = Struct("<i")  # a node index or relation code as the 4 bytes numpy reads back
+# A relation's code as the byte numpy reads back: supports 0, attacks 1.
+_RELATION_CODE = {relation: bytes([code]) for code, relation in enumerate(_RELATIONS)}
+_SOURCE, _TARGET, _KIND = itemgetter(0), itemgetter(1), itemgetter(2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,44 +170,44 @@ def _from_edges_vector(
     """Supporters and attackers as index arrays, every per-edge step in C; a target's sources
     come in node order. None when any triple is malformed or names an unknown node or relation.
 
-    The triples are flattened and every id and relation is looked up in a table whose values
-    are the codes as 4-byte strings (node i -> i, "support" -> -1, "attack" -> -2), so
-    ``b"".join`` packs the codes into one buffer that numpy reads as it is: no Python int is
-    made or converted per edge. Bad triples show up as a wrong length, a
-    ``KeyError``, or a code of the wrong kind in a column.
+    Each column is read on its own (``itemgetter`` over the triples) and looked up in a table
+    whose values are raw bytes (a node's index as 4 bytes, a relation's code as 1), so
+    ``b"".join`` packs a column into one buffer that numpy reads as it is: no Python int is made
+    or converted per edge. A triple shorter than 3 raises ``IndexError``; with none shorter, a
+    total length of 3 per triple means none is longer either.
     """
     count = len(triples)
     n = len(nodes)
-    if n >= 1 << 31 or _SUPPORT in nodes or _ATTACK in nodes:
-        return None  # (node names that clash with a relation: the loop sorts them out)
+    if n >= 1 << 31:
+        return None
     try:
         tau = np.fromiter(nodes.values(), dtype=np.float64, count=n)
         # Written so that NaN fails it too.
         if n and not (float(tau.min()) >= 0.0 and float(tau.max()) <= 1.0):
             return None
-        if set(map(len, triples)) != {3}:
-            return None
         ids = list(nodes)
-        # Each index as its own 4 bytes ("V4": raw bytes, none stripped).
-        table = dict(zip(ids, np.arange(n, dtype="<i4").view("V4").tolist(), strict=True))
-        table[_SUPPORT], table[_ATTACK] = _CODE.pack(-1), _CODE.pack(-2)
-        packed = b"".join(map(table.__getitem__, chain.from_iterable(triples)))
-    except (KeyError, TypeError, ValueError):
+        index = dict(zip(ids, np.arange(n, dtype="<i4").view("V4").tolist(), strict=True))
+        src, tgt = (
+            np.frombuffer(b"".join(map(index.__getitem__, map(column, triples))), dtype="<i4")
+            for column in (_SOURCE, _TARGET)
+        )
+        rel = np.frombuffer(b"".join(map(_RELATION_CODE.__getitem__, map(_KIND, triples))), "u1")
+        if sum(map(len, triples)) != 3 * count:
+            return None
+    except (IndexError, KeyError, TypeError, ValueError):
         return None
-    cols = np.frombuffer(packed, dtype="<i4").reshape(count, 3).astype(np.intp)
-    src, tgt, rel = cols[:, 0], cols[:, 1], cols[:, 2]
-    if int(src.min()) < 0 or int(tgt.min()) < 0 or int(rel.max()) >= 0:
-        return None  # a relation where an id belongs, or an id where the relation belongs
-    # One sort both drops repeats (relations are sets) and groups the edges by target, then
-    # relation, then source: a key per distinct triple (relation code -1 - rel: 0 or 1).
-    key = np.unique((tgt * 2 - 1 - rel) * n + src)
-    src, rest = np.divmod(key, n)[::-1]
-    tgt, rel = np.divmod(rest, 2)
-    groups = []
-    for code in (0, 1):
-        mask = rel == code
-        groups.append(_Grouped(ids, src[mask], tgt[mask], tau))
-    return groups[0], groups[1]
+    # One sort both drops repeats (relations are sets) and orders the edges by relation, then
+    # target, then source: a 64-bit key per distinct triple (relation code in the top bits).
+    key = np.unique(
+        (rel.astype(np.int64) << 62) | (tgt.astype(np.int64) << 31) | src.astype(np.int64)
+    )
+    split = int(np.searchsorted(key, 1 << 62))
+    low = np.int64((1 << 31) - 1)
+    groups = (key[:split], key[split:] & ((1 << 62) - 1))
+    sup, att = (
+        _Grouped(ids, (k & low).astype(np.intp), (k >> 31).astype(np.intp), tau) for k in groups
+    )
+    return sup, att
 
 
 @dataclass(frozen=True, slots=True)

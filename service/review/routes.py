@@ -35,7 +35,14 @@ from starlette.staticfiles import StaticFiles
 
 from inference.evidence import EvidenceBase
 from service.core import Evaluation, evaluate, from_document
-from service.core.model import Deliberation
+from service.core.contest import (
+    ContestAction,
+    DecideOption,
+    DecideProblem,
+    RejectArgument,
+    apply_all,
+)
+from service.core.model import Deliberation, Judgement, OptionDecision
 from service.core.patient import patient_version
 from service.core.summary import coverage_lines, summarise
 from service.errors import (
@@ -62,6 +69,7 @@ log = get_logger("canoe.review")
 
 SESSION_COOKIE: Final = "canoe_review"
 LAUNCH_COOKIE: Final = "canoe_review_launch"
+CHOOSE_COOKIE: Final = "canoe_review_choose"
 LAUNCH_TTL_S: Final = 600
 # How long a used authorization code is remembered: the client cannot know the code's own
 # lifetime, and RFC 6749 (4.1.2) asks EHRs to keep it under ten minutes.
@@ -272,6 +280,15 @@ class _Review:
         facts = first.summary.get("facts")
         return facts if isinstance(facts, Mapping) else {}
 
+    async def _banner(self, session: _Session, plan_id: str) -> views.PatientBanner:
+        first, _, _ = await self._load(session, plan_id, 1)
+        return _banner_of(first)
+
+    async def _patient_header(self, tenant: str, plan_id: str) -> views.PatientBanner:
+        return _banner_of(
+            await self.service.plan_version(tenant=tenant, plan_id=plan_id, version=1)
+        )
+
     async def _current(self, session: _Session, plan_id: str) -> int:
         infos = await self.service.versions(tenant=session.tenant, plan_id=plan_id)
         return max((i.version for i in infos if i.current), default=0)
@@ -347,6 +364,8 @@ class _Review:
                     verifier=str(claims["verifier"]),
                 )
             tenant = str(claims["ten"])
+            if not ctx.plan_id:
+                return await self._patient_launch(tenant, ctx.user, ctx.patient)
             rec = await self.service.plan_version(tenant=tenant, plan_id=ctx.plan_id)
             if ctx.patient and ctx.patient != rec.patient_ref:
                 raise ForbiddenError("the launch's patient is not the patient of this plan")
@@ -357,6 +376,52 @@ class _Review:
             return self._start_session(tenant, ctx.user, ctx.plan_id, target)
 
         return await self._guard(request, "callback", run)
+
+    async def _patient_plans(self, tenant: str, patient: str) -> list[VersionInfo]:
+        """The current version of each of the patient's plans in this tenant, latest first."""
+        infos = await self.service.versions(tenant=tenant, patient_ref=patient)
+        current = [i for i in infos if i.current]
+        return sorted(current, key=lambda i: (i.created, i.plan_id), reverse=True)
+
+    async def _patient_launch(self, tenant: str, user: str, patient: str) -> Response:
+        """A launch with patient context only: the patient's one plan opens at once; with
+        several, the user picks one (the list is bound to this patient by a signed cookie)."""
+        plans = await self._patient_plans(tenant, patient)
+        if not plans:
+            raise NotFoundError(
+                "this service holds no care plan for the patient you launched from: plan one "
+                "first (CDS Hooks patient-view, gRPC GeneratePlan or canoe plan)"
+            )
+        log.info("review.launched", tenant=tenant, plans=len(plans))
+        if len(plans) == 1:
+            plan_id = plans[0].plan_id
+            return self._start_session(
+                tenant, user, plan_id, f"{self.config.prefix}/plans/{plan_id}"
+            )
+        token = self.config.signer.sign(
+            "choose", {"ten": tenant, "sub": user, "pat": patient}, self.config.session_ttl_s
+        )
+        response = RedirectResponse(f"{self.config.prefix}/choose", status_code=303)
+        self._cookie(response, CHOOSE_COOKIE, token, self.config.session_ttl_s)
+        response.delete_cookie(LAUNCH_COOKIE, path=self.config.prefix)
+        return response
+
+    async def choose(self, request: Request) -> Response:
+        async def run() -> Response:
+            claims = self.config.signer.verify("choose", request.cookies.get(CHOOSE_COOKIE))
+            tenant, user, patient = str(claims["ten"]), str(claims["sub"]), str(claims["pat"])
+            plans = await self._patient_plans(tenant, patient)
+            picked = request.query_params.get("plan")
+            if not plans:
+                raise NotFoundError("this service holds no care plan for this patient")
+            if picked is None:
+                banner = await self._patient_header(tenant, plans[0].plan_id)
+                return self._page("choose.jinja", plans=plans, user=user, patient=banner)
+            if not any(hmac.compare_digest(picked, i.plan_id) for i in plans):
+                raise ForbiddenError("this plan is not one of the launched patient's plans")
+            return self._start_session(tenant, user, picked, f"{self.config.prefix}/plans/{picked}")
+
+        return await self._guard(request, "choose", run)
 
     async def _first_use(self, launch: Mapping[str, Any], state: str, code: str) -> None:
         """Claim the launch's ``state`` and the EHR's code in the store, which every worker and
@@ -415,6 +480,7 @@ class _Review:
                 changes=changes,
                 csrf=s.csrf,
                 user=s.user,
+                patient=await self._banner(s, plan_id),
                 new_task=_task_id,
             )
 
@@ -448,6 +514,7 @@ class _Review:
                 csrf=s.csrf,
                 user=s.user,
                 roles=roles,
+                patient=await self._banner(s, plan_id),
                 threshold=d.parameters.threshold,
                 new_task=_task_id,
             )
@@ -499,7 +566,13 @@ class _Review:
                         ],
                     }
                 )
-            return self._page("history.jinja", plan_id=plan_id, entries=entries, user=s.user)
+            return self._page(
+                "history.jinja",
+                plan_id=plan_id,
+                entries=entries,
+                user=s.user,
+                patient=await self._banner(s, plan_id),
+            )
 
         return await self._guard(request, "history", run)
 
@@ -514,7 +587,13 @@ class _Review:
             _, db, eb = await self._load(s, plan_id, b)
             older, newer = ((da, ea), (db, eb)) if a <= b else ((db, eb), (da, ea))
             changes = views.diff(older, newer)
-            return self._page("compare.jinja", plan_id=plan_id, changes=changes, user=s.user)
+            return self._page(
+                "compare.jinja",
+                plan_id=plan_id,
+                changes=changes,
+                user=s.user,
+                patient=await self._banner(s, plan_id),
+            )
 
         return await self._guard(request, "compare", run)
 
@@ -531,6 +610,46 @@ class _Review:
         return views.diff((d0, e0), now)
 
     # ------------------------------------------------------------------ contestation
+
+    async def confirm(self, request: Request) -> Response:
+        """The step between a Reject or Decide click and the change: what it does, what it
+        would change (the plan recomputed, nothing stored), and the reason it needs."""
+
+        async def run() -> Response:
+            s = self._session(request)
+            plan_id = request.path_params["plan_id"]
+            q = request.query_params
+            version = _int(request, "version")
+            if version is None:
+                raise InputError("the confirmation names no version; reload the page")
+            rec, d, ev = await self._load(s, plan_id, version)
+            back = q.get("back", "") if _safe_id(q.get("back", "")) else ""
+            current = await self._current(s, plan_id)
+            if version != current:  # the page the click came from is out of date
+                where = f"{self.config.prefix}/plans/{plan_id}" + (
+                    f"/options/{back}" if back else ""
+                )
+                stale = StaleVersionError("stale", current_version=current)
+                return self._stale(request, stale, f"{where}?since={version}#changes")
+            action, target, decision = q.get("action", ""), q.get("target", ""), q.get("decision")
+            step = _confirm_action(action, target, decision)
+            after = apply_all(d, [(step, "preview", s.user, _now(), "")])
+            return self._page(
+                "confirm.jinja",
+                rec=rec,
+                action=action,
+                target=target,
+                decision=decision or "",
+                what=views.describe_target(target, d),
+                preview=views.diff((d, ev), (after, evaluate(after))),
+                back=back,
+                csrf=s.csrf,
+                user=s.user,
+                patient=await self._banner(s, plan_id),
+                new_task=_task_id,
+            )
+
+        return await self._guard(request, "confirm", run)
 
     async def contest(self, request: Request) -> Response:
         async def run() -> Response:
@@ -557,7 +676,7 @@ class _Review:
                 now=_now(),
             )
             back = form.get("back_option", "")
-            if back and back.replace("-", "").replace(".", "").isalnum():
+            if back and _safe_id(back):
                 target = f"{self.config.prefix}/plans/{plan_id}/options/{back}"
             else:
                 target = f"{self.config.prefix}/plans/{plan_id}"
@@ -613,6 +732,34 @@ def _status(exc: CanoeError) -> tuple[int, str]:
     if isinstance(exc, InputError):
         return 400, "The request could not be read"
     return 502, "The service could not answer"
+
+
+def _banner_of(first: VersionRecord) -> views.PatientBanner:
+    from datetime import date
+
+    stored = first.summary.get("patient")
+    return views.patient_banner(
+        first.patient_ref, stored if isinstance(stored, Mapping) else None, date.today()
+    )
+
+
+def _safe_id(value: str) -> bool:
+    return bool(value) and len(value) <= 64 and value.replace("-", "").replace(".", "").isalnum()
+
+
+def _confirm_action(action: str, target: str, decision: str | None) -> ContestAction:
+    """The core action a Reject or Decide click asks for, to preview it."""
+    if action == "reject":
+        return RejectArgument(target)
+    if action != "decide":
+        raise InputError("only a rejection or a decision is confirmed first")
+    on_option: dict[str | None, OptionDecision] = {"include": "include", "exclude": "exclude"}
+    on_problem: dict[str | None, Judgement] = {"accept": "accept", "reject": "reject"}
+    if decision in on_option:
+        return DecideOption(target, on_option[decision])
+    if decision in on_problem:
+        return DecideProblem(target, on_problem[decision])
+    raise InputError("a decision is include or exclude (an activity), accept or reject (a problem)")
 
 
 def _digest(secret: str) -> str:
@@ -687,11 +834,13 @@ def build_review(service: ReviewService, settings: Settings) -> list[BaseRoute]:
             Route("/", review.entry, methods=["GET"]),
             Route("/callback", review.callback, methods=["GET"]),
             Route("/open", review.open_link, methods=["GET"]),
+            Route("/choose", review.choose, methods=["GET"]),
             Route("/plans/{plan_id}", review.plan, methods=["GET"]),
             Route("/plans/{plan_id}/options/{option_id}", review.option, methods=["GET"]),
             Route("/plans/{plan_id}/history", review.history, methods=["GET"]),
             Route("/plans/{plan_id}/patient", review.patient, methods=["GET"]),
             Route("/plans/{plan_id}/compare", review.compare, methods=["GET"]),
+            Route("/plans/{plan_id}/confirm", review.confirm, methods=["GET"]),
             Route("/plans/{plan_id}/contest", review.contest, methods=["POST"]),
             Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
         ],

@@ -4,9 +4,13 @@ The flow: the EHR opens ``/review?iss=<FHIR base>&launch=<opaque>``; ``discover`
 ``<iss>/.well-known/smart-configuration``; ``authorize_url`` sends the browser to the
 authorization endpoint with the ``launch`` value, a random ``state`` and an S256 PKCE challenge;
 the EHR comes back to ``/review/callback?code&state``; ``exchange`` trades the code (with the
-PKCE verifier) for the token response, whose launch context names the plan (CDS Hooks
-``appContext``: ``{"planId", "version"}``) and whose ``id_token`` (verified against the
-server's JWKS) names the user (``fhirUser``).
+PKCE verifier) for the token response, whose launch context names the plan or only the patient,
+and whose ``id_token`` (verified against the server's JWKS) names the user (``fhirUser``).
+
+The plan comes, in this order, from the CDS Hooks card's ``appContext`` (``{"planId",
+"version"}``), from a SMART v2 ``fhirContext`` entry naming one of our CarePlans
+(``CarePlan/<plan id>-v<version>``), or not at all: a plain EHR launch (such as the SMART App
+Launcher's) sends only ``patient``, and the app then picks among that patient's plans.
 
 Only issuers configured for a tenant may launch (``review_smart_issuers``): an unknown ``iss``
 is refused before any request leaves, so a forged launch cannot make the service call out.
@@ -18,6 +22,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -38,6 +43,7 @@ __all__ = [
     "exchange",
     "parse_issuers",
     "pkce_pair",
+    "plan_context",
 ]
 
 SCOPES: Final = "launch openid fhirUser"
@@ -59,7 +65,7 @@ class LaunchContext:
 
     user: str  # "Practitioner/<id>" or "PractitionerRole/<id>"
     patient: str  # "Patient/<id>"; "" when the EHR gave no patient context
-    plan_id: str
+    plan_id: str  # "" when the EHR named only the patient
     version: int | None
 
 
@@ -161,14 +167,25 @@ async def exchange(
     if not isinstance(body, Mapping) or not body.get("access_token"):
         raise AuthError("the EHR's token response has no access_token")
     user = await _user(http, cfg, client_id, body.get("id_token"))
-    plan_id, version = _app_context(body.get("appContext"))
+    plan_id, version = plan_context(body)
     patient = body.get("patient")
+    if not plan_id and not (isinstance(patient, str) and patient):
+        raise AuthError("the launch context names no plan (appContext, fhirContext) and no patient")
     return LaunchContext(
         user=user,
         patient=f"Patient/{patient}" if isinstance(patient, str) and patient else "",
         plan_id=plan_id,
         version=version,
     )
+
+
+def plan_context(body: Mapping[str, Any]) -> tuple[str, int | None]:
+    """(plan id, version) named by a token response: its ``appContext`` where present, else a
+    CarePlan of ours in ``fhirContext``; ("", None) when it names no plan."""
+    if body.get("appContext") not in (None, ""):
+        return _app_context(body["appContext"])
+    found = _careplan_context(body.get("fhirContext"))
+    return found if found is not None else ("", None)
 
 
 async def _user(
@@ -206,6 +223,22 @@ async def _user(
 class ForbiddenUser(AuthError):
     def __init__(self) -> None:
         super().__init__("only a Practitioner or PractitionerRole may review and contest a plan")
+
+
+_CAREPLAN: Final = re.compile(r"^(?:.*/)?CarePlan/([0-9a-f]{32})(?:-v([1-9][0-9]{0,8}))?$")
+
+
+def _careplan_context(raw: object) -> tuple[str, int | None] | None:
+    """The first ``fhirContext`` entry (SMART App Launch 2.x) that references a CarePlan of
+    ours; other entries (an Encounter, a CarePlan of another system) are not for us."""
+    if not isinstance(raw, list):
+        return None
+    for entry in raw:
+        ref = entry.get("reference") if isinstance(entry, Mapping) else None
+        m = _CAREPLAN.match(ref) if isinstance(ref, str) else None
+        if m is not None:
+            return m.group(1), int(m.group(2)) if m.group(2) else None
+    return None
 
 
 def _app_context(raw: object) -> tuple[str, int | None]:

@@ -5,7 +5,8 @@ contestation Task a client of the gRPC API would write (``fhir_mapping.tasks`` d
 shape), and the route hands it to ``CarePlanService.contest``: one path, one validation, one
 idempotency rule and one stale-version check for every way in. Only the form's shape is checked
 here (which fields an action takes); whether the target exists, the strength is in range and so
-on is the contest path's job, and its refusal is what the page shows.
+on is the contest path's job, and its refusal is what the page shows. A rejection and a decision
+need a reason (the page asks for it on the confirmation step), which the Task records.
 """
 
 from __future__ import annotations
@@ -101,6 +102,10 @@ def task_from_form(
     elif action == "decide":
         inputs.append(_input("decision", "valueCode", form.get("decision", "")))
 
+    reason = _text(form, "reason")
+    if action in ("reject", "decide") and not reason:
+        raise InputError("a rejection or a decision needs a reason: it is recorded with the change")
+
     task: dict[str, Any] = {
         "resourceType": "Task",
         "id": task_id,
@@ -114,7 +119,6 @@ def task_from_form(
         "authoredOn": now,
         "input": inputs,
     }
-    reason = _text(form, "reason")
     if reason:
         task["reasonCode"] = {"text": reason}
     return task

@@ -19,7 +19,7 @@ from service.errors import AuthError
 
 __all__ = ["Purpose", "Signer"]
 
-Purpose = Literal["link", "session", "launch"]
+Purpose = Literal["link", "session", "launch", "choose"]
 _ALGORITHM: Final = "HS256"
 _ISSUER: Final = "canoe-review"
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from inference.evidence import EvidenceBase
 from service.core import Evaluation, OptionResult
 from service.core.model import Argument, Contestation, Deliberation, Option
+from service.core.profile import years_between
 
 __all__ = [
     "ArgumentRow",
@@ -22,10 +24,13 @@ __all__ = [
     "Diff",
     "Graph",
     "OptionRow",
+    "PatientBanner",
     "argument_rows",
+    "describe_target",
     "diff",
     "graph",
     "option_rows",
+    "patient_banner",
     "strength_words",
 ]
 
@@ -40,6 +45,44 @@ def strength_words(x: float | None) -> str:
         if x < bound:
             return word
     return "very strong"
+
+
+@dataclass(frozen=True, slots=True)
+class PatientBanner:
+    """Who the plan is for: the header of every page of a plan."""
+
+    ref: str  # "Patient/<id>"
+    name: str  # "" when the plan was stored without it
+    sex: str  # "female", "male", "other", "unknown" or ""
+    age: int | None
+    birth_date: str
+
+    @property
+    def words(self) -> str:
+        """``Ana Souza · female · 78 years (born 1947-03-02)``; the reference when nothing
+        else is known."""
+        parts = [self.name or self.ref]
+        if self.sex:
+            parts.append("sex unknown" if self.sex == "unknown" else self.sex)
+        if self.age is not None:
+            parts.append(f"{self.age} years (born {self.birth_date})")
+        elif not self.birth_date and self.name:
+            parts.append("age unknown")
+        return " · ".join(parts)
+
+
+def patient_banner(ref: str, stored: Mapping[str, Any] | None, today: date) -> PatientBanner:
+    """The banner from what version 1 stored of the patient (``patient_header``); plans stored
+    before the service kept it show the reference alone."""
+    raw = stored if isinstance(stored, Mapping) else {}
+    born = str(raw.get("birth_date") or "")
+    try:
+        age: int | None = years_between(date.fromisoformat(born), today) if born else None
+    except ValueError:
+        age, born = None, ""
+    if age is not None and age < 0:
+        age = None
+    return PatientBanner(ref, str(raw.get("name") or ""), str(raw.get("sex") or ""), age, born)
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,21 +356,24 @@ class Diff:
         return not self.options and not self.problems
 
 
+def describe_target(target: str, d: Deliberation) -> str:
+    """An argument, activity or problem in words, by label and text, not by id."""
+    for o in d.options:
+        if o.id == target:
+            return repr(o.title)
+        for a in o.arguments:
+            if a.id == target:
+                return f"{labels_of(o)[a.id]} of {o.title!r} ({a.role}: {_short(a.text)})"
+    for pr in d.problems:
+        if pr.id == target:
+            return f"problem {pr.display!r}"
+    return target
+
+
 def describe(c: Contestation, d: Deliberation) -> str:
     """One contestation in words, naming arguments and options by text, not ids."""
-    options = {o.id: o for o in d.options}
-    args = {a.id: (a, o) for o in d.options for a in o.arguments}
-    problems = {p.id: p for p in d.problems}
     p = c.payload
-    if c.target in args:
-        a, o = args[c.target]
-        what = f"{labels_of(o)[a.id]} of {o.title!r} ({a.role}: {_short(a.text)})"
-    elif c.target in options:
-        what = repr(options[c.target].title)
-    elif c.target in problems:
-        what = f"problem {problems[c.target].display!r}"
-    else:
-        what = c.target
+    what = describe_target(c.target, d)
     verb = {
         "accept": "accepted",
         "reject": "rejected",

@@ -15,7 +15,9 @@ module, e.g.::
     cd /tmp/qbafpy && python setup.py build_ext --inplace
     CANOE_QBAFPY=/tmp/qbafpy .venv/bin/python -m tests.benchmarks.bench_engine
 
-Without it the QBAF-Py column says why it is missing. Also prints the full and incremental
+Without it the QBAF-Py column says why it is missing. ``--before REV`` adds the engine as it was
+at a git revision (e.g. ``--before main``), timed in turn with the current one and the numpy
+baseline, so one run shows before and after. Also prints the full and incremental
 recompute of the 20 options x 7 roles x 4 arguments plan of test_core_bench. Not a test: the
 numbers go in the closing note.
 """
@@ -41,18 +43,25 @@ Edges = list[tuple[str, str, str]]
 
 
 def graph(
-    n_args: int, n_edges: int, *, cyclic: bool, seed: int = 11
+    n_args: int, n_edges: int, *, cyclic: bool, seed: int = 11, layers: int = 0
 ) -> tuple[dict[str, float], Edges]:
     """An option ``o`` that every argument supports or attacks, the other edges between random
     arguments (from the higher to the lower number when acyclic); no pair repeats and no pair is
-    both a support and an attack (QBAF-Py refuses those)."""
+    both a support and an attack (QBAF-Py refuses those). ``layers`` > 0 makes a deep acyclic
+    graph: the arguments in that many consecutive layers, each edge from one layer to the next
+    one down, so the longest path has ``layers`` edges (the last into ``o``)."""
     rng = random.Random(seed)
     base = {"o": 0.5} | {f"a{i}": rng.random() for i in range(1, n_args + 1)}
     edges: Edges = [(f"a{i}", "o", rng.choice(("support", "attack"))) for i in range(1, n_args + 1)]
+    width = -(-n_args // layers) if layers else 0
+    if width and (n_args // width - 1) * width * width < n_edges - n_args:
+        raise ValueError(f"{layers} layers of {n_args} arguments hold fewer than {n_edges} edges")
     pairs: set[tuple[int, int]] = set()
     while len(pairs) < n_edges - n_args:
         s, t = rng.randrange(1, n_args + 1), rng.randrange(1, n_args + 1)
-        if s == t:
+        if width:  # a node of the layer below s's (none below the first layer)
+            t = ((s - 1) // width - 1) * width + 1 + rng.randrange(width)
+        if s == t or t < 1:
             continue
         if not cyclic and s < t:
             s, t = t, s
@@ -136,37 +145,92 @@ def numpy_jacobi_from_edges(base: dict[str, float], edges: Edges) -> Any:
     return numpy_jacobi(*numpy_jacobi_inputs(base, edges))
 
 
-def engines(repeat: int) -> None:
+def interleaved(
+    fns: Mapping[str, Callable[[], object]], repeat: int
+) -> dict[str, tuple[float, float]]:
+    """``best_ms`` of several functions called in turn, so that a busy spell of a shared machine
+    falls on all of them alike: (median wall, min CPU) ms each."""
+    times: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in fns}
+    for _ in range(repeat):
+        for key, fn in fns.items():
+            t0, c0 = time.perf_counter(), time.process_time()
+            fn()
+            times[key][1].append((time.process_time() - c0) * 1000)
+            times[key][0].append((time.perf_counter() - t0) * 1000)
+    return {k: (statistics.median(w), min(c)) for k, (w, c) in times.items()}
+
+
+def load_before(rev: str) -> Any:
+    """The engine (``qbaf.py`` and ``_vector.py``) as it was at git revision ``rev``, loaded
+    beside the current one under other module names, for a before/after column in one run."""
+    import subprocess
+    import types
+
+    def module(name: str, path: str, replace: tuple[str, str] = ("", "")) -> Any:
+        text = subprocess.run(
+            ["git", "show", f"{rev}:{path}"], capture_output=True, text=True, check=True
+        ).stdout.replace(*replace)
+        mod = types.ModuleType(name)
+        sys.modules[name] = mod  # dataclasses look their module up while the class is made
+        exec(compile(text, f"{rev}:{path}", "exec"), mod.__dict__)
+        return mod
+
+    module("canoe_before_vector", "service/core/_vector.py")
+    return module(
+        "canoe_before_qbaf",
+        "service/core/qbaf.py",
+        ("from service.core._vector import", "from canoe_before_vector import"),
+    )
+
+
+CASES = [
+    ("28 arguments", 28, 37, 0),
+    ("5k args / 25k edges", 5_000, 25_000, 0),
+    ("10k args / 40k edges", 10_000, 40_000, 0),
+    ("10k args / 50k edges", 10_000, 50_000, 0),
+    ("10k/40k, 500 levels", 10_000, 40_000, 500),
+]
+
+
+def engines(repeat: int, before: str | None) -> None:
     qbaf, why = load_qbafpy()
-    cases = [("28 arguments", 28, 37), ("5k args / 25k edges", 5_000, 25_000)]
-    cases += [("10k args / 50k edges", 10_000, 50_000)]
+    old = load_before(before) if before else None
     print(f"QBAF-Py: {'loaded from ' + os.environ['CANOE_QBAFPY'] if qbaf else why}")
-    print("times in ms, min CPU time over the repeats (median wall time in brackets)")
+    print(f"before: the engine at {before}" if before else "before: skipped (no --before REV)")
+    print("times in ms, min CPU time over the repeats (median wall time in brackets);")
+    print("'x np+b' is np-Jacobi+build's time over the engine's (above 1: the engine is faster)")
     print(
-        f"{'graph':21s} {'kind':7s} {'engine':>16s} {'engine + dict':>16s}"
-        f" {'engine (arrays)':>16s} {'pure':>16s}"
-        f" {'np-Jacobi':>16s} {'np-Jacobi+build':>16s} {'QBAF-Py':>16s}"
+        f"{'graph':21s} {'kind':7s} {'engine':>16s} {'before':>16s} {'np-Jacobi+build':>16s}"
+        f" {'x np+b':>6s} {'before':>6s} {'engine + dict':>16s}"
+        f" {'engine (arrays)':>16s} {'pure':>16s} {'np-Jacobi':>16s} {'QBAF-Py':>16s}"
         f" {'vs QBAF-Py':>10s} {'|d| pure':>8s} {'|d| QBAF-Py':>11s}"
     )
-    for label, n_args, n_edges in cases:
-        for cyclic in (False, True):
-            base, edges = graph(n_args, n_edges, cyclic=cyclic)
+    for label, n_args, n_edges, layers in CASES:
+        for cyclic in (False, True) if not layers else (False,):
+            base, edges = graph(n_args, n_edges, cyclic=cyclic, layers=layers)
             reps = repeat * 20 if n_args < 100 else repeat
             fast = ours(base, edges)
             ref = ours(base, edges, engine="pure")
             g = QBAF.from_edges(base, edges)
             arrays = _arrays(g)
             inputs = numpy_jacobi_inputs(base, edges)
-            row = {
-                "engine": best_ms(lambda: ours(base, edges), reps),  # noqa: B023
+            nan = (float("nan"), float("nan"))
+            head = interleaved(
+                {
+                    "engine": lambda: ours(base, edges),  # noqa: B023
+                    "np+build": lambda: numpy_jacobi_from_edges(base, edges),  # noqa: B023
+                }
+                | ({"before": lambda: _run(old, base, edges)} if old else {}),  # noqa: B023
+                reps,
+            )
+            row = {k: head.get(k, nan) for k in ("engine", "before", "np+build")} | {
                 "read": best_ms(lambda: ours_read(base, edges), reps),  # noqa: B023
                 "arrays": best_ms(lambda: propagate_arrays(*arrays), reps),  # noqa: B023
                 "pure": best_ms(lambda: ours(base, edges, "pure"), max(1, reps // 2)),  # noqa: B023
                 "np": best_ms(lambda: numpy_jacobi(*inputs), reps),  # noqa: B023
-                "np+build": best_ms(lambda: numpy_jacobi_from_edges(base, edges), reps),  # noqa: B023
             }
             d_pure = max(abs(fast[k] - ref[k]) for k in ref)
-            row["qbafpy"], d_q = (float("nan"), float("nan")), float("nan")
+            row["qbafpy"], d_q = nan, float("nan")
             if qbaf is not None:
                 other = qbafpy_run(qbaf, base, edges)
                 d_q = max(abs(fast[k] - other[k]) for k in ref)
@@ -174,10 +238,18 @@ def engines(repeat: int) -> None:
                     lambda: qbafpy_run(qbaf, base, edges),  # noqa: B023
                     max(1, reps // 2),
                 )
-            cells = " ".join(f"{c:9.3f} ({w:5.1f})" for w, c in row.values())
+            cells = [f"{c:9.3f} ({w:5.1f})" for w, c in row.values()]
+            speed = [row["np+build"][1] / row[k][1] for k in ("engine", "before")]
+            cells[3:3] = [f"{x:5.2f}x" for x in speed]
             ratio = row["qbafpy"][1] / row["engine"][1]
             kind = "cyclic" if cyclic else "acyclic"
-            print(f"{label:21s} {kind:7s} {cells} {ratio:9.1f}x {d_pure:8.1e} {d_q:11.1e}")
+            print(
+                f"{label:21s} {kind:7s} {' '.join(cells)} {ratio:9.1f}x {d_pure:8.1e} {d_q:11.1e}"
+            )
+
+
+def _run(module: Any, base: dict[str, float], edges: Edges) -> Mapping[str, float]:
+    return module.propagate(module.QBAF.from_edges(base, edges)).sigma  # type: ignore[no-any-return]
 
 
 def _arrays(g: QBAF) -> tuple[Any, ...]:
@@ -226,8 +298,11 @@ def recompute(repeat: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument(
+        "--before", metavar="REV", help="also time the engine at this git revision (e.g. main)"
+    )
     args = ap.parse_args()
-    engines(args.repeat)
+    engines(args.repeat, args.before)
     recompute(args.repeat)
 
 

@@ -14,7 +14,19 @@ request count and a time limit. Run:
 workers by the kernel); ``--store postgresql`` runs against a fresh schema of ``--postgres-dsn``
 (default the local test server), dropped afterwards.
 
+Side by side, the same run measures the in-process rate on the same fixtures (``bench_plan``'s
+steps: parse, profile, deliberation, CarePlan bundle and text, one plan after another on one
+thread), once before the served phases and once after, and prints the served rate over it and
+the served p50/p99 over the in-process time per plan: on a shared machine only these ratios mean
+much. ``--inprocess-rounds 0`` skips it; ``--contest-requests 0`` skips the Contest phase.
+
 Prints requests/s and latency percentiles per phase (and ``--json`` for machines). Not a test.
+The serving goal: one worker at 16 clients serves at least 0.7 of the in-process rate with a
+p99 within 4 times the in-process time per plan. E.g.::
+
+    .venv/bin/python -m tests.benchmarks.load_grpc --clients 16 --seconds 30 --workers 1
+    .venv/bin/python -m tests.benchmarks.load_grpc --clients 16 --seconds 30 --workers 2 \
+        --store postgresql
 """
 
 from __future__ import annotations
@@ -121,6 +133,41 @@ async def _all_serving(target: str) -> None:
     raise RuntimeError("canoe serve never became SERVING")
 
 
+def inprocess(rounds: int) -> dict[str, Any]:
+    """Plans per second planning the fixtures in this process, one after another, ``rounds``
+    times over (after one warm-up plan): what the computation allows one worker."""
+    from inference.embedded import EmbeddedExperts
+    from inference.evidence import EvidenceBase
+    from service.pipeline import Planner
+    from tests.benchmarks.bench_plan import one
+
+    evidence = EvidenceBase.load()
+    planner = Planner(EmbeddedExperts(evidence.version), evidence)
+    one(REALISTIC_BUNDLES[0], planner)
+    times = [one(p, planner)["total"] for _ in range(rounds) for p in REALISTIC_BUNDLES]
+    return {
+        "plans": len(times),
+        "rps": round(len(times) / sum(times), 2),
+        "mean_ms": round(statistics.fmean(times) * 1000.0, 1),
+        "p50_ms": round(statistics.median(times) * 1000.0, 1),
+    }
+
+
+def compare(
+    served: dict[str, Any], before: dict[str, Any], after: dict[str, Any]
+) -> dict[str, Any]:
+    """The served phase against the mean of the in-process runs before and after it."""
+    rps = (before["rps"] + after["rps"]) / 2
+    mean_ms = (before["mean_ms"] + after["mean_ms"]) / 2
+    return {
+        "inprocess_rps": round(rps, 2),
+        "inprocess_mean_ms": round(mean_ms, 1),
+        "served_over_inprocess": round(served.get("rps", 0.0) / rps, 3),
+        "p50_over_inprocess_time": round(served.get("p50_ms", 0.0) / mean_ms, 2),
+        "p99_over_inprocess_time": round(served.get("p99_ms", 0.0) / mean_ms, 2),
+    }
+
+
 def _stats(latencies: list[float], errors: dict[str, int], wall: float) -> dict[str, Any]:
     lat = sorted(latencies)
     if not lat:
@@ -173,6 +220,20 @@ async def run_phase(
 
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
+    rounds = args.inprocess_rounds
+    # On a thread of its own: bench_plan's steps run their own event loop.
+    before = await asyncio.to_thread(inprocess, rounds) if rounds else {}
+    served = await serve_and_load(args)
+    if rounds:
+        after = await asyncio.to_thread(inprocess, rounds)
+        served["InProcess"] = {"before": before, "after": after}
+        served["GeneratePlan vs in-process"] = compare(
+            served["GeneratePlan"], before, served["InProcess"]["after"]
+        )
+    return served
+
+
+async def serve_and_load(args: argparse.Namespace) -> dict[str, Any]:
     bundles = [p.read_bytes() for p in REALISTIC_BUNDLES]
     env = {
         "CANOE_MAX_CONCURRENT_PLANS": str(max(8, args.clients)),
@@ -214,7 +275,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
 
         # Contest: each client works through its own plans; one contest per version.
         state: dict[int, list[tuple[str, int, str, str]]] = {}
-        for c, rs in plans.items():
+        for c, rs in plans.items() if args.contest_requests else ():
             state[c] = []
             for r in rs[: args.plans_per_client]:
                 got = await stubs[c].GetDeliberation(pb.GetDeliberationRequest(plan_id=r.plan_id))
@@ -258,6 +319,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1, help="canoe serve --workers")
     p.add_argument("--store", choices=("sqlite", "postgresql"), default="sqlite")
     p.add_argument("--postgres-dsn", default="postgresql://postgres@127.0.0.1:5432/test")
+    p.add_argument(
+        "--inprocess-rounds",
+        type=int,
+        default=2,
+        help="times over the fixtures for the in-process rate, before and after (0: skip)",
+    )
     p.add_argument("--json", action="store_true")
     return p
 
@@ -270,9 +337,23 @@ if __name__ == "__main__":
     else:
         for phase in ("GeneratePlan", "Contest"):
             r = result[phase]
+            if phase == "Contest" and not ns.contest_requests:
+                continue
             print(
                 f"{phase:13s} {r.get('rps', 0):7.2f} req/s  p50 {r.get('p50_ms', 0):7.1f} ms  "
                 f"p99 {r.get('p99_ms', 0):7.1f} ms  ok {r['ok']}  errors {r['errors']}  "
                 f"({result['clients']} clients, {result['workers']} worker(s), {result['store']}, "
                 f"{r['seconds']} s, {result['cpus']} CPUs)"
+            )
+        if "InProcess" in result:
+            b, a = result["InProcess"]["before"], result["InProcess"]["after"]
+            v = result["GeneratePlan vs in-process"]
+            print(
+                f"{'in-process':13s} {v['inprocess_rps']:7.2f} plans/s (before {b['rps']}, after "
+                f"{a['rps']}; {v['inprocess_mean_ms']} ms a plan, one thread)"
+            )
+            print(
+                f"{'served/in-proc':13s} {v['served_over_inprocess']:7.3f}       p50 "
+                f"{v['p50_over_inprocess_time']:5.2f}x  p99 {v['p99_over_inprocess_time']:5.2f}x "
+                "the in-process time a plan"
             )

@@ -164,6 +164,12 @@ async def test_grpcurl_scripts_wrap_and_unwrap_base64(tmp_path: Path) -> None:
         assert answer["tasks_bundle_json"]["entry"][0]["resource"]["status"] == "completed"
         assert answer["careplan_bundle_json"]["resourceType"] == "Bundle"
 
+        # The same example on another plan of the same bundle: the ids are that plan's own.
+        other = json.loads((await sh("plan.sh", str(BUNDLE))).stdout)["plan_id"]
+        again = await sh("contest.sh", other, "1", str(TASKS_DIR / "transaction-bundle.json"))
+        assert again.returncode == 0, again.stderr
+        assert json.loads(again.stdout)["version"] == 2
+
         versions = await sh("versions.sh", plan_id)
         assert [v["version"] for v in json.loads(versions.stdout)["versions"]] == [1, 2]
         by_patient = await sh("versions.sh", "--patient", doc_patient(doc.stdout))
@@ -233,6 +239,14 @@ async def test_python_client_examples(tmp_path: Path) -> None:
         )
         assert with_tasks.returncode == 0, with_tasks.stderr
         assert with_tasks.stdout.count("'status': 'completed'") == 3
+        twice = await asyncio.to_thread(
+            _python,
+            str(EXAMPLES / "python" / "plan_sync.py"),
+            str(BUNDLE),
+            target,
+            str(TASKS_DIR / "transaction-bundle.json"),
+        )
+        assert twice.returncode == 0, twice.stderr  # the same example Tasks, a second plan
 
         streamed = await asyncio.to_thread(
             _python, str(EXAMPLES / "python" / "plan_async.py"), str(BUNDLE), target

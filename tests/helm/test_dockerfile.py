@@ -146,6 +146,7 @@ def test_builder_installs_the_lock_into_a_venv_and_generates_the_proto_code() ->
         "service/",
         "inference/",
         "fhir_mapping/",
+        "client/",
     ):
         assert needed in copied
     # The lock is copied, and installed, before the code: a code change keeps that layer.
@@ -183,6 +184,7 @@ def test_dockerignore_keeps_local_state_out() -> None:
         "service",
         "fhir_mapping",
         "inference",
+        "client",
         # compose.yaml's CPU Triton (compose/triton.Dockerfile) serves the scripted test models
         "tests/__init__.py",
         "tests/support",

@@ -60,17 +60,18 @@ class SmartServer:
     def iss(self) -> str:
         return f"http://127.0.0.1:{self.port}/fhir"
 
-    def launch(self, *, user: str, patient: str, plan_id: str, version: int | None = None) -> str:
-        """Register an EHR launch; its opaque id is what the EHR passes as ``launch``."""
+    def launch(
+        self, *, user: str, patient: str, plan_id: str | None, version: int | None = None
+    ) -> str:
+        """Register an EHR launch; its opaque id is what the EHR passes as ``launch``. With no
+        ``plan_id`` the launch carries patient context only, as a plain EHR launch does."""
         launch_id = secrets.token_urlsafe(16)
-        ctx: dict[str, Any] = {"planId": plan_id}
-        if version is not None:
-            ctx["version"] = version
-        self.launches[launch_id] = {
-            "user": user,
-            "patient": patient,
-            "appContext": json.dumps(ctx),
-        }
+        self.launches[launch_id] = {"user": user, "patient": patient}
+        if plan_id is not None:
+            ctx: dict[str, Any] = {"planId": plan_id}
+            if version is not None:
+                ctx["version"] = version
+            self.launches[launch_id]["appContext"] = json.dumps(ctx)
         return launch_id
 
     # ------------------------------------------------------------------ endpoints
@@ -168,7 +169,7 @@ class SmartServer:
                 "expires_in": 300,
                 "scope": "launch openid fhirUser",
                 "patient": ctx["patient"].removeprefix("Patient/"),
-                "appContext": ctx["appContext"],
+                **({"appContext": ctx["appContext"]} if "appContext" in ctx else {}),
                 "id_token": id_token,
             }
         )

@@ -175,6 +175,8 @@ def test_launch_plan_activity_reject(stack: Stack, browser: Any) -> None:
     assert browser.current_url == f"{stack.base}/review/plans/{stack.plan_id}"
     assert "Care plan" in text_of(browser, "h1")
     assert USER in text_of(browser, ".who")
+    header = text_of(browser, "#patient")
+    assert " years (born " in header and stack.patient_ref not in header
     # Keyboard: the first Tab reaches the skip link.
     by_css(browser, "body").send_keys(Keys.TAB)
     assert browser.switch_to.active_element.get_attribute("class") == "skip"
@@ -192,15 +194,27 @@ def test_launch_plan_activity_reject(stack: Stack, browser: Any) -> None:
     assert browser.find_elements("css selector", "svg.qbaf g.node.support")
     check_page(browser, "02-activity")
 
-    # Reject the strongest supporter with the keyboard: focus its button, press Enter.
+    # Reject the strongest supporter with the keyboard: focus its button, press Enter; the
+    # confirmation names the argument, previews the flip and will not go on without a reason.
     button = by_css(browser, f"#reject-{supporter}")
     button.send_keys(Keys.ENTER)
+    until(browser, "the confirmation", h1_has("Reject S"))
+    assert "include → exclude" in text_of(browser, "#preview")
+    check_page(browser, "02b-confirm-reject")
+    by_css(browser, "#confirm").send_keys(Keys.ENTER)
+    reason = by_css(browser, "#confirm-reason")
+    assert browser.switch_to.active_element == reason  # the browser asks for the reason
+    assert browser.execute_script("return arguments[0].validity.valueMissing", reason)
+    assert "/confirm?" in browser.current_url  # nothing was sent
+    reason.send_keys("renal function has recovered")
+    by_css(browser, "#confirm").send_keys(Keys.ENTER)
     until(browser, "the new version", lambda d: "since=1" in d.current_url)
     after = float(text_of(browser, "#score"))
     assert after < before
     assert text_of(browser, "#decision") == "exclude"
     diff = text_of(browser, "#changes")
     assert "flipped: include → exclude" in diff and "rejected" in diff and USER in diff
+    assert "renal function has recovered" in diff  # the reason, recorded and shown
     check_page(browser, "03-after-reject")
 
 
@@ -231,6 +245,16 @@ def test_decide_a_borderline_activity(stack: Stack, browser: Any) -> None:
     form = rows[0].find_element("css selector", "form")
     form.find_element("css selector", "select").send_keys("Include")
     form.find_element("css selector", "button").click()
+    until(browser, "the confirmation", h1_has("Decide"))
+    # Cancel changes nothing and goes back; the second time it is confirmed with a reason.
+    by_css(browser, "#cancel").click()
+    until(browser, "the plan", lambda d: d.current_url.endswith(f"/plans/{stack.plan_id}"))
+    form = by_css(browser, f'#table-borderline tr[data-option="{option_id}"] form')
+    form.find_element("css selector", "select").send_keys("Include")
+    form.find_element("css selector", "button").click()
+    until(browser, "the confirmation", h1_has("Decide"))
+    by_css(browser, "#confirm-reason").send_keys("discussed with the patient")
+    by_css(browser, "#confirm").click()
     until(browser, "the new version", lambda d: "since=" in d.current_url)
     included = [
         r.get_attribute("data-option")
@@ -238,6 +262,7 @@ def test_decide_a_borderline_activity(stack: Stack, browser: Any) -> None:
     ]
     assert option_id in included
     assert "decided" in text_of(browser, "#changes")
+    assert "discussed with the patient" in text_of(browser, "#changes")
     check_page(browser, "06-after-decide")
 
 
@@ -300,7 +325,8 @@ def test_a_stale_page_says_so_and_reloads(stack: Stack, browser: Any) -> None:
 
 
 def test_csrf_forged_and_expired_are_refused(stack: Stack, browser: Any) -> None:
-    browser.get(f"{stack.base}/review/plans/{stack.plan_id}")
+    option_id = evaluate(from_document(stack.deliberation())).plan[0]
+    browser.get(f"{stack.base}/review/plans/{stack.plan_id}/options/{option_id}")
     versions = len(
         stack.stub.ListPlanVersions(pb.ListPlanVersionsRequest(plan_id=stack.plan_id)).versions
     )

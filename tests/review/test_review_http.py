@@ -40,6 +40,14 @@ async def _post(http: httpx.AsyncClient, r: Review, data: dict[str, str], **kw) 
     return await http.post(f"/review/plans/{r.plan_id}/contest", data=data, **kw)
 
 
+async def _confirm(http: httpx.AsyncClient, r: Review, **params: str) -> tuple[str, dict[str, str]]:
+    """The confirmation page a Reject or Decide click opens, and its form's hidden fields."""
+    page = await http.get(f"/review/plans/{r.plan_id}/confirm", params=params)
+    assert page.status_code == 200, page.text
+    (fields,) = form_fields(page.text)
+    return page.text, fields
+
+
 async def test_an_ehr_launch_opens_the_plan_and_a_reject_makes_a_new_version(
     review: Review,
 ) -> None:
@@ -63,7 +71,19 @@ async def test_an_ehr_launch_opens_the_plan_and_a_reject_makes_a_new_version(
         top, sup, score = _top(doc)
         opt = await http.get(f"/review/plans/{review.plan_id}/options/{top}")
         assert opt.status_code == 200 and "<svg" in opt.text
-        data = _form(opt.text, "reject", sup)
+        assert not any(f.get("action") == "reject" for f in form_fields(opt.text))
+        confirm, data = await _confirm(
+            http, review, action="reject", target=sup, version="1", back=top
+        )
+        assert "Reject S" in confirm and 'required aria-required="true"' in confirm
+        assert f"{score:.2f}" in confirm  # the preview: the score now and after
+        # No reason, no change: the refusal says why.
+        bare = await _post(http, review, data)
+        assert bare.status_code == 400 and "needs a reason" in bare.text
+        assert (
+            await review.service.plan_version(tenant="default", plan_id=review.plan_id)
+        ).version == 1
+        data = {**data, "reason": "the dose was already reduced"}
         done = await _post(http, review, data)
         assert done.status_code == 303
         assert done.headers["location"].endswith(f"/options/{top}?since=1#changes")
@@ -95,6 +115,11 @@ async def test_an_ehr_launch_opens_the_plan_and_a_reject_makes_a_new_version(
         hist = await http.get(f"/review/plans/{review.plan_id}/history")
         assert hist.status_code == 200
         assert "Version 2" in hist.text and "rejected" in hist.text and USER in hist.text
+        assert "the dose was already reduced" in hist.text
+        (task,) = (
+            await review.service.store.get_tasks(tenant="default", task_ids=[data["task_id"]])
+        ).values()
+        assert task.outcome["reasonCode"] == {"text": "the dose was already reduced"}
         cmp_ = await http.get(f"/review/plans/{review.plan_id}/compare?a=1&b=2")
         assert cmp_.status_code == 200 and "Version 1 against version 2" in cmp_.text
 
@@ -102,9 +127,12 @@ async def test_an_ehr_launch_opens_the_plan_and_a_reject_makes_a_new_version(
 async def test_csrf_and_cross_site_posts_are_refused(review: Review) -> None:
     async with review.client() as http:
         await review.launch(http)
-        page = await http.get(f"/review/plans/{review.plan_id}")
-        data = next(f for f in form_fields(page.text) if f.get("action") == "decide")
-        data = {**data, "decision": "accept"}
+        doc = await review.service.plan_version(tenant="default", plan_id=review.plan_id)
+        problem = str(doc.deliberation["problems"][0]["id"])
+        _, data = await _confirm(
+            http, review, action="decide", target=problem, decision="accept", version="1"
+        )
+        data = {**data, "reason": "confirmed at the visit"}
         bad = await _post(http, review, {**data, "csrf": "forged"})
         assert bad.status_code == 403 and "security token" in bad.text
         cross = await _post(http, review, data, headers={"Origin": "https://evil.example"})
@@ -229,13 +257,16 @@ async def test_add_an_argument_and_decide_a_problem(review: Review) -> None:
         added = [a for o in d.options for a in o.arguments if a.origin == "human"]
         assert [a.text for a in added] == ["The patient declined this at the last visit."]
         assert evaluate(d).option(top).score < score
-        page = await http.get(f"/review/plans/{review.plan_id}")
-        pdata = next(
-            f
-            for f in form_fields(page.text)
-            if f.get("action") == "decide" and f["target"] in {p.id for p in d.problems}
+        _, pdata = await _confirm(
+            http,
+            review,
+            action="decide",
+            target=d.problems[0].id,
+            decision="reject",
+            version=str(new.version),
         )
-        bad = await _post(http, review, {**pdata, "decision": "maybe"})
+        assert pdata["decision"] == "reject"
+        bad = await _post(http, review, {**pdata, "decision": "maybe", "reason": "?"})
         assert bad.status_code == 422 and "accept or reject" in bad.text
         good = await _post(http, review, {**pdata, "decision": "reject", "reason": "resolved"})
         assert good.status_code == 303
@@ -247,3 +278,40 @@ async def test_add_an_argument_and_decide_a_problem(review: Review) -> None:
             )
         )
         assert final.problem(pdata["target"]).decided_by == "human"
+
+
+async def test_a_patient_only_launch_opens_the_patients_plan_or_a_chooser(review: Review) -> None:
+    from tests.service.conftest import bundle_bytes
+
+    async with review.client() as http:
+        # One plan for the patient: it opens at once, with the patient's header.
+        one = await review.launch(http, plan_id=None)
+        assert one.status_code == 303, one.text
+        assert one.headers["location"] == f"/review/plans/{review.plan_id}"
+        page = await http.get(one.headers["location"])
+        assert page.status_code == 200
+        header = re.search(r'<p class="patient" id="patient">(.*?)</p>', page.text, flags=re.S)
+        assert header is not None and " years (born " in header.group(1)
+        assert review.patient_ref not in header.group(1)  # a name, not the reference
+    # A second plan for the same patient (and one for nobody we launch): a chooser.
+    second = await review.service.generate(bundle_bytes(), tenant="default")
+    async with review.client() as http:
+        many = await review.launch(http, plan_id=None)
+        assert many.status_code == 303 and many.headers["location"] == "/review/choose"
+        chooser = await http.get("/review/choose")
+        assert chooser.status_code == 200
+        listed = re.findall(r'data-plan="([0-9a-f]{32})"', chooser.text)
+        assert sorted(listed) == sorted([review.plan_id, second.plan_id])
+        picked = await http.get("/review/choose", params={"plan": second.plan_id})
+        assert picked.status_code == 303
+        assert picked.headers["location"] == f"/review/plans/{second.plan_id}"
+        assert (await http.get(picked.headers["location"])).status_code == 200
+        # The session is for the plan picked, and the chooser only for this patient's plans.
+        assert (await http.get(f"/review/plans/{review.plan_id}")).status_code == 403
+        foreign = await http.get("/review/choose", params={"plan": "0" * 32})
+        assert foreign.status_code == 403
+    async with review.client() as http:
+        nobody = await review.launch(http, plan_id=None, patient="Patient/no-plans-here")
+        assert nobody.status_code == 404 and "no care plan" in nobody.text
+        # No choose cookie: the chooser is not reachable by URL alone.
+        assert (await http.get("/review/choose")).status_code == 401

@@ -63,8 +63,8 @@ def test_every_form_action_is_a_task_the_contest_parser_accepts(plan) -> None:
             "relation": "attack",
             "relation_target": a.id,
         },
-        {"action": "decide", "target": o.id, "decision": "exclude"},
-        {"action": "decide", "target": p.id, "decision": "reject"},
+        {"action": "decide", "target": o.id, "decision": "exclude", "reason": "declined"},
+        {"action": "decide", "target": p.id, "decision": "reject", "reason": "resolved"},
     ]
     for form in forms:
         task = _task(plan, **form)
@@ -207,3 +207,78 @@ def test_the_cli_prints_a_link_the_service_accepts() -> None:
     assert url.startswith("https://canoe.example/review/open?token=")
     claims = Signer(KEY).verify("link", url.split("token=", 1)[1])
     assert (claims["plan"], claims["sub"], claims["ten"]) == ("p1", "Practitioner/7", "default")
+
+
+@pytest.mark.parametrize(
+    ("form", "recorded"),
+    [
+        ({"action": "reject", "target": "arg-1"}, None),
+        ({"action": "decide", "target": "opt-1", "decision": "include", "reason": "  "}, None),
+        (
+            {"action": "reject", "target": "arg-1", "reason": "seen at the visit"},
+            "seen at the visit",
+        ),
+        ({"action": "accept", "target": "arg-1"}, ""),
+    ],
+)
+def test_a_rejection_or_a_decision_needs_a_reason_which_the_task_records(
+    plan, form: dict[str, str], recorded: str | None
+) -> None:
+    if recorded is None:
+        with pytest.raises(InputError, match="needs a reason"):
+            _task(plan, **form)
+        return
+    task = _task(plan, **form)
+    assert task.get("reasonCode", {}).get("text", "") == recorded
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ({"appContext": '{"planId": "p1", "version": 2}'}, ("p1", 2)),
+        ({"fhirContext": [{"reference": "CarePlan/" + "a" * 32 + "-v3"}]}, ("a" * 32, 3)),
+        (
+            {"fhirContext": [{"reference": "Encounter/e1"}, {"reference": "CarePlan/" + "b" * 32}]},
+            ("b" * 32, None),
+        ),
+        ({"fhirContext": [{"reference": "CarePlan/not-ours"}]}, ("", None)),
+        ({"patient": "123"}, ("", None)),  # the SMART App Launcher's patient-only context
+    ],
+)
+def test_the_plan_comes_from_app_context_then_fhir_context_else_none(
+    body: dict, expected: tuple[str, int | None]
+) -> None:
+    assert smart.plan_context(body) == expected
+
+
+def test_the_patient_banner_gives_name_sex_and_age_or_the_reference_alone() -> None:
+    from datetime import date
+
+    today = date(2026, 3, 1)
+    full = views.patient_banner(
+        "Patient/p1", {"name": "Ana Souza", "sex": "female", "birth_date": "1947-03-02"}, today
+    )
+    assert full.age == 78
+    assert full.words == "Ana Souza · female · 78 years (born 1947-03-02)"
+    assert views.patient_banner("Patient/p1", None, today).words == "Patient/p1"
+    odd = views.patient_banner(
+        "Patient/p1", {"name": "X", "sex": "unknown", "birth_date": "bad"}, today
+    )
+    assert odd.words == "X · sex unknown · age unknown"
+
+
+def test_cited_values_print_units_as_the_summary_does() -> None:
+    from datetime import date
+
+    from service.core.profile import Observation, PatientProfile
+    from service.facts import fact_index, patient_header
+
+    inr = Observation("Observation/inr", "6301-6", "INR", 3.1, "{INR}", None)
+    hb = Observation("Observation/hb", "718-7", "Hemoglobin", 12.5, "g/dL", None)
+    profile = PatientProfile(
+        "Patient/p1", "female", None, date(2026, 1, 1), observations=(inr, hb), name="Ana Souza"
+    )
+    facts = fact_index(profile, ["Observation/inr", "Observation/hb"])
+    assert facts["Observation/inr"]["value"] == "3.1"
+    assert facts["Observation/hb"]["value"] == "12.5 g/dL"
+    assert patient_header(profile) == {"name": "Ana Souza", "sex": "female", "birth_date": ""}

@@ -20,8 +20,8 @@ from typing import Any
 import grpc
 import pytest
 
-from service.api.canoe.v1 import careplan_pb2 as pb
-from service.api.canoe.v1 import careplan_pb2_grpc as pb_grpc
+from canoe_client.v1 import careplan_pb2 as pb
+from canoe_client.v1 import careplan_pb2_grpc as pb_grpc
 from service.app import CarePlanService
 from service.auth import Authenticator
 from service.backends import build_experts

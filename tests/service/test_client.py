@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from service.client import AsyncCarePlanClient, CarePlanClient, ClientOptions
+from canoe_client import AsyncCarePlanClient, CarePlanClient, ClientOptions
 from service.errors import (
     AuthError,
     BackendTimeout,

@@ -1,7 +1,9 @@
-"""The generated gRPC code lives under the project-owned ``service.api`` package (issue 12).
+"""The generated gRPC code lives under the client's own package, ``canoe_client.v1``.
 
 A top-level ``proto`` package would shadow proto-plus (pulled in by every Google Cloud client),
-so the install must not provide one; the build hook is the one place that generates the code.
+and generic ``canoe``/``service`` packages would collide in an integrator's environment, so the
+build installs neither; the build hook (``client/protogen.py``) is the one place that generates
+the code, and the service imports it from the client so the protocol is registered once.
 """
 
 from __future__ import annotations
@@ -9,14 +11,17 @@ from __future__ import annotations
 import re
 import tomllib
 
-from service.api.canoe.v1 import careplan_pb2, careplan_pb2_grpc
+from canoe_client.v1 import careplan_pb2, careplan_pb2_grpc
+from service import grpc_api
 from tests.conftest import REPO_ROOT
 
 
-def test_generated_modules_live_under_service_api() -> None:
-    assert careplan_pb2.__name__ == "service.api.canoe.v1.careplan_pb2"
-    # the gRPC module imports its messages from the same project-owned package
+def test_generated_modules_live_under_the_client_package() -> None:
+    assert careplan_pb2.__name__ == "canoe_client.v1.careplan_pb2"
+    # the gRPC module imports its messages from the same package
     assert careplan_pb2_grpc.canoe_dot_v1_dot_careplan__pb2 is careplan_pb2
+    # and the server answers with the very same message classes
+    assert grpc_api.pb is careplan_pb2
 
 
 def test_descriptor_keeps_the_wire_names() -> None:
@@ -28,7 +33,14 @@ def test_descriptor_keeps_the_wire_names() -> None:
 
 def test_no_top_level_proto_or_canoe_package_is_installed() -> None:
     packaged = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    assert packaged["packages"]["find"]["include"] == ["service*", "fhir_mapping*", "inference*"]
+    assert packaged["packages"]["find"]["include"] == [
+        "service*",
+        "fhir_mapping*",
+        "inference*",
+        "canoe_client*",
+    ]
+    client = tomllib.loads((REPO_ROOT / "client" / "pyproject.toml").read_text())["tool"]
+    assert client["setuptools"]["packages"]["find"]["include"] == ["canoe_client*"]
     # proto/ holds only .proto sources: no Python module a checkout could shadow proto-plus with
     assert [p.name for p in (REPO_ROOT / "proto").rglob("*.py")] == []
 

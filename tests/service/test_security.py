@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 
-from service.api.canoe.v1 import careplan_pb2_grpc
+from canoe_client.v1 import careplan_pb2_grpc
 from tests.service.conftest import (
     bundle_bytes,
     first_argument,

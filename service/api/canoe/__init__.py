@@ -1,1 +1,0 @@
-"""canoe.* protobuf packages (generated code lives in the subpackages)."""

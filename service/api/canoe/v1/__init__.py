@@ -1,1 +1,0 @@
-"""canoe.v1: the care-plan API, generated from proto/canoe/v1/careplan.proto."""
