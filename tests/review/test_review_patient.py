@@ -49,14 +49,14 @@ async def test_the_patient_version_page_follows_the_contested_plan(review: Revie
 
         option_page = await http.get(f"/review/plans/{review.plan_id}/options/{target}")
         assert f'/review/plans/{review.plan_id}/patient?v=1"' in option_page.text
-        data = next(
-            f
-            for f in form_fields(option_page.text)
-            if f.get("action") == "decide" and f.get("target") == target
+        confirm = await http.get(
+            f"/review/plans/{review.plan_id}/confirm",
+            params={"action": "decide", "target": target, "decision": "exclude", "version": "1"},
         )
+        assert confirm.status_code == 200, confirm.text
+        (data,) = form_fields(confirm.text)
         done = await http.post(
-            f"/review/plans/{review.plan_id}/contest",
-            data={**data, "decision": "exclude", "reason": "not wanted"},
+            f"/review/plans/{review.plan_id}/contest", data={**data, "reason": "not wanted"}
         )
         assert done.status_code == 303, done.text
         after = await http.get(f"/review/plans/{review.plan_id}/patient?v=2")
