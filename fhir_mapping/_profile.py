@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from fhir_mapping import r4
 from fhir_mapping._plausible import DateWindow, implausible
+from fhir_mapping._refs import relative_ref
 from fhir_mapping._social import social_kind
 from fhir_mapping.codes import (
     ICD10,
@@ -35,6 +36,7 @@ from fhir_mapping.codes import (
     canonical_system,
     code_problem,
 )
+from service.core.model import SourceRecord
 from service.core.profile import (
     CVX,
     Allergy,
@@ -338,6 +340,8 @@ class _Builder:
         if dosage is not None:
             dose, frequency, route = _dosage(dosage)
             dose_value, dose_unit, per_day = _typed_dose(dosage)
+        course = _first_code(r.courseOfTherapyType)
+        starts, ends = self._course(e.ref, r, dosage, course, (dose_value, dose_unit, per_day))
         self.medications.append(
             Medication(
                 ref=e.ref,
@@ -353,8 +357,76 @@ class _Builder:
                 dose_value=dose_value,
                 dose_unit=dose_unit,
                 times_per_day=per_day,
+                categories=tuple(c.code for cc in r.category or () for c in _codes(cc)),
+                status_reason=_cc_text(r.statusReason),
+                course=course,
+                starts=starts,
+                ends=ends,
+                prior=self._link(e.ref, "MedicationRequest.priorPrescription", r.priorPrescription),
+                encounter=self._link(e.ref, "MedicationRequest.encounter", r.encounter),
             )
         )
+
+    def _link(self, ref: str, path: str, reference: Any) -> str:
+        """The ``Type/id`` a reference resolves to in the bundle; "" (listed as unusable) when it
+        names nothing there, since a link to an unknown resource cannot be followed."""
+        if reference is None or not reference.reference:
+            return ""
+        hit = self.parsed.resolve(reference.reference)
+        if hit is None or not hit.ref:
+            self.unused.append(UnusedFact(ref, path, "reference does not resolve in the bundle"))
+            return ""
+        return hit.ref
+
+    def _course(
+        self,
+        ref: str,
+        r: Any,
+        dosage: Any,
+        course: str,
+        dose: tuple[float | None, str, float | None],
+    ) -> tuple[date | None, date | None]:
+        """(first day, last day) of a time-limited course: the dosage's ``boundsPeriod``, else,
+        for a short (acute) course only, the days its dispensed supply lasts from its start
+        (``expectedSupplyDuration``, or the quantity over the daily dose in the same unit). A
+        continuous medicine's dispense is a refill interval, not an end. The last day may lie
+        after the request (a course still running), so it is checked only against the first."""
+        where = "MedicationRequest.dosageInstruction[0].timing.repeat.boundsPeriod"
+        rep = dosage.timing.repeat if dosage is not None and dosage.timing is not None else None
+        bounds = rep.boundsPeriod if rep is not None else None
+        start = to_date(bounds.start) if bounds is not None else None
+        end = to_date(bounds.end) if bounds is not None else None
+        if start is not None and end is not None and end < start:
+            self.unused.append(UnusedFact(ref, f"{where}.end", "the course ends before it starts"))
+            end = None
+        if end is not None or course != "acute" or r.dispenseRequest is None:
+            return start, end
+        first = start or to_date(r.authoredOn)
+        days = self._supply_days(ref, r.dispenseRequest, dose)
+        if first is None or days is None:
+            return start, None
+        return start or first, first + timedelta(days=max(1, round(days)) - 1)
+
+    def _supply_days(
+        self, ref: str, dispense: Any, dose: tuple[float | None, str, float | None]
+    ) -> float | None:
+        path = "MedicationRequest.dispenseRequest"
+        duration = dispense.expectedSupplyDuration
+        if duration is not None and duration.value is not None:
+            unit = str(duration.code or duration.unit or "").lower()
+            factor = _SUPPLY_DAYS.get(unit)
+            if factor is None or duration.value <= 0:
+                why = f"supply duration {_fmt(duration.value)} {unit} is not a positive time"
+                self.unused.append(UnusedFact(ref, f"{path}.expectedSupplyDuration", why))
+                return None
+            return float(duration.value) * factor
+        qty = dispense.quantity
+        value, unit, per_day = dose
+        if qty is None or qty.value is None or value is None or not per_day:
+            return None
+        if str(qty.code or qty.unit or "").strip("{}").lower() != unit.strip("{}").lower():
+            return None  # a pack size in another unit than the dose says nothing of its days
+        return float(qty.value) / (value * per_day)
 
     def observation(self, e: ParsedEntry, order: int) -> None:
         r: Any = e.resource
@@ -486,6 +558,12 @@ class _Builder:
                 reason_refs.append(hit.ref)
         hosp = r.hospitalization
         discharge = _first_code(hosp.dischargeDisposition) if hosp is not None else ""
+        disposition = _cc_text(hosp.dischargeDisposition) if hosp is not None else ""
+        diagnoses: list[tuple[int, int, str]] = []
+        for k, dx in enumerate(r.diagnosis or ()):
+            target = self._link(e.ref, f"Encounter.diagnosis[{k}].condition", dx.condition)
+            if target:
+                diagnoses.append((dx.rank or 10**6, k, target))
         self.encounters.append(
             Encounter(
                 e.ref,
@@ -498,6 +576,8 @@ class _Builder:
                 reason_text=reason_text,
                 reason_refs=tuple(reason_refs),
                 discharge=discharge,
+                diagnoses=tuple(t for _, _, t in sorted(diagnoses)),
+                discharge_text=disposition,
             )
         )
 
@@ -569,6 +649,9 @@ def _dosage(dosage: Any) -> tuple[str, str, str]:
     route = _cc_text(dosage.route)
     return dose, frequency, route
 
+
+# UCUM time units of a dispensed supply's expected duration, in days.
+_SUPPLY_DAYS: Final = {"d": 1.0, "day": 1.0, "days": 1.0, "wk": 7.0, "week": 7.0, "weeks": 7.0}
 
 _PER_DAY = {"s": 86_400.0, "min": 1_440.0, "h": 24.0, "d": 1.0, "wk": 1 / 7, "mo": 1 / 30}
 
@@ -683,6 +766,7 @@ def build(
         unused=tuple(b.unused),
         readings=tuple(o for _, _, o in sorted(b.readings, key=lambda t: (t[0], t[1]))),
         source_refs=_source_refs(parsed.entries),
+        sources=_sources(parsed.entries),
         immunizations=tuple(sorted(b.immunizations, key=lambda i: (i.occurred or date.min, i.ref))),
         name=_patient_name(parsed.patient),
     )
@@ -749,3 +833,38 @@ def _source_refs(entries: Iterable[ParsedEntry]) -> tuple[str, ...]:
         if e.ref:
             seen.setdefault(e.ref, None)
     return tuple(seen)
+
+
+def _sources(entries: Iterable[ParsedEntry]) -> tuple[SourceRecord, ...]:
+    """Where each entry lives at the source: its ``fullUrl`` when that is the RESTful URL of the
+    same ``Type/id``, its first identifier with a system, and its code's words as a display
+    (never a patient's name)."""
+    out: dict[str, SourceRecord] = {}
+    for e in entries:
+        if not e.ref or e.ref in out:
+            continue
+        url = e.full_url if e.full_url.startswith(("http://", "https://")) else ""
+        if url and relative_ref(url) != e.ref:
+            url = ""
+        res: Any = e.resource
+        ident = next(
+            (
+                (str(i.system), str(i.value))
+                for i in (getattr(res, "identifier", None) or ())
+                if getattr(i, "system", None) and getattr(i, "value", None)
+            ),
+            None,
+        )
+        out[e.ref] = SourceRecord(e.ref, url, ident, _display(res))
+    return tuple(out.values())
+
+
+def _display(res: Any) -> str:
+    if type(res).__name__ == "Patient":
+        return ""
+    concept = getattr(res, "medicationCodeableConcept", None) or getattr(res, "code", None)
+    if concept is None or not hasattr(concept, "coding"):
+        return ""
+    if concept.text:
+        return str(concept.text)
+    return next((str(c.display) for c in concept.coding or () if c.display), "")

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from importlib import metadata
 from typing import Any, Final
 
+from fhir_mapping._detected import at_source, detected_issues, issue_coding, issue_refs
 from fhir_mapping.definitions import (
     AI_CONFIDENCE,
     AIAST,
@@ -50,10 +51,12 @@ __all__ = [
     "KNOWLEDGE_SYSTEM",
     "SERVICE_DEVICE_NAME",
     "SITE_KNOWLEDGE_SYSTEM",
+    "at_source",
     "careplan_id",
     "careplan_of",
     "deliberation_from_bundle",
     "graph_from_careplan",
+    "issue_coding",
     "patient_of",
     "plan_bundle",
     "service_version_default",
@@ -302,7 +305,9 @@ def _coding(code: tuple[str, str, str]) -> dict[str, str]:
 # --------------------------------------------------------------------------- the CarePlan
 
 
-def _activity(option: Option, res: OptionResult, d: Deliberation) -> dict[str, object]:
+def _activity(
+    option: Option, res: OptionResult, d: Deliberation, issues: Sequence[Mapping[str, Any]]
+) -> dict[str, object]:
     concept: dict[str, object] = {"text": option.title}
     if option.code:
         concept["coding"] = [_coding(option.code)]
@@ -333,6 +338,9 @@ def _activity(option: Option, res: OptionResult, d: Deliberation) -> dict[str, o
         "extension": [
             {"url": AI_CONFIDENCE, "valueDecimal": res.score},
             *_option_exts(option, res, d),
+            # The safety findings this activity answers; CarePlan.activity has no element that
+            # admits a DetectedIssue (detail.reasonReference does not), so an extension links it.
+            *(_ext("detected-issue", "valueReference", r) for r in issue_refs(issues)),
         ],
         "detail": detail,
     }
@@ -455,6 +463,7 @@ def _careplan(
     author: str,
     binary_id: str,
     previous_version: int | None,
+    issues: Mapping[str, Sequence[Mapping[str, Any]]],
 ) -> dict[str, object]:
     cid = careplan_id(d.plan_id, d.version)
     options = {o.id: o for o in d.options}
@@ -499,7 +508,12 @@ def _careplan(
         cp["replaces"] = [_ref(f"CarePlan/{careplan_id(d.plan_id, previous_version)}")]
     if addresses:
         cp["addresses"] = [_ref(r) for r in dict.fromkeys(addresses)]
-    cp["activity"] = [_activity(options[oid], ev.option(oid), d) for oid in ev.plan]
+    every_issue = [i for o in d.options for i in issues.get(o.id, ())]
+    if every_issue:
+        cp["supportingInfo"] = issue_refs(every_issue)
+    cp["activity"] = [
+        _activity(options[oid], ev.option(oid), d, issues.get(oid, ())) for oid in ev.plan
+    ]
     if not cp["activity"]:
         del cp["activity"]
     notes = _notes(d, ev, recorded)
@@ -732,8 +746,8 @@ def plan_bundle(
     under the canonical ``base``.
 
     Entries: CarePlan, Provenance, the deliberation Binary, the service Device, one Device per
-    role agent, the patient version (a Communication), then ``tasks`` (the contestation Tasks,
-    as given) when there are any.
+    role agent, the DetectedIssues, the patient version (a Communication), then ``tasks`` (the
+    contestation Tasks, as given) when there are any.
     ``previous_version`` marks this version as a contestation result: CarePlan.replaces, a
     ``revision`` entity and the Tasks' requesters as Provenance agents.
     """
@@ -756,6 +770,7 @@ def plan_bundle(
         ).decode("ascii"),
     }
     author = f"Device/{service['id']}"
+    issues = detected_issues(d, careplan_id=cid, author=author, recorded=recorded)
     careplan = _careplan(
         d,
         ev,
@@ -763,6 +778,7 @@ def plan_bundle(
         author=author,
         binary_id=binary_id,
         previous_version=previous_version,
+        issues=issues,
     )
     provenance = _provenance(
         d,
@@ -775,6 +791,7 @@ def plan_bundle(
     )
     resources: list[Mapping[str, Any]] = [careplan, provenance, binary, service]
     resources += [dev for _role, dev in agents]
+    resources += [i for o in d.options for i in issues.get(o.id, ())]
     resources.append(_communication(d, ev, recorded=recorded, author=author))
     resources += list(tasks)
     out: dict[str, object] = {
@@ -782,7 +799,7 @@ def plan_bundle(
         "id": f"{cid}-bundle",
         "type": "collection",
         "timestamp": recorded,
-        "entry": [_entry(r) for r in resources],
+        "entry": [_entry(r) for r in at_source(resources, d)],
     }
     return rebase(out, base)
 

@@ -29,7 +29,15 @@ from typing import Any, Final, Literal
 
 from pydantic import ValidationError
 
-from fhir_mapping.careplan import careplan_id, careplan_of, deliberation_from_bundle, plan_bundle
+from fhir_mapping._detected import source_url
+from fhir_mapping._refs import relative_ref
+from fhir_mapping.careplan import (
+    at_source,
+    careplan_id,
+    careplan_of,
+    deliberation_from_bundle,
+    plan_bundle,
+)
 from fhir_mapping.definitions import CANOE_BASE, CS_ACTION, CS_INPUT, DEFAULT_BASE, rebase
 from fhir_mapping.outcome import operation_outcome
 from fhir_mapping.r4 import Task
@@ -310,7 +318,7 @@ def _envelope(
     subject = _reference(res, "for")
     if subject is None:
         issues.add("required", f"{where}.for", "Task.for must reference the Patient")
-    elif subject != plan.patient_ref:
+    elif subject not in (plan.patient_ref, source_url(plan.patient_ref, plan)):
         issues.add("business-rule", f"{where}.for", "Task.for is not the patient of this CarePlan")
 
     actor = _reference(res, "requester")
@@ -318,7 +326,7 @@ def _envelope(
         issues.add(
             "required", f"{where}.requester", "Task.requester must reference the Practitioner"
         )
-    elif not actor.startswith(("Practitioner/", "PractitionerRole/")):
+    elif not (relative_ref(actor) or actor).startswith(("Practitioner/", "PractitionerRole/")):
         issues.add(
             "invalid",
             f"{where}.requester",
@@ -767,7 +775,7 @@ def contest_bundle(
         same["entry"] = list(same.get("entry", ())) + rebase(
             [
                 {"fullUrl": f"{CANOE_BASE}/Task/{t['id']}", "resource": t}
-                for t in done
+                for t in at_source(done, d)
                 if t["id"] not in have
             ],
             base,

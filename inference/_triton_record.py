@@ -23,8 +23,10 @@ the facts and drops the repetition:
   schemas and answers; the step decoders map them back (``inference/_triton_steps.py``).
 
 Apart from the rounding (and the aliases) the view is lossless (the order of ``source_refs``
-aside, which nothing reads as ordered): the test models rebuild the profile from it
-(``tests/support/triton_models.py``). This module knows the profile's types only.
+aside, which nothing reads as ordered, and ``sources``, where each resource lives at the EHR,
+which the FHIR output reads from the profile and a model never needs): the test models rebuild
+the profile from it (``tests/support/triton_models.py``). This module knows the profile's types
+only.
 """
 
 from __future__ import annotations
@@ -211,6 +213,7 @@ def _record(profile: PatientProfile) -> dict[str, Any]:
         data["observations"] = observations
     named = set(record_refs(data))
     data.pop("source_refs", None)
+    data.pop("sources", None)  # where each resource lives at the EHR: nothing for a model
     other = [r for r in profile.source_refs if r not in named]
     if other:
         data["other_refs"] = other

@@ -46,8 +46,9 @@ from typing import Any, TypeVar, cast
 from inference.adjudication import FactStatus, compare, fact_status
 from inference.knowledge import ROLE_BY_NAME, Analysis, analyse
 from inference.knowledge.conditions import classify
+from inference.knowledge.criteria import Criterion
 from inference.knowledge.roles import DOMAIN_ROLES, SEVERE_GROUPS
-from inference.knowledge.rules import Point, Proposal
+from inference.knowledge.rules import CRITERIA, Point, Proposal
 from inference.panel_sizes import DEFAULT_PANEL_SIZES, PanelSizes
 from inference.panel_sizes import panel_sizes as validated_sizes
 from inference.protocol import (
@@ -80,6 +81,7 @@ from inference.protocol import (
     Synthesize,
 )
 from service.core.evaluation import PRIORITY_ORDER
+from service.core.model import Finding
 from service.core.profile import LOINC_GROUPS, SNOMED, PatientProfile
 from service.errors import BackendTimeout, CanoeError, StepFailed
 
@@ -111,6 +113,9 @@ _BRIDGE_ANSWERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("opt-taper-", ("abrupt-withdrawal",)),
     ("opt-reduce-simvastatin", ("weaker-lipid-lowering",)),
 )
+# Every loaded criterion by id: a proposal names the criteria that made it.
+_CRITERIA_BY_ID: dict[str, Criterion] = {c.id: c for c in CRITERIA}
+
 # Priority by option id prefix where category and urgency do not say it (see ``_priority``).
 _OMISSIONS = (
     "opt-start-",
@@ -319,10 +324,22 @@ def _assess(a: Analysis, profile: PatientProfile) -> Assessment:
             p.medication_ref,
             _priority(p),
             _answers(p),
+            _findings(p),
         )
         for p in _specific_first(a.proposals)
     )
     return Assessment(_complexity(a, profile), a.dimensions, problems, options)
+
+
+def _findings(p: Proposal) -> tuple[Finding, ...]:
+    """What the criteria that proposed ``p`` found: each one's kind and harm severity, as the
+    knowledge states them (a rule function's proposal names no criterion, so has none)."""
+    return tuple(
+        Finding(c.kind, c.factors.severity, c.id)
+        for cid in p.criteria
+        for c in (_CRITERIA_BY_ID.get(cid),)
+        if c is not None
+    )
 
 
 def _priority(p: Proposal) -> Priority:

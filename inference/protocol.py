@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, get_args, runtime_checkable
 
 from service.core.evaluation import CATEGORY_ORDER
-from service.core.model import Stance
+from service.core.model import Finding, Stance
 from service.core.profile import PatientProfile
 
 __all__ = [
@@ -110,6 +110,8 @@ class CandidateOption:
     # Concern codes (see ``ArgumentDraft.concern``) the option's own design already answers,
     # e.g. a gradual taper answers "abrupt-withdrawal": an objection raising one loses its clash.
     answers: tuple[str, ...] = ()
+    # The safety findings behind the option, from the knowledge criteria that proposed it.
+    findings: tuple[Finding, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -159,8 +159,12 @@ class CarePlanService:
         tenant: str,
         progress: ProgressFn | None = None,
         deadline_s: float | None = None,
+        source_base: str = "",
     ) -> PlanOutcome:
-        """Ingest a FHIR R4 Bundle (JSON bytes), plan it and persist version 1."""
+        """Ingest a FHIR R4 Bundle (JSON bytes), plan it and persist version 1.
+
+        ``source_base``: the FHIR base of the system that holds the record, where the caller
+        knows it; the plan's references to the record then point there."""
         started = time.perf_counter()  # timings_ms.total counts from here (slot wait included)
         created = self.clock()  # the request time: the record's dates are judged against it
 
@@ -170,7 +174,7 @@ class CarePlanService:
                 f"{self.settings.limits.max_message_bytes} (CANOE_MAX_MESSAGE_BYTES)"
             )
         async with self._slot(), self._deadline(deadline_s):
-            return await self._plan(bundle, tenant, progress, started, created)
+            return await self._plan(bundle, tenant, progress, started, created, source_base)
 
     async def _plan(
         self,
@@ -179,6 +183,7 @@ class CarePlanService:
         progress: ProgressFn | None,
         started: float,
         created: str,
+        source_base: str = "",
     ) -> PlanOutcome:
         """``started``: ``perf_counter`` at the start of the request, for ``timings_ms.total``;
         ``created``: the request time, the plan's stamp and what the record's dates are judged by.
@@ -224,7 +229,11 @@ class CarePlanService:
         async def deliberate() -> tuple[PlanResult, tuple[dict[str, Any], dict[str, Any]]]:
             profile = ingested() if offload else await self._cpu(ingested)
             result = await self.planner.plan(
-                profile, plan_id=plan_id, created=created, progress=on_progress
+                profile,
+                plan_id=plan_id,
+                created=created,
+                progress=on_progress,
+                source_base=source_base,
             )
             return result, (write(result) if offload else await self._cpu(write, result))
 
@@ -292,7 +301,7 @@ class CarePlanService:
         A ``version`` that is no longer current raises StaleVersionError naming the current one;
         of two concurrent contestations of one version exactly one wins.
         """
-        from fhir_mapping.careplan import careplan_id, plan_bundle
+        from fhir_mapping.careplan import at_source, careplan_id, plan_bundle
         from fhir_mapping.definitions import rebase
 
         # remap_core_error: core field paths of a refused action -> FHIRPath of the Task element.
@@ -344,7 +353,7 @@ class CarePlanService:
                 bundle = plan_bundle(
                     new_d, ev, recorded=now, tasks=outcomes, previous_version=version, base=base
                 )
-                outcomes = rebase(outcomes, base)  # as the Bundle holds them
+                outcomes = rebase(at_source(outcomes, new_d), base)  # as the Bundle holds them
                 return new_d, outcomes, bundle, to_document(new_d, ev)
 
             new_d, outcomes, bundle, document = await self._cpu(recompute)

@@ -99,6 +99,12 @@ def _parser() -> argparse.ArgumentParser:
         help="ISO timestamp of the request (default: now): stamps the plan, and no date in the "
         "record may lie after it (beyond CANOE_FHIR_CLOCK_SKEW_S)",
     )
+    plan.add_argument(
+        "--source-base",
+        default="",
+        help="FHIR base URL of the system that holds the record: the plan's references to it "
+        "point there (default: the Bundle's own fullUrls, else kept and marked as the source's)",
+    )
     plan.add_argument("--timings", action="store_true", help="print stage timings on stderr")
     plan.add_argument("--no-progress", action="store_true", help="no progress display")
     plan.set_defaults(func=_cmd_plan)
@@ -257,6 +263,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     settings = load_settings(**overrides)
     raw = _read(args.bundle)
     created = args.created or _now()  # the request time: the record's dates are judged by it
+    source_base = _source_base(args.source_base)
     t0 = time.perf_counter()
     profile = ingest(
         raw,
@@ -269,7 +276,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     plan_id = new_plan_id(raw)
 
     show = not args.no_progress and sys.stderr.isatty()
-    result = asyncio.run(_plan_with_progress(planner, profile, plan_id, created, show))
+    result = asyncio.run(_plan_with_progress(planner, profile, plan_id, created, show, source_base))
     t1 = time.perf_counter()
     d, ev = result.deliberation, result.evaluation
     if args.deliberation:
@@ -298,11 +305,22 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _source_base(value: str) -> str:
+    from fhir_mapping.definitions import check_base
+
+    try:
+        return check_base(value) if value else ""
+    except ValueError as exc:
+        raise InputError(f"--source-base: {exc}") from exc
+
+
 async def _plan_with_progress(
-    planner: Any, profile: Any, plan_id: str, created: str, show: bool
+    planner: Any, profile: Any, plan_id: str, created: str, show: bool, source_base: str = ""
 ) -> Any:
     if not show:
-        return await planner.plan(profile, plan_id=plan_id, created=created)
+        return await planner.plan(
+            profile, plan_id=plan_id, created=created, source_base=source_base
+        )
     from rich.console import Console
     from rich.progress import Progress as Bar
 
@@ -318,7 +336,9 @@ async def _plan_with_progress(
                 description=f"{p.stage} {p.state}",
             )
 
-        return await planner.plan(profile, plan_id=plan_id, created=created, progress=on)
+        return await planner.plan(
+            profile, plan_id=plan_id, created=created, progress=on, source_base=source_base
+        )
 
 
 def _cmd_recompute(args: argparse.Namespace) -> int:

@@ -26,6 +26,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from canoe_client.v1 import careplan_pb2 as pb
 from canoe_client.v1 import careplan_pb2_grpc as pb_grpc
+from fhir_mapping.definitions import check_base
 from fhir_mapping.outcome import operation_outcome
 from service.app import CarePlanService, PlanOutcome
 from service.auth import SCOPE_CONTEST, SCOPE_PLAN, SCOPE_READ, Authenticator, Principal, require
@@ -36,6 +37,7 @@ from service.errors import (
     CanoeError,
     ForbiddenError,
     InputError,
+    Issue,
     LimitError,
     NotFoundError,
     StaleVersionError,
@@ -128,6 +130,17 @@ def _need(value: object, what: str) -> None:
         raise InputError(f"{what} is required")
 
 
+def _source_base(value: str) -> str:
+    """The caller's ``source_base`` as a FHIR base ("" when not given)."""
+    if not value:
+        return ""
+    try:
+        return check_base(value)
+    except ValueError as exc:
+        msg = f"source_base: {exc}"
+        raise InputError(msg, issues=(Issue("error", "value", msg, ("source_base",)),)) from exc
+
+
 class _Call:
     """Per-RPC bookkeeping: request id, span, principal, outcome, metrics and the log line."""
 
@@ -215,7 +228,10 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
             p = await call.principal(SCOPE_PLAN)
             _need(request.bundle_json, "bundle_json")
             out = await self.app.generate(
-                request.bundle_json, tenant=p.tenant, deadline_s=call.deadline_s()
+                request.bundle_json,
+                tenant=p.tenant,
+                deadline_s=call.deadline_s(),
+                source_base=_source_base(request.source_base),
             )
             call.attrs.update(plan_id=out.plan_id, version=out.version)
             return _plan_response(out)
@@ -235,6 +251,7 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
                     tenant=p.tenant,
                     progress=lambda ev: queue.put_nowait(_progress_event(ev)),
                     deadline_s=call.deadline_s(),
+                    source_base=_source_base(request.source_base),
                 )
             )
             getter: asyncio.Future[pb.PlanEvent | None] | None = None

@@ -57,6 +57,7 @@ from service.core.model import (
     Parameters,
     PatientWording,
     Problem,
+    SourceRecord,
 )
 from service.core.model import (
     Vote as CoreVote,
@@ -261,7 +262,9 @@ class Planner:
         plan_id: str,
         created: str,
         progress: Callable[[Progress], None] | None = None,
+        source_base: str = "",
     ) -> PlanResult:
+        """``source_base``: the FHIR base of the system that sent the record, where known."""
         run = _Run(self.concurrency, self.call_deadline_s, progress)
         x = self.experts
         ctx = run.ctx
@@ -336,6 +339,8 @@ class Planner:
                     ),
                 ),
                 coverage=self.coverage(profile) if self.coverage is not None else None,
+                sources=_cited_sources(profile, problems, options),
+                source_base=source_base,
                 knowledge=self.knowledge() if self.knowledge is not None else None,
                 patient=patient_wordings(profile, options),
             ),
@@ -491,6 +496,7 @@ class Planner:
                     code=o.code,
                     medication_ref=o.medication_ref,
                     priority=o.priority,
+                    findings=o.findings,
                 )
             )
         return tuple(options)
@@ -546,6 +552,20 @@ class Planner:
             )
             (included if r.decision == "include" else excluded).append((cand, r.score))
         return await self.experts.run(Synthesize(profile, tuple(included), tuple(excluded)), ctx)
+
+
+def _cited_sources(
+    profile: PatientProfile, problems: Iterable[Problem], options: Iterable[Option]
+) -> tuple[SourceRecord, ...]:
+    """Where the record's resources the deliberation cites live at the source."""
+    cited = {profile.ref}
+    cited.update(r for p in problems for r in p.refs)
+    for o in options:
+        cited.update(o.refs)
+        cited.update(f for a in o.arguments for f in a.facts)
+        if o.medication_ref:
+            cited.add(o.medication_ref)
+    return tuple(s for s in profile.sources if s.ref in cited)
 
 
 async def _all(coros: Iterable[Coroutine[Any, Any, T]]) -> list[T]:

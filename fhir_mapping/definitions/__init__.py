@@ -273,6 +273,27 @@ EXTENSIONS: Final[dict[str, ExtensionSpec]] = {
             value="Reference",
             targets=("MedicationRequest", "Medication"),
         ),
+        ExtensionSpec(
+            "detected-issue",
+            "Safety finding the activity answers",
+            "A DetectedIssue (drug interaction, drug-disease caution, dose, duplicate therapy, "
+            "drug level) that this activity answers. CarePlan.activity has no element that "
+            "admits a DetectedIssue, so the activity names it here; the CarePlan also lists "
+            "every DetectedIssue in supportingInfo.",
+            ("CarePlan.activity",),
+            value="Reference",
+            targets=("DetectedIssue",),
+        ),
+        ExtensionSpec(
+            "source-reference",
+            "Reference to the source system's record",
+            "True: this reference names a resource of the patient's record as the system that "
+            "sent it named it, whose FHIR base the service was not told. It does not resolve "
+            "inside the Bundle nor at the service; resolve it at the sending system (the "
+            "reference's identifier and display, where the source had them, help).",
+            ("Reference",),
+            value="boolean",
+        ),
     )
 }
 

@@ -32,6 +32,7 @@ from service.core.profile import (
 from .conditions import GROUPS_BY_KEY, classify
 from .drugs import drug, identify, matches, strength_mg
 from .pregnancy import Lactation, Pregnancy, lactation_of, pregnancy_of
+from .transitions import MedChange, Stay, changes_of, index_stay, stay_values
 
 __all__ = [
     "BloodPressure",
@@ -354,6 +355,10 @@ class Facts:
         # Pregnancy and breastfeeding now (``pregnancy``: the codes and windows are data).
         self.pregnancy: Pregnancy | None = pregnancy_of(profile)
         self.lactation: Lactation | None = lactation_of(profile)
+        # The index hospital stay and the medicine changes around it (``transitions``: the
+        # window and classes are data); None and () for a patient with no recent stay.
+        self.stay: Stay | None = index_stay(profile)
+        self.changes: tuple[MedChange, ...] = changes_of(profile, self.stay)
 
     # -- immunizations -----------------------------------------------------------------------
     def doses(self, cvx: tuple[str, ...], within_days: float | None) -> tuple[Immunization, ...]:
@@ -485,47 +490,32 @@ class Facts:
 
     # -- medicines ---------------------------------------------------------------------------
     @staticmethod
-    def _meds(profile: PatientProfile) -> tuple[MedFact, ...]:
+    def _first_orders(profile: PatientProfile) -> dict[str, date]:
         first: dict[str, date] = {}
         for m in profile.medications:  # every order, any status: durations run from the first
             for name in identify(m):
                 if m.authored is not None and (name not in first or m.authored < first[name]):
                     first[name] = m.authored
-        out = []
-        for m in profile.active_medications:
-            names = identify(m)
-            ds = [drug(n) for n in names]
-            starts = [first[n] for n in names if n in first]
-            text = m.text or next((c.display for c in m.codes if c.display), m.ref)
-            unit_mg, stated = _unit_dose(m, text)
-            if unit_mg is None and names:  # the RxNorm clinical drug's strength (drug table)
-                unit_mg = next(
-                    (
-                        mg
-                        for c in m.codes
-                        if c.code
-                        for mg in (strength_mg(c.code, names[0]),)
-                        if mg is not None
-                    ),
-                    None,
-                )
-            daily = unit_mg * m.times_per_day if unit_mg and m.times_per_day else None
-            out.append(
-                MedFact(
-                    m.ref,
-                    text,
-                    names,
-                    tuple(sorted({c for d in ds for c in d.classes})),
-                    tuple(sorted({f for d in ds for f in getattr(d, "flags", ())})),
-                    max((int(getattr(d, "acb", 0)) for d in ds), default=0),
-                    m.authored,
-                    min(starts) if starts else m.authored,
-                    unit_mg,
-                    daily if stated else None,
-                    stated,
-                )
-            )
+        return first
+
+    @staticmethod
+    def _meds(profile: PatientProfile) -> tuple[MedFact, ...]:
+        first = Facts._first_orders(profile)
+        out = [_med_fact(m, first) for m in profile.active_medications]
         return tuple(sorted(out, key=lambda x: (x.ref, x.text)))
+
+    def med_fact(self, m: Medication) -> MedFact:
+        """The typed view of any request, stopped or completed ones included (a medicine
+        stopped in hospital is named by the criteria that read the stay)."""
+        got = next((x for x in self.meds if x.ref == m.ref), None)
+        return got if got is not None else _med_fact(m, self._first_orders(self.p))
+
+    def stay_values(self, quantity: str) -> tuple[Observation, Observation] | None:
+        """The first and last reading of a quantity (``LOINC_GROUPS`` key) during the index stay:
+        on admission and at discharge; None without a stay or two readings on two days."""
+        if self.stay is None:
+            return None
+        return stay_values(self.p, self.stay, LOINC_GROUPS[quantity])
 
     def with_spec(self, spec: str) -> tuple[MedFact, ...]:
         kind, _, name = spec.partition(":")
@@ -808,8 +798,53 @@ class Facts:
             days = self.days_since(o.authored)
             if days is not None and 0 <= days <= 365:
                 vals += [float(days), float(days // 30)]
+        if self.stay is not None:
+            vals.append(float(self.stay.days_since))
+            dated = [self.stay.discharged, *(c.ends for c in self.changes if c.ends)]
+            vals += [float(v) for d in dated for v in (d.day, d.year)]
+            vals += [float(_course_days(c)) for c in self.changes if _course_days(c)]
         words = {w for t in quoted for w in _QUOTED_NUMBER.findall(t)}
         return frozenset(fmt(v) for v in vals if v is not None) | words
+
+
+def _med_fact(m: Medication, first: dict[str, date]) -> MedFact:
+    """One request as the criteria read it: ingredients, classes, dose and first order."""
+    names = identify(m)
+    ds = [drug(n) for n in names]
+    starts = [first[n] for n in names if n in first]
+    text = m.text or next((c.display for c in m.codes if c.display), m.ref)
+    unit_mg, stated = _unit_dose(m, text)
+    if unit_mg is None and names:  # the RxNorm clinical drug's strength (drug table)
+        unit_mg = next(
+            (
+                mg
+                for c in m.codes
+                if c.code
+                for mg in (strength_mg(c.code, names[0]),)
+                if mg is not None
+            ),
+            None,
+        )
+    daily = unit_mg * m.times_per_day if unit_mg and m.times_per_day else None
+    return MedFact(
+        m.ref,
+        text,
+        names,
+        tuple(sorted({c for d in ds for c in d.classes})),
+        tuple(sorted({f for d in ds for f in getattr(d, "flags", ())})),
+        max((int(getattr(d, "acb", 0)) for d in ds), default=0),
+        m.authored,
+        min(starts) if starts else m.authored,
+        unit_mg,
+        daily if stated else None,
+        stated,
+    )
+
+
+def _course_days(c: MedChange) -> int:
+    """Days a course runs, first and last day included (0 when its first day is unknown)."""
+    start = c.med.starts or c.med.authored
+    return 0 if start is None or c.ends is None else (c.ends - start).days + 1
 
 
 def _unit_dose(m: Medication, text: str) -> tuple[float | None, bool]:

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from fhir_mapping.careplan import issue_coding
 from fhir_mapping.definitions import CODE_SYSTEMS, CS_OVERRIDE_REASON
 from service.core import CATEGORY_ORDER, evaluate, from_document
 from service.core.model import Deliberation
@@ -196,8 +197,20 @@ def _link(review_url: str, plan_id: str, version: int) -> dict[str, Any]:
     }
 
 
-def _source(review_url: str) -> dict[str, Any]:
-    return {"label": SOURCE_LABEL, "url": review_url}
+def _source(review_url: str, options: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """The card's source; its ``topic`` is the detected-issue code (v3 ActCode, as the plan's
+    DetectedIssue carries it) of the first of ``options`` with a coded safety finding."""
+    out: dict[str, Any] = {"label": SOURCE_LABEL, "url": review_url}
+    kinds = [
+        str(f.get("kind"))
+        for o in options
+        for f in o.get("findings") or ()
+        if isinstance(f, Mapping)
+    ]
+    topic = issue_coding(kinds)
+    if topic is not None:
+        out["topic"] = topic
+    return out
 
 
 def _panel(document: Mapping[str, Any]) -> str:
@@ -279,7 +292,7 @@ def order_card(
         "summary": summary,
         "indicator": severity,
         "detail": "\n".join(detail),
-        "source": _source(review_url),
+        "source": _source(review_url, [f.option for f in ordered]),
         "suggestions": suggestions,
         "selectionBehavior": "at-most-one",
         "overrideReasons": [
@@ -425,7 +438,7 @@ def summary_card(
         "summary": _clip(summary),
         "indicator": indicator,
         "detail": "\n".join(lines),
-        "source": _source(review_url),
+        "source": _source(review_url, safety),
         "links": [_link(review_url, record.plan_id, record.version)],
     }
 

@@ -39,7 +39,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from fhir_mapping.definitions import DEFAULT_BASE, rebase
+from fhir_mapping.definitions import DEFAULT_BASE, check_base, rebase
 from service.cds_hooks.auth import (
     ClientIdentity,
     JwtVerifier,
@@ -123,7 +123,7 @@ class PlanService(CardStore, Protocol):
 
     async def ready(self) -> bool: ...
 
-    async def generate(self, bundle: bytes, *, tenant: str) -> _Outcome: ...
+    async def generate(self, bundle: bytes, *, tenant: str, source_base: str = "") -> _Outcome: ...
 
     async def contest(
         self, tasks: Mapping[str, Any], *, tenant: str, plan_id: str, version: int
@@ -224,6 +224,15 @@ def _div(text: str) -> str:
 
 
 # ------------------------------------------------------------------------------ probes
+
+
+def _fhir_base(fhir_server: str) -> str:
+    """The client's ``fhirServer`` as the base its record lives under ("" when none or unusable:
+    the plan's references then stay as the record named them, marked as the source's)."""
+    try:
+        return check_base(fhir_server) if fhir_server else ""
+    except ValueError:
+        return ""
 
 
 def _probes(service: PlanService) -> list[Route]:
@@ -394,7 +403,9 @@ class _Bridge:
             notes=len(resolved.notes),
         )
         outcome = await self.service.generate(
-            await asyncio.to_thread(dump_json, bundle), tenant=who.tenant
+            await asyncio.to_thread(dump_json, bundle),
+            tenant=who.tenant,
+            source_base=_fhir_base(call.fhir_server),
         )
         document = outcome.deliberation
         patient_ref = str(document.get("patient_ref") or f"Patient/{call.patient_id}")

@@ -33,12 +33,14 @@ from service.core.model import (
     CoverageGap,
     Deliberation,
     Edge,
+    Finding,
     KnowledgeStamp,
     Meta,
     Option,
     Parameters,
     PatientWording,
     Problem,
+    SourceRecord,
     Vote,
 )
 from service.core.router import count_votes, route_counts
@@ -177,6 +179,12 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
         )
         if o.priority is not None:  # optional: older documents have none and stay as they were
             options[-1]["priority"] = o.priority
+        if o.findings:  # optional, as priority
+            findings: list[dict[str, object]] = [
+                {"kind": f.kind, "severity": f.severity, "criterion": f.criterion}
+                for f in o.findings
+            ]
+            options[-1]["findings"] = findings
     return {
         "format": DELIBERATION_FORMAT,
         "plan_id": d.plan_id,
@@ -202,6 +210,8 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
             "created": m.created,
             **({"facts": [{"ref": r, "text": x} for r, x in m.facts]} if m.facts else {}),
             **({"coverage": _coverage_dict(m.coverage)} if m.coverage is not None else {}),
+            **({"sources": [_source_dict(x) for x in m.sources]} if m.sources else {}),
+            **({"source_base": m.source_base} if m.source_base else {}),
             **({"knowledge": _knowledge_dict(m.knowledge)} if m.knowledge is not None else {}),
             **({"patient": [_wording_dict(w) for w in m.patient]} if m.patient else {}),
         },
@@ -303,6 +313,27 @@ def _coverage_dict(c: Coverage) -> dict[str, Any]:
     }
 
 
+def _source_dict(x: SourceRecord) -> dict[str, Any]:
+    out: dict[str, Any] = {"ref": x.ref}
+    if x.url:
+        out["url"] = x.url
+    if x.identifier is not None:
+        out["identifier"] = {"system": x.identifier[0], "value": x.identifier[1]}
+    if x.display:
+        out["display"] = x.display
+    return out
+
+
+def _source(raw: Mapping[str, Any]) -> SourceRecord:
+    ident = raw.get("identifier")
+    return SourceRecord(
+        ref=raw["ref"],
+        url=raw.get("url", ""),
+        identifier=None if ident is None else (ident["system"], ident["value"]),
+        display=raw.get("display", ""),
+    )
+
+
 def _coverage(raw: Mapping[str, Any] | None) -> Coverage | None:
     """The coverage statement of a document (None in one written before it existed); its
     ``high_risk`` is derived from the gaps and ignored on the way in."""
@@ -337,6 +368,8 @@ def _meta(raw: Mapping[str, Any]) -> Meta:
         created=raw.get("created", ""),
         facts=tuple((f["ref"], f["text"]) for f in raw.get("facts", ())),
         coverage=_coverage(raw.get("coverage")),
+        sources=tuple(_source(x) for x in raw.get("sources", ())),
+        source_base=raw.get("source_base", ""),
         patient=tuple(
             PatientWording(w["option_id"], w["section"], w["text"], w.get("watch", ""))
             for w in raw.get("patient", ())
@@ -511,6 +544,9 @@ def _option(
         medication_ref=raw.get("medication_ref"),
         human_decision=raw.get("human_decision"),
         priority=raw.get("priority"),
+        findings=tuple(
+            Finding(f["kind"], f["severity"], f["criterion"]) for f in raw.get("findings", ())
+        ),
     )
 
 

@@ -21,12 +21,14 @@ __all__ = [
     "CoverageGap",
     "Deliberation",
     "Edge",
+    "Finding",
     "KnowledgeStamp",
     "Meta",
     "Option",
     "Parameters",
     "PatientWording",
     "Problem",
+    "SourceRecord",
     "Vote",
 ]
 
@@ -89,6 +91,17 @@ class Clash:
 
 
 @dataclass(frozen=True, slots=True)
+class Finding:
+    """A safety finding an option answers, as the knowledge criterion that found it stated it:
+    ``kind`` is the criterion's kind (``drug-drug``, ``drug-disease``, ``dose-ceiling``...),
+    ``severity`` its harm severity (critical, major, moderate, minor), ``criterion`` its id."""
+
+    kind: str
+    severity: str
+    criterion: str
+
+
+@dataclass(frozen=True, slots=True)
 class Option:
     id: str
     title: str
@@ -106,6 +119,9 @@ class Option:
     # ``service.core.evaluation``): orders the plan before the score. None in documents written
     # before it existed; those keep the category order.
     priority: str | None = None
+    # The safety findings behind the option, carried from the criteria that proposed it (empty
+    # in documents written before they were kept, and for options no criterion proposed).
+    findings: tuple[Finding, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +214,19 @@ class PatientWording:
 
 
 @dataclass(frozen=True, slots=True)
+class SourceRecord:
+    """Where one resource of the patient's record lives in the system that sent it: ``ref`` is
+    the ``Type/id`` the deliberation cites, ``url`` its absolute RESTful URL when the source
+    named one (a ``fullUrl`` or the source's base), ``identifier`` its first business identifier
+    (system, value) and ``display`` a short name, where the source had them."""
+
+    ref: str
+    url: str = ""
+    identifier: tuple[str, str] | None = None
+    display: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class KnowledgeStamp:
     """Which rules made a plan: the shipped knowledge's version and content hash, and the site
     overlay's label and content hash ("" when no site overlay was loaded). Hashes are
@@ -228,6 +257,12 @@ class Meta:
     facts: tuple[tuple[str, str], ...] = ()
     # What the plan checked and could not (None in documents written before it existed).
     coverage: Coverage | None = None
+    # Where the cited resources of the patient's record live (absent in older documents: their
+    # references stay as the caller sent them).
+    sources: tuple[SourceRecord, ...] = ()
+    # The FHIR base of the system that sent the record (the CDS Hooks ``fhirServer``, or the
+    # gRPC caller's ``source_base``), "" when unknown.
+    source_base: str = ""
     # The knowledge the plan was made with (None in documents written before it was recorded).
     knowledge: KnowledgeStamp | None = None
     # The patient's wording of each activity (none in documents written before it existed:

@@ -14,6 +14,8 @@ from datetime import date
 from types import MappingProxyType
 from typing import Literal
 
+from service.core.model import SourceRecord
+
 __all__ = [
     "LOINC_GROUPS",
     "MAX_AGE_YEARS",
@@ -134,6 +136,18 @@ class Medication:
     dose_value: float | None = None
     dose_unit: str = ""
     times_per_day: float | None = None
+    # Around a hospital stay: the list it belongs to (``category`` codes: inpatient, discharge,
+    # community, outpatient), why it was stopped or held (``statusReason`` text), the course
+    # (``courseOfTherapyType`` code: acute, continuous, seasonal), the first and last day of a
+    # course (``boundsPeriod``, or the last day a dispensed supply lasts), the request a dose
+    # change replaces (``priorPrescription``) and the Encounter it was written in.
+    categories: tuple[str, ...] = ()
+    status_reason: str = ""
+    course: str = ""
+    starts: date | None = None
+    ends: date | None = None
+    prior: str = ""
+    encounter: str = ""
 
     @property
     def active(self) -> bool:
@@ -201,6 +215,9 @@ class Encounter:
     reason_text: str = ""
     reason_refs: tuple[str, ...] = ()
     discharge: str = ""
+    # Conditions named in ``Encounter.diagnosis`` (admission and discharge diagnoses), by rank.
+    diagnoses: tuple[str, ...] = ()
+    discharge_text: str = ""  # the disposition's text or display
 
     @property
     def emergency_or_inpatient(self) -> bool:
@@ -268,6 +285,8 @@ class PatientProfile:
     readings: tuple[Observation, ...] = ()
     source_refs: tuple[str, ...] = field(default=())  # every resource reference in the bundle
     immunizations: tuple[Immunization, ...] = ()  # given, not given, dated or not
+    # Where each resource lives in the system that sent it (absolute URL, identifier, display).
+    sources: tuple[SourceRecord, ...] = ()
     name: str = ""  # as the record writes it, for the review app's header; no rule reads it
 
     @property

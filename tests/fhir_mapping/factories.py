@@ -19,6 +19,7 @@ from service.core.model import (
     Clash,
     Deliberation,
     Edge,
+    Finding,
     Meta,
     Option,
     Parameters,
@@ -124,6 +125,7 @@ def small_deliberation(**changes: object) -> Deliberation:
         refs=("MedicationRequest/mr-zolpidem",),
         problem_ids=("prob-falls", "prob-insomnia"),
         medication_ref="MedicationRequest/mr-zolpidem",
+        findings=(Finding("drug-age", "major", "beers-z-drugs"),),
     )
     monitoring = Option(
         id="opt-hba1c-monitoring",

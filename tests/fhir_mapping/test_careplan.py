@@ -29,6 +29,8 @@ from tests.fhir_mapping.factories import PATIENT, input_resources, small_deliber
 from tests.fhir_mapping.fhir_checks import all_references, assert_references_resolve, assert_valid
 
 RECORDED = "2026-11-30T10:00:00Z"
+# The mark on a reference to the patient's record whose source base the service was not told.
+AT_SOURCE = [{"url": ext_url("source-reference"), "valueBoolean": True}]
 
 
 def _bundle(d=None):
@@ -66,7 +68,7 @@ def test_careplan_core_elements():
     assert cp["meta"]["versionId"] == "1"
     assert cp["status"] == "draft"
     assert cp["intent"] == "proposal"
-    assert cp["subject"] == {"reference": PATIENT}
+    assert cp["subject"] == {"reference": PATIENT, "extension": AT_SOURCE}
     assert cp["created"] == RECORDED
     assert cp["category"]
     assert "replaces" not in cp
@@ -98,7 +100,10 @@ def test_activities_follow_the_plan_order_with_kind_code_and_medication():
     assert med["detail"]["extension"] == [
         {
             "url": ext_url("activity-medication"),
-            "valueReference": {"reference": "MedicationRequest/mr-zolpidem"},
+            "valueReference": {
+                "reference": "MedicationRequest/mr-zolpidem",
+                "extension": AT_SOURCE,
+            },
         }
     ]
     assert med["detail"]["description"].startswith("Reduce zolpidem")
@@ -110,8 +115,8 @@ def test_activities_follow_the_plan_order_with_kind_code_and_medication():
         }
     ]
     assert mon["detail"]["reasonReference"] == [
-        {"reference": "Condition/cond-t2dm"},
-        {"reference": "Observation/obs-hba1c"},
+        {"reference": "Condition/cond-t2dm", "extension": AT_SOURCE},
+        {"reference": "Observation/obs-hba1c", "extension": AT_SOURCE},
     ]
 
 

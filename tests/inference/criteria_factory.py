@@ -12,6 +12,7 @@ from inference.knowledge.criteria.schema import Criterion, Trigger
 from inference.knowledge.drugs import DRUGS
 from inference.knowledge.facts import SMOKING_CODES, Facts
 from inference.knowledge.levels import LEVELS, LevelEntry
+from inference.knowledge.transitions import TRANSITIONS
 from service.core.profile import (
     CVX,
     LOINC_GROUPS,
@@ -59,6 +60,7 @@ class Builder:
     imms: list[Immunization] = field(default_factory=list)
     encs: list[Encounter] = field(default_factory=list)
     onset_days: int = 60  # how long before the record date conditions began
+    discharged_days: int = 5  # how long before the record date a hospital stay ended
     n: int = 0
 
     def _id(self) -> str:
@@ -132,6 +134,49 @@ class Builder:
             )
         )
 
+    @property
+    def discharged(self) -> date:
+        return AS_OF - timedelta(days=self.discharged_days)
+
+    def stay(self, groups: tuple[str, ...]) -> None:
+        """A hospital stay that ended ``discharged_days`` ago, its diagnosis of ``groups[0]``."""
+        diagnoses: tuple[str, ...] = ()
+        if groups:
+            self.condition(groups[0])
+            diagnoses = (self.problems[-1].ref,)
+        self.encs.append(
+            Encounter(
+                f"Encounter/{self._id()}",
+                "Hospital admission",
+                self.discharged - timedelta(days=4),
+                self.discharged,
+                class_code="IMP",
+                diagnoses=diagnoses,
+            )
+        )
+
+    def change(self, kind: str, name: str) -> None:
+        """A medicine request that reads as a ``kind`` of change around the stay."""
+        at = self.discharged
+        if kind == "dose-changed":
+            old = self.med(name, dose_mg=10)
+            self.meds[-1] = replace(old, status="stopped")
+            new = self.med(name, at, 20)
+            self.meds[-1] = replace(new, prior=old.ref)
+            return
+        m = self.med(name, at if kind in ("new", "course-ending") else date(2023, 1, 1))
+        shape = {
+            "held": {"status": "on-hold", "status_reason": "held in hospital"},
+            "stopped": {"status": "stopped", "status_reason": "stopped for harm"},
+            "course-ending": {"starts": at, "ends": AS_OF + timedelta(days=7)},
+            "course-ended": {
+                "status": "completed",
+                "authored": at - timedelta(days=3),
+                "ends": AS_OF - timedelta(days=2),
+            },
+        }.get(kind, {})
+        self.meds[-1] = replace(m, **shape)  # type: ignore[arg-type]
+
     def lab(self, quantity: str, value: float, when: date = AS_OF) -> None:
         loinc = LOINC_GROUPS[quantity][0]
         self.obs.append(
@@ -193,7 +238,19 @@ def _excluded(c: Criterion) -> frozenset[str]:
     return frozenset(out)
 
 
+def _satisfy_stay(b: Builder, t: Trigger, taken: set[str]) -> None:
+    """A stay of the trigger's groups, and first (so that it is ``a``) the changed medicine."""
+    if t.change is not None:
+        spec = t.change.specs[0] if t.change.specs else "class:dhp-ccb"
+        name = drug_for(spec, frozenset(taken))
+        taken.add(name)
+        b.change(t.change.kinds[0], name)
+    b.stay(t.stay.groups if t.stay is not None else ())
+
+
 def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
+    if t.stay is not None or t.change is not None:
+        _satisfy_stay(b, t, taken)
     if t.age_min is not None:
         b.age = max(b.age, int(params[t.age_min]) + 1)
     if t.age_max is not None:
@@ -227,10 +284,12 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
         b.condition(group)
     for group in t.ever_conditions[:1]:
         b.resolved(group)
+    unchecked = t.stay.unchecked if t.stay is not None else ()
     for lab in t.labs:
         v = params[lab.param]
         value = v * 0.9 if lab.op in ("<", "<=") else v * 1.1 + 1
-        b.lab("egfr" if lab.quantity == "kidney" else lab.quantity, value)
+        when = b.discharged if lab.quantity in unchecked else AS_OF  # the result at discharge
+        b.lab("egfr" if lab.quantity == "kidney" else lab.quantity, value, when)
     if t.count is not None and t.count.by == "acb":
         total = n = 0
         least = params[t.count.min_medicines] if t.count.min_medicines else 0
@@ -435,6 +494,10 @@ def negative(c: Criterion) -> tuple[PatientProfile, str]:
         for k in range(need):
             b.immunization(v.cvx[0], AS_OF - timedelta(days=30 + 60 * k))
         return b.build(), "the vaccine is recorded"
+    if t.stay is not None or t.change is not None:  # the same record, the stay long past
+        old = Builder(discharged_days=TRANSITIONS.stay.days + 10)
+        _satisfy(old, t, c.params, set(_excluded(c)))
+        return old.build(), "the stay ended before the window"
     if t.recent_event is not None:  # the same event, but before the window
         old = Builder(onset_days=int(c.params[t.recent_event.days]) + 30)
         _satisfy(old, t, c.params, set(_excluded(c)))

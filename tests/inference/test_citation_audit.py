@@ -57,6 +57,13 @@ ALLOWED: dict[tuple[str, str], str] = {
         )
     },
     ("duplicate-benzodiazepine-seizure-disorder", "EB-DUP-001"): "same-class duplication rule",
+    **{
+        (f"transition-duplicate-{cls}", "EB-TOC-001"): "states the reconciliation rule itself "
+        "(duplicates between the home and discharge lists are removed) for every class"
+        for cls in ("beta-blocker", "acei", "arb", "statin", "ppi", "dhp-ccb", "sulfonylurea")
+    },
+    ("transition-held-kidney-medicine", "EB-TOC-001"): "states the reconciliation rule for "
+    "every held medicine (a decision and the check it depends on); EB-TOC-008 names the drugs",
     ("dd-alpha-blocker-syncope", "EB-MEDSAFE-021"): "alpha-1 blockers are among the "
     "vasodilators with orthostatic hypotension it names; EB-MEDSAFE-014 names them directly",
     ("dd-antiplatelet-anticoagulated-af", "EB-CV-005"): "states that atrial fibrillation with "
@@ -113,13 +120,15 @@ def trigger_words(t: Trigger) -> set[str]:
     """The drugs a trigger names (taken or missing); its conditions only when it names no drug,
     so a document about the right disease but the wrong drug still fails."""
     words: set[str] = set()
-    for spec in (*t.drugs, *t.absent_drugs):
+    changed = t.change.specs if t.change is not None else ()
+    for spec in (*t.drugs, *t.absent_drugs, *changed):
         words |= spec_words(spec)
     for alt in t.any_of:
         words |= trigger_words(alt)
     if words:
         return words
-    for g in (*t.any_conditions, *t.ever_conditions):
+    stayed = t.stay.groups if t.stay is not None else ()
+    for g in (*t.any_conditions, *t.ever_conditions, *stayed):
         words |= {g, g.replace("-", " "), _group_labels().get(g, g).lower()}
     return words
 

@@ -2,7 +2,8 @@
 
 - Gastroprotection on an anticoagulant plus an antiplatelet is a bleeding-prevention safety item
   (ESC 2017 DAPT focused update; ESC 2020 AF; ACCF/ACG/AHA 2010), not a routine omission, and
-  no 'benefit you will not live to see' objection is raised against it.
+  no 'benefit you will not live to see' objection is raised against it. It needs a vascular
+  indication for the antiplatelet; without one the antiplatelet is stopped instead.
 - The kidney-protection ACE inhibitor/ARB proposal needs albuminuria (KDIGO 2022 Diabetes in CKD
   1.2.1); without it, diabetes with raised blood pressure gets the blood-pressure proposal
   (NICE NG136), which no longer claims kidney protection.
@@ -32,6 +33,7 @@ def _proposals(profile: PatientProfile) -> dict[str, Proposal]:
 def _antithrombotics(*extra: str, age: int = 80) -> dict[str, Proposal]:
     b = Builder(age=age)
     b.condition("af")
+    b.condition("chd")  # the antiplatelet's indication: without one it is stopped instead
     b.med("warfarin")
     b.med("clopidogrel")
     for m in extra:

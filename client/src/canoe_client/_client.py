@@ -269,9 +269,12 @@ class CarePlanClient:
         except grpc.RpcError as err:
             raise error_from_rpc(err) from err
 
-    def plan(self, bundle: FhirInput, *, timeout_s: float | None = None) -> Json:
-        """Plan a FHIR R4 Bundle: ``{"plan_id", "version", "bundle", "summary"}``."""
-        req = pb.GeneratePlanRequest(bundle_json=_fhir_bytes(bundle))
+    def plan(
+        self, bundle: FhirInput, *, timeout_s: float | None = None, source_base: str = ""
+    ) -> Json:
+        """Plan a FHIR R4 Bundle: ``{"plan_id", "version", "bundle", "summary"}``;
+        ``source_base``: the FHIR base of the system holding the record, where known."""
+        req = pb.GeneratePlanRequest(bundle_json=_fhir_bytes(bundle), source_base=source_base)
         return _plan(self._call(self._stub.GeneratePlan, req, timeout_s))
 
     def stream_plan(self, bundle: FhirInput, *, timeout_s: float | None = None) -> Iterator[Json]:
@@ -354,8 +357,10 @@ class AsyncCarePlanClient:
         except grpc.RpcError as err:
             raise error_from_rpc(err) from err
 
-    async def plan(self, bundle: FhirInput, *, timeout_s: float | None = None) -> Json:
-        req = pb.GeneratePlanRequest(bundle_json=_fhir_bytes(bundle))
+    async def plan(
+        self, bundle: FhirInput, *, timeout_s: float | None = None, source_base: str = ""
+    ) -> Json:
+        req = pb.GeneratePlanRequest(bundle_json=_fhir_bytes(bundle), source_base=source_base)
         return _plan(await self._call(self._stub.GeneratePlan, req, timeout_s))
 
     async def stream_plan(

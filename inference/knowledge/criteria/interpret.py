@@ -19,13 +19,14 @@ from inference.protocol import Severity
 from service.core.evaluation import CATEGORY_ORDER, PRIORITY_ORDER
 from service.core.profile import Immunization, Observation, Problem, unit_words
 
-from ..drugs import RenalLimit, drug, renal_limit
-from ..facts import Conflict, Event, Facts, MedFact, Unsteady, age_phrase, fmt
+from ..drugs import RenalLimit, drug, matches, renal_limit
+from ..facts import Conflict, Event, Facts, MedFact, Unsteady, age_phrase, fmt, without_tag
 from ..levels import Level, LevelEntry, Reading, level_entry, level_of
 from ..model import Output, Point, Proposal, add_or_merge, refs, rid, slug
 from ..panels import PANELS
 from ..pk import PkEffect, interactions
 from ..strength import tau
+from ..transitions import MedChange, Stay
 from ..weight_dosing import WeightDose, per_kg
 from .schema import Criterion, LevelTest, PointTemplate, Trigger, WeightCeiling
 
@@ -67,6 +68,8 @@ class Binding:
     pregnancy: bool = False  # the trigger read the current pregnancy
     lactation: bool = False  # the trigger read current breastfeeding
     level: Level | None = None  # the drug level a level test read
+    stay: Stay | None = None  # the index hospital stay a stay or change test read
+    change: MedChange | None = None  # the medicine change bound with ``a``
 
     def copy(self) -> Binding:
         return Binding(
@@ -92,6 +95,8 @@ class Binding:
             self.pregnancy,
             self.lactation,
             self.level,
+            self.stay,
+            self.change,
         )
 
 
@@ -285,6 +290,10 @@ def _match(
         b0.event_days = len({e.day for e in events})
     else:
         events = ()
+    if t.stay is not None or t.change is not None:
+        if not _stay_holds(t, f, params):
+            return
+        b0.stay = f.stay
     if t.any_of:
         alt = next((x for a in t.any_of for x in _match(a, f, params, b0)), None)
         if alt is None:
@@ -309,23 +318,34 @@ def _match(
         conds = [found[0]]
     elif ever:
         conds = [_Cond(ever[0].text, (ever[0].ref,))]
+    changes = _changes(t, f)
+    if t.change is not None and not changes:
+        return
+    specs = (("",) if t.change is not None else ()) + t.drugs
     pools = [f.with_spec(s) for s in t.drugs]
-    for combo in product(*pools) if pools else [()]:
+    binds: list[MedChange | None] = [*changes] or [None]
+    combos: list[tuple[MedFact, ...]] = list(product(*pools)) if pools else [()]
+    for ch, rest in [(ch, rest) for ch in binds for rest in combos]:
+        combo = ((f.med_fact(ch.med),) if ch is not None else ()) + rest
+        if ch is not None and not _duplicate_ok(t, f, combo):
+            continue
         refs_ = [m.ref for m in combo]
         if len(set(refs_)) != len(refs_):
             continue
         # Two specs naming the same class bind each unordered pair of ingredients once.
         if any(
-            t.drugs[i] == t.drugs[j]
+            specs[i]
+            and specs[i] == specs[j]
             and (combo[i].ref > combo[j].ref or combo[i].drugs == combo[j].drugs)
             for i in range(len(combo))
             for j in range(i + 1, len(combo))
         ):
             continue
         b = b0.copy()
+        b.change = ch
         for i, m in enumerate(combo):
             b.meds[_NAMES[i]] = m
-            b.names[_NAMES[i]] = _pick(m, t.drugs[i])
+            b.names[_NAMES[i]] = _change_name(ch, t) if i == 0 and ch else _pick(m, specs[i])
         a = b.meds.get("a")
         if t.recent_event is not None and t.recent_event.on_drug:
             start = a.first_authored if a is not None else None
@@ -373,6 +393,67 @@ def _match(
             bc = b.copy()
             bc.cond = c
             yield bc
+
+
+def _stay_holds(t: Trigger, f: Facts, params: dict[str, float]) -> bool:
+    """The index stay exists and meets the trigger's stay test (a change test needs a stay)."""
+    st = f.stay
+    if st is None:
+        return False
+    test = t.stay
+    if test is None:
+        return True
+    if test.groups and not set(test.groups) & set(st.groups):
+        return False
+    if test.classes and st.encounter.class_code not in test.classes:
+        return False
+    if test.within_days and st.days_since > params[test.within_days]:
+        return False
+    return not any(
+        o.effective is not None and o.effective > st.discharged
+        for q in test.unchecked
+        for o in f.p.series(_loincs(q))
+    )
+
+
+def _changes(t: Trigger, f: Facts) -> list[MedChange]:
+    """The stay's medicine changes a change test binds, each once per medicine and kind."""
+    test = t.change
+    if test is None:
+        return []
+    return [
+        c
+        for c in f.changes
+        if c.kind in test.kinds
+        and (not test.specs or any(matches(n, sp) for n in c.drugs for sp in test.specs))
+    ]
+
+
+def _change_name(ch: MedChange, t: Trigger) -> str:
+    """The ingredient of a changed medicine that the change test matched (its first one when
+    the test names no medicine)."""
+    specs = t.change.specs if t.change is not None else ()
+    hit = next((n for n in ch.drugs for sp in specs if matches(n, sp)), None)
+    return hit or (ch.drugs[0] if ch.drugs else ch.med.text)
+
+
+def _duplicate_ok(t: Trigger, f: Facts, combo: Sequence[MedFact]) -> bool:
+    """A change test with ``same_class`` holds only for a home medicine of the changed one's
+    class (its duplicate between the two lists)."""
+    classes = t.change.same_class if t.change is not None else ()
+    return not classes or (_same_class(classes, combo) and _from_home(f, combo[1]))
+
+
+def _same_class(classes: Sequence[str], combo: Sequence[MedFact]) -> bool:
+    """The changed medicine (first) and the next share one of ``classes``."""
+    if len(combo) < 2:
+        return False
+    return bool(set(combo[0].classes) & set(combo[1].classes) & set(classes))
+
+
+def _from_home(f: Facts, m: MedFact) -> bool:
+    """A medicine of the list before admission: not itself one of the stay's changes."""
+    return not any(c.med.ref == m.ref for c in f.changes if c.kind in ("new", "dose-changed"))
 
 
 def _dose_at_age(f: Facts, given: Sequence[Immunization], years: float) -> bool:
@@ -772,6 +853,10 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
             if attr == "count":
                 return str(b.event_days)
             return ev.text
+        if head in ("stay", "change"):
+            return _transition_text(head, attr, f, b)
+        if head == "admitted" and attr:
+            return _admitted_phrase(f, attr)
         if head == "stroke":
             st = f.stroke
             if attr == "parts":
@@ -803,6 +888,70 @@ def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
         return "?"
 
     return _PLACEHOLDER.sub(one, text)
+
+
+def _admitted_phrase(f: Facts, quantity: str) -> str:
+    """``{admitted.potassium}``: "4.1 on admission, 4.9 mmol/L at discharge" where the stay
+    holds both, else the latest value with its day."""
+    got = f.stay_values(quantity)
+    if got is not None:
+        first, last = got
+        unit = f" {unit_words(last.unit)}" if unit_words(last.unit) else ""
+        return f"{fmt(first.value)} on admission, {fmt(last.value)}{unit} at discharge"
+    o = f.latest(quantity)
+    if o is None:
+        return "not recorded"
+    unit = f" {unit_words(o.unit)}" if unit_words(o.unit) else ""
+    return f"{fmt(o.value)}{unit} on {o.effective or 'an unknown date'}"
+
+
+def day_words(d: date) -> str:
+    """A date as the texts write it: "8 December 2026".
+
+    >>> day_words(date(2026, 12, 8))
+    '8 December 2026'
+    """
+    return f"{d.day} {d:%B} {d.year}"
+
+
+_CHANGE_WORDS = {
+    "new": "new",
+    "stopped": "stopped",
+    "dose-changed": "dose changed",
+    "held": "held",
+    "course-ending": "course ending",
+    "course-ended": "course ended",
+}
+
+
+def _transition_text(head: str, attr: str | None, f: Facts, b: Binding) -> str:
+    """``{stay}`` "hospital stay for Heart failure"; ``{stay.when}`` "discharged 25 November
+    2026, 5 days ago"; ``{stay.days}``; ``{stay.reason}``; ``{change}`` the kind of change in
+    words; ``{change.ends}`` the last day of a course; ``{change.days}`` its length;
+    ``{change.before}`` the replaced request's dose."""
+    st = b.stay or f.stay
+    if head == "stay":
+        if st is None:
+            return "?"
+        if attr == "when":
+            return f"discharged {day_words(st.discharged)}, {st.days_since} days ago"
+        if attr == "days":
+            return str(st.days_since)
+        if attr == "reason":
+            return without_tag(st.label)
+        return f"{st.setting} for {without_tag(st.label)}"
+    ch = b.change
+    if ch is None:
+        return "?"
+    if attr == "ends":
+        return day_words(ch.ends) if ch.ends else "an unknown date"
+    if attr == "days":
+        start = ch.med.starts or ch.med.authored
+        return str((ch.ends - start).days + 1) if ch.ends and start else "?"
+    if attr == "before":
+        prev = ch.previous
+        return (prev.dose or prev.text) if prev is not None else "not recorded"
+    return _CHANGE_WORDS[ch.kind]
 
 
 def _pk_text(pk: PkEffect, attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
@@ -884,6 +1033,10 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
         for r in (lv.latest, lv.previous):
             if r is not None and r.obs.effective is not None:
                 out |= set(re.findall(r"\d+", str(r.obs.effective)))
+    if b.stay is not None:  # the stay's dates and the numbers its diagnoses quote
+        out |= set(re.findall(r"\d+(?:\.\d+)?", b.stay.label))
+    if b.change is not None and b.change.previous is not None:
+        out |= set(re.findall(r"\d+(?:\.\d+)?", b.change.previous.dose))
     if b.limit is not None:  # the band's own thresholds, as its source states them
         lim = b.limit
         out |= {fmt(v) for v in (lim.below, lim.at_least, lim.max_daily_mg) if v is not None}
@@ -906,6 +1059,8 @@ _CITABLE = (
     "pregnancy",
     "lactation",
     "level",
+    "stay",
+    "change",
 )
 
 
@@ -930,6 +1085,10 @@ def _cited(names: Sequence[str], b: Binding, f: Facts) -> tuple[str, ...]:
             out += [i.ref for i in b.doses]
         elif n == "event" and b.event is not None:
             out += b.event.refs
+        elif n == "stay" and b.stay is not None:
+            out += b.stay.refs
+        elif n == "change" and b.change is not None:
+            out += b.change.refs
         elif n == "stroke" and b.stroke:
             out += f.stroke.refs
         elif n == "smoking" and f.smoking is not None:

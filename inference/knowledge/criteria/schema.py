@@ -20,6 +20,7 @@ from inference.protocol import Priority
 
 __all__ = [
     "KINDS",
+    "ChangeTest",
     "Count",
     "CriteriaFile",
     "Criterion",
@@ -31,6 +32,7 @@ __all__ = [
     "PointTemplate",
     "ProblemTemplate",
     "RecentEvent",
+    "StayTest",
     "StrokeRisk",
     "Trigger",
     "VaccineDue",
@@ -52,6 +54,7 @@ Kind = Literal[
     "care-planning",
     "drug-pregnancy",
     "drug-lactation",
+    "drug-level",
 ]
 KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
 # The plan categories (``service.core.evaluation.CATEGORY_ORDER``).
@@ -214,6 +217,42 @@ class RecentEvent(_Strict):
     min_events: str | None = None
 
 
+class StayTest(_Strict):
+    """The index hospital stay (``Facts.stay``: the latest inpatient, observation, short or
+    emergency stay that ended within the window of ``data/transitions.yaml``). ``groups``: one
+    of its diagnoses or reasons falls in one of these condition groups (any stay when empty);
+    ``classes``: its Encounter class is one of these v3 ActCodes (any when empty);
+    ``within_days`` (a param name): discharged at most this many days before the record date.
+    Binds ``stay``."""
+
+    groups: tuple[str, ...] = ()
+    classes: tuple[str, ...] = ()
+    within_days: str | None = None
+    # No result of any of these quantities (``LOINC_GROUPS`` keys) dated after discharge: the
+    # test due after the stay has not been done yet.
+    unchecked: tuple[str, ...] = ()
+
+
+class ChangeTest(_Strict):
+    """A medicine change around the index stay (``Facts.changes``) of one of ``kinds``, for a
+    medicine matching one of ``specs`` (any medicine when empty). Each such change binds its
+    medicine to ``a`` (the trigger's ``drugs`` then bind ``b``, ``c``...) and itself to
+    ``change``; the stay it belongs to is bound to ``stay``."""
+
+    kinds: tuple[
+        Literal["new", "stopped", "dose-changed", "held", "course-ending", "course-ended"], ...
+    ] = Field(min_length=1)
+    specs: tuple[str, ...] = ()
+    # The changed medicine and a trigger drug (``b``) share one of these classes (a duplicate
+    # between the home and the discharge lists).
+    same_class: tuple[str, ...] = ()
+
+    @field_validator("specs")
+    @classmethod
+    def _specs(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return _drug_specs(v)
+
+
 class LevelTest(_Strict):
     """A drug level read against the levels table (``data/drug_levels.yaml``); binds the
     measured medicine to ``a``, the level to ``level`` and, where the record shows one, the
@@ -300,6 +339,8 @@ class Trigger(_Strict):
     recent_event: RecentEvent | None = None
     started_within: str | None = None  # drug ``a`` first ordered within this many days
     recent_orders: RecentOrders | None = None
+    stay: StayTest | None = None
+    change: ChangeTest | None = None
     weight_dose: WeightCeiling | None = None
     # Pregnant now (True) or not (False), from ``Facts.pregnancy``; binds ``pregnancy``. The
     # gestational-age bounds (param names, whole weeks) hold when the age is not recorded.
@@ -460,6 +501,8 @@ def _trigger_params(t: Trigger) -> list[str]:
             used.append(t.recent_event.min_events)
     if t.recent_orders is not None:
         used.append(t.recent_orders.days)
+    if t.stay is not None and t.stay.within_days:
+        used.append(t.stay.within_days)
     if t.level is not None and t.level.days:
         used.append(t.level.days)
     used += [lab.param for lab in t.labs]
