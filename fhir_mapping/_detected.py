@@ -55,7 +55,7 @@ _RANK: Final = ("critical", "major", "moderate", "minor")
 
 # Resource types this service writes: references to them stay relative (inside the Bundle).
 OWN_TYPES: Final = frozenset(
-    {"CarePlan", "Provenance", "Binary", "Device", "DetectedIssue", "Task"}
+    {"CarePlan", "Provenance", "Binary", "Device", "DetectedIssue", "Task", "Communication"}
 )
 _IMPLICATED: Final = frozenset({"MedicationRequest", "Condition", "Medication"})
 _AUTHORS: Final = frozenset({"Practitioner", "PractitionerRole"})

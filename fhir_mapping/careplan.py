@@ -43,6 +43,7 @@ from fhir_mapping.definitions import (
 from service.core import from_document, to_document
 from service.core.evaluation import Evaluation, OptionResult
 from service.core.model import Argument, Deliberation, Option
+from service.core.patient import PatientVersion, patient_version
 from service.core.summary import coverage_detail, coverage_lines, summarise, summary_text
 from service.errors import BundleError, DocumentError, Issue
 
@@ -56,6 +57,7 @@ __all__ = [
     "deliberation_from_bundle",
     "graph_from_careplan",
     "issue_coding",
+    "patient_of",
     "plan_bundle",
     "service_version_default",
 ]
@@ -64,6 +66,7 @@ SERVICE_DEVICE_NAME: Final = "canoe care-plan service"
 _PARTICIPANT = "http://terminology.hl7.org/CodeSystem/provenance-participant-type"
 _DATA_OPERATION = "http://terminology.hl7.org/CodeSystem/v3-DataOperation"
 _SNOMED = "http://snomed.info/sct"
+_COMMUNICATION_CATEGORY = "http://terminology.hl7.org/CodeSystem/communication-category"
 _REF = re.compile(r"^[A-Z][A-Za-z]+/[A-Za-z0-9\-.]{1,64}$")
 _ID = re.compile(r"^[A-Za-z0-9\-.]{1,64}$")
 # Identifier systems of the knowledge a plan was made with (values: content hashes).
@@ -597,7 +600,11 @@ def _provenance(
     out: dict[str, object] = {
         "resourceType": "Provenance",
         "id": f"{cid}-provenance",
-        "target": [_ref(f"CarePlan/{cid}/_history/{d.version}"), _ref(f"Binary/{binary_id}")],
+        "target": [
+            _ref(f"CarePlan/{cid}/_history/{d.version}"),
+            _ref(f"Binary/{binary_id}"),
+            _ref(f"Communication/{cid}-patient"),
+        ],
         "recorded": recorded,
         "activity": {
             "coding": [
@@ -650,6 +657,78 @@ def _task_reason(task: Mapping[str, Any]) -> str:
     return text if isinstance(text, str) else ""
 
 
+# --------------------------------------------------------------------------- the patient version
+
+
+def _patient_narrative(pv: PatientVersion) -> str:
+    e = html.escape
+    parts = ['<div xmlns="http://www.w3.org/1999/xhtml">', f"<h3>{e(pv.title)}</h3>"]
+    parts.append(f"<p>{e(pv.intro)}</p>")
+    for s in pv.sections:
+        parts.append(f"<p><b>{e(s.heading)}</b></p><ul>")
+        parts += [f"<li>{e(line)}</li>" for line in s.lines]
+        parts.append("</ul>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _communication(
+    d: Deliberation, ev: Evaluation, *, recorded: str, author: str
+) -> dict[str, object]:
+    """The patient version as a Communication to the patient, based on this CarePlan version.
+
+    A Communication, not a second CarePlan (an EHR would show two plans and the patient's
+    would duplicate the activities a clinician acts on) nor a DocumentReference (a document
+    filed in the record, with attachment and authorship semantics for a finished note): it is
+    one message for the patient, ``basedOn`` the plan it words. ``preparation``: like the
+    CarePlan it is a machine proposal; the EHR sends it once a clinician adopts the plan.
+    """
+    cid = careplan_id(d.plan_id, d.version)
+    pv = patient_version(d, ev)
+    return {
+        "resourceType": "Communication",
+        "id": f"{cid}-patient",
+        "meta": {"versionId": str(d.version), "security": [dict(AIAST)]},
+        "text": {"status": "generated", "div": _patient_narrative(pv)},
+        "basedOn": [_ref(f"CarePlan/{cid}")],
+        "status": "preparation",
+        "category": [
+            {
+                "coding": [
+                    {
+                        "system": _COMMUNICATION_CATEGORY,
+                        "code": "instruction",
+                        "display": "Instruction",
+                    }
+                ],
+                "text": "Patient version of the care plan",
+            }
+        ],
+        "subject": _ref(d.patient_ref),
+        "topic": {"text": pv.title},
+        "recipient": [_ref(d.patient_ref)],
+        "sender": _ref(author),
+        "payload": [{"contentString": pv.text()}],
+        "note": [{"authorString": SERVICE_DEVICE_NAME, "time": recorded, "text": _PATIENT_NOTE}],
+    }
+
+
+_PATIENT_NOTE = (
+    "Machine-written from the activities this care plan version includes; review it with the "
+    "plan before it is sent."
+)
+
+
+def patient_of(bundle: Mapping[str, Any]) -> dict[str, Any]:
+    """The patient version (the Communication) of a plan Bundle."""
+    for e in bundle.get("entry", []) if isinstance(bundle, Mapping) else []:
+        r = e.get("resource") if isinstance(e, Mapping) else None
+        if isinstance(r, dict) and r.get("resourceType") == "Communication":
+            return r
+    msg = "the plan Bundle holds no patient version (Communication)"
+    raise BundleError(msg, issues=(Issue("error", "not-found", msg, ("Bundle.entry",)),))
+
+
 # --------------------------------------------------------------------------- the Bundle
 
 
@@ -667,7 +746,8 @@ def plan_bundle(
     under the canonical ``base``.
 
     Entries: CarePlan, Provenance, the deliberation Binary, the service Device, one Device per
-    role agent, then ``tasks`` (the contestation Tasks, as given) when there are any.
+    role agent, the DetectedIssues, the patient version (a Communication), then ``tasks`` (the
+    contestation Tasks, as given) when there are any.
     ``previous_version`` marks this version as a contestation result: CarePlan.replaces, a
     ``revision`` entity and the Tasks' requesters as Provenance agents.
     """
@@ -712,6 +792,7 @@ def plan_bundle(
     resources: list[Mapping[str, Any]] = [careplan, provenance, binary, service]
     resources += [dev for _role, dev in agents]
     resources += [i for o in d.options for i in issues.get(o.id, ())]
+    resources.append(_communication(d, ev, recorded=recorded, author=author))
     resources += list(tasks)
     out: dict[str, object] = {
         "resourceType": "Bundle",

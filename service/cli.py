@@ -84,6 +84,14 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --format text: every argument with its id, strengths, evidence and clashes",
     )
+    plan.add_argument(
+        "--for",
+        dest="audience",
+        choices=("clinician", "patient"),
+        default="clinician",
+        help="patient: the patient version in plain words (with --format fhir: the Communication "
+        "the EHR can show the patient)",
+    )
     plan.add_argument("--deliberation", type=Path, help="also write the deliberation document here")
     plan.add_argument("--backend", choices=("embedded", "triton"), help="override CANOE_BACKEND")
     plan.add_argument(
@@ -192,7 +200,13 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from fhir_mapping.ingest import ingest
     from service.app import request_time
     from service.backends import build_planner
-    from service.eval import check_case, load_cases, report_json, report_table
+    from service.eval import (
+        check_case,
+        load_cases,
+        report_json,
+        report_table,
+        with_readability,
+    )
     from service.pipeline import new_plan_id
     from service.settings import load_settings
 
@@ -212,7 +226,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         )
         plan_id = new_plan_id(raw)
         r = asyncio.run(planner.plan(profile, plan_id=plan_id, created=created))
-        results.append(check_case(case, r.deliberation, r.evaluation))
+        d, ev = r.deliberation, r.evaluation
+        results.append(with_readability(check_case(case, d, ev), d, ev))
     report = report_json(results)
     if args.report:
         args.report.write_text(json.dumps(report, indent=2) + "\n")
@@ -237,10 +252,13 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     from service.app import request_time
     from service.backends import build_planner
     from service.core import to_document
+    from service.core.patient import patient_text
     from service.pipeline import new_plan_id
     from service.render import render_plan, render_summary
     from service.settings import load_settings
 
+    if args.audience == "patient" and (args.detail or args.format == "json"):
+        raise InputError("--for patient is read as --format text or fhir, without --detail")
     overrides = {"backend": args.backend} if args.backend else {}
     settings = load_settings(**overrides)
     raw = _read(args.bundle)
@@ -263,16 +281,19 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     d, ev = result.deliberation, result.evaluation
     if args.deliberation:
         args.deliberation.write_text(json.dumps(to_document(d, ev), indent=2) + "\n")
-    if args.format == "text" and args.detail:
+    if args.format == "text" and args.audience == "patient":
+        out = patient_text(d, ev)
+    elif args.format == "text" and args.detail:
         out = render_plan(d, ev, {e.id: e for e in result.evidence})
     elif args.format == "text":
         out = render_summary(d, ev)
     elif args.format == "json":
         out = json.dumps(to_document(d, ev), indent=2)
     else:
-        from fhir_mapping.careplan import plan_bundle
+        from fhir_mapping.careplan import patient_of, plan_bundle
 
-        out = json.dumps(plan_bundle(d, ev, recorded=created, base=settings.fhir.base), indent=2)
+        bundle = plan_bundle(d, ev, recorded=created, base=settings.fhir.base)
+        out = json.dumps(patient_of(bundle) if args.audience == "patient" else bundle, indent=2)
     sys.stdout.write(out + "\n")
     if args.timings:
         t_out = time.perf_counter() - t1

@@ -25,23 +25,28 @@ then bounds that line's rank. Plain strings and lists keep their meaning.
 
 Every case is planned end to end on the configured backend; the report lists each expectation
 as ``found`` / ``missed`` / ``absent`` / ``unsafe``, per case and in total. Any missed finding or
-unsafe inclusion fails the run. The checking (``check_case``) is pure; ``load_cases`` reads the
-folder (``expectations.json`` unless another file of the folder is named, e.g. a file of known
-gaps that is expected to fail until the plans improve).
+unsafe inclusion fails the run. Each case also reports the Flesch-Kincaid grade (FKGL) of its
+clinician summary and of its patient version, with the mean and worst grade of each over the run
+and how many patient versions read above grade 8 (reported, not a failure of the run;
+``with_readability``). The checking (``check_case``) is pure; ``load_cases`` reads the folder
+(``expectations.json`` unless another file of the folder is named, e.g. a file of known gaps
+that is expected to fail until the plans improve).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from service.core.evaluation import Evaluation
 from service.core.model import Deliberation, Option
-from service.core.summary import SummaryLine, summarise
+from service.core.patient import patient_text
+from service.core.summary import SummaryLine, summarise, summary_text
 from service.errors import InputError
+from service.readability import MAX_PATIENT_GRADE, fkgl
 
 __all__ = [
     "EVAL_FORMAT",
@@ -53,6 +58,7 @@ __all__ = [
     "load_cases",
     "report_json",
     "report_table",
+    "with_readability",
 ]
 
 EVAL_FORMAT = "canoe.eval/1"
@@ -105,6 +111,10 @@ class CaseResult:
     name: str
     included: tuple[str, ...]  # titles of the included activities, in plan order
     checks: tuple[Check, ...]
+    # Flesch-Kincaid grade of the clinician summary and of the patient version (reported; the
+    # patient's is bounded by MAX_PATIENT_GRADE, which the tests hold on every case)
+    fkgl_clinician: float = 0.0
+    fkgl_patient: float = 0.0
 
     @property
     def passed(self) -> bool:
@@ -290,6 +300,28 @@ def check_case(case: Case, d: Deliberation, ev: Evaluation) -> CaseResult:
     return CaseResult(case.name, tuple(o.title for o in included), tuple(checks))
 
 
+def with_readability(r: CaseResult, d: Deliberation, ev: Evaluation) -> CaseResult:
+    """The case's result with the Flesch-Kincaid grade of its clinician summary and of its
+    patient version, one decimal."""
+    return replace(
+        r,
+        fkgl_clinician=round(fkgl(summary_text(d, ev)), 1),
+        fkgl_patient=round(fkgl(patient_text(d, ev)), 1),
+    )
+
+
+def _grades(results: Sequence[CaseResult]) -> dict[str, Any]:
+    """Per version, the mean and worst Flesch-Kincaid grade; how many patient versions are
+    above the bound."""
+    out: dict[str, Any] = {}
+    for who in ("clinician", "patient"):
+        g = [getattr(r, f"fkgl_{who}") for r in results]
+        out[who] = {"mean": round(sum(g) / len(g), 1) if g else 0.0, "max": max(g, default=0.0)}
+    out["patient_bound"] = MAX_PATIENT_GRADE
+    out["patient_over_bound"] = sum(r.fkgl_patient > MAX_PATIENT_GRADE for r in results)
+    return out
+
+
 def _totals(results: Sequence[CaseResult]) -> dict[str, int]:
     checks = [c for r in results for c in r.checks]
     return {
@@ -328,10 +360,12 @@ def report_json(results: Sequence[CaseResult]) -> dict[str, Any]:
         "format": "canoe.eval-report/1",
         "passed": all(r.passed for r in results),
         "totals": _totals(results),
+        "fkgl": _grades(results),
         "cases": [
             {
                 "name": r.name,
                 "passed": r.passed,
+                "fkgl": {"clinician": r.fkgl_clinician, "patient": r.fkgl_patient},
                 "included": list(r.included),
                 "checks": [_check_json(c) for c in r.checks],
             }
@@ -343,7 +377,10 @@ def report_json(results: Sequence[CaseResult]) -> dict[str, Any]:
 def report_table(results: Sequence[CaseResult]) -> str:
     out: list[str] = []
     for r in results:
-        out.append(f"{r.name}: {'PASS' if r.passed else 'FAIL'} ({len(r.included)} included)")
+        out.append(
+            f"{r.name}: {'PASS' if r.passed else 'FAIL'} ({len(r.included)} included; "
+            f"FKGL clinician {r.fkgl_clinician:.1f}, patient {r.fkgl_patient:.1f})"
+        )
         for c in r.checks:
             what = " + ".join(c.terms)
             if c.expectation is not None and c.expectation.where != "activities":
@@ -358,5 +395,11 @@ def report_table(results: Sequence[CaseResult]) -> str:
         f"TOTAL: {t['cases_passed']}/{t['cases']} cases passed; findings found {t['found']}, "
         f"missed {t['missed']}; unsafe inclusions {t['unsafe']} (absent as required "
         f"{t['absent']})"
+    )
+    g = _grades(results)
+    out.append(
+        f"FKGL: clinician mean {g['clinician']['mean']:.1f}, max {g['clinician']['max']:.1f}; "
+        f"patient mean {g['patient']['mean']:.1f}, max {g['patient']['max']:.1f} "
+        f"({g['patient_over_bound']} above grade {MAX_PATIENT_GRADE:g})"
     )
     return "\n".join(out)

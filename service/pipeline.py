@@ -57,6 +57,7 @@ from service.core.model import (
     Meta,
     Option,
     Parameters,
+    PatientWording,
     Problem,
     SourceRecord,
 )
@@ -227,6 +228,16 @@ def knowledge_stamp() -> KnowledgeStamp:
     return active().stamp
 
 
+def patient_wordings(
+    profile: PatientProfile, options: Iterable[Option]
+) -> tuple[PatientWording, ...]:
+    """Each activity in the patient's words, from the knowledge's patient templates
+    (``inference.knowledge.patient``), whichever backend argues; imported on first use."""
+    from inference.knowledge.patient import patient_wordings as words
+
+    return words(profile, options)
+
+
 class Planner:
     """Runs the whole deliberation for one profile. Stateless between plans; safe to share.
 
@@ -347,6 +358,7 @@ class Planner:
                 source_base=source_base,
                 knowledge=self.knowledge() if self.knowledge is not None else None,
                 patient=patient_words(profile, created),
+                patient_wordings=patient_wordings(profile, options),
             ),
         )
         evaluation = await run.stage("propagation", _now(evaluate, deliberation))

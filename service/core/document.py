@@ -38,6 +38,7 @@ from service.core.model import (
     Meta,
     Option,
     Parameters,
+    PatientWording,
     Problem,
     SourceRecord,
     Vote,
@@ -215,6 +216,11 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
             **({"source_base": m.source_base} if m.source_base else {}),
             **({"knowledge": _knowledge_dict(m.knowledge)} if m.knowledge is not None else {}),
             **({"patient": m.patient} if m.patient else {}),
+            **(
+                {"patient_wordings": [_wording_dict(w) for w in m.patient_wordings]}
+                if m.patient_wordings
+                else {}
+            ),
         },
         "problems": problems,
         "options": options,
@@ -371,6 +377,10 @@ def _meta(raw: Mapping[str, Any]) -> Meta:
         coverage=_coverage(raw.get("coverage")),
         sources=tuple(_source(x) for x in raw.get("sources", ())),
         source_base=raw.get("source_base", ""),
+        patient_wordings=tuple(
+            PatientWording(w["option_id"], w["section"], w["text"], w.get("watch", ""))
+            for w in raw.get("patient_wordings", ())
+        ),
         knowledge=_knowledge(raw.get("knowledge")),
         patient=raw.get("patient", ""),
     )
@@ -392,6 +402,11 @@ def _knowledge(raw: Mapping[str, Any] | None) -> KnowledgeStamp | None:
     return KnowledgeStamp(
         raw["version"], raw["content_hash"], raw["site_version"], raw["site_hash"]
     )
+
+
+def _wording_dict(w: PatientWording) -> dict[str, str]:
+    out = {"option_id": w.option_id, "section": w.section, "text": w.text}
+    return {**out, "watch": w.watch} if w.watch else out
 
 
 def _problem(raw: Mapping[str, Any], where: str) -> Problem:

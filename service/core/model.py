@@ -26,6 +26,7 @@ __all__ = [
     "Meta",
     "Option",
     "Parameters",
+    "PatientWording",
     "Problem",
     "SourceRecord",
     "Vote",
@@ -205,6 +206,18 @@ class Coverage:
 
 
 @dataclass(frozen=True, slots=True)
+class PatientWording:
+    """How the patient version tells one activity: plain words rendered at plan time from the
+    activity's structured data and the knowledge's patient templates. ``section`` is one of
+    ``service.core.patient.SECTIONS``; ``watch`` an optional line for "what to watch for"."""
+
+    option_id: str
+    section: str
+    text: str
+    watch: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class SourceRecord:
     """Where one resource of the patient's record lives in the system that sent it: ``ref`` is
     the ``Type/id`` the deliberation cites, ``url`` its absolute RESTful URL when the source
@@ -259,6 +272,9 @@ class Meta:
     # Who the plan is for and how current the record is, in words made at plan time
     # (``service.core.summary.patient_words``): the summary's first line. "" in older documents.
     patient: str = ""
+    # The patient's wording of each activity (none in documents written before it existed:
+    # those activities get the generic wording).
+    patient_wordings: tuple[PatientWording, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

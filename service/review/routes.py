@@ -43,6 +43,7 @@ from service.core.contest import (
     apply_all,
 )
 from service.core.model import Deliberation, Judgement, OptionDecision
+from service.core.patient import patient_version
 from service.core.summary import coverage_lines, summarise
 from service.errors import (
     AuthError,
@@ -55,6 +56,7 @@ from service.errors import (
     TaskError,
 )
 from service.logs import get_logger, new_request_id, request_context
+from service.readability import MAX_PATIENT_GRADE, fkgl, warm_up
 from service.review import smart, views
 from service.review.tasks import task_from_form
 from service.review.tokens import Signer
@@ -519,6 +521,24 @@ class _Review:
 
         return await self._guard(request, "option", run)
 
+    async def patient(self, request: Request) -> Response:
+        async def run() -> Response:
+            s = self._session(request)
+            plan_id = request.path_params["plan_id"]
+            rec, d, ev = await self._load(s, plan_id, _int(request, "v"))
+            pv = patient_version(d, ev)
+            return self._page(
+                "patient.jinja",
+                rec=rec,
+                pv=pv,
+                grade=fkgl(pv.text()),
+                max_grade=MAX_PATIENT_GRADE,
+                current=await self._current(s, plan_id),
+                user=s.user,
+            )
+
+        return await self._guard(request, "patient", run)
+
     async def history(self, request: Request) -> Response:
         async def run() -> Response:
             s = self._session(request)
@@ -808,6 +828,7 @@ def build_review(service: ReviewService, settings: Settings) -> list[BaseRoute]:
     (``<prefix>/review``, exactly as the CDS cards link it) and a Mount for the rest."""
     config = ReviewConfig(settings)
     review = _Review(service, config)
+    warm_up()  # the patient version page's reading grade
     app = Starlette(
         routes=[
             Route("/", review.entry, methods=["GET"]),
@@ -817,6 +838,7 @@ def build_review(service: ReviewService, settings: Settings) -> list[BaseRoute]:
             Route("/plans/{plan_id}", review.plan, methods=["GET"]),
             Route("/plans/{plan_id}/options/{option_id}", review.option, methods=["GET"]),
             Route("/plans/{plan_id}/history", review.history, methods=["GET"]),
+            Route("/plans/{plan_id}/patient", review.patient, methods=["GET"]),
             Route("/plans/{plan_id}/compare", review.compare, methods=["GET"]),
             Route("/plans/{plan_id}/confirm", review.confirm, methods=["GET"]),
             Route("/plans/{plan_id}/contest", review.contest, methods=["POST"]),

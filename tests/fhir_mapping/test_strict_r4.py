@@ -1,11 +1,13 @@
 """Every kind of resource the service writes passes both external FHIR R4 validators: FHIR.js
 (``fhir-validate``) with no structural error, and Medplum (``fhir-validate-medplum --strict``)
 with no error and no warning. Written through the CLI as an integrator would get them: the plan
-of every realistic fixture (one also with its record at a source base; DetectedIssues
-included), each contested version (one per example Task and the transaction
-Bundle), the refusal Bundle of a bad Task, the OperationOutcome of every malformed bundle, the
-Task examples themselves and the definitions package. Each validator runs once over all of them
-(one node process); both skip, saying why, where node or the shared tools are missing."""
+of every realistic fixture (one also with its record at a source base; DetectedIssues and
+the patient version, a Communication, included), that patient version alone as ``plan --for
+patient --format fhir`` writes it, each contested version (one per example Task and the
+transaction Bundle), the refusal Bundle of a bad Task, the OperationOutcome of every malformed
+bundle, the Task examples themselves and the definitions package. Each validator runs once over
+all of them (one node process); both skip, saying why, where node or the shared tools are
+missing."""
 
 from __future__ import annotations
 
@@ -32,6 +34,16 @@ def _run(capsys: pytest.CaptureFixture[str], argv: list[str], out: Path) -> int:
     return code
 
 
+def _assert_one_patient_version(plan: Path) -> None:
+    """The plan Bundle holds one Communication to the patient, based on its CarePlan."""
+    resources = [e["resource"] for e in json.loads(plan.read_text())["entry"]]
+    careplan = next(r for r in resources if r["resourceType"] == "CarePlan")
+    comms = [r for r in resources if r["resourceType"] == "Communication"]
+    assert len(comms) == 1, plan.name
+    assert comms[0]["basedOn"] == [{"reference": f"CarePlan/{careplan['id']}"}]
+    assert comms[0]["recipient"] == [careplan["subject"]]
+
+
 def _write_all(folder: Path, capsys: pytest.CaptureFixture[str]) -> list[Path]:
     files: list[Path] = []
     for bundle in REALISTIC_BUNDLES:
@@ -40,6 +52,12 @@ def _write_all(folder: Path, capsys: pytest.CaptureFixture[str]) -> list[Path]:
             _run(capsys, ["plan", str(bundle), "--format", "fhir", "--created", CREATED], out) == 0
         )
         files.append(out)
+        _assert_one_patient_version(out)
+        patient = folder / f"patient-{bundle.stem}.json"
+        argv = ["plan", str(bundle), "--for", "patient", "--format", "fhir", "--created", CREATED]
+        assert _run(capsys, argv, patient) == 0
+        assert json.loads(patient.read_text())["resourceType"] == "Communication"
+        files.append(patient)
     plan = folder / f"plan-{REALISTIC_BUNDLES[0].stem}.json"
     # References to the record as absolute URLs at the EHR (a source base given).
     out = folder / f"plan-at-source-{REALISTIC_BUNDLES[0].stem}.json"
@@ -51,6 +69,8 @@ def _write_all(folder: Path, capsys: pytest.CaptureFixture[str]) -> list[Path]:
         out = folder / f"contested-{task.stem}.json"
         code = _run(capsys, ["contest", str(adalberto), str(task), "--recorded", RECORDED], out)
         assert code == 0, out.read_text()[:2000]
+        if json.loads(out.read_text())["resourceType"] == "Bundle":
+            _assert_one_patient_version(out)
         files.append(out)
     # A clinician's decision on an option with a safety finding: its DetectedIssue's mitigation.
     mitigated = folder / "task-decide-finding.json"

@@ -2,9 +2,10 @@
 Selenium) against a real ``canoe serve`` on loopback, launched through the test SMART server.
 
 One browser session for the module; the tests run in order and build on each other (launch ->
-plan -> activity -> reject -> add -> decide -> history -> stale -> refusals). Each page is saved
-as a screenshot under tmp/artefacts/review/ and scanned with axe-core (WCAG 2.1 A/AA rules):
-no serious or critical violation is allowed. Skips, with the reason, where chromium cannot run.
+plan -> activity -> reject -> add -> decide -> history -> patient version -> stale ->
+refusals). Each page is saved as a screenshot under tmp/artefacts/review/ and scanned with
+axe-core (WCAG 2.1 A/AA rules): no serious or critical violation is allowed. Skips, with the
+reason, where chromium cannot run.
 """
 
 from __future__ import annotations
@@ -279,6 +280,17 @@ def test_history_lists_every_version(stack: Stack, browser: Any) -> None:
     by_css(browser, "form[action$='/compare'] button").click()
     until(browser, "the comparison", h1_has("Version 1 against version"))
     check_page(browser, "08-compare")
+
+
+def test_the_patient_version_reads_as_the_patient_will(stack: Stack, browser: Any) -> None:
+    browser.get(f"{stack.base}/review/plans/{stack.plan_id}")
+    by_css(browser, "nav a[href*='/patient']").click()
+    until(browser, "the patient version", h1_has("What the patient reads"))
+    article = by_css(browser, "article.patient").text
+    assert "Your care plan" in article and "What to watch for and when to call" in article
+    assert "Proposed by" not in article and "MedicationRequest/" not in article
+    assert float(text_of(browser, "#patient-grade")) <= 8
+    check_page(browser, "09-patient-version")
 
 
 def test_a_stale_page_says_so_and_reloads(stack: Stack, browser: Any) -> None:
