@@ -44,7 +44,13 @@ from service.core import from_document, to_document
 from service.core.evaluation import Evaluation, OptionResult
 from service.core.model import Argument, Deliberation, Option
 from service.core.patient import PatientVersion, patient_version
-from service.core.summary import coverage_detail, coverage_lines, summarise, summary_text
+from service.core.summary import (
+    Summary,
+    coverage_detail,
+    coverage_lines,
+    summarise,
+    summary_text,
+)
 from service.errors import BundleError, DocumentError, Issue
 
 __all__ = [
@@ -388,12 +394,11 @@ def _contestation_ext(d: Deliberation) -> list[dict[str, object]]:
     ]
 
 
-def _narrative(d: Deliberation, ev: Evaluation) -> str:
+def _narrative(d: Deliberation, ev: Evaluation, s: Summary) -> str:
     """The clinician summary as XHTML: at most eight ranked activities, each with its reason,
     key patient fact and proposers (``service.core.summary``); the full reasoning is in the
     extensions and the deliberation document."""
     e = html.escape
-    s = summarise(d, ev)
     parts = [
         '<div xmlns="http://www.w3.org/1999/xhtml">',
         f"<h3>Proposed care plan, version {d.version}: machine proposal awaiting clinician "
@@ -464,6 +469,7 @@ def _careplan(
     binary_id: str,
     previous_version: int | None,
     issues: Mapping[str, Sequence[Mapping[str, Any]]],
+    summary: Summary,
 ) -> dict[str, object]:
     cid = careplan_id(d.plan_id, d.version)
     options = {o.id: o for o in d.options}
@@ -486,8 +492,8 @@ def _careplan(
         "resourceType": "CarePlan",
         "id": cid,
         "meta": {"versionId": str(d.version), "security": [dict(AIAST)]},
-        "text": {"status": "generated", "div": _narrative(d, ev)},
-        "description": summary_text(d, ev),
+        "text": {"status": "generated", "div": _narrative(d, ev, summary)},
+        "description": summary_text(d, ev, summary),
         "extension": extension,
         # draft + proposal: a complete machine proposal that no clinician has adopted yet; the
         # EHR moves it to active when a clinician does.
@@ -741,6 +747,8 @@ def plan_bundle(
     tasks: Sequence[Mapping[str, Any]] = (),
     previous_version: int | None = None,
     base: str = DEFAULT_BASE,
+    document: Mapping[str, Any] | None = None,
+    summary: Summary | None = None,
 ) -> dict[str, object]:
     """The FHIR Bundle (type ``collection``) for plan version ``d.version``, every project URL
     under the canonical ``base``.
@@ -750,6 +758,8 @@ def plan_bundle(
     contestation Tasks, as given) when there are any.
     ``previous_version`` marks this version as a contestation result: CarePlan.replaces, a
     ``revision`` entity and the Tasks' requesters as Provenance agents.
+    ``document`` (``to_document(d, ev)``) and ``summary`` (``summarise(d, ev)``): given by a
+    caller that has them already, so neither is built twice for one plan.
     """
     if not _ID.match(careplan_id(d.plan_id, d.version) + "-deliberation"):
         raise ValueError(f"plan id {d.plan_id!r} does not make a valid FHIR id")
@@ -758,7 +768,7 @@ def plan_bundle(
     binary_id = f"{cid}-deliberation"
     service = _service_device(version)
     agents = [(role, _agent_device(role, d, version)) for role in _roles(d)]
-    doc = to_document(d, ev)
+    doc = document if document is not None else to_document(d, ev)
     binary = {
         "resourceType": "Binary",
         "id": binary_id,
@@ -779,6 +789,7 @@ def plan_bundle(
         binary_id=binary_id,
         previous_version=previous_version,
         issues=issues,
+        summary=summary if summary is not None else summarise(d, ev),
     )
     provenance = _provenance(
         d,

@@ -26,10 +26,11 @@ from typing import Any, TypeVar
 from opentelemetry import trace
 from opentelemetry.trace import Span
 
-from service.core import evaluate, from_document, to_document
+from service.core import Evaluation, evaluate, from_document, to_document
 from service.core.contest import apply_all
 from service.core.model import Deliberation
 from service.core.profile import PatientProfile
+from service.core.summary import Summary, summarise
 from service.errors import (
     BackendTimeout,
     InputError,
@@ -38,6 +39,7 @@ from service.errors import (
     StaleVersionError,
     TaskError,
 )
+from service.jsonio import dump_json
 from service.pipeline import Planner, PlanResult, Progress, new_plan_id
 from service.settings import Settings
 from service.store import (
@@ -77,11 +79,20 @@ def request_time(stamp: str) -> datetime:
 
 @dataclass(frozen=True, slots=True)
 class PlanOutcome:
+    """One plan request's result, built once: every transport renders from it and none
+    re-parses or recomputes it. ``bundle_json`` and ``deliberation_json`` are the bytes the
+    store keeps and the bytes every transport returns."""
+
     plan_id: str
     version: int
     bundle: dict[str, Any]  # CarePlan + Provenance Bundle
     deliberation: dict[str, Any]  # canoe.deliberation/1 document
     summary: dict[str, Any]  # counts, borderline option ids, tokens, timings, missing
+    bundle_json: bytes = b""
+    deliberation_json: bytes = b""
+    plan: Deliberation | None = None  # the typed deliberation the document was written from
+    evaluation: Evaluation | None = None
+    clinician: Summary | None = None  # the clinician summary the CarePlan narrative shows
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +103,18 @@ class ContestOutcome:
     tasks: list[dict[str, Any]]  # the Tasks as applied, each with its status/outcome
     deliberation: dict[str, Any] = field(default_factory=dict)  # the version's document
     replayed: bool = False  # True: every Task had been applied before; nothing changed
+    bundle_json: bytes = b""  # ``bundle`` as returned (empty: serialise ``bundle``)
+
+
+@dataclass(frozen=True, slots=True)
+class _Written:
+    """What a plan's writing step makes: the Bundle and document, each with its bytes."""
+
+    bundle: dict[str, Any]
+    document: dict[str, Any]
+    clinician: Summary
+    bundle_json: bytes
+    document_json: bytes
 
 
 class CarePlanService:
@@ -154,21 +177,22 @@ class CarePlanService:
 
     async def generate(
         self,
-        bundle: bytes,
+        bundle: bytes | Mapping[str, Any],
         *,
         tenant: str,
         progress: ProgressFn | None = None,
         deadline_s: float | None = None,
         source_base: str = "",
     ) -> PlanOutcome:
-        """Ingest a FHIR R4 Bundle (JSON bytes), plan it and persist version 1.
+        """Ingest a FHIR R4 Bundle (JSON bytes, or the JSON object a transport has parsed
+        already), plan it and persist version 1.
 
         ``source_base``: the FHIR base of the system that holds the record, where the caller
         knows it; the plan's references to the record then point there."""
         started = time.perf_counter()  # timings_ms.total counts from here (slot wait included)
         created = self.clock()  # the request time: the record's dates are judged against it
 
-        if len(bundle) > self.settings.limits.max_message_bytes:
+        if isinstance(bundle, bytes) and len(bundle) > self.settings.limits.max_message_bytes:
             raise LimitError(
                 f"the Bundle is {len(bundle)} bytes; the limit is "
                 f"{self.settings.limits.max_message_bytes} (CANOE_MAX_MESSAGE_BYTES)"
@@ -178,7 +202,7 @@ class CarePlanService:
 
     async def _plan(
         self,
-        bundle: bytes,
+        bundle: bytes | Mapping[str, Any],
         tenant: str,
         progress: ProgressFn | None,
         started: float,
@@ -219,14 +243,24 @@ class CarePlanService:
             ingest_s.append(time.perf_counter() - t)
             return profile
 
-        def write(result: PlanResult) -> tuple[dict[str, Any], dict[str, Any]]:
+        def write(result: PlanResult) -> _Written:
+            # The document and the clinician summary are built once, here, and the Bundle
+            # is written from them; each is serialised once, to the bytes stored and returned.
             d, ev = result.deliberation, result.evaluation
-            return (
-                plan_bundle(d, ev, recorded=created, base=self.settings.fhir.base),
-                to_document(d, ev),
+            document, clinician = to_document(d, ev), summarise(d, ev)
+            bundle_out = plan_bundle(
+                d,
+                ev,
+                recorded=created,
+                base=self.settings.fhir.base,
+                document=document,
+                summary=clinician,
+            )
+            return _Written(
+                bundle_out, document, clinician, dump_json(bundle_out), dump_json(document)
             )
 
-        async def deliberate() -> tuple[PlanResult, tuple[dict[str, Any], dict[str, Any]]]:
+        async def deliberate() -> tuple[PlanResult, _Written]:
             profile = ingested() if offload else await self._cpu(ingested)
             result = await self.planner.plan(
                 profile,
@@ -238,9 +272,7 @@ class CarePlanService:
             return result, (write(result) if offload else await self._cpu(write, result))
 
         try:
-            result, (bundle_out, document) = await (
-                off_loop(deliberate, self._pool) if offload else deliberate()
-            )
+            result, written = await (off_loop(deliberate, self._pool) if offload else deliberate())
         finally:
             if offload:
                 await asyncio.sleep(0)  # let the last posted progress events run first
@@ -260,8 +292,10 @@ class CarePlanService:
                 careplan_id=careplan_id(plan_id, d.version),
                 kind="generated",
                 created=created,
-                deliberation=document,
-                bundle=bundle_out,
+                deliberation=written.document,
+                bundle=written.bundle,
+                deliberation_json=written.document_json,
+                bundle_json=written.bundle_json,
                 # The cited facts by name, value and date, for the review app's pages; kept
                 # with version 1 only (facts do not change between versions), not returned.
                 summary={
@@ -283,7 +317,18 @@ class CarePlanService:
         self._remember(d)
         self.telemetry.plans.add(1, {"backend": self.planner.experts.name})
         self.telemetry.plan_duration.record(time.perf_counter() - t0)
-        return PlanOutcome(plan_id, d.version, bundle_out, document, summary)
+        return PlanOutcome(
+            plan_id,
+            d.version,
+            written.bundle,
+            written.document,
+            summary,
+            bundle_json=written.bundle_json,
+            deliberation_json=written.document_json,
+            plan=d,
+            evaluation=result.evaluation,
+            clinician=written.clinician,
+        )
 
     # ------------------------------------------------------------------ contestation
 
@@ -336,7 +381,9 @@ class CarePlanService:
             fresh = [t for t in parsed if t.task_id not in known]
             now = self.clock()
 
-            def recompute() -> tuple[Deliberation, list[dict[str, Any]], Any, dict[str, Any]]:
+            def recompute() -> tuple[
+                Deliberation, list[dict[str, Any]], Any, dict[str, Any], bytes
+            ]:
                 actions = [(t.action, t.task_id, t.actor, t.at or now, t.reason) for t in fresh]
                 try:
                     new_d = apply_all(d, actions)
@@ -350,13 +397,20 @@ class CarePlanService:
                     careplan_ref=f"CarePlan/{new_cid}/_history/{new_d.version}",
                     at=now,
                 )
+                document = to_document(new_d, ev)
                 bundle = plan_bundle(
-                    new_d, ev, recorded=now, tasks=outcomes, previous_version=version, base=base
+                    new_d,
+                    ev,
+                    recorded=now,
+                    tasks=outcomes,
+                    previous_version=version,
+                    base=base,
+                    document=document,
                 )
                 outcomes = rebase(at_source(outcomes, new_d), base)  # as the Bundle holds them
-                return new_d, outcomes, bundle, to_document(new_d, ev)
+                return new_d, outcomes, bundle, document, dump_json(bundle)
 
-            new_d, outcomes, bundle, document = await self._cpu(recompute)
+            new_d, outcomes, bundle, document, bundle_json = await self._cpu(recompute)
             new_cid = careplan_id(plan_id, new_d.version)
             new_version = new_d.version
             await self.store.append_version(
@@ -385,7 +439,12 @@ class CarePlanService:
             by_id = {t.task_id: o for t, o in zip(fresh, outcomes, strict=True)}
             by_id.update({k: dict(r.outcome) for k, r in known.items()})
             return ContestOutcome(
-                plan_id, new_version, bundle, [by_id[i] for i in _unique(ids)], document
+                plan_id,
+                new_version,
+                bundle,
+                [by_id[i] for i in _unique(ids)],
+                document,
+                bundle_json=bundle_json,
             )
 
     async def _replay(
@@ -400,6 +459,7 @@ class CarePlanService:
             [dict(known[i].outcome) for i in _unique(ids)],
             dict(rec.deliberation),
             replayed=True,
+            bundle_json=rec.bundle_json,
         )
 
     async def _deliberation_of(self, rec: VersionRecord) -> Deliberation:

@@ -94,7 +94,7 @@ def _plan_response(p: PlanOutcome) -> pb.GeneratePlanResponse:
     return pb.GeneratePlanResponse(
         plan_id=p.plan_id,
         version=p.version,
-        careplan_bundle_json=_json(p.bundle),
+        careplan_bundle_json=p.bundle_json or _json(p.bundle),
         summary=pb.PlanSummary(
             counts={k: int(v) for k, v in s.get("counts", {}).items()},
             borderline_option_ids=list(s.get("borderline", [])),
@@ -304,7 +304,7 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
             return pb.ContestResponse(
                 plan_id=out.plan_id,
                 version=out.version,
-                careplan_bundle_json=_json(out.bundle),
+                careplan_bundle_json=out.bundle_json or _json(out.bundle),
                 tasks_bundle_json=_json(tasks_bundle),
                 tasks=[
                     pb.TaskResult(task_id=str(t.get("id", "")), status=str(t.get("status", "")))
@@ -328,7 +328,9 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
             )
             call.attrs.update(version=rec.version)
             return pb.GetDeliberationResponse(
-                plan_id=rec.plan_id, version=rec.version, deliberation_json=_json(rec.deliberation)
+                plan_id=rec.plan_id,
+                version=rec.version,
+                deliberation_json=rec.deliberation_json or _json(rec.deliberation),
             )
 
         return await self._run(context, "GetDeliberation", body)

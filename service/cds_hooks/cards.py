@@ -29,7 +29,7 @@ from fhir_mapping.careplan import issue_coding
 from fhir_mapping.definitions import CODE_SYSTEMS, CS_OVERRIDE_REASON
 from service.core import CATEGORY_ORDER, evaluate, from_document
 from service.core.model import Deliberation
-from service.core.summary import coverage_detail, coverage_lines, summarise
+from service.core.summary import Summary, coverage_detail, coverage_lines, summarise
 from service.errors import DocumentError
 
 __all__ = [
@@ -372,14 +372,25 @@ def _deliberation(document: Mapping[str, Any]) -> Deliberation | None:
         return None
 
 
+def ranked_lines(summary: Summary) -> list[str]:
+    """The clinician summary's ranked lines (``service.core.summary``). Each already starts
+    "1. ...": a Markdown ordered list as it stands (a "- " before it rendered as a numbered
+    item inside a bullet in the CDS Hooks sandbox)."""
+    return [line.text() for line in summary.lines]
+
+
 def summary_card(
     document: Mapping[str, Any],
     *,
     review_url: str,
     record: CardRecord,
     notes: Sequence[str] = (),
+    plan: tuple[Deliberation, Summary] | None = None,
 ) -> dict[str, Any]:
-    """The patient-view card: top activities, borderline options, safety warning, link."""
+    """The patient-view card: top activities, borderline options, safety warning, link.
+
+    ``plan``: the typed deliberation and its clinician summary where the caller has them (the
+    plan it just made); without them both are worked out from the document."""
     options = [o for o in document.get("options") or () if isinstance(o, Mapping)]
     included = sorted((o for o in options if _included(o)), key=_order)
     borderline = [o for o in options if o.get("borderline")]
@@ -392,13 +403,11 @@ def summary_card(
         f"{len(included)} of {len(options)} candidate interventions cleared the "
         f"{thr:.2f} threshold.",
     ]
-    d = _deliberation(document)
-    # The clinician summary's ranked lines (``service.core.summary``).
-    ranked = (
-        # Each line already starts "1. ...": a Markdown ordered list as it stands (a "- "
-        # before it rendered as a numbered item inside a bullet in the CDS Hooks sandbox).
-        [line.text() for line in summarise(d, evaluate(d)).lines] if d is not None else None
-    )
+    if plan is None:
+        d = _deliberation(document)
+        ranked = ranked_lines(summarise(d, evaluate(d))) if d is not None else None
+    else:
+        d, ranked = plan[0], ranked_lines(plan[1])
     if ranked:
         lines += ["", "**Ranked by urgency**", *ranked]
     if safety and ranked is None:

@@ -65,6 +65,8 @@ from service.cds_hooks.feedback import (
 from service.cds_hooks.prefetch import FhirClient, Resolved, assemble_bundle, resolve_prefetch
 from service.cds_hooks.request import HookRequest, parse_hook_request
 from service.cds_hooks.services import SERVICES, ServiceDefinition, discovery_document
+from service.core.model import Deliberation
+from service.core.summary import Summary
 from service.errors import (
     AuthError,
     BackendError,
@@ -82,7 +84,6 @@ from service.errors import (
     StaleVersionError,
     TaskError,
 )
-from service.jsonio import dump_json
 from service.logs import get_logger, new_request_id, request_context
 from service.settings import Settings
 
@@ -118,12 +119,22 @@ class _Outcome(Protocol):
     def deliberation(self) -> dict[str, Any]: ...
 
 
+class _PlanOutcome(_Outcome, Protocol):
+    @property
+    def plan(self) -> Deliberation | None: ...
+
+    @property
+    def clinician(self) -> Summary | None: ...
+
+
 class PlanService(CardStore, Protocol):
     """What the bridge needs of ``service.app.CarePlanService`` (its card ledger included)."""
 
     async def ready(self) -> bool: ...
 
-    async def generate(self, bundle: bytes, *, tenant: str, source_base: str = "") -> _Outcome: ...
+    async def generate(
+        self, bundle: Mapping[str, Any], *, tenant: str, source_base: str = ""
+    ) -> _PlanOutcome: ...
 
     async def contest(
         self, tasks: Mapping[str, Any], *, tenant: str, plan_id: str, version: int
@@ -402,8 +413,9 @@ class _Bridge:
             fetched=list(resolved.fetched),
             notes=len(resolved.notes),
         )
+        # The assembled Bundle goes to the planner as it is: no trip through bytes and back.
         outcome = await self.service.generate(
-            await asyncio.to_thread(dump_json, bundle),
+            bundle,
             tenant=who.tenant,
             source_base=_fhir_base(call.fhir_server),
         )
@@ -430,7 +442,13 @@ class _Bridge:
         if service.hook == "patient-view":
             rec = record("summary")
             cards.append(
-                summary_card(document, review_url=self.config.review_url, record=rec, notes=notes)
+                summary_card(
+                    document,
+                    review_url=self.config.review_url,
+                    record=rec,
+                    notes=notes,
+                    plan=_typed(outcome),
+                )
             )
             issued.append(rec)
         else:
@@ -685,3 +703,10 @@ async def serve(service: PlanService, settings: Settings, *, host: str = "0.0.0.
         )
     )
     await server.serve()
+
+
+def _typed(outcome: _PlanOutcome) -> tuple[Deliberation, Summary] | None:
+    """The plan's typed deliberation and clinician summary, as its writing step made them."""
+    if outcome.plan is None or outcome.clinician is None:
+        return None
+    return outcome.plan, outcome.clinician

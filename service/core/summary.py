@@ -304,9 +304,10 @@ def coverage_detail(c: Coverage) -> tuple[str, ...]:
     return tuple(out)
 
 
-def summary_text(d: Deliberation, ev: Evaluation) -> str:
-    """The summary as plain text: a heading, the ranked lines, then what awaits a decision."""
-    s = summarise(d, ev)
+def summary_text(d: Deliberation, ev: Evaluation, summary: Summary | None = None) -> str:
+    """The summary as plain text: a heading, the ranked lines, then what awaits a decision.
+    ``summary``: ``summarise(d, ev)`` where the caller has it already."""
+    s = summary if summary is not None else summarise(d, ev)
     n = len(ev.plan)
     shown = f"{len(s.lines)} of {n} shown" if s.more else f"{n} shown"
     order = (

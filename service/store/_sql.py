@@ -24,6 +24,7 @@ from service.errors import (
     StaleVersionError,
     TaskError,
 )
+from service.jsonio import dump_json
 from service.store._drivers import Driver, Tx, UniqueViolation
 from service.store._history import Split, join, split, tail_end
 from service.store._schema import MIGRATIONS
@@ -54,6 +55,10 @@ class VersionRecord:
     bundle: Mapping[str, Any]  # the CarePlan + Provenance Bundle returned for this version
     summary: Mapping[str, Any] = field(default_factory=dict)
     task_ids: tuple[str, ...] = ()
+    # The same two as bytes: written as given (a whole version), and read back as stored, so
+    # the bytes a transport returns are the bytes kept. Empty: serialised from the mappings.
+    bundle_json: bytes = b""
+    deliberation_json: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +149,12 @@ class PlanStore(Protocol):
 
 def _dump(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _text(value: Mapping[str, Any], raw: bytes) -> str:
+    """A whole version's Bundle or document as stored: its own bytes where the caller has
+    them (the bytes it returns), else the one serialisation every transport uses."""
+    return (raw or dump_json(value)).decode("utf-8")
 
 
 _VERSION_COLUMNS = (
@@ -360,9 +371,13 @@ class SqlPlanStore:
                 )
             r = rows[0]
             deliberation, bundle = json.loads(r[8]), json.loads(r[9])
+            # A whole row's text is the bytes returned when it was written; a contested
+            # version is rebuilt from its parts and serialised as every transport does.
+            raw = (r[8].encode("utf-8"), r[9].encode("utf-8"))
             if r[11] is not None:
                 chain = await self._chain(tx, plan_id, want, json.loads(r[11]))
                 deliberation, bundle = join(deliberation, bundle, chain)
+                raw = (dump_json(deliberation), dump_json(bundle))
         return VersionRecord(
             tenant=r[0],
             plan_id=r[1],
@@ -375,6 +390,8 @@ class SqlPlanStore:
             deliberation=deliberation,
             bundle=bundle,
             summary=json.loads(r[10]),
+            deliberation_json=raw[0],
+            bundle_json=raw[1],
         )
 
     async def current_version(self, *, tenant: str, plan_id: str) -> int:
@@ -470,8 +487,10 @@ class SqlPlanStore:
                 rec.kind,
                 rec.created,
                 _dump(list(rec.task_ids)),
-                _dump(rec.deliberation if parts is None else parts.deliberation),
-                _dump(rec.bundle if parts is None else parts.bundle),
+                _text(rec.deliberation, rec.deliberation_json)
+                if parts is None
+                else _dump(parts.deliberation),
+                _text(rec.bundle, rec.bundle_json) if parts is None else _dump(parts.bundle),
                 _dump(rec.summary),
                 None if parts is None else _dump(parts.history),
             ),

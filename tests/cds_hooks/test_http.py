@@ -418,3 +418,30 @@ def test_logs_carry_no_patient_data(servers: Servers, capfd: pytest.CaptureFixtu
     family = patient["name"][0]["family"]
     for secret in (patient["id"], family, patient["birthDate"], FHIR_TOKEN):
         assert secret not in logs
+
+
+def test_patient_view_plans_once_and_stores_the_bytes_it_made(servers: Servers) -> None:
+    """The hook hands the assembled Bundle to the service as an object (no bytes round trip),
+    and the plan's Bundle and document are stored as the very bytes the outcome carries."""
+    service = servers.service
+    seen: list[Any] = []
+    real = service.generate
+
+    async def generate(bundle: Any, **kw: Any) -> Any:
+        assert isinstance(bundle, dict)
+        seen.append(await real(bundle, **kw))
+        return seen[-1]
+
+    service.generate = generate
+    try:
+        r = servers.post(PV, cds_fixture("requests", "patient-view_trey_berge.json"))
+    finally:
+        del service.generate
+    assert r.status_code == 200, r.text
+    (outcome,) = seen
+    assert "Ranked by urgency" in r.json()["cards"][0]["detail"]
+    rec = servers.call(
+        service.store.get_version(tenant="ehr-test", plan_id=outcome.plan_id, version=1)
+    )
+    assert rec.bundle_json == outcome.bundle_json and rec.bundle_json
+    assert rec.deliberation_json == outcome.deliberation_json and rec.deliberation_json
