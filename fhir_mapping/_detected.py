@@ -4,8 +4,10 @@ Private to ``fhir_mapping``; ``careplan`` calls it. ``detected_issues`` writes o
 per option and kind of safety finding the option carries (``Option.findings``, carried from the
 knowledge criterion that found it): the v3 ActCode detected-issue code of its kind, a severity
 from the criterion's harm severity, the implicated MedicationRequests and Conditions, the other
-facts as evidence, and a mitigation per clinician contestation of the option. Kinds without a
-detected-issue code (an omission, a monitoring reminder) write none.
+facts as evidence, and a mitigation per clinician contestation of the option (the latest
+``MAX_MITIGATIONS``: the whole trail is in the Provenance and Tasks of each version, and a plan
+version's size must not grow with its history). Kinds without a detected-issue code (an
+omission, a monitoring reminder) write none.
 
 ``at_source`` points every reference to the patient's record at the system that holds it: the
 resource's own RESTful ``fullUrl``, else under the source's base, else (base unknown) kept as
@@ -92,6 +94,10 @@ def _touching(d: Deliberation, option: Option) -> list[Contestation]:
     return [c for c in d.contestations if c.target in targets]
 
 
+# The most mitigations one DetectedIssue lists: the latest contestations of its option.
+MAX_MITIGATIONS: Final = 5
+
+
 def _mitigation(c: Contestation, option: Option) -> dict[str, object]:
     words = {
         "accept": "accepted an argument about",
@@ -155,7 +161,8 @@ def _issue(
     if facts:
         evidence["detail"] = [{"reference": r} for r in facts]
     issue["evidence"] = [evidence]
-    mitigations = [_mitigation(c, option) for c in _touching(d, option)]
+    touching = _touching(d, option)
+    mitigations = [_mitigation(c, option) for c in touching[-MAX_MITIGATIONS:]]
     if mitigations:
         issue["mitigation"] = mitigations
     return issue

@@ -12,7 +12,7 @@ import pytest
 from fhir_mapping.careplan import careplan_of, plan_bundle
 from service.core.evaluation import PRIORITY_ORDER, URGENCY_ORDER
 from service.core.summary import LINE_CHARS, MAX_LINES, summarise, summary_text
-from tests.conftest import REALISTIC_BUNDLES, REPO_ROOT, fixture_bundle
+from tests.conftest import FHIR_FIXTURES, REALISTIC_BUNDLES, REPO_ROOT, fixture_bundle
 from tests.e2e.test_plan_end_to_end import CREATED, _canoe, plan_of
 
 _ID = re.compile(
@@ -104,9 +104,8 @@ def test_gayla_summary_names_the_blood_pressure_with_value_and_date() -> None:
 
 
 def _cases(tmp_path: Path, cases: list[dict[str, object]]) -> Path:
-    shared = REPO_ROOT.parent / "shared" / "fixtures" / "fhir"
     for c in cases:
-        c["bundle"] = str(shared / str(c["bundle"]))
+        c["bundle"] = str(FHIR_FIXTURES / str(c["bundle"]))
     (tmp_path / "expectations.json").write_text(
         json.dumps({"format": "canoe.eval/1", "cases": cases})
     )
