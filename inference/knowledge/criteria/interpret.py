@@ -968,141 +968,251 @@ def _level_phrase(lv: Level, attr: str | None) -> str:
     return _reading_phrase(lv.latest)
 
 
+# The placeholders a text may hold, one handler per head (``{head}`` or ``{head.attr}``); a
+# head with no handler, or a handler with nothing to say, renders as "?".
+_Placeholder = Callable[[str | None, Facts, Binding, dict[str, float]], str | None]
+
+
+def _med_text(head: str, attr: str | None, f: Facts, b: Binding) -> str:
+    """``{a}``, ``{a.dose}``...: the medicine bound to a name."""
+    med = b.meds.get(head)
+    if med is None:
+        return "?"
+    if attr is None:
+        return b.names.get(head, med.name)
+    if attr == "text":
+        return med.text
+    if attr == "dose":
+        return _dose_phrase(med)
+    if attr == "years":
+        return fmt(float(f.years_on(med) or 0))
+    if attr == "weeks":
+        days = f.days_since(med.first_authored)
+        return fmt(float(days // 7)) if days is not None else "?"
+    if attr == "duration":  # how long taken, in the unit a clinician uses
+        days = f.days_since(med.first_authored)
+        return duration_words(days) if days is not None else "an unknown time"
+    return "?"
+
+
+def _trigger_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    if b.cond is not None:
+        return b.cond.text
+    return ", ".join(m.text for m in b.meds.values()) or "this patient"
+
+
+def _cond_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    return b.cond.text if b.cond else "the condition"
+
+
+def _age_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    return age_phrase(f.age)
+
+
+def _param_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    return fmt(params[attr]) if attr else None
+
+
+def _lab_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    if not attr:
+        return None
+    o = b.labs.get(attr) or f.latest(attr)
+    return f"{fmt(o.value)} {unit_words(o.unit)}".strip() if o is not None else "not recorded"
+
+
+def _lab_on_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    """The day of the result a lab placeholder states."""
+    if not attr:
+        return None
+    o = b.labs.get(attr) or f.latest(attr)
+    return str(o.effective) if o is not None and o.effective else "an unknown date"
+
+
+def _kidney_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    k = f.kidney
+    if k is None:
+        return "not known"
+    if attr == "detail":
+        parts = []
+        if k.reported is not None:
+            parts.append(f"reported eGFR {fmt(k.reported.value)}")
+        if k.computed is not None:
+            parts.append(f"CKD-EPI eGFR from creatinine {fmt(k.computed)}")
+        if k.crcl is not None:
+            parts.append(f"Cockcroft-Gault clearance {fmt(k.crcl)} mL/min")
+        return ", ".join(parts)
+    if attr == "unsteady":
+        return _unsteady_phrase(k.unsteady, k.reported)
+    return f"{fmt(k.value)} ({k.basis})"
+
+
+def _count_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    if attr == "names":
+        return ", ".join(m.text for m in b.count)
+    return str(b.count_value)
+
+
+def _limit_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    lim = b.limit
+    if lim is None:
+        return None
+    if attr == "instead":
+        return lim.instead or "another treatment"
+    if attr == "below":
+        return fmt(lim.below)
+    if attr == "max":
+        return fmt(lim.max_daily_mg)
+    if attr == "measure":
+        return "eGFR" if lim.measure == "egfr" else "creatinine clearance"
+    return lim.advice  # ``advice``, and the bare head
+
+
+def _pk_placeholder(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    return _pk_text(b.pk, attr, f, b, params) if b.pk is not None else None
+
+
+def _level_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    return _level_phrase(b.level, attr) if b.level is not None else None
+
+
+def _conflict_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    c = b.conflict
+    if c is None:
+        return None
+    if attr == "quantity":
+        return _QUANTITY_LABEL.get(c.quantity, c.quantity)
+    return ", ".join(fmt(v) for v in c.values)
+
+
+def _monitor_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    last = b.monitor_last
+    if last is None:
+        return "no result in the record"
+    days = f.days_since(last.effective)
+    if days is None:
+        return "the last result has no date"
+    return f"last result {_months(days)} months before the record date"
+
+
+def _vaccine_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    return _doses_phrase(f, b) if attr == "record" else b.vaccine
+
+
+def _vaccines_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    """This firing's vaccine; ``apply_criteria`` lists them all."""
+    return b.vaccine
+
+
+def _perkg_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    return _per_kg_phrase(b.per_kg, attr) if b.per_kg is not None else None
+
+
+def _event_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    ev = b.event
+    if ev is None:
+        return None
+    if attr == "when":
+        return f"{ev.setting} {_ago(max(0, (f.p.as_of - ev.day).days))}"
+    if attr == "count":
+        return str(b.event_days)
+    return ev.text
+
+
+def _stay_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    return _transition_text("stay", attr, f, b)
+
+
+def _change_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    return _transition_text("change", attr, f, b)
+
+
+def _admitted_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    return _admitted_phrase(f, attr) if attr else None
+
+
+def _stroke_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    st = f.stroke
+    if attr == "parts":
+        return ", ".join(f"{label} ({pts})" for label, pts, _ in st.parts) or "none"
+    return str(st.score)
+
+
+def _smoking_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    sm = f.smoking
+    if sm is None:
+        return None
+    if attr == "when":
+        if sm.day is None:
+            return "on an unknown date"
+        return _ago(max(0, (f.p.as_of - sm.day).days))
+    return sm.text or sm.status
+
+
+def _pregnancy_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    pr = f.pregnancy
+    if pr is None:
+        return None
+    if attr == "basis":
+        return pr.basis
+    if attr == "weeks":
+        return str(pr.weeks) if pr.weeks is not None else "unknown"
+    return pr.phrase
+
+
+def _lactation_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    return f.lactation.basis if f.lactation is not None else None
+
+
+def _bp_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    bp = f.bp
+    if bp is None:
+        return None
+    if attr == "latest":
+        return f"{fmt(bp.systolic)}/{fmt(bp.diastolic)} mmHg"
+    if attr == "readings":
+        return str(bp.readings)
+    if attr == "raised":
+        return str(bp.raised)
+    return None
+
+
+_PLACEHOLDERS: dict[str, _Placeholder] = {
+    "trigger": _trigger_text,
+    "cond": _cond_text,
+    "age": _age_text,
+    "param": _param_text,
+    "lab": _lab_text,
+    "lab_on": _lab_on_text,
+    "kidney": _kidney_text,
+    "count": _count_text,
+    "limit": _limit_text,
+    "pk": _pk_placeholder,
+    "level": _level_text,
+    "conflict": _conflict_text,
+    "monitor": _monitor_text,
+    "vaccine": _vaccine_text,
+    "vaccines": _vaccines_text,
+    "perkg": _perkg_text,
+    "event": _event_text,
+    "stay": _stay_text,
+    "change": _change_text,
+    "admitted": _admitted_text,
+    "stroke": _stroke_text,
+    "smoking": _smoking_text,
+    "pregnancy": _pregnancy_text,
+    "lactation": _lactation_text,
+    "bp": _bp_text,
+}
+
+
 def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
     def one(m: re.Match[str]) -> str:
         head, attr = m.group(1), m.group(2)
         if head in b.meds or (len(head) == 1 and head in _NAMES):
-            med = b.meds.get(head)
-            if med is None:
-                return "?"
-            if attr is None:
-                return b.names.get(head, med.name)
-            if attr == "text":
-                return med.text
-            if attr == "dose":
-                return _dose_phrase(med)
-            if attr == "years":
-                return fmt(float(f.years_on(med) or 0))
-            if attr == "weeks":
-                days = f.days_since(med.first_authored)
-                return fmt(float(days // 7)) if days is not None else "?"
-            if attr == "duration":  # how long taken, in the unit a clinician uses
-                days = f.days_since(med.first_authored)
-                return duration_words(days) if days is not None else "an unknown time"
-            return "?"
-        if head == "trigger":
-            if b.cond is not None:
-                return b.cond.text
-            return ", ".join(m.text for m in b.meds.values()) or "this patient"
-        if head == "cond":
-            return b.cond.text if b.cond else "the condition"
-        if head == "age":
-            return age_phrase(f.age)
-        if head == "param" and attr:
-            return fmt(params[attr])
-        if head == "lab" and attr:
-            o = b.labs.get(attr) or f.latest(attr)
-            return (
-                f"{fmt(o.value)} {unit_words(o.unit)}".strip() if o is not None else "not recorded"
-            )
-        if head == "lab_on" and attr:  # the day of the result a lab placeholder states
-            o = b.labs.get(attr) or f.latest(attr)
-            return str(o.effective) if o is not None and o.effective else "an unknown date"
-        if head == "kidney":
-            k = f.kidney
-            if k is None:
-                return "not known"
-            if attr == "detail":
-                parts = []
-                if k.reported is not None:
-                    parts.append(f"reported eGFR {fmt(k.reported.value)}")
-                if k.computed is not None:
-                    parts.append(f"CKD-EPI eGFR from creatinine {fmt(k.computed)}")
-                if k.crcl is not None:
-                    parts.append(f"Cockcroft-Gault clearance {fmt(k.crcl)} mL/min")
-                return ", ".join(parts)
-            if attr == "unsteady":
-                return _unsteady_phrase(k.unsteady, k.reported)
-            return f"{fmt(k.value)} ({k.basis})"
-        if head == "count":
-            if attr == "names":
-                return ", ".join(m.text for m in b.count)
-            return str(b.count_value)
-        if head == "limit" and b.limit is not None:
-            lim = b.limit
-            if attr == "advice":
-                return lim.advice
-            if attr == "instead":
-                return lim.instead or "another treatment"
-            if attr == "below":
-                return fmt(lim.below)
-            if attr == "max":
-                return fmt(lim.max_daily_mg)
-            if attr == "measure":
-                return "eGFR" if lim.measure == "egfr" else "creatinine clearance"
-            return lim.advice
-        if head == "pk" and b.pk is not None:
-            return _pk_text(b.pk, attr, f, b, params)
-        if head == "level" and b.level is not None:
-            return _level_phrase(b.level, attr)
-        if head == "conflict" and b.conflict is not None:
-            if attr == "quantity":
-                return _QUANTITY_LABEL.get(b.conflict.quantity, b.conflict.quantity)
-            return ", ".join(fmt(v) for v in b.conflict.values)
-        if head == "monitor":
-            last = b.monitor_last
-            if last is None:
-                return "no result in the record"
-            days = f.days_since(last.effective)
-            if days is None:
-                return "the last result has no date"
-            return f"last result {_months(days)} months before the record date"
-        if head == "vaccine":
-            return _doses_phrase(f, b) if attr == "record" else b.vaccine
-        if head == "vaccines":  # this firing's vaccine; ``apply_criteria`` lists them all
-            return b.vaccine
-        if head == "perkg" and b.per_kg is not None:
-            return _per_kg_phrase(b.per_kg, attr)
-        if head == "event" and b.event is not None:
-            ev = b.event
-            if attr == "when":
-                return f"{ev.setting} {_ago(max(0, (f.p.as_of - ev.day).days))}"
-            if attr == "count":
-                return str(b.event_days)
-            return ev.text
-        if head in ("stay", "change"):
-            return _transition_text(head, attr, f, b)
-        if head == "admitted" and attr:
-            return _admitted_phrase(f, attr)
-        if head == "stroke":
-            st = f.stroke
-            if attr == "parts":
-                return ", ".join(f"{label} ({pts})" for label, pts, _ in st.parts) or "none"
-            return str(st.score)
-        if head == "smoking" and f.smoking is not None:
-            sm = f.smoking
-            if attr == "when":
-                if sm.day is None:
-                    return "on an unknown date"
-                return _ago(max(0, (f.p.as_of - sm.day).days))
-            return sm.text or sm.status
-        if head == "pregnancy" and f.pregnancy is not None:
-            if attr == "basis":
-                return f.pregnancy.basis
-            if attr == "weeks":
-                return str(f.pregnancy.weeks) if f.pregnancy.weeks is not None else "unknown"
-            return f.pregnancy.phrase
-        if head == "lactation" and f.lactation is not None:
-            return f.lactation.basis
-        if head == "bp" and f.bp is not None:
-            bp = f.bp
-            if attr == "latest":
-                return f"{fmt(bp.systolic)}/{fmt(bp.diastolic)} mmHg"
-            if attr == "readings":
-                return str(bp.readings)
-            if attr == "raised":
-                return str(bp.raised)
-        return "?"
+            return _med_text(head, attr, f, b)
+        handler = _PLACEHOLDERS.get(head)
+        got = handler(attr, f, b, params) if handler is not None else None
+        return "?" if got is None else got
 
     return _PLACEHOLDER.sub(one, text)
 
