@@ -233,7 +233,7 @@ def _kidney_discordant(t: Trigger, f: Facts, params: _Params, base: Binding | No
 
 
 def _kidney_unsteady(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
-    return not t.kidney_unsteady or (f.kidney is not None and f.kidney.unsteady)
+    return not t.kidney_unsteady or (f.kidney is not None and bool(f.kidney.unsteady))
 
 
 def _lab_ckd(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
@@ -272,7 +272,9 @@ def _none_of(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> boo
 def _level_cause(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
     # Read from the binding a level test made (a point's ``when``, an exception); a trigger's
     # own level test applies it to the bindings it makes.
-    return not (t.level_cause and t.level is None and not (base and base.level and "b" in base.meds))
+    return not (
+        t.level_cause and t.level is None and not (base and base.level and "b" in base.meds)
+    )
 
 
 def _bound_matches(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
@@ -393,7 +395,9 @@ def _events(t: Trigger, f: Facts, params: _Params) -> Sequence[Event]:
     ev = t.recent_event
     if ev is None:
         return ()
-    return f.events(ev.groups, params[ev.days], ev.encounter_classes, ev.conditions, ev.encounter_text)
+    return f.events(
+        ev.groups, params[ev.days], ev.encounter_classes, ev.conditions, ev.encounter_text
+    )
 
 
 def _bind_recent_event(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding | None:
