@@ -10,7 +10,7 @@ Pure and deterministic.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from itertools import product
@@ -195,151 +195,299 @@ def _cmp(value: float, op: str, threshold: float) -> bool:
     }[op]
 
 
-def _match(
-    t: Trigger, f: Facts, params: dict[str, float], base: Binding | None = None
-) -> Iterator[Binding]:
-    """Every binding under which all parts of ``t`` hold (extending ``base``)."""
-    age = f.age
-    if t.age_min is not None and (age is None or age < params[t.age_min]):
-        return
-    if t.age_max is not None and (age is None or age > params[t.age_max]):
-        return
-    if t.sex is not None and f.p.sex != t.sex:
-        return
-    if any(f.with_spec(s) for s in t.absent_drugs):
-        return
-    if any(_conds(f, (g,)) for g in t.absent_conditions):
-        return
-    ever = [pr for g in t.ever_conditions for pr in f.ever(g)]
-    if t.ever_conditions and not ever:
-        return
-    if t.kidney_discordant and not (f.kidney is not None and f.kidney.discordant):
-        return
-    if t.kidney_unsteady and not (f.kidney is not None and f.kidney.unsteady):
-        return
-    if t.lab_ckd and not f.lab_ckd:
-        return
-    if t.bp_severe and not (f.bp is not None and f.bp.severe):
-        return
-    if t.smoking and not (f.smoking is not None and f.smoking.status in t.smoking):
-        return
-    if t.conflict and not f.conflicts:
-        return
-    if not _pregnancy_holds(t, f, params):
-        return
-    if t.outside and not any(_outside(f, m) for m in t.outside):
-        return
-    if t.recent_orders is not None and not any(
-        f.recent_orders(s, params[t.recent_orders.days]) for s in t.recent_orders.specs
-    ):
-        return
-    if any(next(_match(n, f, params, base), None) is not None for n in t.none_of):
-        return
+# The trigger's parts, one handler per field, in the order they are read. A guard says whether
+# its part holds (it binds nothing); a binder extends the binding or says no (``None``); a
+# combination check tests, and may annotate, one binding of the medicines (``False`` drops it).
+_Params = dict[str, float]
+_Guard = Callable[[Trigger, Facts, _Params, Binding | None], bool]
+_Binder = Callable[[Trigger, Facts, _Params, Binding], Binding | None]
+_ComboCheck = Callable[[Trigger, Facts, _Params, Binding], bool]
+
+
+def _age_min(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    return t.age_min is None or not (f.age is None or f.age < params[t.age_min])
+
+
+def _age_max(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    return t.age_max is None or not (f.age is None or f.age > params[t.age_max])
+
+
+def _sex(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    return t.sex is None or f.p.sex == t.sex
+
+
+def _absent_drugs(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    return not any(f.with_spec(s) for s in t.absent_drugs)
+
+
+def _absent_conditions(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    return not any(_conds(f, (g,)) for g in t.absent_conditions)
+
+
+def _ever_conditions(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    return not t.ever_conditions or bool(_ever(t, f))
+
+
+def _kidney_discordant(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    return not t.kidney_discordant or (f.kidney is not None and f.kidney.discordant)
+
+
+def _kidney_unsteady(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    return not t.kidney_unsteady or (f.kidney is not None and bool(f.kidney.unsteady))
+
+
+def _lab_ckd(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    return not t.lab_ckd or bool(f.lab_ckd)
+
+
+def _bp_severe(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    return not t.bp_severe or (f.bp is not None and f.bp.severe)
+
+
+def _smoking(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    return not t.smoking or (f.smoking is not None and f.smoking.status in t.smoking)
+
+
+def _conflict(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    return not t.conflict or bool(f.conflicts)
+
+
+def _pregnancy(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    return _pregnancy_holds(t, f, params)
+
+
+def _outside_part(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    return not t.outside or any(_outside(f, m) for m in t.outside)
+
+
+def _recent_orders(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    ro = t.recent_orders
+    return ro is None or any(f.recent_orders(s, params[ro.days]) for s in ro.specs)
+
+
+def _none_of(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    return not any(next(_match(n, f, params, base), None) is not None for n in t.none_of)
+
+
+def _level_cause(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
     # Read from the binding a level test made (a point's ``when``, an exception); a trigger's
     # own level test applies it to the bindings it makes.
-    if t.level_cause and t.level is None and not (base and base.level and "b" in base.meds):
-        return
-    if t.bound_matches:
-        bound = base.meds.get("a") if base is not None else None
-        if bound is None or not any(bound in f.with_spec(s) for s in t.bound_matches):
-            return
-    b0 = base.copy() if base is not None else Binding()
-    b0.pregnancy = b0.pregnancy or bool(t.pregnant)
-    b0.lactation = b0.lactation or bool(t.lactating)
+    return not (
+        t.level_cause and t.level is None and not (base and base.level and "b" in base.meds)
+    )
+
+
+def _bound_matches(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    if not t.bound_matches:
+        return True
+    bound = base.meds.get("a") if base is not None else None
+    return bound is not None and any(bound in f.with_spec(s) for s in t.bound_matches)
+
+
+_GUARDS: tuple[_Guard, ...] = (
+    _age_min,
+    _age_max,
+    _sex,
+    _absent_drugs,
+    _absent_conditions,
+    _ever_conditions,
+    _kidney_discordant,
+    _kidney_unsteady,
+    _lab_ckd,
+    _bp_severe,
+    _smoking,
+    _conflict,
+    _pregnancy,
+    _outside_part,
+    _recent_orders,
+    _none_of,
+    _level_cause,
+    _bound_matches,
+)
+
+
+def _ever(t: Trigger, f: Facts) -> list[Problem]:
+    return [pr for g in t.ever_conditions for pr in f.ever(g)]
+
+
+def _bind_conflict(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding | None:
     if t.conflict:
-        b0.conflict = next(iter(sorted(f.conflicts.values(), key=lambda c: c.quantity)))
+        b.conflict = next(iter(sorted(f.conflicts.values(), key=lambda c: c.quantity)))
+    return b
+
+
+def _bind_labs(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding | None:
     for lab in t.labs:
         got = _value(f, lab.quantity)
         if got is None or not _cmp(got[0], lab.op, params[lab.param]):
-            return
+            return None
         if _disputed(f, lab, params[lab.param]):
-            return
+            return None
         if got[1] is not None:
-            b0.labs[lab.quantity] = got[1]
+            b.labs[lab.quantity] = got[1]
         if lab.quantity == "kidney" and f.kidney is not None and not f.kidney.settled:
-            b0.probable = True
-    if t.monitor is not None:
-        q = t.monitor.quantity
-        last = f.p.latest_of(_loincs(q))
-        age_days = f.days_since(last.effective) if last is not None else None
-        if last is not None and age_days is not None and age_days <= params[t.monitor.days]:
-            return
-        b0.monitor_last, b0.monitor_quantity = last, q
-    if t.count is not None:
-        if t.count.by == "acb":
-            meds = tuple(m for m in f.meds if m.acb > 0)
-            n = sum(m.acb for m in meds)
-        else:
-            meds = tuple(dict.fromkeys(m for s in t.count.specs for m in f.with_spec(s)))
-            n = len(meds)
-            if t.count.by == "ingredients-in-class":
-                n = len({d for m in meds for d in m.drugs})
-        if n < params[t.count.min]:
-            return
-        if t.count.min_medicines and len(meds) < params[t.count.min_medicines]:
-            return
-        b0.count, b0.count_value = meds, n
-    if t.vaccine is not None:
-        v = t.vaccine
-        if v.available_from is not None and f.p.as_of < v.available_from:
-            return
-        if v.only_with_history and not any(i.given for i in f.p.immunizations):
-            return
-        window = params[v.within_days] if v.within_days else None
-        given = f.doses(v.cvx, window)
-        if v.final_at_age:
-            if _dose_at_age(f, given, params[v.final_at_age]):
-                return
-        elif len(given) >= (params[v.doses] if v.doses else 1):
-            return
-        # The texts state every dose ever recorded (the last may be out of date).
-        b0.vaccine, b0.doses = v.vaccine, f.doses(v.cvx, None)
-    if t.stroke_risk is not None:
-        threshold = params[t.stroke_risk.min_female if f.female else t.stroke_risk.min_male]
-        if f.stroke.score < threshold:
-            return
-        b0.stroke = True
-    if t.recent_event is not None:
-        ev = t.recent_event
-        events = f.events(
-            ev.groups, params[ev.days], ev.encounter_classes, ev.conditions, ev.encounter_text
-        )
-        if not events:
-            return
-        if ev.min_events and len({e.day for e in events}) < params[ev.min_events]:
-            return
-        b0.event = events[0]
-        b0.event_days = len({e.day for e in events})
+            b.probable = True
+    return b
+
+
+def _bind_monitor(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding | None:
+    if t.monitor is None:
+        return b
+    q = t.monitor.quantity
+    last = f.p.latest_of(_loincs(q))
+    age_days = f.days_since(last.effective) if last is not None else None
+    if last is not None and age_days is not None and age_days <= params[t.monitor.days]:
+        return None
+    b.monitor_last, b.monitor_quantity = last, q
+    return b
+
+
+def _bind_count(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding | None:
+    if t.count is None:
+        return b
+    if t.count.by == "acb":
+        meds = tuple(m for m in f.meds if m.acb > 0)
+        n = sum(m.acb for m in meds)
     else:
-        events = ()
-    if t.stay is not None or t.change is not None:
-        if not _stay_holds(t, f, params):
-            return
-        b0.stay = f.stay
-    if t.any_of:
-        alt = next((x for a in t.any_of for x in _match(a, f, params, b0)), None)
-        if alt is None:
-            return
-        b0 = alt
+        meds = tuple(dict.fromkeys(m for s in t.count.specs for m in f.with_spec(s)))
+        n = len(meds)
+        if t.count.by == "ingredients-in-class":
+            n = len({d for m in meds for d in m.drugs})
+    if n < params[t.count.min]:
+        return None
+    if t.count.min_medicines and len(meds) < params[t.count.min_medicines]:
+        return None
+    b.count, b.count_value = meds, n
+    return b
+
+
+def _bind_vaccine(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding | None:
+    v = t.vaccine
+    if v is None:
+        return b
+    if v.available_from is not None and f.p.as_of < v.available_from:
+        return None
+    if v.only_with_history and not any(i.given for i in f.p.immunizations):
+        return None
+    window = params[v.within_days] if v.within_days else None
+    given = f.doses(v.cvx, window)
+    if v.final_at_age:
+        if _dose_at_age(f, given, params[v.final_at_age]):
+            return None
+    elif len(given) >= (params[v.doses] if v.doses else 1):
+        return None
+    # The texts state every dose ever recorded (the last may be out of date).
+    b.vaccine, b.doses = v.vaccine, f.doses(v.cvx, None)
+    return b
+
+
+def _bind_stroke_risk(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding | None:
+    if t.stroke_risk is None:
+        return b
+    threshold = params[t.stroke_risk.min_female if f.female else t.stroke_risk.min_male]
+    if f.stroke.score < threshold:
+        return None
+    b.stroke = True
+    return b
+
+
+def _events(t: Trigger, f: Facts, params: _Params) -> Sequence[Event]:
+    ev = t.recent_event
+    if ev is None:
+        return ()
+    return f.events(
+        ev.groups, params[ev.days], ev.encounter_classes, ev.conditions, ev.encounter_text
+    )
+
+
+def _bind_recent_event(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding | None:
+    ev = t.recent_event
+    if ev is None:
+        return b
+    events = _events(t, f, params)
+    if not events:
+        return None
+    if ev.min_events and len({e.day for e in events}) < params[ev.min_events]:
+        return None
+    b.event = events[0]
+    b.event_days = len({e.day for e in events})
+    return b
+
+
+def _bind_stay(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding | None:
+    if t.stay is None and t.change is None:
+        return b
+    if not _stay_holds(t, f, params):
+        return None
+    b.stay = f.stay
+    return b
+
+
+def _bind_any_of(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding | None:
+    if not t.any_of:
+        return b
+    return next((x for a in t.any_of for x in _match(a, f, params, b)), None)
+
+
+_BINDERS: tuple[_Binder, ...] = (
+    _bind_conflict,
+    _bind_labs,
+    _bind_monitor,
+    _bind_count,
+    _bind_vaccine,
+    _bind_stroke_risk,
+    _bind_recent_event,
+    _bind_stay,
+    _bind_any_of,
+)
+
+
+def _start(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> Binding | None:
+    """The binding every medicine combination extends, or ``None`` where a part fails."""
+    if not all(guard(t, f, params, base) for guard in _GUARDS):
+        return None
+    b = base.copy() if base is not None else Binding()
+    b.pregnancy = b.pregnancy or bool(t.pregnant)
+    b.lactation = b.lactation or bool(t.lactating)
+    for bind in _BINDERS:
+        got = bind(t, f, params, b)
+        if got is None:
+            return None
+        b = got
+    return b
+
+
+def _match(t: Trigger, f: Facts, params: _Params, base: Binding | None = None) -> Iterator[Binding]:
+    """Every binding under which all parts of ``t`` hold (extending ``base``)."""
+    b0 = _start(t, f, params, base)
+    if b0 is None:
+        return
     if t.renal_table:
         yield from _renal_bindings(f, b0)
-        return
-    if t.pk_table is not None:
+    elif t.pk_table is not None:
         yield from _pk_bindings(f, b0, t.pk_table)
-        return
-    if t.level is not None:
+    elif t.level is not None:
         for b in _level_bindings(f, b0, t.level, params):
             if not t.level_cause or "b" in b.meds:
                 yield b
-        return
-    conds: list[_Cond | None] = [None]
+    else:
+        yield from _medicine_bindings(t, f, params, b0)
+
+
+def _trigger_conds(t: Trigger, f: Facts) -> list[_Cond | None] | None:
+    """The condition each binding carries (``None`` where the trigger names none and there is
+    none to bind); ``None`` itself where the conditions the trigger asks for are absent."""
     if t.any_conditions:
         found = _conds(f, t.any_conditions)
-        if not found:
-            return
-        conds = [found[0]]
-    elif ever:
-        conds = [_Cond(ever[0].text, (ever[0].ref,))]
+        return [found[0]] if found else None
+    ever = _ever(t, f)
+    return [_Cond(ever[0].text, (ever[0].ref,))] if ever else [None]
+
+
+def _medicine_bindings(t: Trigger, f: Facts, params: _Params, b0: Binding) -> Iterator[Binding]:
+    conds = _trigger_conds(t, f)
+    if conds is None:
+        return
     changes = _changes(t, f)
     if t.change is not None and not changes:
         return
@@ -349,72 +497,120 @@ def _match(
     combos: list[tuple[MedFact, ...]] = list(product(*pools)) if pools else [()]
     for ch, rest in [(ch, rest) for ch in binds for rest in combos]:
         combo = ((f.med_fact(ch.med),) if ch is not None else ()) + rest
-        if ch is not None and not _duplicate_ok(t, f, combo):
-            continue
-        refs_ = [m.ref for m in combo]
-        if len(set(refs_)) != len(refs_):
-            continue
-        # Two specs naming the same class bind each unordered pair of ingredients once.
-        if any(
-            specs[i]
-            and specs[i] == specs[j]
-            and (combo[i].ref > combo[j].ref or combo[i].drugs == combo[j].drugs)
-            for i in range(len(combo))
-            for j in range(i + 1, len(combo))
-        ):
+        if not _combo_allowed(t, f, ch, combo, specs):
             continue
         b = b0.copy()
         b.change = ch
         for i, m in enumerate(combo):
             b.meds[_NAMES[i]] = m
             b.names[_NAMES[i]] = _change_name(ch, t) if i == 0 and ch else _pick(m, specs[i])
-        a = b.meds.get("a")
-        if t.recent_event is not None and t.recent_event.on_drug:
-            start = a.first_authored if a is not None else None
-            during = [e for e in events if start is not None and e.day >= start]
-            if not during:
-                continue
-            b.event = during[0]
-        if t.min_years_on is not None:
-            yrs = f.years_on(a) if a is not None else None
-            if yrs is None or yrs < params[t.min_years_on]:
-                continue
-        if t.min_days_on is not None:
-            start = a.first_authored if a is not None else None
-            if start is None or (f.p.as_of - start).days < params[t.min_days_on]:
-                continue
-        if t.started_within is not None:
-            start = a.first_authored if a is not None else None
-            if start is None or (f.p.as_of - start).days > params[t.started_within]:
-                continue
-        if t.daily_mg_above is not None:
-            if a is None:
-                continue
-            if a.daily_mg is not None:
-                if a.daily_mg <= params[t.daily_mg_above]:
-                    continue
-            elif a.unit_mg is not None and a.unit_mg > params[t.daily_mg_above]:
-                # Dose not stated, but one unit a day of the prescribed strength is already
-                # above the ceiling: the action stands (reduce or switch), not a verification.
-                pass
-            else:
-                # Dose not stated and the strength alone does not exceed the ceiling: fire at
-                # lower certainty, as a routine request to verify the daily dose.
-                b.uncertain = True
-        if t.weight_dose is not None:
-            if a is None:
-                continue
-            dosed = per_kg(f, a, b.names["a"], params[t.weight_dose.weight_days])
-            over = _over(t.weight_dose, dosed, params)
-            if over is False or (over is None and not t.weight_dose.verify):
-                continue
-            b.per_kg = dosed
-            if over is None:
-                b.uncertain = True  # no recent weight or no stated dose: weigh and verify
+        if not all(check(t, f, params, b) for check in _COMBO_CHECKS):
+            continue
         for c in conds:
             bc = b.copy()
             bc.cond = c
             yield bc
+
+
+def _combo_allowed(
+    t: Trigger,
+    f: Facts,
+    ch: MedChange | None,
+    combo: tuple[MedFact, ...],
+    specs: tuple[str, ...],
+) -> bool:
+    if ch is not None and not _duplicate_ok(t, f, combo):
+        return False
+    refs_ = [m.ref for m in combo]
+    if len(set(refs_)) != len(refs_):
+        return False
+    # Two specs naming the same class bind each unordered pair of ingredients once.
+    return not any(
+        specs[i]
+        and specs[i] == specs[j]
+        and (combo[i].ref > combo[j].ref or combo[i].drugs == combo[j].drugs)
+        for i in range(len(combo))
+        for j in range(i + 1, len(combo))
+    )
+
+
+def _on_drug(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
+    if t.recent_event is None or not t.recent_event.on_drug:
+        return True
+    a = b.meds.get("a")
+    start = a.first_authored if a is not None else None
+    during = [e for e in _events(t, f, params) if start is not None and e.day >= start]
+    if not during:
+        return False
+    b.event = during[0]
+    return True
+
+
+def _min_years_on(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
+    if t.min_years_on is None:
+        return True
+    a = b.meds.get("a")
+    yrs = f.years_on(a) if a is not None else None
+    return not (yrs is None or yrs < params[t.min_years_on])
+
+
+def _min_days_on(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
+    if t.min_days_on is None:
+        return True
+    a = b.meds.get("a")
+    start = a.first_authored if a is not None else None
+    return not (start is None or (f.p.as_of - start).days < params[t.min_days_on])
+
+
+def _started_within(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
+    if t.started_within is None:
+        return True
+    a = b.meds.get("a")
+    start = a.first_authored if a is not None else None
+    return not (start is None or (f.p.as_of - start).days > params[t.started_within])
+
+
+def _daily_mg_above(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
+    if t.daily_mg_above is None:
+        return True
+    a = b.meds.get("a")
+    if a is None:
+        return False
+    ceiling = params[t.daily_mg_above]
+    if a.daily_mg is not None:
+        return not a.daily_mg <= ceiling
+    # Dose not stated, but one unit a day of the prescribed strength already above the ceiling:
+    # the action stands (reduce or switch), not a verification. Otherwise fire at lower
+    # certainty, as a routine request to verify the daily dose.
+    if not (a.unit_mg is not None and a.unit_mg > ceiling):
+        b.uncertain = True
+    return True
+
+
+def _weight_dose(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
+    if t.weight_dose is None:
+        return True
+    a = b.meds.get("a")
+    if a is None:
+        return False
+    dosed = per_kg(f, a, b.names["a"], params[t.weight_dose.weight_days])
+    over = _over(t.weight_dose, dosed, params)
+    if over is False or (over is None and not t.weight_dose.verify):
+        return False
+    b.per_kg = dosed
+    if over is None:
+        b.uncertain = True  # no recent weight or no stated dose: weigh and verify
+    return True
+
+
+_COMBO_CHECKS: tuple[_ComboCheck, ...] = (
+    _on_drug,
+    _min_years_on,
+    _min_days_on,
+    _started_within,
+    _daily_mg_above,
+    _weight_dose,
+)
 
 
 def _stay_holds(t: Trigger, f: Facts, params: dict[str, float]) -> bool:
@@ -776,141 +972,251 @@ def _level_phrase(lv: Level, attr: str | None) -> str:
     return _reading_phrase(lv.latest)
 
 
+# The placeholders a text may hold, one handler per head (``{head}`` or ``{head.attr}``); a
+# head with no handler, or a handler with nothing to say, renders as "?".
+_Placeholder = Callable[[str | None, Facts, Binding, dict[str, float]], str | None]
+
+
+def _med_text(head: str, attr: str | None, f: Facts, b: Binding) -> str:
+    """``{a}``, ``{a.dose}``...: the medicine bound to a name."""
+    med = b.meds.get(head)
+    if med is None:
+        return "?"
+    if attr is None:
+        return b.names.get(head, med.name)
+    if attr == "text":
+        return med.text
+    if attr == "dose":
+        return _dose_phrase(med)
+    if attr == "years":
+        return fmt(float(f.years_on(med) or 0))
+    if attr == "weeks":
+        days = f.days_since(med.first_authored)
+        return fmt(float(days // 7)) if days is not None else "?"
+    if attr == "duration":  # how long taken, in the unit a clinician uses
+        days = f.days_since(med.first_authored)
+        return duration_words(days) if days is not None else "an unknown time"
+    return "?"
+
+
+def _trigger_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    if b.cond is not None:
+        return b.cond.text
+    return ", ".join(m.text for m in b.meds.values()) or "this patient"
+
+
+def _cond_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    return b.cond.text if b.cond else "the condition"
+
+
+def _age_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    return age_phrase(f.age)
+
+
+def _param_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    return fmt(params[attr]) if attr else None
+
+
+def _lab_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    if not attr:
+        return None
+    o = b.labs.get(attr) or f.latest(attr)
+    return f"{fmt(o.value)} {unit_words(o.unit)}".strip() if o is not None else "not recorded"
+
+
+def _lab_on_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    """The day of the result a lab placeholder states."""
+    if not attr:
+        return None
+    o = b.labs.get(attr) or f.latest(attr)
+    return str(o.effective) if o is not None and o.effective else "an unknown date"
+
+
+def _kidney_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    k = f.kidney
+    if k is None:
+        return "not known"
+    if attr == "detail":
+        parts = []
+        if k.reported is not None:
+            parts.append(f"reported eGFR {fmt(k.reported.value)}")
+        if k.computed is not None:
+            parts.append(f"CKD-EPI eGFR from creatinine {fmt(k.computed)}")
+        if k.crcl is not None:
+            parts.append(f"Cockcroft-Gault clearance {fmt(k.crcl)} mL/min")
+        return ", ".join(parts)
+    if attr == "unsteady":
+        return _unsteady_phrase(k.unsteady, k.reported)
+    return f"{fmt(k.value)} ({k.basis})"
+
+
+def _count_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    if attr == "names":
+        return ", ".join(m.text for m in b.count)
+    return str(b.count_value)
+
+
+def _limit_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    lim = b.limit
+    if lim is None:
+        return None
+    if attr == "instead":
+        return lim.instead or "another treatment"
+    if attr == "below":
+        return fmt(lim.below)
+    if attr == "max":
+        return fmt(lim.max_daily_mg)
+    if attr == "measure":
+        return "eGFR" if lim.measure == "egfr" else "creatinine clearance"
+    return lim.advice  # ``advice``, and the bare head
+
+
+def _pk_placeholder(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    return _pk_text(b.pk, attr, f, b, params) if b.pk is not None else None
+
+
+def _level_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    return _level_phrase(b.level, attr) if b.level is not None else None
+
+
+def _conflict_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    c = b.conflict
+    if c is None:
+        return None
+    if attr == "quantity":
+        return _QUANTITY_LABEL.get(c.quantity, c.quantity)
+    return ", ".join(fmt(v) for v in c.values)
+
+
+def _monitor_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    last = b.monitor_last
+    if last is None:
+        return "no result in the record"
+    days = f.days_since(last.effective)
+    if days is None:
+        return "the last result has no date"
+    return f"last result {_months(days)} months before the record date"
+
+
+def _vaccine_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    return _doses_phrase(f, b) if attr == "record" else b.vaccine
+
+
+def _vaccines_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    """This firing's vaccine; ``apply_criteria`` lists them all."""
+    return b.vaccine
+
+
+def _perkg_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    return _per_kg_phrase(b.per_kg, attr) if b.per_kg is not None else None
+
+
+def _event_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    ev = b.event
+    if ev is None:
+        return None
+    if attr == "when":
+        return f"{ev.setting} {_ago(max(0, (f.p.as_of - ev.day).days))}"
+    if attr == "count":
+        return str(b.event_days)
+    return ev.text
+
+
+def _stay_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    return _transition_text("stay", attr, f, b)
+
+
+def _change_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    return _transition_text("change", attr, f, b)
+
+
+def _admitted_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    return _admitted_phrase(f, attr) if attr else None
+
+
+def _stroke_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    st = f.stroke
+    if attr == "parts":
+        return ", ".join(f"{label} ({pts})" for label, pts, _ in st.parts) or "none"
+    return str(st.score)
+
+
+def _smoking_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    sm = f.smoking
+    if sm is None:
+        return None
+    if attr == "when":
+        if sm.day is None:
+            return "on an unknown date"
+        return _ago(max(0, (f.p.as_of - sm.day).days))
+    return sm.text or sm.status
+
+
+def _pregnancy_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    pr = f.pregnancy
+    if pr is None:
+        return None
+    if attr == "basis":
+        return pr.basis
+    if attr == "weeks":
+        return str(pr.weeks) if pr.weeks is not None else "unknown"
+    return pr.phrase
+
+
+def _lactation_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    return f.lactation.basis if f.lactation is not None else None
+
+
+def _bp_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    bp = f.bp
+    if bp is None:
+        return None
+    if attr == "latest":
+        return f"{fmt(bp.systolic)}/{fmt(bp.diastolic)} mmHg"
+    if attr == "readings":
+        return str(bp.readings)
+    if attr == "raised":
+        return str(bp.raised)
+    return None
+
+
+_PLACEHOLDERS: dict[str, _Placeholder] = {
+    "trigger": _trigger_text,
+    "cond": _cond_text,
+    "age": _age_text,
+    "param": _param_text,
+    "lab": _lab_text,
+    "lab_on": _lab_on_text,
+    "kidney": _kidney_text,
+    "count": _count_text,
+    "limit": _limit_text,
+    "pk": _pk_placeholder,
+    "level": _level_text,
+    "conflict": _conflict_text,
+    "monitor": _monitor_text,
+    "vaccine": _vaccine_text,
+    "vaccines": _vaccines_text,
+    "perkg": _perkg_text,
+    "event": _event_text,
+    "stay": _stay_text,
+    "change": _change_text,
+    "admitted": _admitted_text,
+    "stroke": _stroke_text,
+    "smoking": _smoking_text,
+    "pregnancy": _pregnancy_text,
+    "lactation": _lactation_text,
+    "bp": _bp_text,
+}
+
+
 def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
     def one(m: re.Match[str]) -> str:
         head, attr = m.group(1), m.group(2)
         if head in b.meds or (len(head) == 1 and head in _NAMES):
-            med = b.meds.get(head)
-            if med is None:
-                return "?"
-            if attr is None:
-                return b.names.get(head, med.name)
-            if attr == "text":
-                return med.text
-            if attr == "dose":
-                return _dose_phrase(med)
-            if attr == "years":
-                return fmt(float(f.years_on(med) or 0))
-            if attr == "weeks":
-                days = f.days_since(med.first_authored)
-                return fmt(float(days // 7)) if days is not None else "?"
-            if attr == "duration":  # how long taken, in the unit a clinician uses
-                days = f.days_since(med.first_authored)
-                return duration_words(days) if days is not None else "an unknown time"
-            return "?"
-        if head == "trigger":
-            if b.cond is not None:
-                return b.cond.text
-            return ", ".join(m.text for m in b.meds.values()) or "this patient"
-        if head == "cond":
-            return b.cond.text if b.cond else "the condition"
-        if head == "age":
-            return age_phrase(f.age)
-        if head == "param" and attr:
-            return fmt(params[attr])
-        if head == "lab" and attr:
-            o = b.labs.get(attr) or f.latest(attr)
-            return (
-                f"{fmt(o.value)} {unit_words(o.unit)}".strip() if o is not None else "not recorded"
-            )
-        if head == "lab_on" and attr:  # the day of the result a lab placeholder states
-            o = b.labs.get(attr) or f.latest(attr)
-            return str(o.effective) if o is not None and o.effective else "an unknown date"
-        if head == "kidney":
-            k = f.kidney
-            if k is None:
-                return "not known"
-            if attr == "detail":
-                parts = []
-                if k.reported is not None:
-                    parts.append(f"reported eGFR {fmt(k.reported.value)}")
-                if k.computed is not None:
-                    parts.append(f"CKD-EPI eGFR from creatinine {fmt(k.computed)}")
-                if k.crcl is not None:
-                    parts.append(f"Cockcroft-Gault clearance {fmt(k.crcl)} mL/min")
-                return ", ".join(parts)
-            if attr == "unsteady":
-                return _unsteady_phrase(k.unsteady, k.reported)
-            return f"{fmt(k.value)} ({k.basis})"
-        if head == "count":
-            if attr == "names":
-                return ", ".join(m.text for m in b.count)
-            return str(b.count_value)
-        if head == "limit" and b.limit is not None:
-            lim = b.limit
-            if attr == "advice":
-                return lim.advice
-            if attr == "instead":
-                return lim.instead or "another treatment"
-            if attr == "below":
-                return fmt(lim.below)
-            if attr == "max":
-                return fmt(lim.max_daily_mg)
-            if attr == "measure":
-                return "eGFR" if lim.measure == "egfr" else "creatinine clearance"
-            return lim.advice
-        if head == "pk" and b.pk is not None:
-            return _pk_text(b.pk, attr, f, b, params)
-        if head == "level" and b.level is not None:
-            return _level_phrase(b.level, attr)
-        if head == "conflict" and b.conflict is not None:
-            if attr == "quantity":
-                return _QUANTITY_LABEL.get(b.conflict.quantity, b.conflict.quantity)
-            return ", ".join(fmt(v) for v in b.conflict.values)
-        if head == "monitor":
-            last = b.monitor_last
-            if last is None:
-                return "no result in the record"
-            days = f.days_since(last.effective)
-            if days is None:
-                return "the last result has no date"
-            return f"last result {_months(days)} months before the record date"
-        if head == "vaccine":
-            return _doses_phrase(f, b) if attr == "record" else b.vaccine
-        if head == "vaccines":  # this firing's vaccine; ``apply_criteria`` lists them all
-            return b.vaccine
-        if head == "perkg" and b.per_kg is not None:
-            return _per_kg_phrase(b.per_kg, attr)
-        if head == "event" and b.event is not None:
-            ev = b.event
-            if attr == "when":
-                return f"{ev.setting} {_ago(max(0, (f.p.as_of - ev.day).days))}"
-            if attr == "count":
-                return str(b.event_days)
-            return ev.text
-        if head in ("stay", "change"):
-            return _transition_text(head, attr, f, b)
-        if head == "admitted" and attr:
-            return _admitted_phrase(f, attr)
-        if head == "stroke":
-            st = f.stroke
-            if attr == "parts":
-                return ", ".join(f"{label} ({pts})" for label, pts, _ in st.parts) or "none"
-            return str(st.score)
-        if head == "smoking" and f.smoking is not None:
-            sm = f.smoking
-            if attr == "when":
-                if sm.day is None:
-                    return "on an unknown date"
-                return _ago(max(0, (f.p.as_of - sm.day).days))
-            return sm.text or sm.status
-        if head == "pregnancy" and f.pregnancy is not None:
-            if attr == "basis":
-                return f.pregnancy.basis
-            if attr == "weeks":
-                return str(f.pregnancy.weeks) if f.pregnancy.weeks is not None else "unknown"
-            return f.pregnancy.phrase
-        if head == "lactation" and f.lactation is not None:
-            return f.lactation.basis
-        if head == "bp" and f.bp is not None:
-            bp = f.bp
-            if attr == "latest":
-                return f"{fmt(bp.systolic)}/{fmt(bp.diastolic)} mmHg"
-            if attr == "readings":
-                return str(bp.readings)
-            if attr == "raised":
-                return str(bp.raised)
-        return "?"
+            return _med_text(head, attr, f, b)
+        handler = _PLACEHOLDERS.get(head)
+        got = handler(attr, f, b, params) if handler is not None else None
+        return "?" if got is None else got
 
     return _PLACEHOLDER.sub(one, text)
 
