@@ -93,7 +93,7 @@ def test_every_criterion_states_its_governance() -> None:
 
 def test_one_knowledge_version_from_the_change_log() -> None:
     assert shipped().stamp.version == changelog().version == changelog().releases[0].version
-    assert KB_VERSION == shipped().stamp.version
+    assert shipped().stamp.version == KB_VERSION
 
 
 def test_change_log_lists_releases_newest_first() -> None:
@@ -108,7 +108,9 @@ def test_a_version_that_is_no_release_is_refused() -> None:
     raw = {**_shipped_raw(COPIED), "version": "2031.01-1"}
     with pytest.raises(KnowledgeError) as err:
         _versioned((Criterion.model_validate(raw),))
-    assert err.value.file == "changelog.yaml" and "'2031.01-1' is not a release" in err.value.problem
+    assert (
+        err.value.file == "changelog.yaml" and "'2031.01-1' is not a release" in err.value.problem
+    )
 
 
 @pytest.mark.parametrize("status", ["draft", "active", "retired", "withdrawn"])
