@@ -47,6 +47,7 @@ from typing import Any, TypeVar, cast
 
 from inference.adjudication import FactStatus, compare, fact_status
 from inference.knowledge import ROLE_BY_NAME, Analysis, analyse
+from inference.knowledge.changelog import changelog
 from inference.knowledge.conditions import classify
 from inference.knowledge.criteria import Criterion
 from inference.knowledge.roles import DOMAIN_ROLES, SEVERE_GROUPS
@@ -91,7 +92,8 @@ from service.errors import BackendTimeout, CanoeError, StepFailed
 
 __all__ = ["KB_VERSION", "PANEL_SIZES", "EmbeddedExperts", "themes"]
 
-KB_VERSION = "2026.11-2"
+# The knowledge version, from the change log (the one place it is stated).
+KB_VERSION = changelog().version
 # The default sizes, by complexity: (base, extended).
 PANEL_SIZES: dict[str, tuple[int, int]] = {c: (b, e) for c, b, e in DEFAULT_PANEL_SIZES}
 T = TypeVar("T")

@@ -42,11 +42,12 @@ def install_knowledge(settings: Settings) -> None:
     plans use. A bad site file is refused like a bad setting (InputError, exit status 2),
     naming the folder, the file, the path in it and the problem."""
     from inference.knowledge.criteria import KnowledgeError
-    from inference.knowledge.site import install, load_site, shipped
+    from inference.knowledge.site import install, load_site, shipped, with_drafts
 
     folder = settings.knowledge.dir
     try:
-        install(load_site(Path(folder)) if folder else shipped())
+        knowledge = load_site(Path(folder)) if folder else shipped()
+        install(with_drafts(knowledge) if settings.knowledge.drafts else knowledge)
     except KnowledgeError as exc:
         raise InputError(f"knowledge_dir (CANOE_KNOWLEDGE_DIR) {folder}: {exc}") from None
 

@@ -260,7 +260,7 @@ def _value_set_ids(t: Trigger) -> list[str]:
     return ids
 
 
-def _rule(c: Criterion, version: str, published: set[str]) -> RuleSpec:
+def _rule(c: Criterion, published: set[str]) -> RuleSpec:
     p = c.params
     sets = [*_value_set_ids(c.trigger), *(i for ex in c.exceptions for i in _value_set_ids(ex))]
     return RuleSpec(
@@ -270,8 +270,8 @@ def _rule(c: Criterion, version: str, published: set[str]) -> RuleSpec:
             f"A {c.kind} criterion after {c.source} {c.source_id} ({c.year}): "
             + _template(c.option.description, p)
         ),
-        version=version,
-        status="active",
+        version=c.version,
+        status=c.status,
         citation=f"{c.source} {c.source_id} ({c.year})",
         trigger=describe(c.trigger, p),
         exceptions=tuple(describe(ex, p) for ex in c.exceptions),
@@ -329,7 +329,7 @@ def fhir_definitions(
     version = k.stamp.version
     sets = [*_drug_class_sets(version), *_condition_sets(version)]
     ids = {s.id for s in sets}
-    return sets, [_rule(c, version, ids) for c in k.criteria]
+    return sets, [_rule(c, ids) for c in k.criteria]
 
 
 def knowledge_files(base: str, knowledge: Knowledge | None = None) -> dict[str, dict[str, object]]:

@@ -271,11 +271,13 @@ class FhirSettings(_Group):
 class KnowledgeSettings(_Group):
     """A site's knowledge folder over the shipped criteria (``inference.knowledge.site``):
     ``site.yaml`` retiring criteria and setting their params, ``*.json`` adding criteria. ""
-    uses the shipped knowledge as it is. Validated when the planner is built: a bad file stops
-    start-up naming the file, the path in it and the problem."""
+    uses the shipped knowledge as it is. ``drafts``: criteria of status draft fire too (only
+    active ones do otherwise; retired ones never). Validated when the planner is built: a bad
+    file stops start-up naming the file, the path in it and the problem."""
 
     prefix = "knowledge_"
     dir: str = ""
+    drafts: bool = False  # draft criteria fire too: for testing them, never in production
 
 
 class ReviewSettings(_Group):

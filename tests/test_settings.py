@@ -295,6 +295,7 @@ EVERY_SETTING: list[tuple[str, str, str, Any]] = [
     ("CANOE_REVIEW_LINK_TTL_S", "review.link_ttl_s", "60", 60),
     ("CANOE_REVIEW_SESSION_TTL_S", "review.session_ttl_s", "120", 120),
     ("CANOE_KNOWLEDGE_DIR", "knowledge.dir", "/etc/canoe/knowledge", "/etc/canoe/knowledge"),
+    ("CANOE_KNOWLEDGE_DRAFTS", "knowledge.drafts", "true", True),
 ]
 ROOT = Path(__file__).resolve().parents[1]
 # Where the names are documented or set for a deployment. Names ending in "_" are families

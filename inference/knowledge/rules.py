@@ -43,7 +43,7 @@ from .model import (
 from .pregnancy import PREGNANCY
 from .registry import Case, age_phrase, names, point, prob_ids, rule, run_rules
 from .roles import POOL, ROLE_BY_NAME
-from .site import active, shipped
+from .site import active, firing, shipped
 
 __all__ = ["CRITERIA", "Analysis", "MedFact", "Point", "ProblemCase", "Proposal", "analyse"]
 
@@ -1504,7 +1504,7 @@ def analyse(profile: PatientProfile, locale: Locale = "uk") -> Analysis:
     run_rules(c, o, skip)
     # Criteria after the rule functions: where both propose an activity, the rule's wording
     # (often more specific) leads and the points are united in one option.
-    fired = apply_criteria([x for x in active().criteria if x.id not in skip], c, o)
+    fired = apply_criteria([x for x in firing(active()) if x.id not in skip], c, o)
     level, score, breakdown, dims = _complexity(c, base, o)
     problems = (*base, *sorted(o.problems, key=lambda p: p.id))
     proposals = _proposals(o, problems)

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from service.core.model import KnowledgeStamp
 
 from ._datafile import DATA_DIR, KnowledgeFileError, load_file
+from .changelog import CHANGELOG_FILE, changelog
 from .criteria import CRITERIA_DIR, Criterion, KnowledgeError, load
 from .criteria.loader import _evidence_ids
 from .criteria.loader import load_file as load_criteria_file
@@ -41,9 +42,11 @@ __all__ = [
     "SiteFile",
     "active",
     "content_hash",
+    "firing",
     "install",
     "load_site",
     "shipped",
+    "with_drafts",
 ]
 
 SITE_FILE = "site.yaml"
@@ -95,6 +98,7 @@ class Knowledge:
     criteria: tuple[Criterion, ...]
     stamp: KnowledgeStamp
     changes: tuple[Change, ...] = ()
+    drafts: bool = False  # draft criteria fire too (``knowledge.drafts``, for testing them)
 
 
 def content_hash(files: Iterable[tuple[str, bytes]]) -> str:
@@ -116,22 +120,66 @@ def _shipped_files() -> list[tuple[str, bytes]]:
     return out
 
 
-def _shipped_version() -> str:
-    """The newest version any shipped criteria file states (versions sort as text:
-    ``2026.12-1`` after ``2026.11-3``)."""
-    import json
+def _versioned(criteria: tuple[Criterion, ...]) -> tuple[Criterion, ...]:
+    """``criteria``, each naming a release of the change log, else ``KnowledgeError``."""
+    releases = {r.version for r in changelog().releases}
+    for c in criteria:
+        if c.version not in releases:
+            raise KnowledgeError(
+                CHANGELOG_FILE.name, "releases", f"{c.id}: version {c.version!r} is not a release"
+            )
+    return criteria
 
-    versions = [
-        str(json.loads(p.read_text(encoding="utf-8"))["version"])
-        for p in CRITERIA_DIR.glob("*.json")
-    ]
-    return max(versions)
+
+PRECEDENCE_FILE = DATA_DIR / "precedence.yaml"
+
+
+class Precedence(_Strict):
+    """``data/precedence.yaml``: every shipped criterion's id, in the order they are applied."""
+
+    description: str = ""
+    order: tuple[_Id, ...] = Field(min_length=1)
+
+
+def _in_precedence(criteria: tuple[Criterion, ...]) -> tuple[Criterion, ...]:
+    """``criteria`` in the order of ``precedence.yaml``, which lists each exactly once."""
+    name = PRECEDENCE_FILE.name
+    try:
+        order = load_file(PRECEDENCE_FILE, Precedence).order
+    except KnowledgeFileError as exc:
+        raise KnowledgeError(name, exc.where, exc.problem) from None
+    by_id = {c.id: c for c in criteria}
+    rank: dict[str, int] = {}
+    for i, cid in enumerate(order):
+        if cid not in by_id:
+            raise KnowledgeError(name, f"order[{i}]", f"unknown criterion {cid!r}")
+        if cid in rank:
+            raise KnowledgeError(name, f"order[{i}]", f"{cid!r} is listed twice")
+        rank[cid] = i
+    missing = sorted(set(by_id) - set(rank))
+    if missing:
+        raise KnowledgeError(name, "order", f"criteria not listed: {', '.join(missing)}")
+    return tuple(sorted(criteria, key=lambda c: rank[c.id]))
 
 
 @cache
 def shipped() -> Knowledge:
-    """The shipped criteria, validated (``KnowledgeError`` on a bad file), with their stamp."""
-    return Knowledge(load(), KnowledgeStamp(_shipped_version(), content_hash(_shipped_files())))
+    """The shipped criteria, validated (``KnowledgeError`` on a bad file), with their stamp:
+    the change log's version and the content hash of the files."""
+    try:
+        version = changelog().version
+    except KnowledgeFileError as exc:
+        raise KnowledgeError(CHANGELOG_FILE.name, exc.where, exc.problem) from None
+    return Knowledge(
+        _in_precedence(_versioned(load())), KnowledgeStamp(version, content_hash(_shipped_files()))
+    )
+
+
+def firing(knowledge: Knowledge) -> tuple[Criterion, ...]:
+    """The criteria that may fire: the active ones, and the drafts where ``knowledge.drafts``
+    (a site testing them); retired ones never."""
+    allowed = ("active", "draft") if knowledge.drafts else ("active",)
+    return tuple(c for c in knowledge.criteria if c.status in allowed)
 
 
 def _site_files(folder: Path) -> list[Path]:
@@ -219,6 +267,11 @@ def _with_params(site: SiteFile, criteria: dict[str, Criterion], retired: set[st
         raw["params"] = {**c.params, **values}
         criteria[cid] = Criterion.model_validate(raw)
     return changes
+
+
+def with_drafts(knowledge: Knowledge) -> Knowledge:
+    """``knowledge`` with its draft criteria firing too (a site testing them)."""
+    return Knowledge(knowledge.criteria, knowledge.stamp, knowledge.changes, drafts=True)
 
 
 def load_site(folder: Path, base: Knowledge | None = None) -> Knowledge:

@@ -1,5 +1,6 @@
 """Positive and negative cases for the criteria the second set of unseen vignettes
-(examples/vignettes2) found missing (issue 13x, inference/knowledge/criteria/generalisation2.json):
+(examples/vignettes2) found missing (now in the domain files: interactions, kidney, drug_age,
+musculoskeletal, respiratory, genitourinary):
 
 - colchicine is withheld while a strong CYP3A4 inhibitor is taken with reduced kidney function
   (FDA colchicine labelling 2020; MHRA 2023); with normal kidney function it stays a review;

@@ -8,6 +8,7 @@ import pytest
 from fhir_mapping.ingest import ingest
 from inference.embedded import EmbeddedExperts
 from inference.evidence import EvidenceBase
+from inference.knowledge.changelog import changelog
 from inference.protocol import (
     CATEGORIES,
     Adjudicate,
@@ -64,7 +65,9 @@ async def run(profile: PatientProfile, ctx: CallContext | None = None) -> dict[s
 def test_satisfies_protocol() -> None:
     ex = EmbeddedExperts()
     assert isinstance(ex, Experts)
-    assert ex.name == f"embedded-experts/{EvidenceBase.load().version}"
+    assert ex.name == f"embedded-experts/{changelog().version}"  # the knowledge version
+    named = EmbeddedExperts(EvidenceBase.load().version)  # as the service builds it
+    assert named.name == f"embedded-experts/{EvidenceBase.load().version}"
 
 
 @pytest.mark.parametrize("path", REALISTIC_BUNDLES, ids=lambda p: p.name.split("_")[0])

@@ -101,7 +101,8 @@ def test_definitions_publish_the_knowledge(
     assert len(sorted(pkg.glob("ActivityDefinition-*.json"))) == len(plans)
     pd = json.loads((pkg / "PlanDefinition-dd-nsaid-heart-failure.json").read_text())
     assert pd["url"] == f"{base}/PlanDefinition/dd-nsaid-heart-failure"
-    assert pd["status"] == "active" and pd["version"] == shipped().stamp.version
+    own = next(c for c in shipped().criteria if c.id == "dd-nsaid-heart-failure")
+    assert pd["status"] == "active" and pd["version"] == own.version
     assert pd["relatedArtifact"][0]["citation"].startswith("AGS Beers Criteria 2023")
     action = pd["action"][0]
     assert action["priority"] == "urgent"

@@ -21,6 +21,8 @@ from inference.protocol import Priority
 __all__ = [
     "KINDS",
     "KIND_URGENCY",
+    "STATUSES",
+    "VERSION_PATTERN",
     "ChangeTest",
     "Count",
     "CriteriaFile",
@@ -552,8 +554,21 @@ def _trigger_params(t: Trigger) -> list[str]:
     return used
 
 
+Status = Literal["draft", "active", "retired"]
+STATUSES: tuple[str, ...] = Status.__args__  # type: ignore[attr-defined]
+# A knowledge version: year, month and the release within it (``2026.12-1``); sorts as text.
+VERSION_PATTERN = r"^[0-9]{4}\.[0-9]{2}-[0-9]+$"
+
+
 class Criterion(_Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9\-]*$")
+    # Governance: only an ``active`` criterion fires (a ``draft`` one too where a site enables
+    # drafts for testing, ``knowledge.drafts``); ``retired`` ones stay in the data, with their
+    # history. ``version`` is the knowledge release (the change log's) that last changed it.
+    status: Status
+    version: str = Field(pattern=VERSION_PATTERN)
+    last_reviewed: date
+    reviewer_role: str = Field(pattern=r"^[a-z][a-z\-]*$")
     kind: Kind
     source: str
     source_id: str
@@ -611,6 +626,8 @@ def urgency_class_of(c: Criterion) -> UrgencyClass:
 
 
 class CriteriaFile(_Strict):
-    version: str
+    # The knowledge version comes from the change log (``data/changelog.yaml``); a site file may
+    # still carry its own label here, which is not read.
+    version: str | None = None
     description: str = ""
     criteria: tuple[Criterion, ...]

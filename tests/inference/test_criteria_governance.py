@@ -1,0 +1,190 @@
+"""Criteria governance: status, version, review date and reviewer role on every criterion; only
+active criteria fire (drafts where a site enables them, retired never); one knowledge version,
+from the change log; files named by clinical domain, the move losing and changing nothing.
+Real files, the real embedded planner and the real CLI."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from fhir_mapping.ingest import ingest
+from inference.embedded import KB_VERSION
+from inference.knowledge.changelog import Changelog, changelog
+from inference.knowledge.criteria import CRITERIA_DIR, KnowledgeError
+from inference.knowledge.criteria.schema import Criterion
+from inference.knowledge.rules import analyse
+from inference.knowledge.site import (
+    _versioned,
+    firing,
+    install,
+    load_site,
+    shipped,
+    with_drafts,
+)
+from service.cli import main
+from service.knowledge import fhir_definitions
+from tests.conftest import FHIR_FIXTURES
+
+BUNDLE = FHIR_FIXTURES / "adalberto_hartmann_ba18818d.json"
+CREATED = "2026-11-30T09:00:00+00:00"
+COPIED = "vaccine-pneumococcal-older"  # fires on BUNDLE
+BEFORE = Path(__file__).parent / "data" / "criteria_before_domains.json"
+GOVERNANCE = ("status", "version", "last_reviewed", "reviewer_role")
+
+
+def _files() -> dict[str, list[dict[str, object]]]:
+    return {
+        p.name: json.loads(p.read_text(encoding="utf-8"))["criteria"]
+        for p in sorted(CRITERIA_DIR.glob("*.json"))
+    }
+
+
+def _shipped_raw(cid: str) -> dict[str, object]:
+    for criteria in _files().values():
+        for c in criteria:
+            if c["id"] == cid:
+                return dict(c)
+    raise AssertionError(cid)
+
+
+def test_ids_are_unique_across_files() -> None:
+    ids = [str(c["id"]) for criteria in _files().values() for c in criteria]
+    assert len(ids) == len(set(ids)) == len(shipped().criteria)
+
+
+def test_the_move_to_domain_files_kept_every_criterion_unchanged() -> None:
+    """Every criterion shipped before the move to domain files is still there, its content
+    (all but the governance fields it gained) the same, byte for byte as canonical JSON."""
+    before: dict[str, str] = json.loads(BEFORE.read_text(encoding="utf-8"))
+    now = {
+        str(c["id"]): "sha256:"
+        + hashlib.sha256(
+            json.dumps({k: v for k, v in c.items() if k not in GOVERNANCE}, sort_keys=True).encode()
+        ).hexdigest()
+        for criteria in _files().values()
+        for c in criteria
+    }
+    assert set(before) <= set(now)
+    changed = sorted(cid for cid, h in before.items() if now[cid] != h)
+    assert changed == []
+
+
+def test_no_file_is_named_after_a_work_round() -> None:
+    rounds = re.compile(r"review\d|generalisation|_more$|_start$")
+    assert [name for name in _files() if rounds.search(Path(name).stem)] == []
+
+
+def test_every_criterion_states_its_governance() -> None:
+    releases = {r.version for r in changelog().releases}
+    for c in shipped().criteria:
+        assert c.status == "active", c.id
+        assert c.version in releases, c.id
+        assert c.last_reviewed <= changelog().releases[0].date, c.id
+        assert c.reviewer_role, c.id
+
+
+def test_one_knowledge_version_from_the_change_log() -> None:
+    assert shipped().stamp.version == changelog().version == changelog().releases[0].version
+    assert shipped().stamp.version == KB_VERSION
+
+
+def test_change_log_lists_releases_newest_first() -> None:
+    release = {"date": "2026-11-30", "summary": "s"}
+    with pytest.raises(ValidationError, match="newest first"):
+        Changelog.model_validate(
+            {"releases": [{**release, "version": "2026.11-1"}, {**release, "version": "2026.12-1"}]}
+        )
+
+
+def test_a_version_that_is_no_release_is_refused() -> None:
+    raw = {**_shipped_raw(COPIED), "version": "2031.01-1"}
+    with pytest.raises(KnowledgeError) as err:
+        _versioned((Criterion.model_validate(raw),))
+    assert (
+        err.value.file == "changelog.yaml" and "'2031.01-1' is not a release" in err.value.problem
+    )
+
+
+@pytest.mark.parametrize("status", ["draft", "active", "retired", "withdrawn"])
+def test_status_is_one_of_three(status: str) -> None:
+    raw = {**_shipped_raw(COPIED), "status": status}
+    if status == "withdrawn":
+        with pytest.raises(ValidationError, match="status"):
+            Criterion.model_validate(raw)
+    else:
+        assert Criterion.model_validate(raw).status == status
+
+
+@pytest.fixture
+def restore() -> Iterator[None]:
+    yield
+    install(shipped())
+
+
+def _site(folder: Path, status: str) -> Path:
+    """A site folder adding a copy of ``COPIED`` with ``status``, under a new id and option."""
+    folder.mkdir(parents=True, exist_ok=True)
+    added = {**_shipped_raw(COPIED), "id": f"site-{status}", "status": status}
+    added["option"] = {**added["option"], "id": f"opt-site-{status}"}  # type: ignore[dict-item]
+    (folder / "local.json").write_text(json.dumps({"criteria": [added]}), encoding="utf-8")
+    return folder
+
+
+def _fired() -> tuple[str, ...]:
+    profile = ingest(BUNDLE.read_bytes(), received=datetime(2026, 11, 30, 9, tzinfo=UTC))
+    return analyse(profile).fired
+
+
+@pytest.mark.parametrize(
+    ("status", "drafts", "fires"),
+    [
+        ("active", False, True),
+        ("draft", False, False),
+        ("draft", True, True),
+        ("retired", False, False),
+        ("retired", True, False),
+    ],
+)
+def test_only_active_criteria_fire_and_drafts_when_enabled(
+    tmp_path: Path, status: str, drafts: bool, fires: bool, restore: None
+) -> None:
+    knowledge = load_site(_site(tmp_path, status))
+    install(with_drafts(knowledge) if drafts else knowledge)
+    ids = {c.id for c in firing(with_drafts(knowledge) if drafts else knowledge)}
+    assert (f"site-{status}" in ids) is fires
+    assert (f"site-{status}" in _fired()) is fires
+    assert COPIED in _fired()  # the shipped original fires either way
+
+
+def test_drafts_setting_makes_drafts_fire_in_a_plan(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    restore: None,
+) -> None:
+    monkeypatch.setenv("CANOE_KNOWLEDGE_DIR", str(_site(tmp_path, "draft")))
+    argv = ["plan", str(BUNDLE), "--format", "json", "--created", CREATED]
+    monkeypatch.delenv("CANOE_KNOWLEDGE_DRAFTS", raising=False)
+    assert main(argv) == 0
+    assert "opt-site-draft" not in capsys.readouterr().out
+    monkeypatch.setenv("CANOE_KNOWLEDGE_DRAFTS", "true")
+    assert main(argv) == 0
+    assert "opt-site-draft" in capsys.readouterr().out
+
+
+def test_plan_definitions_carry_each_criterion_status_and_version(tmp_path: Path) -> None:
+    _, rules = fhir_definitions(load_site(_site(tmp_path, "draft")))
+    by_id = {r.id: r for r in rules}
+    assert (by_id["site-draft"].status, by_id["site-draft"].version) == (
+        "draft",
+        _shipped_raw(COPIED)["version"],
+    )
+    assert {r.version for r in rules} <= {r.version for r in changelog().releases}
