@@ -44,7 +44,9 @@ MAX_LINES = 8
 # A summary line reads at a glance: the reason is cut (at a word, with an ellipsis) so the line
 # stays near this length; the whole reasoning is in the detailed view and the review app.
 LINE_CHARS = 200
-_REASON_FLOOR = 100
+_REASON_FLOOR = 60
+# A value further into the reason than this is detail, not what decided the line.
+_VALUE_WITHIN = 160
 # A reference to a FHIR resource ("Observation/abc", "urn:uuid:...") never reaches the summary.
 _FHIR_ID = re.compile(
     r"(?:urn:uuid:[0-9a-fA-F-]+|\b(?:Patient|Condition|MedicationRequest|Medication|Observation"
@@ -94,9 +96,29 @@ class SummaryLine:
         return head + _cut(self.reason, LINE_CHARS - len(head) - len(tail)) + tail
 
 
+def _value_end(text: str) -> int:
+    """Where the values that justify the reason end: after the last number of the reason (the
+    eGFR, the dose, the date), with the parenthesis it stands in closed; 0 when it has none.
+
+    >>> t = "Estimates disagree (reported eGFR 9.9, from creatinine 61) and so on."
+    >>> t[: _value_end(t)]
+    'Estimates disagree (reported eGFR 9.9, from creatinine 61)'
+    """
+    last = None
+    for last in re.finditer(r"\d[\w.,/%-]*\d|\d", text[:_VALUE_WITHIN]):
+        pass
+    if last is None:
+        return 0
+    end = last.end()
+    if text.count("(", 0, end) > text.count(")", 0, end):
+        close = text.find(")", end)
+        end = close + 1 if close >= 0 else end
+    return end
+
+
 def _cut(text: str, room: int) -> str:
-    """``text`` cut at a word to at most ``room`` characters, but never below
-    ``_REASON_FLOOR`` (the reason is the line's point), ending in an ellipsis when cut.
+    """``text`` cut at a word to at most ``room`` characters, but never before the values that
+    justify it (``_value_end``) nor below ``_REASON_FLOOR``, ending in an ellipsis when cut.
 
     >>> _cut("Naproxen with clopidogrel: the pair more than doubles the risk of a stomach "
     ...      "bleed in a man of 82 with a past peptic ulcer.", 10)[-34:]
@@ -105,8 +127,11 @@ def _cut(text: str, room: int) -> str:
     room = max(room, _REASON_FLOOR)
     if len(text) <= room:
         return text
-    head = text[: room - 1].rsplit(" ", 1)[0].rstrip(" ,;:")
-    return head + "…"
+    head = text[: room - 1].rsplit(" ", 1)[0]
+    keep = _value_end(text)
+    if len(head) < keep:
+        head = text[:keep]
+    return head.rstrip(" ,;:") + "…"
 
 
 @dataclass(frozen=True, slots=True)
