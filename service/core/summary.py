@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from service.core.evaluation import URGENCY_LABELS, Evaluation
@@ -80,6 +80,9 @@ class SummaryLine:
     proposed_by: tuple[str, ...]  # supporting roles, strongest first
     borderline: bool
     urgency_class: str = ""  # "" for documents without one
+    # Titles of later actions on the same medicine, folded into this line (one line per
+    # medicine: its first action is the most urgent; each keeps its reasons in the detail).
+    also: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -91,7 +94,8 @@ class SummaryLine:
         fact = f" Key fact: {self.fact}." if self.fact else ""
         who = ", ".join(self.proposed_by) or "a clinician's decision"
         flag = " Borderline: needs your decision." if self.borderline else ""
-        head = f"{self.rank}. {self.action}{tag}: "
+        also = "".join(f"; also {a[:1].lower()}{a[1:]}" for a in self.also)
+        head = f"{self.rank}. {self.action}{also}{tag}: "
         tail = f"{fact} Proposed by {who}.{flag}"
         return head + _cut(self.reason, LINE_CHARS - len(head) - len(tail)) + tail
 
@@ -104,12 +108,10 @@ def _value_end(text: str) -> int:
     >>> t[: _value_end(t)]
     'Estimates disagree (reported eGFR 9.9, from creatinine 61)'
     """
-    last = None
-    for last in re.finditer(r"\d[\w.,/%-]*\d|\d", text[:_VALUE_WITHIN]):
-        pass
-    if last is None:
+    numbers = list(re.finditer(r"\d[\w.,/%-]*\d|\d", text[:_VALUE_WITHIN]))
+    if not numbers:
         return 0
-    end = last.end()
+    end = numbers[-1].end()
     if text.count("(", 0, end) > text.count(")", 0, end):
         close = text.find(")", end)
         end = close + 1 if close >= 0 else end
@@ -287,7 +289,11 @@ def _line(rank: int, o: Option, ev: Evaluation, facts: dict[str, str]) -> Summar
 def summarise(d: Deliberation, ev: Evaluation, limit: int = MAX_LINES) -> Summary:
     options = {o.id: o for o in d.options}
     facts = dict(d.meta.facts)
-    lines = tuple(_line(k, options[oid], ev, facts) for k, oid in enumerate(ev.plan[:limit], 1))
+    groups = _by_medicine([options[oid] for oid in ev.plan], limit)
+    lines = tuple(
+        replace(_line(k, g[0], ev, facts), also=tuple(_clean(o.title) for o in g[1:]))
+        for k, g in enumerate(groups, 1)
+    )
     awaiting = tuple(
         _clean(o.title)
         for o in d.options
@@ -295,7 +301,23 @@ def summarise(d: Deliberation, ev: Evaluation, limit: int = MAX_LINES) -> Summar
         and ev.option(o.id).borderline
         and ev.option(o.id).decided_by != "human"
     )
-    return Summary(lines, max(0, len(ev.plan) - limit), awaiting)
+    shown = sum(len(g) for g in groups)
+    return Summary(lines, max(0, len(ev.plan) - shown), awaiting)
+
+
+def _by_medicine(included: list[Option], limit: int) -> list[list[Option]]:
+    """The plan's actions in order, those on one medicine (the same ``medication_ref``, the
+    knowledge's own link) joined to the first, most urgent; at most ``limit`` groups."""
+    groups: list[list[Option]] = []
+    first: dict[str, list[Option]] = {}
+    for o in included:
+        if o.medication_ref is not None and o.medication_ref in first:
+            first[o.medication_ref].append(o)
+        elif len(groups) < limit:
+            groups.append([o])
+            if o.medication_ref is not None:
+                first[o.medication_ref] = groups[-1]
+    return groups
 
 
 def coverage_lines(c: Coverage) -> tuple[str, ...]:
@@ -333,7 +355,7 @@ def summary_text(d: Deliberation, ev: Evaluation) -> str:
     """The summary as plain text: a heading, the ranked lines, then what awaits a decision."""
     s = summarise(d, ev)
     n = len(ev.plan)
-    shown = f"{len(s.lines)} of {n} shown" if s.more else f"{n} shown"
+    shown = f"{n - s.more} of {n} shown" if s.more else f"{n} shown"
     order = (
         "by urgency (urgent, act soon, routine)"
         if any(line.urgency_class for line in s.lines)
