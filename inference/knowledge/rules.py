@@ -1472,6 +1472,20 @@ def _facts_text(c: Case) -> tuple[tuple[str, str], ...]:
     return tuple(out + [(s.ref, s.text) for s in p.social])
 
 
+def _review_covered(p: Proposal, proposals: Sequence[Proposal]) -> bool:
+    """A generic medication review (no medicine of its own, the whole list cited) is not
+    proposed when specific actions already cover every medicine it names: each is the medicine
+    another action changes, or a medicine an action on another medicine cites (the partner of
+    an interaction). One review of the same medicines twice is noise above the real problems."""
+    if p.id != "opt-medication-review" or not p.refs:
+        return False
+    covered: set[str] = set()
+    for other in proposals:
+        if other is not p and other.medication_ref is not None:
+            covered.update((other.medication_ref, *other.refs))
+    return all(r in covered for r in p.refs)  # its refs are the medicines it names
+
+
 def _proposals(o: Output, problems: Sequence[ProblemCase]) -> tuple[Proposal, ...]:
     """One option per id (rule functions and criteria may propose the same activity), with
     known problems only, a priority, in plan order."""
@@ -1486,6 +1500,7 @@ def _proposals(o: Output, problems: Sequence[ProblemCase]) -> tuple[Proposal, ..
             priority=p.priority if p.criteria else _legacy_priority(p),
         )
         for p in merged.proposals
+        if not _review_covered(p, merged.proposals)
     )
     return tuple(sorted(out, key=lambda p: (CATEGORY_ORDER.index(p.category), -p.urgency, p.id)))
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from service.core.evaluation import URGENCY_LABELS, Evaluation
@@ -44,7 +44,9 @@ MAX_LINES = 8
 # A summary line reads at a glance: the reason is cut (at a word, with an ellipsis) so the line
 # stays near this length; the whole reasoning is in the detailed view and the review app.
 LINE_CHARS = 200
-_REASON_FLOOR = 100
+_REASON_FLOOR = 60
+# A value further into the reason than this is detail, not what decided the line.
+_VALUE_WITHIN = 160
 # A reference to a FHIR resource ("Observation/abc", "urn:uuid:...") never reaches the summary.
 _FHIR_ID = re.compile(
     r"(?:urn:uuid:[0-9a-fA-F-]+|\b(?:Patient|Condition|MedicationRequest|Medication|Observation"
@@ -78,6 +80,9 @@ class SummaryLine:
     proposed_by: tuple[str, ...]  # supporting roles, strongest first
     borderline: bool
     urgency_class: str = ""  # "" for documents without one
+    # Titles of later actions on the same medicine, folded into this line (one line per
+    # medicine: its first action is the most urgent; each keeps its reasons in the detail).
+    also: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -89,14 +94,33 @@ class SummaryLine:
         fact = f" Key fact: {self.fact}." if self.fact else ""
         who = ", ".join(self.proposed_by) or "a clinician's decision"
         flag = " Borderline: needs your decision." if self.borderline else ""
-        head = f"{self.rank}. {self.action}{tag}: "
+        also = "".join(f"; also {a[:1].lower()}{a[1:]}" for a in self.also)
+        head = f"{self.rank}. {self.action}{also}{tag}: "
         tail = f"{fact} Proposed by {who}.{flag}"
         return head + _cut(self.reason, LINE_CHARS - len(head) - len(tail)) + tail
 
 
+def _value_end(text: str) -> int:
+    """Where the values that justify the reason end: after the last number of the reason (the
+    eGFR, the dose, the date), with the parenthesis it stands in closed; 0 when it has none.
+
+    >>> t = "Estimates disagree (reported eGFR 9.9, from creatinine 61) and so on."
+    >>> t[: _value_end(t)]
+    'Estimates disagree (reported eGFR 9.9, from creatinine 61)'
+    """
+    numbers = list(re.finditer(r"\d[\w.,/%-]*\d|\d", text[:_VALUE_WITHIN]))
+    if not numbers:
+        return 0
+    end = numbers[-1].end()
+    if text.count("(", 0, end) > text.count(")", 0, end):
+        close = text.find(")", end)
+        end = close + 1 if close >= 0 else end
+    return end
+
+
 def _cut(text: str, room: int) -> str:
-    """``text`` cut at a word to at most ``room`` characters, but never below
-    ``_REASON_FLOOR`` (the reason is the line's point), ending in an ellipsis when cut.
+    """``text`` cut at a word to at most ``room`` characters, but never before the values that
+    justify it (``_value_end``) nor below ``_REASON_FLOOR``, ending in an ellipsis when cut.
 
     >>> _cut("Naproxen with clopidogrel: the pair more than doubles the risk of a stomach "
     ...      "bleed in a man of 82 with a past peptic ulcer.", 10)[-34:]
@@ -105,8 +129,11 @@ def _cut(text: str, room: int) -> str:
     room = max(room, _REASON_FLOOR)
     if len(text) <= room:
         return text
-    head = text[: room - 1].rsplit(" ", 1)[0].rstrip(" ,;:")
-    return head + "…"
+    head = text[: room - 1].rsplit(" ", 1)[0]
+    keep = _value_end(text)
+    if len(head) < keep:
+        head = text[:keep]
+    return head.rstrip(" ,;:") + "…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +289,11 @@ def _line(rank: int, o: Option, ev: Evaluation, facts: dict[str, str]) -> Summar
 def summarise(d: Deliberation, ev: Evaluation, limit: int = MAX_LINES) -> Summary:
     options = {o.id: o for o in d.options}
     facts = dict(d.meta.facts)
-    lines = tuple(_line(k, options[oid], ev, facts) for k, oid in enumerate(ev.plan[:limit], 1))
+    groups = _by_medicine([options[oid] for oid in ev.plan], limit)
+    lines = tuple(
+        replace(_line(k, g[0], ev, facts), also=tuple(_clean(o.title) for o in g[1:]))
+        for k, g in enumerate(groups, 1)
+    )
     awaiting = tuple(
         _clean(o.title)
         for o in d.options
@@ -270,7 +301,23 @@ def summarise(d: Deliberation, ev: Evaluation, limit: int = MAX_LINES) -> Summar
         and ev.option(o.id).borderline
         and ev.option(o.id).decided_by != "human"
     )
-    return Summary(lines, max(0, len(ev.plan) - limit), awaiting)
+    shown = sum(len(g) for g in groups)
+    return Summary(lines, max(0, len(ev.plan) - shown), awaiting)
+
+
+def _by_medicine(included: list[Option], limit: int) -> list[list[Option]]:
+    """The plan's actions in order, those on one medicine (the same ``medication_ref``, the
+    knowledge's own link) joined to the first, most urgent; at most ``limit`` groups."""
+    groups: list[list[Option]] = []
+    first: dict[str, list[Option]] = {}
+    for o in included:
+        if o.medication_ref is not None and o.medication_ref in first:
+            first[o.medication_ref].append(o)
+        elif len(groups) < limit:
+            groups.append([o])
+            if o.medication_ref is not None:
+                first[o.medication_ref] = groups[-1]
+    return groups
 
 
 def coverage_lines(c: Coverage) -> tuple[str, ...]:
@@ -309,7 +356,7 @@ def summary_text(d: Deliberation, ev: Evaluation, summary: Summary | None = None
     ``summary``: ``summarise(d, ev)`` where the caller has it already."""
     s = summary if summary is not None else summarise(d, ev)
     n = len(ev.plan)
-    shown = f"{len(s.lines)} of {n} shown" if s.more else f"{n} shown"
+    shown = f"{n - s.more} of {n} shown" if s.more else f"{n} shown"
     order = (
         "by urgency (urgent, act soon, routine)"
         if any(line.urgency_class for line in s.lines)

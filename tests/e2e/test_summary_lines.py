@@ -1,0 +1,53 @@
+"""The clinician summary's lines on real records: one line per medicine, the deciding values
+kept in a cut reason, no generic medication review that specific actions already cover."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from fhir_mapping.ingest import ingest
+from service.app import request_time
+from service.backends import build_planner
+from service.core.evaluation import Evaluation
+from service.core.model import Deliberation
+from service.core.summary import summarise, summary_text
+from service.pipeline import new_plan_id
+from service.settings import load_settings
+
+CREATED = "2026-11-30T09:00:00+00:00"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _plan(path: Path) -> tuple[Deliberation, Evaluation]:
+    settings = load_settings(environ={})
+    bundle = path.read_bytes()
+    profile = ingest(bundle, received=request_time(CREATED), clock_skew=settings.fhir.clock_skew)
+    planner = build_planner(settings)
+    plan = asyncio.run(planner.plan(profile, plan_id=new_plan_id(bundle), created=CREATED))
+    return plan.deliberation, plan.evaluation
+
+
+def test_two_actions_on_aspirin_share_one_line() -> None:
+    d, ev = _plan(next(EXAMPLES.glob("vignettes*/af_aspirin_only.json")))
+    s = summarise(d, ev)
+    aspirin = [line for line in s.lines if "aspirin" in line.action.lower()]
+    assert len(aspirin) == 1 and aspirin[0].also
+    assert "consider stopping aspirin" in aspirin[0].text()
+    assert aspirin[0].label == "act soon"  # the more urgent of the two
+    # every included action is on a line or counted as more
+    assert sum(1 + len(line.also) for line in s.lines) + s.more == len(ev.plan)
+
+
+def test_actions_on_different_medicines_keep_their_own_lines() -> None:
+    d, ev = _plan(next(EXAMPLES.glob("vignettes*/af_aspirin_only.json")))
+    lines = summarise(d, ev).lines
+    assert any("anticoagulation" in line.action for line in lines)
+    assert all(not line.also for line in lines if "aspirin" not in line.action.lower())
+
+
+def test_a_cut_reason_keeps_the_creatinine_based_egfr() -> None:
+    d, ev = _plan(EXAMPLES / "fixtures/fhir/ali_herman_d00b080d.json")
+    first = summarise(d, ev).lines[0].text()
+    assert "reported eGFR 9.9" in first and "from creatinine 24)" in first
+    assert "8 of 10 shown" in summary_text(d, ev)
