@@ -39,6 +39,13 @@ def _stamp(extra: str) -> str:
     return h.hexdigest()
 
 
+# Held by the test tools rather than the lock: the CPU Triton server the integration tests run
+# (nvidia-pytriton 0.7) needs numpy below 2, and with numpy 2 the older pytriton that would
+# install instead sends its byte tensors garbled (the server's Python backend aborts). The image
+# ships the lock's numpy; the service code runs on both.
+UNPINNED_IN_DEV = frozenset({"numpy"})
+
+
 def write_constraints(path: Path) -> Path:
     """requirements.lock's pins without their hashes, as a pip constraints file: a hash in a
     constraint turns on hash checking for every requirement, which an editable install of the
@@ -46,7 +53,10 @@ def write_constraints(path: Path) -> Path:
     pins = [
         line.rstrip(" \\")
         for line in LOCK.read_text(encoding="utf-8").splitlines()
-        if line and not line[0].isspace() and not line.startswith("#")
+        if line
+        and not line[0].isspace()
+        and not line.startswith("#")
+        and line.split("==")[0] not in UNPINNED_IN_DEV
     ]
     path.write_text("\n".join(pins) + "\n", encoding="utf-8")
     return path

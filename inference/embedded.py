@@ -71,6 +71,7 @@ from inference.protocol import (
     Consultation,
     EvidenceDoc,
     Judgement,
+    KnownOption,
     Locale,
     ModelCall,
     PanelMember,
@@ -340,9 +341,10 @@ def _assess(a: Analysis, profile: PatientProfile) -> Assessment:
     return Assessment(_complexity(a, profile), a.dimensions, problems, options)
 
 
-def knowledge_findings(profile: PatientProfile) -> dict[str, tuple[Finding, ...]]:
-    """The findings of every option the knowledge proposes for ``profile``, by option id."""
-    return {p.id: f for p in analyse(profile).proposals for f in (_findings(p),) if f}
+def known_options(profile: PatientProfile) -> dict[str, KnownOption]:
+    """What the knowledge states about every option it proposes for ``profile``, by id: the
+    findings of its criteria and its urgency class."""
+    return {p.id: KnownOption(_findings(p), _urgency_class(p)) for p in analyse(profile).proposals}
 
 
 def _findings(p: Proposal) -> tuple[Finding, ...]:

@@ -39,6 +39,7 @@ __all__ = [
     "Consultation",
     "EvidenceDoc",
     "Experts",
+    "KnownOption",
     "Locale",
     "ModelCall",
     "PanelMember",
@@ -121,6 +122,16 @@ class CandidateOption:
     answers: tuple[str, ...] = ()
     # The safety findings behind the option, from the knowledge criteria that proposed it.
     findings: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class KnownOption:
+    """What the knowledge itself states about an option it proposes: the safety findings of the
+    criteria behind it and how soon to act. A model's answer states neither, so an option a
+    model proposes under the same id takes them from here."""
+
+    findings: tuple[Finding, ...] = ()
+    urgency_class: UrgencyClass | None = None
 
 
 @dataclass(frozen=True, slots=True)

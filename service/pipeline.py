@@ -36,6 +36,7 @@ from inference.protocol import (
     Consult,
     EvidenceDoc,
     Experts,
+    KnownOption,
     ModelCall,
     PanelMember,
     Priority,
@@ -52,7 +53,6 @@ from service.core.model import (
     Coverage,
     Deliberation,
     Edge,
-    Finding,
     KnowledgeStamp,
     Meta,
     Option,
@@ -211,13 +211,13 @@ def knowledge_coverage(profile: PatientProfile) -> Coverage:
     return assess(profile)
 
 
-def knowledge_findings(profile: PatientProfile) -> Mapping[str, tuple[Finding, ...]]:
-    """The safety findings the embedded knowledge's criteria make for this profile, by option
-    id: an option a model proposes under a knowledge option's id gets that option's findings
-    (its DetectedIssues), since a model's answer does not state them."""
-    from inference.embedded import knowledge_findings as findings
+def knowledge_options(profile: PatientProfile) -> Mapping[str, KnownOption]:
+    """What the embedded knowledge states about the options it proposes for this profile, by
+    id (the findings of its criteria, how soon to act): an option a model proposes under a
+    knowledge option's id gets them, since a model's answer states neither."""
+    from inference.embedded import known_options
 
-    return findings(profile)
+    return known_options(profile)
 
 
 def knowledge_stamp() -> KnowledgeStamp:
@@ -256,8 +256,7 @@ class Planner:
         evidence_k: int = 24,
         coverage: Callable[[PatientProfile], Coverage] | None = knowledge_coverage,
         knowledge: Callable[[], KnowledgeStamp] | None = knowledge_stamp,
-        findings: Callable[[PatientProfile], Mapping[str, tuple[Finding, ...]]]
-        | None = knowledge_findings,
+        known: Callable[[PatientProfile], Mapping[str, KnownOption]] | None = knowledge_options,
     ) -> None:
         self.experts = experts
         self.evidence_base = evidence_base
@@ -267,7 +266,7 @@ class Planner:
         self.evidence_k = evidence_k
         self.coverage = coverage
         self.knowledge = knowledge
-        self.findings = findings
+        self.known = known
 
     async def plan(
         self,
@@ -287,7 +286,7 @@ class Planner:
         assessment: Assessment = await run.stage(
             "assessment", run.call(x.run(Assess(profile, evidence), ctx))
         )
-        assessment = self._with_findings(profile, assessment)
+        assessment = self._with_knowledge(profile, assessment)
         panel: tuple[PanelMember, ...] = await run.stage(
             "panel", run.call(x.run(AssemblePanel(profile, assessment), ctx))
         )
@@ -518,13 +517,22 @@ class Planner:
             )
         return tuple(options)
 
-    def _with_findings(self, profile: PatientProfile, assessment: Assessment) -> Assessment:
-        """Options that state no findings (a model's) get the knowledge's for the same id."""
-        if self.findings is None or all(o.findings for o in assessment.options):
+    def _with_knowledge(self, profile: PatientProfile, assessment: Assessment) -> Assessment:
+        """Options that state no findings or urgency class (a model's) get what the knowledge
+        states for the same id; an option the knowledge does not propose keeps none."""
+        if self.known is None or all(
+            o.findings and o.urgency_class is not None for o in assessment.options
+        ):
             return assessment
-        known = self.findings(profile)
+        known = self.known(profile)
         options = tuple(
-            o if o.findings else replace(o, findings=known.get(o.id, ()))
+            replace(
+                o,
+                findings=o.findings or k.findings,
+                urgency_class=o.urgency_class or k.urgency_class,
+            )
+            if (k := known.get(o.id)) is not None
+            else o
             for o in assessment.options
         )
         return replace(assessment, options=options)

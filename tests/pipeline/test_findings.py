@@ -1,6 +1,6 @@
-"""A model's options state no safety findings (its answer has no place for them); the planner
-gives an option the findings the knowledge's criteria make under the same option id, so a plan
-argued by Triton still writes its DetectedIssues."""
+"""A model's options state no safety findings and no urgency class (its answer has no place for
+them); the planner gives an option what the knowledge states under the same option id, so a plan
+argued by Triton still writes its DetectedIssues and ranks by urgency."""
 
 from __future__ import annotations
 
@@ -33,7 +33,8 @@ class FindingsDropped:
         out = await self.inner.run(step, ctx)
         if isinstance(step, Assess):
             assert isinstance(out, Assessment)
-            return replace(out, options=tuple(replace(o, findings=()) for o in out.options))
+            options = tuple(replace(o, findings=(), urgency_class=None) for o in out.options)
+            return replace(out, options=options)
         return out
 
 
@@ -46,7 +47,9 @@ async def test_model_options_get_the_knowledges_findings_by_id() -> None:
             await Planner(experts, evidence).plan(profile, plan_id="p", created="2026-11-30T09:00Z")
             for experts in (EmbeddedExperts(), FindingsDropped())
         ]
-        want, got = ({o.id: o.findings for o in p.deliberation.options} for p in plans)
+        want, got = (
+            {o.id: (o.findings, o.urgency_class) for o in p.deliberation.options} for p in plans
+        )
         assert got == want, bundle.name
         compared += sum(1 for f in want.values() if f)
     assert compared > 0  # some fixture has a safety finding to carry
@@ -54,7 +57,8 @@ async def test_model_options_get_the_knowledges_findings_by_id() -> None:
 
 async def test_without_the_knowledge_a_models_options_keep_none() -> None:
     profile = ingest(REALISTIC_BUNDLES[0].read_bytes())
-    plan = await Planner(FindingsDropped(), EvidenceBase.load(), findings=None).plan(
+    plan = await Planner(FindingsDropped(), EvidenceBase.load(), known=None).plan(
         profile, plan_id="p", created="2026-11-30T09:00Z"
     )
     assert all(o.findings == () for o in plan.deliberation.options)
+    assert all(o.urgency_class is None for o in plan.deliberation.options)
