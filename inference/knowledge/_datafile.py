@@ -9,13 +9,15 @@ start-up instead of silently changing what the service recommends. No other I/O 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["DATA_DIR", "KnowledgeFileError", "load_file", "load_yaml"]
+__all__ = ["DATA_DIR", "KnowledgeFileError", "check_patterns", "load_file", "load_yaml"]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -26,6 +28,16 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # Keys whose value names a list item better than its index does ("drugs[metformin]").
 _NAMING_KEYS = ("id", "name", "spec", "rxcui", "drug")
+
+
+def check_patterns(patterns: Iterable[str], where: str = "") -> None:
+    """Every pattern compiles as a regular expression, else a ValueError naming it (a schema
+    validator's error, so the load names the file and place); ``where`` prefixes the message."""
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"{where}bad pattern {pattern!r}: {exc}") from exc
 
 
 class KnowledgeFileError(ValueError):

@@ -23,7 +23,7 @@ from service.core.model import Coverage, CoverageFamily, CoverageGap
 from service.core.profile import ICD10, LOINC_GROUPS, SNOMED, Code, Observation, PatientProfile
 
 from . import conditions, drugs
-from ._datafile import DATA_DIR, load_yaml
+from ._datafile import DATA_DIR, check_patterns, load_yaml
 from .criteria.schema import Kind
 from .facts import Facts, MedFact
 from .site import active
@@ -129,11 +129,7 @@ class ScopeFile(_Strict):
         if ps.marker not in {m.id for m in self.markers}:
             raise ValueError(f"missing.pregnancy_status.marker: unknown marker {ps.marker!r}")
         for m in self.markers:
-            for pattern in (*m.text, *m.encounter_text, *m.medicines):
-                try:
-                    re.compile(pattern)
-                except re.error as exc:
-                    raise ValueError(f"markers[{m.id}]: bad pattern {pattern!r}: {exc}") from exc
+            check_patterns((*m.text, *m.encounter_text, *m.medicines), f"markers[{m.id}]: ")
         return self
 
 

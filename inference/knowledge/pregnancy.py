@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from service.core.profile import ICD10, SNOMED, Code, Observation, PatientProfile, Problem
 
 from . import conditions
-from ._datafile import DATA_DIR, load_yaml
+from ._datafile import DATA_DIR, check_patterns, load_yaml
 
 __all__ = [
     "PREGNANCY",
@@ -107,12 +107,8 @@ class PregnancyFile(_Strict):
         for s in (*p.sources, *lac.sources):
             if s not in self.sources:
                 raise ValueError(f"unknown source {s!r}")
-        for pattern in (*p.text, *p.encounter_text, *p.positive_text, *p.negative_text,
-                        *e.text, *lac.text, *lac.not_text, *lac.encounter_text):  # fmt: skip
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"bad pattern {pattern!r}: {exc}") from exc
+        check_patterns((*p.text, *p.encounter_text, *p.positive_text, *p.negative_text,
+                        *e.text, *lac.text, *lac.not_text, *lac.encounter_text))  # fmt: skip
         return self
 
 
