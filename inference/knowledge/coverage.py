@@ -26,6 +26,7 @@ from . import conditions, drugs
 from ._datafile import DATA_DIR, check_patterns, load_yaml
 from .criteria.schema import Kind
 from .facts import Facts, MedFact
+from .parameters import param
 from .site import active
 
 __all__ = ["SCOPE", "SCOPE_FILE", "ScopeFile", "assess", "knowledge_version", "load_scope"]
@@ -315,7 +316,12 @@ def _missing(f: Facts, out_of_scope: set[str]) -> Iterator[CoverageGap]:
             tuple(m.ref for m in cleared),
         )
     days = ms.child_weight_days
-    if f.age is not None and f.age < 18 and f.meds and not _measured(f, groups["weight"], days):
+    if (
+        f.age is not None
+        and f.age < param("age.adult_years")
+        and f.meds
+        and not _measured(f, groups["weight"], days)
+    ):
         yield CoverageGap(
             "missing-fact",
             "no-weight",

@@ -4,7 +4,9 @@ A hospital adapts the knowledge without forking it: a folder (``CANOE_KNOWLEDGE_
 level, so a Kubernetes ConfigMap can be mounted as it is) holding
 
 * ``site.yaml`` (optional): the overlay's ``version`` label, criteria to ``retire`` by id (each
-  with the site's reason), and ``params`` to set, ``{criterion id: {param name: value}}``;
+  with the site's reason), ``params`` to set, ``{criterion id: {param name: value}}``, and
+  ``parameters``, ``{name: value}``, the site's values of the named clinical parameters
+  (``data/parameters.yaml``: thresholds, windows);
 * ``*.json``: criteria the site adds, in the shipped files' format (``criteria.schema``).
 
 The overlay is validated exactly like the shipped data, and more: an unknown or retired id, a
@@ -20,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -34,6 +36,7 @@ from .changelog import CHANGELOG_FILE, changelog
 from .criteria import CRITERIA_DIR, Criterion, KnowledgeError, load
 from .criteria.loader import _evidence_ids
 from .criteria.loader import load_file as load_criteria_file
+from .parameters import set_site_values, shipped_parameters
 
 __all__ = [
     "SITE_FILE",
@@ -69,6 +72,15 @@ class SiteFile(_Strict):
     description: str = ""
     retire: tuple[Retirement, ...] = ()
     params: dict[_Id, dict[str, float]] = Field(default_factory=dict)
+    parameters: dict[str, float] = Field(default_factory=dict)
+
+    @field_validator("parameters")
+    @classmethod
+    def _finite_parameters(cls, v: dict[str, float]) -> dict[str, float]:
+        for name, x in v.items():
+            if not math.isfinite(x):
+                raise ValueError(f"{name}: {x} is not a finite number")
+        return v
 
     @field_validator("params")
     @classmethod
@@ -84,7 +96,7 @@ class SiteFile(_Strict):
 class Change:
     """One difference from the shipped criteria: ``kind`` retired, params or added."""
 
-    kind: Literal["retired", "params", "added"]
+    kind: Literal["retired", "params", "added", "parameter"]
     criterion: str
     detail: str
     file: str
@@ -99,6 +111,8 @@ class Knowledge:
     stamp: KnowledgeStamp
     changes: tuple[Change, ...] = ()
     drafts: bool = False  # draft criteria fire too (``knowledge.drafts``, for testing them)
+    # the site's values of named parameters (``parameters.param``); empty: the shipped ones
+    parameters: Mapping[str, float] = field(default_factory=dict)
 
 
 def content_hash(files: Iterable[tuple[str, bytes]]) -> str:
@@ -269,9 +283,24 @@ def _with_params(site: SiteFile, criteria: dict[str, Criterion], retired: set[st
     return changes
 
 
+def _with_parameters(site: SiteFile) -> list[Change]:
+    """One change per named parameter the site sets; an unknown name is a ``KnowledgeError``."""
+    shipped_values = shipped_parameters()
+    changes = []
+    for name, value in site.parameters.items():
+        known = shipped_values.get(name)
+        if known is None:
+            raise KnowledgeError(SITE_FILE, f"parameters.{name}", f"unknown parameter {name!r}")
+        detail = f"{name}: {known.value:g} -> {value:g} {known.unit}"
+        changes.append(Change("parameter", name, detail, SITE_FILE))
+    return changes
+
+
 def with_drafts(knowledge: Knowledge) -> Knowledge:
     """``knowledge`` with its draft criteria firing too (a site testing them)."""
-    return Knowledge(knowledge.criteria, knowledge.stamp, knowledge.changes, drafts=True)
+    return Knowledge(
+        knowledge.criteria, knowledge.stamp, knowledge.changes, True, knowledge.parameters
+    )
 
 
 def load_site(folder: Path, base: Knowledge | None = None) -> Knowledge:
@@ -287,6 +316,7 @@ def load_site(folder: Path, base: Knowledge | None = None) -> Knowledge:
     retired, changes = _retired(site, known)
     merged = {c.id: c for c in (*base.criteria, *added)}
     changes += _with_params(site, merged, retired)
+    changes += _with_parameters(site)
     criteria = tuple(c for cid, c in merged.items() if cid not in retired)
     stamp = KnowledgeStamp(
         base.stamp.version,
@@ -294,7 +324,7 @@ def load_site(folder: Path, base: Knowledge | None = None) -> Knowledge:
         site.version,
         content_hash((p.name, p.read_bytes()) for p in paths),
     )
-    return Knowledge(criteria, stamp, (*changes, *added_changes))
+    return Knowledge(criteria, stamp, (*changes, *added_changes), parameters=site.parameters)
 
 
 _ACTIVE: list[Knowledge] = []
@@ -311,4 +341,5 @@ def install(knowledge: Knowledge) -> None:
     from .rules import analyse  # local: rules reads the active knowledge from here
 
     _ACTIVE[:] = [knowledge]
+    set_site_values(knowledge.parameters)
     analyse.cache_clear()

@@ -1,0 +1,91 @@
+"""Named clinical parameters: every threshold, window and equation constant the knowledge reads.
+
+The values live in ``data/parameters.yaml``, each with its unit, source and a description, and
+are validated at import (a bad file stops start-up naming the place, like every knowledge file).
+Code reads them with ``param(name)`` *when it decides*, never into a module constant, so that a
+site's values (``parameters`` in its ``site.yaml``, applied by ``site.install``) take effect.
+Pure: no I/O after import.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ._datafile import DATA_DIR, load_file
+
+__all__ = [
+    "PARAMETERS_FILE",
+    "Parameter",
+    "param",
+    "set_site_values",
+    "shipped_parameters",
+    "site_values",
+]
+
+PARAMETERS_FILE: Path = DATA_DIR / "parameters.yaml"
+_Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")]
+
+
+class Parameter(BaseModel):
+    """One named constant: its value, unit, where it comes from and what it means."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    value: float
+    unit: str = Field(min_length=1)
+    source: str = Field(min_length=1)
+    description: str = Field(min_length=1)
+
+    @field_validator("value")
+    @classmethod
+    def _finite(cls, v: float) -> float:
+        if not math.isfinite(v):
+            raise ValueError(f"{v} is not a finite number")
+        return v
+
+
+class ParametersFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    parameters: dict[_Name, Parameter]
+
+
+@cache
+def shipped_parameters() -> Mapping[str, Parameter]:
+    """The shipped parameters by name (``KnowledgeFileError`` on a bad file)."""
+    return MappingProxyType(load_file(PARAMETERS_FILE, ParametersFile).parameters)
+
+
+_SITE: dict[str, float] = {}
+
+
+def param(name: str) -> float:
+    """The value of parameter ``name``: the site's where it sets one, else the shipped one.
+    A name not in the file is a programming error (``KeyError`` naming it)."""
+    if name in _SITE:
+        return _SITE[name]
+    try:
+        return shipped_parameters()[name].value
+    except KeyError:
+        raise KeyError(f"no parameter {name!r} in {PARAMETERS_FILE.name}") from None
+
+
+def site_values() -> Mapping[str, float]:
+    """The values a site set (empty when none)."""
+    return MappingProxyType(dict(_SITE))
+
+
+def set_site_values(values: Mapping[str, float]) -> None:
+    """Make ``values`` (already validated against the shipped names) the site's values."""
+    unknown = sorted(set(values) - set(shipped_parameters()))
+    if unknown:
+        raise KeyError(f"unknown parameters: {', '.join(unknown)}")
+    _SITE.clear()
+    _SITE.update(values)
