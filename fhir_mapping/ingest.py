@@ -61,9 +61,9 @@ from pydantic import BaseModel, ValidationError
 from fhir_mapping import _profile, r4
 from fhir_mapping._issues import IssueList, validation_issues
 from fhir_mapping._refs import RefIndex, entry_ref
-from service.core.profile import PatientProfile
 from service.errors import BundleError, CanoeError, Issue, LimitError
 from service.jsonio import load_json_object
+from service.record.profile import PatientProfile
 
 __all__ = [
     "ACCEPTED_BUNDLE_TYPES",
