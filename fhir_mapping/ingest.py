@@ -34,7 +34,7 @@ Decisions:
   implausible values are; an Observation with such a date is left out, other resources are
   kept without the date. The caller passes ``received`` (the transports: the time the request
   is handled, from their injectable clock); without it only the dates' order is checked.
-* Repeated records of one active coded problem are folded into one ``Problem`` (``duplicates``).
+* Repeated records of one active coded problem are folded into one ``Condition`` (``duplicates``).
 * ``max_resources`` counts entries and is checked before any model is validated (``LimitError``).
 * Entries without a resource are skipped when ``request.method`` is GET, HEAD or DELETE
   (nothing to plan from); otherwise they are a ``required`` issue.

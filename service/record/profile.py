@@ -1,8 +1,10 @@
-"""The patient as the reasoning sees it: a frozen, FHIR-free profile.
+"""The patient record: a frozen, FHIR-free profile of one patient.
 
-Built by ``fhir_mapping.ingest`` from a validated Bundle and read by the inference backends and the
-pipeline. Every fact carries ``ref``, the FHIR reference (``Type/id``) of the resource it came
-from: those references are the evidence trail that arguments cite and that Provenance lists.
+Built by ``fhir_mapping.ingest`` from a validated Bundle and read by the inference backends, the
+pipeline and the plan's text; the code systems and LOINC groups it is read with are in
+``service.record.vocabulary``. Every fact carries ``ref``, the FHIR reference (``Type/id``) of
+the resource it came from: those references are the evidence trail that arguments cite and that
+Provenance lists.
 Nothing here may import FHIR, gRPC or any I/O library.
 """
 
@@ -47,7 +49,8 @@ class Code:
 
 @dataclass(frozen=True, slots=True)
 class Condition:
-    """A Condition. ``clinical_status`` e.g. active/resolved/inactive; ``verification`` e.g.
+    """A Condition in the record (not a ``service.core.model.Problem``, which is a problem the
+    plan addresses). ``clinical_status`` e.g. active/resolved/inactive; ``verification`` e.g.
     confirmed/provisional/unconfirmed/refuted/entered-in-error ("" when absent)."""
 
     ref: str
