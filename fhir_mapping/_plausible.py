@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from service.core.profile import MAX_AGE_YEARS, years_between
+from service.record.profile import MAX_AGE_YEARS, years_between
 
 __all__ = ["DateWindow", "implausible"]
 

@@ -37,20 +37,20 @@ from fhir_mapping.codes import (
     code_problem,
 )
 from service.core.model import SourceRecord
-from service.core.profile import (
-    CVX,
+from service.errors import BundleError, Issue
+from service.record.profile import (
     Allergy,
     Code,
+    Condition,
     Encounter,
     Immunization,
     Medication,
     Observation,
     PatientProfile,
-    Problem,
     SocialFact,
     UnusedFact,
 )
-from service.errors import BundleError, Issue
+from service.record.vocabulary import CVX
 
 if TYPE_CHECKING:
     from fhir_mapping.ingest import ParsedBundle, ParsedEntry
@@ -185,7 +185,7 @@ class _Builder:
         self.parsed = parsed
         self.window = window
         self.patient_ref = parsed.patient.ref
-        self.problems: list[Problem] = []
+        self.problems: list[Condition] = []
         self.medications: list[Medication] = []
         self.observations: dict[str, tuple[tuple[date, int], Observation]] = {}
         self.allergies: list[Allergy] = []
@@ -286,7 +286,7 @@ class _Builder:
             return
         recognised = _recognise(e.ref, "Condition.code", r.code, _PROBLEM_SYSTEMS, self.unused)
         self.problems.append(
-            Problem(
+            Condition(
                 ref=e.ref,
                 text=text,
                 codes=codes,
@@ -772,13 +772,13 @@ def build(
     )
 
 
-def _fold_duplicates(problems: Sequence[Problem]) -> tuple[Problem, ...]:
+def _fold_duplicates(problems: Sequence[Condition]) -> tuple[Condition, ...]:
     """Fold repeated records of one active coded problem into the first, earliest onset kept.
 
     EHR extracts repeat an ongoing diagnosis at every encounter; the panel should see it once.
     Resolved episodes stay separate (each is a dated event), and so do unrecognised ones (their
     codes say nothing reliable about sameness)."""
-    keep: list[Problem] = []
+    keep: list[Condition] = []
     first: dict[tuple[str, str, str, str], int] = {}
     for p in problems:
         usable = [c for c in p.codes if code_problem(c.system, c.code) is None]

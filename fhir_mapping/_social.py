@@ -13,7 +13,8 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from service.core.profile import SNOMED, Code
+from service.record.profile import Code
+from service.record.vocabulary import SNOMED
 
 __all__ = ["social_kind"]
 

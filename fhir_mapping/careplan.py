@@ -43,15 +43,9 @@ from fhir_mapping.definitions import (
 from service.core import from_document, to_document
 from service.core.evaluation import Evaluation, OptionResult
 from service.core.model import Argument, Deliberation, Option
-from service.core.patient import PatientVersion, patient_version
-from service.core.summary import (
-    Summary,
-    coverage_detail,
-    coverage_lines,
-    summarise,
-    summary_text,
-)
 from service.errors import BundleError, DocumentError, Issue
+from service.text.patient import PatientVersion, patient_version
+from service.text.summary import Summary, coverage_detail, coverage_lines, summarise, summary_text
 
 __all__ = [
     "KNOWLEDGE_SYSTEM",
@@ -396,7 +390,7 @@ def _contestation_ext(d: Deliberation) -> list[dict[str, object]]:
 
 def _narrative(d: Deliberation, ev: Evaluation, s: Summary) -> str:
     """The clinician summary as XHTML: at most eight ranked activities, each with its reason,
-    key patient fact and proposers (``service.core.summary``); the full reasoning is in the
+    key patient fact and proposers (``service.text.summary``); the full reasoning is in the
     extensions and the deliberation document."""
     e = html.escape
     parts = [

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from service.core.profile import ICD10, LOINC, RXNORM, SNOMED
+from service.record.vocabulary import ICD10, LOINC, RXNORM, SNOMED
 
 __all__ = [
     "ICD10",

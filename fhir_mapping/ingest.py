@@ -34,7 +34,7 @@ Decisions:
   implausible values are; an Observation with such a date is left out, other resources are
   kept without the date. The caller passes ``received`` (the transports: the time the request
   is handled, from their injectable clock); without it only the dates' order is checked.
-* Repeated records of one active coded problem are folded into one ``Problem`` (``duplicates``).
+* Repeated records of one active coded problem are folded into one ``Condition`` (``duplicates``).
 * ``max_resources`` counts entries and is checked before any model is validated (``LimitError``).
 * Entries without a resource are skipped when ``request.method`` is GET, HEAD or DELETE
   (nothing to plan from); otherwise they are a ``required`` issue.
@@ -61,9 +61,9 @@ from pydantic import BaseModel, ValidationError
 from fhir_mapping import _profile, r4
 from fhir_mapping._issues import IssueList, validation_issues
 from fhir_mapping._refs import RefIndex, entry_ref
-from service.core.profile import PatientProfile
 from service.errors import BundleError, CanoeError, Issue, LimitError
 from service.jsonio import load_json_object
+from service.record.profile import PatientProfile
 
 __all__ = [
     "ACCEPTED_BUNDLE_TYPES",

@@ -37,7 +37,8 @@ from types import MappingProxyType
 from typing import Any
 
 from inference._triton_codec import encode
-from service.core.profile import CVX, ICD10, LOINC, RXNORM, SNOMED, PatientProfile
+from service.record.profile import PatientProfile
+from service.record.vocabulary import CVX, ICD10, LOINC, RXNORM, SNOMED
 
 __all__ = [
     "CODED",

@@ -46,7 +46,7 @@ from inference.protocol import (
     StepKind,
     Synthesize,
 )
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 
 __all__ = [
     "AnswerError",

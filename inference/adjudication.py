@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from datetime import date
 
 from inference.protocol import ArgumentDraft, CandidateOption, ClashVerdict, Stance
-from service.core.profile import LOINC_GROUPS, Observation, PatientProfile
+from service.record.profile import Observation, PatientProfile
+from service.record.vocabulary import LOINC_GROUPS
 
 __all__ = [
     "ABNORMAL",

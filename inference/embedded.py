@@ -88,8 +88,9 @@ from inference.protocol import (
 )
 from service.core.evaluation import PRIORITY_ORDER
 from service.core.model import Finding
-from service.core.profile import LOINC_GROUPS, SNOMED, PatientProfile
 from service.errors import BackendTimeout, CanoeError, StepFailed
+from service.record.profile import PatientProfile
+from service.record.vocabulary import LOINC_GROUPS, SNOMED
 
 __all__ = ["KB_VERSION", "PANEL_SIZES", "EmbeddedExperts", "themes"]
 

@@ -23,7 +23,7 @@ from typing import get_args
 from rank_bm25 import BM25Okapi
 
 from inference.protocol import EvidenceDoc, Severity
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 
 __all__ = ["DEFAULT_PATH", "EvidenceBase", "preferred_ids", "profile_query", "tokenize"]
 

@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, get_args,
 
 from service.core.evaluation import CATEGORY_ORDER
 from service.core.model import Finding, Stance
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 
 __all__ = [
     "STEP_KINDS",

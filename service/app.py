@@ -29,8 +29,6 @@ from opentelemetry.trace import Span
 from service.core import Evaluation, evaluate, from_document, to_document
 from service.core.contest import apply_all
 from service.core.model import Deliberation
-from service.core.profile import PatientProfile
-from service.core.summary import Summary, summarise
 from service.errors import (
     BackendTimeout,
     InputError,
@@ -41,6 +39,7 @@ from service.errors import (
 )
 from service.jsonio import dump_json
 from service.pipeline import Planner, PlanResult, Progress, new_plan_id
+from service.record.profile import PatientProfile
 from service.settings import Settings
 from service.store import (
     FeedbackRecord,
@@ -52,6 +51,7 @@ from service.store import (
     open_store,
 )
 from service.telemetry import Telemetry, TracedExperts
+from service.text.summary import Summary, summarise
 
 __all__ = ["CarePlanService", "ContestOutcome", "PlanOutcome", "request_time", "utc_now"]
 

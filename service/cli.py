@@ -252,10 +252,10 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     from service.app import request_time
     from service.backends import build_planner
     from service.core import to_document
-    from service.core.patient import patient_text
     from service.pipeline import new_plan_id
     from service.render import render_plan, render_summary
     from service.settings import load_settings
+    from service.text.patient import patient_text
 
     if args.audience == "patient" and (args.detail or args.format == "json"):
         raise InputError("--for patient is read as --format text or fhir, without --detail")

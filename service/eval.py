@@ -43,10 +43,10 @@ from typing import Any
 
 from service.core.evaluation import Evaluation
 from service.core.model import Deliberation, Option
-from service.core.patient import patient_text
-from service.core.summary import SummaryLine, summarise, summary_text
 from service.errors import InputError
 from service.readability import MAX_PATIENT_GRADE, fkgl
+from service.text.patient import patient_text
+from service.text.summary import SummaryLine, summarise, summary_text
 
 __all__ = [
     "EVAL_FORMAT",

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import date
 
-from service.core.profile import PatientProfile, unit_words
+from service.record.profile import PatientProfile
+from service.text.words import unit_words
 
 __all__ = ["fact_index", "patient_header"]
 

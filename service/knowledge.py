@@ -33,8 +33,9 @@ from inference.knowledge.criteria.schema import Trigger
 from inference.knowledge.drugs import CLASS_LABELS, DRUGS
 from inference.knowledge.facts import Facts
 from inference.knowledge.site import Change, Knowledge, load_site, shipped
-from service.core.profile import ICD10, RXNORM, SNOMED, PatientProfile
 from service.errors import InputError
+from service.record.profile import PatientProfile
+from service.record.vocabulary import ICD10, RXNORM, SNOMED
 
 __all__ = [
     "PartResult",

@@ -64,9 +64,9 @@ from service.core.model import (
 from service.core.model import (
     Vote as CoreVote,
 )
-from service.core.profile import PatientProfile
-from service.core.summary import fact_words, patient_words
 from service.errors import BackendTimeout, BackendUnavailable, StepFailed
+from service.record.profile import PatientProfile
+from service.text.summary import fact_words, patient_words
 
 __all__ = [
     "STAGES",

@@ -1,6 +1,6 @@
 """Renders a plan as text a care planner can read in a terminal. Presentation only, no reasoning.
 
-``render_summary`` is the default: at most eight ranked lines (``service.core.summary``).
+``render_summary`` is the default: at most eight ranked lines (``service.text.summary``).
 ``render_plan`` is the detailed view: every activity shows the roles for and against, the
 surviving arguments with their strengths (tau, calibrated tau~, propagated sigma), the evidence
 and the patient facts cited, and the score with why it cleared or missed the threshold (CANOE
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from inference.protocol import EvidenceDoc
 from service.core import CATEGORY_ORDER, Evaluation, NodeScore
 from service.core.model import Deliberation, Option
-from service.core.summary import coverage_detail, summary_text
+from service.text.summary import coverage_detail, summary_text
 
 __all__ = ["render_plan", "render_summary"]
 

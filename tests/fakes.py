@@ -32,8 +32,8 @@ from inference.protocol import (
     Step,
     Synthesize,
 )
-from service.core.profile import PatientProfile
 from service.errors import BackendUnavailable, StepFailed
+from service.record.profile import PatientProfile
 
 R = TypeVar("R")
 

@@ -7,7 +7,7 @@ Deterministic: every id is a UUID5 of the vignette and the resource's position, 
 fixed relative to the reference date of the eval (2026-11-30), so the output never changes
 unless this script does. Codes are real: RxNorm clinical drugs (SCD) from
 inference/knowledge/data/clinical_drugs.json or public RxNorm lists (noted where so), SNOMED CT
-concepts from inference/knowledge/data/conditions.yaml, LOINC codes of service/core/profile.py
+concepts from inference/knowledge/data/conditions.yaml, LOINC codes of service/record/vocabulary.py
 (LOINC_GROUPS), UCUM units, CVX vaccine codes.
 """
 

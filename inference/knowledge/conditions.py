@@ -19,7 +19,8 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from service.core.profile import ICD10, SNOMED, Problem
+from service.record.profile import Condition
+from service.record.vocabulary import ICD10, SNOMED
 
 from ._datafile import DATA_DIR, KnowledgeFileError, load_yaml
 
@@ -256,14 +257,14 @@ def _classify(codes: tuple[tuple[str, str], ...], text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def classify(problem: Problem) -> tuple[str, ...]:
+def classify(problem: Condition) -> tuple[str, ...]:
     """Group keys of one Condition, in table order (codes and text both count), then the groups
     they imply."""
     codes = tuple((c.system, c.code) for c in problem.codes)
     return _classify(codes, problem.text)
 
 
-def is_sdoh_need(problem: Problem) -> bool:
+def is_sdoh_need(problem: Condition) -> bool:
     if any(c.code in SDOH_NEEDS for c in problem.codes):
         return True
     return bool(_NEED_TEXT.search(problem.text.lower())) and "(finding)" in problem.text.lower()

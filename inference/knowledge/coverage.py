@@ -20,7 +20,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from service.core.model import Coverage, CoverageFamily, CoverageGap
-from service.core.profile import ICD10, LOINC_GROUPS, SNOMED, Code, Observation, PatientProfile
+from service.record.profile import Code, Observation, PatientProfile
+from service.record.vocabulary import ICD10, LOINC_GROUPS, SNOMED
 
 from . import conditions, drugs
 from ._datafile import DATA_DIR, check_patterns, load_yaml

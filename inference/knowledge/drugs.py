@@ -21,7 +21,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from service.core.profile import RXNORM, Medication
+from service.record.profile import Medication
+from service.record.vocabulary import RXNORM
 
 from ._datafile import DATA_DIR, KnowledgeFileError, load_file
 

@@ -1,6 +1,6 @@
 """Typed patient facts the criteria read: what is true of this patient, and how sure we are.
 
-Built once per profile from ``service.core.profile.PatientProfile``: medicines with their parsed
+Built once per profile from ``service.record.profile.PatientProfile``: medicines with their parsed
 daily dose and the date of the first order of the same ingredient; kidney function from the
 reported eGFR *and* from creatinine (CKD-EPI 2021, Cockcroft-Gault where weight is known), the
 lower governing dosing; lab-defined CKD; blood pressure from every reading; same-day conflicting
@@ -14,20 +14,18 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from service.core.profile import (
-    LOINC,
-    LOINC_GROUPS,
+from service.record.profile import (
     MAX_AGE_YEARS,
-    SNOMED,
     Code,
+    Condition,
     Encounter,
     Immunization,
     Medication,
     Observation,
     PatientProfile,
-    Problem,
     years_between,
 )
+from service.record.vocabulary import LOINC, LOINC_GROUPS, SNOMED
 
 from .conditions import GROUPS_BY_KEY, classify
 from .drugs import drug, identify, matches, strength_mg
@@ -344,7 +342,7 @@ class Facts:
         self.female = profile.sex == "female"
         self.conflicts = self._conflicts()
         self.meds = self._meds(profile)
-        self.problems: tuple[tuple[Problem, tuple[str, ...]], ...] = tuple(
+        self.problems: tuple[tuple[Condition, tuple[str, ...]], ...] = tuple(
             (pr, classify(pr)) for pr in profile.problems
         )
         self.kidney = self._kidney()
@@ -414,7 +412,7 @@ class Facts:
 
     @staticmethod
     def _encounter_groups(
-        e: Encounter, by_ref: dict[str, tuple[Problem, tuple[str, ...]]]
+        e: Encounter, by_ref: dict[str, tuple[Condition, tuple[str, ...]]]
     ) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
         """(groups, the text that matched, the reason Conditions) of one Encounter."""
         groups: list[str] = []
@@ -429,7 +427,7 @@ class Facts:
         for codes, label in ((e.reasons, e.reason_text), (e.types, e.kind)):
             if not codes and not label:
                 continue
-            probe = Problem(e.ref, label, codes, "active", "confirmed", e.start)
+            probe = Condition(e.ref, label, codes, "active", "confirmed", e.start)
             found = classify(probe)
             if found:
                 groups += found
@@ -462,7 +460,7 @@ class Facts:
     def _stroke_score(self) -> StrokeScore:
         parts: list[tuple[str, int, tuple[str, ...]]] = []
 
-        def cond(label: str, points: int, found: tuple[Problem, ...]) -> None:
+        def cond(label: str, points: int, found: tuple[Condition, ...]) -> None:
             if found:
                 parts.append((label, points, tuple(p.ref for p in found)))
 
@@ -529,13 +527,13 @@ class Facts:
         return _years(m.first_authored, self.p.as_of)
 
     # -- problems ----------------------------------------------------------------------------
-    def active(self, group: str) -> tuple[Problem, ...]:
+    def active(self, group: str) -> tuple[Condition, ...]:
         return tuple(pr for pr, gs in self.problems if group in gs and self.is_current(pr, gs))
 
-    def ever(self, group: str) -> tuple[Problem, ...]:
+    def ever(self, group: str) -> tuple[Condition, ...]:
         return tuple(pr for pr, gs in self.problems if group in gs)
 
-    def is_current(self, pr: Problem, gs: tuple[str, ...]) -> bool:
+    def is_current(self, pr: Condition, gs: tuple[str, ...]) -> bool:
         """Active, not a "history of" or artefact record, and not an acute illness long past."""
         if not pr.active or pr.abatement is not None:
             return False

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from service.core.profile import Observation, PatientProfile
+from service.record.profile import Observation, PatientProfile
 
 from ._datafile import DATA_DIR, load_file
 from .conditions import GROUPS_BY_KEY

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from service.core.profile import LOINC_GROUPS
+from service.record.vocabulary import LOINC_GROUPS
 
 from ._datafile import DATA_DIR, load_yaml
 

@@ -5,7 +5,7 @@ Each activity gets a short plain-language line from the template keyed by its id
 the activity acts on; the file's templates hold no literal number, so the patient version states
 no number, dose or date that is not in the record or the knowledge. An activity no template
 matches (or one whose template needs a medicine it does not name) is left to the core's generic
-line (``service.core.patient.generic_wording``). Read once, at import; no other I/O.
+line (``service.text.patient.generic_wording``). Read once, at import; no other I/O.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from service.core.model import Option, PatientWording
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 
 from ._datafile import DATA_DIR, load_file
 from .criteria.schema import NUMBER

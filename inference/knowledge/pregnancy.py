@@ -20,7 +20,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from service.core.profile import ICD10, SNOMED, Code, Observation, PatientProfile, Problem
+from service.record.profile import Code, Condition, Observation, PatientProfile
+from service.record.vocabulary import ICD10, SNOMED
 
 from . import conditions
 from ._datafile import DATA_DIR, check_patterns, load_yaml
@@ -171,15 +172,15 @@ def _said(text: str, patterns: Iterable[str]) -> bool:
     return any(re.search(p, low) for p in patterns)
 
 
-def _words(pr: Problem) -> str:
+def _words(pr: Condition) -> str:
     return " ".join((pr.text, *(c.display for c in pr.codes)))
 
 
-def _is(pr: Problem, c: _Codes) -> bool:
+def _is(pr: Condition, c: _Codes) -> bool:
     return _coded(pr.codes, c) or _said(_words(pr), c.text)
 
 
-def _current(pr: Problem) -> bool:
+def _current(pr: Condition) -> bool:
     return (
         pr.active
         and pr.abatement is None

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from inference.protocol import Locale
 from service.core.model import Stance
-from service.core.profile import PatientProfile, Problem
+from service.record.profile import Condition, PatientProfile
 
 from .facts import Facts, MedFact
 from .facts import age_phrase as _age_of
@@ -99,7 +99,7 @@ def names(meds: Sequence[MedFact]) -> str:
     return ", ".join(m.text for m in meds)
 
 
-def prob_ids(probs: Iterable[Problem]) -> tuple[str, ...]:
+def prob_ids(probs: Iterable[Condition]) -> tuple[str, ...]:
     return tuple(f"prob-{rid(p.ref)}" for p in probs)
 
 

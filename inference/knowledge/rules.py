@@ -16,11 +16,11 @@ from functools import lru_cache
 
 from inference.protocol import Complexity, Judgement, Locale, Priority
 from service.core.evaluation import CATEGORY_ORDER
-from service.core.profile import (
+from service.record.profile import (
     MAX_AGE_YEARS,
+    Condition,
     Observation,
     PatientProfile,
-    Problem,
     SocialFact,
     years_between,
 )
@@ -87,7 +87,7 @@ class _Verdict:
 class _Seen:
     """One record problem as the judges see it."""
 
-    pr: Problem
+    pr: Condition
     groups: tuple[str, ...]
     kinds: frozenset[str]
     years: int | None
@@ -195,14 +195,14 @@ def _judge(c: Case, s: _Seen) -> _Verdict:
     return next((v for j in _JUDGES if (v := j(c, s)) is not None), None) or _chronic(c, s)
 
 
-def _current(c: Case, pr: Problem) -> bool:
+def _current(c: Case, pr: Condition) -> bool:
     """Active, or resolved within the last year (shown as resolved, so not re-added)."""
     if pr.active:
         return True
     return pr.abatement is not None and (c.days_since(pr.abatement) or 0) <= 365
 
 
-def _case_of(c: Case, pr: Problem, groups: tuple[str, ...]) -> ProblemCase:
+def _case_of(c: Case, pr: Condition, groups: tuple[str, ...]) -> ProblemCase:
     s = _Seen(
         pr, groups, frozenset(GROUPS_BY_KEY[g].kind for g in groups), _years(pr.onset, c.p.as_of)
     )
@@ -779,7 +779,7 @@ THROMBOLYSIS_DAYS = 180
 _EB_THROMBOLYSIS = ("EB-CV-018",)
 
 
-def _event_conditions(c: Case, start: date, end: date) -> tuple[Problem, ...]:
+def _event_conditions(c: Case, start: date, end: date) -> tuple[Condition, ...]:
     """Conditions with onset from the day before ``start`` to the day after ``end``."""
     return tuple(
         pr
@@ -942,9 +942,9 @@ class _FallRisk:
     parts: tuple[str, ...]  # the risk factors, in words
     cited: tuple[str, ...]
     falls: tuple[str, ...]  # recorded falls (social facts)
-    fractures: tuple[Problem, ...]
-    osteo: tuple[Problem, ...]
-    dementia: tuple[Problem, ...]
+    fractures: tuple[Condition, ...]
+    osteo: tuple[Condition, ...]
+    dementia: tuple[Condition, ...]
     alone: tuple[str, ...]
 
 
@@ -1238,7 +1238,7 @@ _STRESS = (
 def psychosocial_support(c: Case, o: Output) -> None:
     """Current stress (a condition or a social fact): mood screening and support."""
     coded = (pr for pr, gs in c.problems if pr.active and "sdoh-need" in gs)
-    stress: tuple[Problem | SocialFact, ...] = (
+    stress: tuple[Condition | SocialFact, ...] = (
         *(pr for pr in coded if "stress" in pr.text.lower()),
         *(f for f in c.p.social if f.kind == "stress"),
     )
@@ -1260,7 +1260,7 @@ def psychosocial_support(c: Case, o: Output) -> None:
     )
 
 
-def _needs(c: Case) -> tuple[Problem | SocialFact, ...]:
+def _needs(c: Case) -> tuple[Condition | SocialFact, ...]:
     coded = (pr for pr, gs in c.problems if pr.active and "sdoh-need" in gs)
     return (
         *(pr for pr in coded if is_sdoh_need(pr)),

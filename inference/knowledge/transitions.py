@@ -20,7 +20,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from service.core.profile import Encounter, Medication, Observation, PatientProfile, Problem
+from service.record.profile import Condition, Encounter, Medication, Observation, PatientProfile
 
 from ._datafile import DATA_DIR, load_yaml
 from .conditions import classify
@@ -89,7 +89,7 @@ class Stay:
     discharged: date
     days_since: int
     groups: tuple[str, ...]
-    diagnoses: tuple[Problem, ...]
+    diagnoses: tuple[Condition, ...]
     label: str  # the first diagnosis or reason as the record words it
 
     @property
@@ -146,7 +146,7 @@ def index_stay(profile: PatientProfile, data: TransitionsFile = TRANSITIONS) -> 
     diagnoses = tuple(dict.fromkeys(diagnoses))
     probes = [*diagnoses]
     if e.reasons or e.reason_text:
-        probes.append(Problem(e.ref, e.reason_text, e.reasons, "active", "confirmed", e.start))
+        probes.append(Condition(e.ref, e.reason_text, e.reasons, "active", "confirmed", e.start))
     groups = tuple(dict.fromkeys(g for p in probes for g in classify(p)))
     label = next((p.text for p in probes if p.text), e.kind)
     return Stay(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from service.core.profile import Medication, Observation
+from service.record.profile import Medication, Observation
 
 from .drugs import drug
 from .facts import Facts, MedFact

@@ -29,8 +29,8 @@ from fhir_mapping.careplan import issue_coding
 from fhir_mapping.definitions import CODE_SYSTEMS, CS_OVERRIDE_REASON
 from service.core import CATEGORY_ORDER, evaluate, from_document
 from service.core.model import Deliberation
-from service.core.summary import Summary, coverage_detail, coverage_lines, summarise
 from service.errors import DocumentError
+from service.text.summary import Summary, coverage_detail, coverage_lines, summarise
 
 __all__ = [
     "CARD_NAMESPACE",
@@ -373,7 +373,7 @@ def _deliberation(document: Mapping[str, Any]) -> Deliberation | None:
 
 
 def ranked_lines(summary: Summary) -> list[str]:
-    """The clinician summary's ranked lines (``service.core.summary``). Each already starts
+    """The clinician summary's ranked lines (``service.text.summary``). Each already starts
     "1. ...": a Markdown ordered list as it stands (a "- " before it rendered as a numbered
     item inside a bullet in the CDS Hooks sandbox)."""
     return [line.text() for line in summary.lines]

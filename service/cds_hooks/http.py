@@ -66,7 +66,6 @@ from service.cds_hooks.prefetch import FhirClient, Resolved, assemble_bundle, re
 from service.cds_hooks.request import HookRequest, parse_hook_request
 from service.cds_hooks.services import SERVICES, ServiceDefinition, discovery_document
 from service.core.model import Deliberation
-from service.core.summary import Summary
 from service.errors import (
     AuthError,
     BackendError,
@@ -86,6 +85,7 @@ from service.errors import (
 )
 from service.logs import get_logger, new_request_id, request_context
 from service.settings import Settings
+from service.text.summary import Summary
 
 __all__ = [
     "CdsConfig",

@@ -1,8 +1,10 @@
 """The pure reasoning core: A-QBAF propagation, arena calibration, CAMP router, contestation,
-plan selection and the exported deliberation document.
+plan selection and the exported deliberation document with its JSON Schema. Nothing else: the
+patient record (``service.record``) and the plan's text (``service.text``) sit above it.
 
-Plain typed data in, typed data out: no I/O (beyond reading the packaged JSON Schema), no
-logging, no clock, no randomness, no model calls. ``tests/core/test_purity.py`` keeps it so.
+Plain typed data in, typed data out: no I/O (beyond reading the packaged JSON Schema the first
+time a document is checked), no logging, no clock, no randomness, no model calls.
+``tests/core/test_purity.py`` keeps it so and lists its modules.
 """
 
 from service.core.arena import calibrate, find_clashes, is_near_tie

@@ -9,7 +9,8 @@ naming the offending field (``options[2].edges[0].target``). ``recompute_documen
 Round trip: ``from_document(to_document(d)) == d`` for any deliberation whose contestation
 payloads are JSON-native (dicts, lists, str, float, int, bool, None), which ``apply`` guarantees.
 Numbers are written as Python floats so ``json.dumps``/``json.loads`` keep them bit for bit.
-No I/O beyond reading the packaged schema; callers read and write files.
+No I/O beyond reading the packaged schema, once, the first time a document is checked (the
+schema is the core's: the format it defines is the reasoning's); callers read and write files.
 """
 
 from __future__ import annotations

@@ -209,7 +209,7 @@ class Coverage:
 class PatientWording:
     """How the patient version tells one activity: plain words rendered at plan time from the
     activity's structured data and the knowledge's patient templates. ``section`` is one of
-    ``service.core.patient.SECTIONS``; ``watch`` an optional line for "what to watch for"."""
+    ``service.text.patient.SECTIONS``; ``watch`` an optional line for "what to watch for"."""
 
     option_id: str
     section: str
@@ -270,7 +270,7 @@ class Meta:
     # The knowledge the plan was made with (None in documents written before it was recorded).
     knowledge: KnowledgeStamp | None = None
     # Who the plan is for and how current the record is, in words made at plan time
-    # (``service.core.summary.patient_words``): the summary's first line. "" in older documents.
+    # (``service.text.summary.patient_words``): the summary's first line. "" in older documents.
     patient: str = ""
     # The patient's wording of each activity (none in documents written before it existed:
     # those activities get the generic wording).

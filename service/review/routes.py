@@ -43,8 +43,6 @@ from service.core.contest import (
     apply_all,
 )
 from service.core.model import Deliberation, Judgement, OptionDecision
-from service.core.patient import patient_version
-from service.core.summary import coverage_lines, summarise
 from service.errors import (
     AuthError,
     CanoeError,
@@ -62,6 +60,8 @@ from service.review.tasks import task_from_form
 from service.review.tokens import Signer
 from service.settings import Settings
 from service.store import VersionInfo, VersionRecord
+from service.text.patient import patient_version
+from service.text.summary import coverage_lines, summarise
 
 __all__ = ["ReviewConfig", "ReviewService", "build_review"]
 

@@ -16,7 +16,7 @@ from typing import Any
 from inference.evidence import EvidenceBase
 from service.core import Evaluation, OptionResult
 from service.core.model import Argument, Contestation, Deliberation, Option
-from service.core.profile import years_between
+from service.record.profile import years_between
 
 __all__ = [
     "ArgumentRow",

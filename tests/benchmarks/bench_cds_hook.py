@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable
 
 from service.core import evaluate, from_document
-from service.core.summary import summarise
 from service.jsonio import dump_json, load_json_object
+from service.text.summary import summarise
 from tests.examples.make_tasks import fixture_plan
 
 

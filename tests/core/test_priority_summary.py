@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from service.core import evaluate, from_document, plan_order, recompute_document, to_document
 from service.core.model import Clash, Meta
-from service.core.summary import MAX_LINES, summarise, summary_text
+from service.text.summary import MAX_LINES, summarise, summary_text
 from tests.core.builders import arg, deliberation, option, sample
 
 

@@ -11,9 +11,9 @@ import pytest
 
 from service.core import evaluate, from_document, recompute_document, to_document
 from service.core.model import Meta
-from service.core.profile import PatientProfile
-from service.core.summary import LINE_CHARS, patient_words, summarise, summary_text
 from service.errors import DocumentError
+from service.record.profile import PatientProfile
+from service.text.summary import LINE_CHARS, patient_words, summarise, summary_text
 from tests.core.builders import arg, deliberation, option, sample
 
 

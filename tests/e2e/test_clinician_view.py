@@ -11,7 +11,7 @@ import pytest
 
 from fhir_mapping.careplan import careplan_of, plan_bundle
 from service.core.evaluation import PRIORITY_ORDER, URGENCY_ORDER
-from service.core.summary import LINE_CHARS, MAX_LINES, summarise, summary_text
+from service.text.summary import LINE_CHARS, MAX_LINES, summarise, summary_text
 from tests.conftest import FHIR_FIXTURES, REALISTIC_BUNDLES, REPO_ROOT, fixture_bundle
 from tests.e2e.test_plan_end_to_end import CREATED, _canoe, plan_of
 

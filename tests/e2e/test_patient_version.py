@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from inference.knowledge.criteria.schema import NUMBER
 from inference.knowledge.facts import Facts
 from service.core import evaluate
-from service.core.patient import patient_text, patient_version
 from service.pipeline import PlanResult
 from service.readability import MAX_PATIENT_GRADE, fkgl
+from service.text.patient import patient_text, patient_version
 from tests.conftest import FHIR_FIXTURES, REPO_ROOT, fixture_bundle
 from tests.e2e.test_plan_end_to_end import CREATED, _canoe, plan_of
 

@@ -11,9 +11,9 @@ from service.app import request_time
 from service.backends import build_planner
 from service.core.evaluation import Evaluation
 from service.core.model import Deliberation
-from service.core.summary import summarise, summary_text
 from service.pipeline import new_plan_id
 from service.settings import load_settings
+from service.text.summary import summarise, summary_text
 
 CREATED = "2026-11-30T09:00:00+00:00"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -26,7 +26,7 @@ from service.core.model import (
     Problem,
     Vote,
 )
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 
 __all__ = [
     "PATIENT",

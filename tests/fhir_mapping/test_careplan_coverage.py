@@ -19,8 +19,9 @@ from inference.knowledge.coverage import assess
 from service.cli import main
 from service.core import evaluate, from_document, to_document
 from service.core.model import Deliberation
-from service.core.profile import RXNORM, Code, Medication, PatientProfile
-from service.core.summary import summary_text
+from service.record.profile import Code, Medication, PatientProfile
+from service.record.vocabulary import RXNORM
+from service.text.summary import summary_text
 from tests.conftest import SHARED
 from tests.fhir_mapping.factories import small_deliberation
 from tests.fhir_mapping.fhir_checks import assert_valid

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from fhir_mapping.ingest import ingest
 from inference.knowledge.facts import Facts
 from inference.knowledge.rules import analyse
-from service.core.profile import MAX_AGE_YEARS, PatientProfile
 from service.errors import BundleError
+from service.record.profile import MAX_AGE_YEARS, PatientProfile
 from tests.conftest import REALISTIC_BUNDLES, REPO_ROOT
 
 RECEIVED = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from fhir_mapping._issues import MAX_ISSUES
 from fhir_mapping.ingest import build_profile, ingest, parse_bundle
-from service.core.profile import PatientProfile
 from service.errors import BundleError, CanoeError, LimitError
+from service.record.profile import PatientProfile
 
 PID = "p1"
 UUIDS = {

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from fhir_mapping.ingest import build_profile, ingest, parse_bundle
-from service.core.profile import LOINC_GROUPS, RXNORM, SNOMED, PatientProfile
 from service.errors import BundleError, LimitError
+from service.record.profile import PatientProfile
+from service.record.vocabulary import LOINC_GROUPS, RXNORM, SNOMED
 from tests.conftest import REALISTIC_BUNDLES, fixture_bundle, load_json
 
 _DATE = re.compile(r'"(\d{4}-\d{2}-\d{2})')

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fhir_mapping.ingest import ingest
-from service.core.profile import PatientProfile
 from service.errors import InputError, LimitError
+from service.record.profile import PatientProfile
 from tests.conftest import FHIR_FIXTURES, load_json
 
 FUZZ = settings(

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from fhir_mapping.ingest import ingest
-from service.core.profile import CVX, SNOMED
+from service.record.vocabulary import CVX, SNOMED
 from tests.conftest import FHIR_FIXTURES
 
 from .test_ingest_errors import bundle, condition, issues_of, patient

@@ -8,7 +8,7 @@ from typing import Any
 
 from fhir_mapping.ingest import ingest
 from inference.knowledge.facts import Facts
-from service.core.profile import LOINC, SNOMED
+from service.record.vocabulary import LOINC, SNOMED
 
 from .test_ingest_errors import bundle, patient
 

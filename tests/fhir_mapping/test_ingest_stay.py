@@ -10,7 +10,7 @@ from datetime import date
 from typing import Any
 
 from fhir_mapping.ingest import ingest
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 
 from .test_ingest_errors import bundle, condition, medreq, patient
 from .test_ingest_immunization_encounter import encounter

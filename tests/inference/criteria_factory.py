@@ -13,19 +13,16 @@ from inference.knowledge.drugs import DRUGS
 from inference.knowledge.facts import SMOKING_CODES, Facts
 from inference.knowledge.levels import LEVELS, LevelEntry
 from inference.knowledge.transitions import TRANSITIONS
-from service.core.profile import (
-    CVX,
-    LOINC_GROUPS,
-    RXNORM,
-    SNOMED,
+from service.record.profile import (
     Code,
+    Condition,
     Encounter,
     Immunization,
     Medication,
     Observation,
     PatientProfile,
-    Problem,
 )
+from service.record.vocabulary import CVX, LOINC_GROUPS, RXNORM, SNOMED
 
 AS_OF = date(2024, 6, 1)
 CHILD_KG = 20.0  # the body weight of a weight-dosed positive case
@@ -55,7 +52,7 @@ class Builder:
     age: int = 75
     sex: str = "female"
     meds: list[Medication] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[Condition] = field(default_factory=list)
     obs: list[Observation] = field(default_factory=list)
     imms: list[Immunization] = field(default_factory=list)
     encs: list[Encounter] = field(default_factory=list)
@@ -91,7 +88,7 @@ class Builder:
         g = GROUPS_BY_KEY[group]
         code = g.snomed[0] if g.snomed else ""
         self.problems.append(
-            Problem(
+            Condition(
                 f"Condition/{self._id()}",
                 g.label,
                 (Code(SNOMED, code, g.label),) if code else (),
@@ -360,7 +357,7 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
         b.age, b.sex = 30, "female"
         code = ("77386006", "Pregnant") if t.pregnant else ("413712001", "Breastfeeding")
         b.problems.append(
-            Problem(
+            Condition(
                 f"Condition/{b._id()}",
                 code[1],
                 (Code(SNOMED, *code),),
@@ -379,7 +376,7 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
         if m.sex:
             b.sex = m.sex
         b.problems.append(
-            Problem(
+            Condition(
                 f"Condition/{b._id()}",
                 m.label,
                 (Code(SNOMED, code, m.label),),

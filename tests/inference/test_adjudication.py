@@ -11,7 +11,7 @@ import pytest
 from inference.adjudication import compare, fact_status
 from inference.embedded import EmbeddedExperts
 from inference.protocol import Adjudicate, ArgumentDraft, CallContext, CandidateOption
-from service.core.profile import Observation, PatientProfile
+from service.record.profile import Observation, PatientProfile
 from tests.conftest import fixture_bundle
 from tests.e2e.test_plan_end_to_end import plan_of
 from tests.inference.test_embedded_fixtures import load, run

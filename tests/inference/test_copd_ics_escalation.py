@@ -9,19 +9,18 @@ from datetime import date, timedelta
 
 from inference.knowledge.facts import Facts
 from inference.knowledge.rules import analyse
-from service.core.profile import (
-    RXNORM,
-    SNOMED,
+from service.record.profile import (
     Code,
+    Condition,
     Encounter,
     Medication,
     Observation,
     PatientProfile,
-    Problem,
 )
+from service.record.vocabulary import RXNORM, SNOMED
 
 AS_OF = date(2026, 10, 6)
-COPD = Problem(
+COPD = Condition(
     "Condition/copd",
     "Chronic obstructive lung disease (disorder)",
     (Code(SNOMED, "13645005", "Chronic obstructive lung disease (disorder)"),),
@@ -55,9 +54,9 @@ def visit(i: str, days_ago: int, cls: str = "EMER") -> Encounter:
     )
 
 
-def flare(i: str, days_ago: int) -> Problem:
+def flare(i: str, days_ago: int) -> Condition:
     day = AS_OF - timedelta(days=days_ago)
-    return Problem(
+    return Condition(
         f"Condition/{i}",
         "Acute exacerbation of COPD",
         (EXACERBATION,),
@@ -81,7 +80,7 @@ EOS_400 = (eos(0.4),)
 def profile(
     meds: tuple[Medication, ...] = (TIOTROPIUM, SALMETEROL),
     encounters: tuple[Encounter, ...] = TWO_VISITS,
-    extra: tuple[Problem, ...] = (),
+    extra: tuple[Condition, ...] = (),
     obs: tuple[Observation, ...] = EOS_400,
 ) -> PatientProfile:
     return PatientProfile(

@@ -16,18 +16,16 @@ from fhir_mapping.codes import snomed_ok
 from inference.knowledge._datafile import KnowledgeFileError
 from inference.knowledge.coverage import SCOPE, SCOPE_FILE, assess, load_scope
 from service.core.model import Coverage
-from service.core.profile import (
-    ICD10,
-    RXNORM,
-    SNOMED,
+from service.record.profile import (
     Code,
+    Condition,
     Encounter,
     Medication,
     Observation,
     PatientProfile,
-    Problem,
 )
-from service.core.summary import coverage_detail, coverage_lines
+from service.record.vocabulary import ICD10, RXNORM, SNOMED
+from service.text.summary import coverage_detail, coverage_lines
 
 AS_OF = date(2026, 6, 1)
 
@@ -47,11 +45,11 @@ def _obs(ref: str, loinc: str, value: float | None, days_ago: int, **kw: object)
     )  # type: ignore[arg-type]
 
 
-def _problem(ref: str, text: str, *codes: Code) -> Problem:
-    return Problem(f"Condition/{ref}", text, codes, "active", "confirmed", date(2020, 1, 1))
+def _problem(ref: str, text: str, *codes: Code) -> Condition:
+    return Condition(f"Condition/{ref}", text, codes, "active", "confirmed", date(2020, 1, 1))
 
 
-def _recent(p: Problem) -> Problem:
+def _recent(p: Condition) -> Condition:
     return replace(p, onset=AS_OF - timedelta(days=30))
 
 
@@ -239,7 +237,7 @@ def test_no_level_for_a_narrow_therapeutic_index_drug() -> None:
         ("dialysis", _problem("c1", "Dependence on renal dialysis", Code(ICD10, "Z99.2"))),
     ],
 )
-def test_other_out_of_scope_populations(marker: str, problem: Problem) -> None:
+def test_other_out_of_scope_populations(marker: str, problem: Condition) -> None:
     c = assess(_profile(45, problems=(problem,)))
     assert marker in _keys(c) and c.high_risk
 

@@ -10,7 +10,7 @@ from datetime import date
 from inference.knowledge.criteria.interpret import evaluate
 from inference.knowledge.facts import Facts
 from inference.knowledge.rules import CRITERIA
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 
 from .criteria_factory import Builder
 

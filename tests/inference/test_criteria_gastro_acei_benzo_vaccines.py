@@ -18,7 +18,7 @@ from datetime import date
 
 from inference.knowledge import analyse
 from inference.knowledge.model import Proposal
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 
 from .criteria_factory import Builder
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from inference.knowledge import analyse
 from inference.knowledge.model import Proposal
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 
 from .criteria_factory import Builder
 

@@ -10,7 +10,7 @@ from datetime import date
 from inference.knowledge import analyse
 from inference.knowledge.model import Proposal
 from inference.knowledge.rules import CRITERIA
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 
 from .criteria_factory import Builder
 
@@ -205,10 +205,11 @@ def test_the_echo_review_and_the_kidney_review_are_one_activity() -> None:
 
 def test_combined_systolic_and_diastolic_failure_leaves_the_type_unknown() -> None:
     from inference.knowledge.conditions import classify
-    from service.core.profile import SNOMED, Code, Problem
+    from service.record.profile import Code, Condition
+    from service.record.vocabulary import SNOMED
 
     text = "Chronic combined systolic and diastolic heart failure (disorder)"
-    p = Problem("Condition/c", text, (Code(SNOMED, "153941000119100", text),), "active", "", None)
+    p = Condition("Condition/c", text, (Code(SNOMED, "153941000119100", text),), "active", "", None)
     assert classify(p) == ("heart-failure",)
 
 

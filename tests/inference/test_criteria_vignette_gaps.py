@@ -20,7 +20,7 @@ from datetime import timedelta
 
 from inference.knowledge import analyse
 from inference.knowledge.model import Proposal
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 
 from .criteria_factory import AS_OF, Builder
 

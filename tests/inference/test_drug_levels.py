@@ -16,7 +16,7 @@ from inference.knowledge.criteria.interpret import evaluate
 from inference.knowledge.facts import Facts
 from inference.knowledge.levels import LEVELS_FILE, level_entry, load_levels, reading
 from inference.knowledge.rules import CRITERIA, analyse
-from service.core.profile import Observation
+from service.record.profile import Observation
 
 from .criteria_factory import AS_OF, Builder
 

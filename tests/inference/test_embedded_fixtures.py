@@ -22,7 +22,7 @@ from inference.protocol import (
     Relate,
     Synthesize,
 )
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 from tests.conftest import REALISTIC_BUNDLES, fixture_bundle
 from tests.inference.criteria_factory import Builder
 

@@ -7,22 +7,21 @@ from datetime import date
 import pytest
 
 from inference.knowledge import analyse
-from service.core.profile import (
-    RXNORM,
-    SNOMED,
+from service.record.profile import (
     Code,
+    Condition,
     Medication,
     Observation,
     PatientProfile,
-    Problem,
     SocialFact,
 )
+from service.record.vocabulary import RXNORM, SNOMED
 
 AS_OF = date(2024, 6, 1)
 
 
-def cond(i: str, text: str, code: str, onset: date = date(2015, 1, 1)) -> Problem:
-    return Problem(
+def cond(i: str, text: str, code: str, onset: date = date(2015, 1, 1)) -> Condition:
+    return Condition(
         f"Condition/{i}", text, (Code(SNOMED, code, text),), "active", "confirmed", onset
     )
 

@@ -12,7 +12,7 @@ import pytest
 from inference.knowledge.criteria.interpret import evaluate
 from inference.knowledge.facts import Facts
 from inference.knowledge.rules import CRITERIA, analyse
-from service.core.profile import Encounter, PatientProfile
+from service.record.profile import Encounter, PatientProfile
 
 from .criteria_factory import AS_OF, Builder
 

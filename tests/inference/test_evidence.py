@@ -11,7 +11,8 @@ import pytest
 from fhir_mapping.ingest import ingest
 from inference.evidence import EvidenceBase, preferred_ids, profile_query
 from inference.protocol import EvidenceDoc
-from service.core.profile import RXNORM, Code, Medication, PatientProfile
+from service.record.profile import Code, Medication, PatientProfile
+from service.record.vocabulary import RXNORM
 from tests.conftest import fixture_bundle
 
 

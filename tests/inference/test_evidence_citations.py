@@ -33,7 +33,7 @@ from inference.protocol import (
     EvidenceDoc,
     PanelMember,
 )
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 from tests.conftest import REALISTIC_BUNDLES
 
 NAMES = [p.name.split("_")[0] for p in REALISTIC_BUNDLES]

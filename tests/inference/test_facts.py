@@ -14,7 +14,8 @@ from fhir_mapping.ingest import ingest
 from inference.knowledge.criteria.interpret import evaluate
 from inference.knowledge.facts import Facts, ckd_epi_2021, cockcroft_gault
 from inference.knowledge.rules import CRITERIA, analyse
-from service.core.profile import RXNORM, SNOMED, Code, Medication, Problem
+from service.record.profile import Code, Condition, Medication
+from service.record.vocabulary import RXNORM, SNOMED
 from tests.conftest import fixture_bundle
 
 from .criteria_factory import AS_OF, Builder
@@ -139,7 +140,7 @@ def test_blood_pressure_counts_every_reading() -> None:
 def test_history_and_long_past_acute_conditions_are_not_active() -> None:
     b = Builder()
     b.problems.append(
-        Problem(
+        Condition(
             "Condition/h",
             "History of myocardial infarction (situation)",
             (Code(SNOMED, "399211009", "History of myocardial infarction"),),

@@ -12,18 +12,15 @@ from inference.knowledge.criteria.interpret import Firing, evaluate
 from inference.knowledge.facts import Facts
 from inference.knowledge.rules import CRITERIA
 from inference.knowledge.weight_dosing import ingredient_mg, per_kg
-from service.core.profile import (
-    CVX,
-    LOINC_GROUPS,
-    RXNORM,
-    SNOMED,
+from service.record.profile import (
     Code,
+    Condition,
     Immunization,
     Medication,
     Observation,
     PatientProfile,
-    Problem,
 )
+from service.record.vocabulary import CVX, LOINC_GROUPS, RXNORM, SNOMED
 
 AS_OF = date(2026, 11, 30)
 COUGH_MIXTURE = (
@@ -48,8 +45,8 @@ def _med(
     )
 
 
-def _problem(code: str, text: str) -> Problem:
-    return Problem(
+def _problem(code: str, text: str) -> Condition:
+    return Condition(
         f"Condition/{code}",
         text,
         (Code(SNOMED, code, text),),
@@ -71,7 +68,7 @@ def _dose(cvx: str, when: date, k: int) -> Immunization:
 def _child(
     age_years: float,
     meds: tuple[Medication, ...] = (),
-    problems: tuple[Problem, ...] = (),
+    problems: tuple[Condition, ...] = (),
     obs: tuple[Observation, ...] = (),
     imms: tuple[Immunization, ...] = (),
 ) -> PatientProfile:
@@ -151,7 +148,7 @@ def test_aspirin_in_chickenpox_is_stopped_for_paracetamol() -> None:
     ],
 )
 def test_aspirin_in_kawasaki_disease_or_from_sixteen_is_not_flagged(
-    age: int, problems: tuple[Problem, ...]
+    age: int, problems: tuple[Condition, ...]
 ) -> None:
     assert "paed-aspirin-under-sixteen" not in _fired(_child(age, (_med("aspirin"),), problems))
 
@@ -185,7 +182,7 @@ def test_ciprofloxacin_for_a_childs_cystitis_names_the_first_line_choices() -> N
     [(9, (_problem("190905008", "Cystic fibrosis"),)), (18, ())],
 )
 def test_ciprofloxacin_in_cystic_fibrosis_or_an_adult_is_not_flagged(
-    age: int, problems: tuple[Problem, ...]
+    age: int, problems: tuple[Condition, ...]
 ) -> None:
     fired = _fired(_child(age, (_med("ciprofloxacin"),), problems))
     assert "paed-fluoroquinolone-first-line" not in fired

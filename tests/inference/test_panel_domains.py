@@ -10,19 +10,20 @@ import pytest
 from inference.embedded import EmbeddedExperts
 from inference.evidence import EvidenceBase
 from inference.protocol import AssemblePanel, Assess, CallContext
-from service.core.profile import SNOMED, Code, Medication, Observation, PatientProfile, Problem
+from service.record.profile import Code, Condition, Medication, Observation, PatientProfile
+from service.record.vocabulary import SNOMED
 
 AS_OF = date(2024, 6, 1)
 
 
-def condition(key: str, code: str, text: str, onset: date = date(2015, 1, 1)) -> Problem:
-    return Problem(
+def condition(key: str, code: str, text: str, onset: date = date(2015, 1, 1)) -> Condition:
+    return Condition(
         f"Condition/{key}", text, (Code(SNOMED, code, text),), "active", "confirmed", onset
     )
 
 
 def profile(
-    *problems: Problem, age: int = 70, egfr: float | None = None, meds: int = 0
+    *problems: Condition, age: int = 70, egfr: float | None = None, meds: int = 0
 ) -> PatientProfile:
     obs = (
         (Observation("Observation/egfr", "33914-3", "eGFR", egfr, "mL/min/{1.73_m2}", AS_OF),)

@@ -17,7 +17,7 @@ from inference.knowledge._datafile import KnowledgeFileError
 from inference.knowledge.criteria import CRITERIA_DIR
 from inference.knowledge.patient import WORDINGS, load_wordings, patient_wordings
 from service.core.model import Option
-from service.core.profile import Medication, PatientProfile
+from service.record.profile import Medication, PatientProfile
 
 KNOWLEDGE = CRITERIA_DIR.parent
 PROFILE = PatientProfile(

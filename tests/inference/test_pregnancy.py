@@ -15,17 +15,15 @@ from inference.knowledge import analyse
 from inference.knowledge.pregnancy import PREGNANCY, lactation_of, pregnancy_of
 from inference.knowledge.registry import RULES
 from inference.knowledge.rules import CRITERIA
-from service.core.profile import (
-    ICD10,
-    RXNORM,
-    SNOMED,
+from service.record.profile import (
     Code,
+    Condition,
     Encounter,
     Medication,
     Observation,
     PatientProfile,
-    Problem,
 )
+from service.record.vocabulary import ICD10, RXNORM, SNOMED
 
 AS_OF = date(2026, 11, 30)
 PREGNANT = Code(SNOMED, "77386006", "Pregnant")
@@ -41,7 +39,7 @@ def _profile(
     *,
     sex: str = "female",
     age: int = 30,
-    problems: tuple[Problem, ...] = (),
+    problems: tuple[Condition, ...] = (),
     meds: tuple[Medication, ...] = (),
     obs: tuple[Observation, ...] = (),
     encounters: tuple[Encounter, ...] = (),
@@ -59,9 +57,9 @@ def _profile(
     )
 
 
-def _cond(ref: str, code: Code, onset: date, abated: date | None = None) -> Problem:
+def _cond(ref: str, code: Code, onset: date, abated: date | None = None) -> Condition:
     status = "resolved" if abated else "active"
-    return Problem(f"Condition/{ref}", code.display, (code,), status, "confirmed", onset, abated)
+    return Condition(f"Condition/{ref}", code.display, (code,), status, "confirmed", onset, abated)
 
 
 def _med(ref: str, text: str, dose_mg: float | None = None) -> Medication:

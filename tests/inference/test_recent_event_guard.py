@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from inference.knowledge.criteria.schema import Criterion
 from inference.knowledge.rules import CRITERIA, analyse
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 
 from .criteria_factory import AS_OF, Builder
 

@@ -14,25 +14,24 @@ from inference.knowledge.facts import Facts
 from inference.knowledge.model import Output
 from inference.knowledge.registry import RULES, Case, rule
 from inference.knowledge.rules import analyse
-from service.core.profile import (
-    RXNORM,
-    SNOMED,
+from service.record.profile import (
     Code,
+    Condition,
     Encounter,
     Medication,
     Observation,
     PatientProfile,
-    Problem,
     SocialFact,
 )
+from service.record.vocabulary import RXNORM, SNOMED
 
 AS_OF = date(2024, 6, 1)
 OLD = date(1940, 1, 1)  # 84 at AS_OF
 YOUNG = date(1980, 1, 1)
 
 
-def cond(i: str, text: str, code: str) -> Problem:
-    return Problem(
+def cond(i: str, text: str, code: str) -> Condition:
+    return Condition(
         f"Condition/{i}", text, (Code(SNOMED, code, text),), "active", "confirmed", date(2015, 1, 1)
     )
 
@@ -53,7 +52,7 @@ def obs(i: str, loinc: str, value: float, when: date = AS_OF, unit: str = "") ->
 
 
 def profile(
-    problems: tuple[Problem, ...] = (),
+    problems: tuple[Condition, ...] = (),
     meds: tuple[Medication, ...] = (),
     observations: tuple[Observation, ...] = (),
     social: tuple[SocialFact, ...] = (),
@@ -121,7 +120,7 @@ def alteplase(days_before: int) -> tuple[Medication, Encounter]:
 
 
 def thrombolysed(
-    days_before: int, *meds: Medication, problems: tuple[Problem, ...] = ()
+    days_before: int, *meds: Medication, problems: tuple[Condition, ...] = ()
 ) -> PatientProfile:
     order, visit = alteplase(days_before)
     return replace(profile(problems, (*meds, order)), encounters=(visit,))
@@ -271,7 +270,7 @@ def test_carer_point_depends_on_who_is_at_home() -> None:
 
 
 def test_analyse_unites_rules_and_criteria_and_judges_record_problems() -> None:
-    stale = Problem(
+    stale = Condition(
         "Condition/x",
         "Acute bronchitis (disorder)",
         (Code(SNOMED, "10509002", "Acute bronchitis (disorder)"),),
@@ -307,7 +306,7 @@ def test_thrombolysis_on_warfarin_names_the_event_and_the_combination() -> None:
 
 
 def test_thrombolysis_names_a_diagnosis_recorded_at_the_visit() -> None:
-    stroke = Problem(
+    stroke = Condition(
         "Condition/s9",
         "Cerebral infarction (disorder)",
         (Code(SNOMED, "432504007", "Cerebral infarction (disorder)"),),

@@ -10,7 +10,7 @@ from inference.embedded import _priority
 from inference.knowledge.criteria.interpret import evaluate
 from inference.knowledge.facts import Facts
 from inference.knowledge.rules import CRITERIA, analyse
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 
 from .criteria_factory import AS_OF, Builder
 

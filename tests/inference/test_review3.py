@@ -16,7 +16,7 @@ from inference.knowledge.drugs import DRUGS, matches
 from inference.knowledge.facts import Facts
 from inference.knowledge.panels import load_panels
 from inference.knowledge.rules import CRITERIA, analyse
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 
 from .criteria_factory import Builder
 

@@ -11,7 +11,7 @@ from inference.knowledge.criteria.interpret import evaluate
 from inference.knowledge.facts import Facts, age_phrase
 from inference.knowledge.model import Proposal
 from inference.knowledge.rules import CRITERIA, analyse
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 
 from .criteria_factory import AS_OF, Builder
 

@@ -16,7 +16,7 @@ from datetime import date
 from inference.knowledge.criteria.interpret import Binding, render
 from inference.knowledge.facts import Facts
 from inference.knowledge.rules import CRITERIA, analyse
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 
 from .criteria_factory import AS_OF, Builder
 from .test_registry import CLOPIDOGREL, WARFARIN, bp, thrombolysed

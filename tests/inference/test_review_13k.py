@@ -21,7 +21,7 @@ from inference.knowledge.facts import Facts
 from inference.knowledge.model import Proposal
 from inference.knowledge.rules import analyse
 from inference.protocol import CandidateOption, PanelMember
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 
 from .criteria_factory import AS_OF, Builder
 from .test_registry import CLOPIDOGREL, WARFARIN, profile, thrombolysed

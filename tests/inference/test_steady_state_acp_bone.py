@@ -11,7 +11,8 @@ from inference.embedded import _priority
 from inference.knowledge.criteria.interpret import evaluate
 from inference.knowledge.facts import Facts
 from inference.knowledge.rules import CRITERIA, analyse
-from service.core.profile import SNOMED, Code, PatientProfile, Problem
+from service.record.profile import Code, Condition, PatientProfile
+from service.record.vocabulary import SNOMED
 
 from .criteria_factory import AS_OF, Builder
 
@@ -190,7 +191,7 @@ def _with(code: str, text: str) -> PatientProfile:
     b = Builder(age=50, sex="male")
     b.condition("af")
     b.problems.append(
-        Problem(
+        Condition(
             "Condition/te",
             text,
             (Code(SNOMED, code, text),),

@@ -10,17 +10,15 @@ import pytest
 from inference.knowledge import analyse
 from inference.knowledge.facts import Facts
 from inference.knowledge.transitions import TRANSITIONS, changes_of, index_stay, stay_values
-from service.core.profile import (
-    LOINC_GROUPS,
-    RXNORM,
-    SNOMED,
+from service.record.profile import (
     Code,
+    Condition,
     Encounter,
     Medication,
     Observation,
     PatientProfile,
-    Problem,
 )
+from service.record.vocabulary import LOINC_GROUPS, RXNORM, SNOMED
 
 AS_OF = date(2026, 11, 30)
 HF = Code(SNOMED, "84114007", "Heart failure (disorder)")
@@ -40,8 +38,8 @@ def _days(n: int) -> date:
     return AS_OF - timedelta(days=n)
 
 
-def _cond(ref: str, code: Code, onset: date = date(2020, 1, 1)) -> Problem:
-    return Problem(f"Condition/{ref}", code.display, (code,), "active", "confirmed", onset)
+def _cond(ref: str, code: Code, onset: date = date(2020, 1, 1)) -> Condition:
+    return Condition(f"Condition/{ref}", code.display, (code,), "active", "confirmed", onset)
 
 
 def _stay(
@@ -88,7 +86,7 @@ def _num(ref: str, quantity: str, value: float, when: date, unit: str = "") -> O
 
 def _profile(
     *,
-    problems: tuple[Problem, ...] = (),
+    problems: tuple[Condition, ...] = (),
     meds: tuple[Medication, ...] = (),
     obs: tuple[Observation, ...] = (),
     encounters: tuple[Encounter, ...] = (),

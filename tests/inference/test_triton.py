@@ -35,8 +35,8 @@ from inference.protocol import (
     Relate,
 )
 from inference.triton import TritonExperts, TritonSettings, _Breaker, _classify, _Retryable
-from service.core.profile import PatientProfile
 from service.errors import BackendUnavailable, StepFailed
+from service.record.profile import PatientProfile
 from tests.conftest import fixture_bundle
 from tests.support.triton_models import encode_answer, profile_from_record
 

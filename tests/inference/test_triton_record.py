@@ -15,7 +15,7 @@ from fhir_mapping.ingest import ingest
 from inference._triton_codec import encode
 from inference._triton_record import SYSTEM_NAMES, Aliases, quantity, record
 from inference.prompts import block
-from service.core.profile import Observation, PatientProfile
+from service.record.profile import Observation, PatientProfile
 from tests.conftest import BAD_BUNDLES, REALISTIC_BUNDLES
 from tests.support.triton_models import profile_from_record
 

@@ -14,16 +14,8 @@ from inference.knowledge.facts import Facts
 from inference.knowledge.model import Output, Proposal
 from inference.knowledge.registry import RULES, Case
 from inference.knowledge.rules import analyse
-from service.core.profile import (
-    LOINC,
-    RXNORM,
-    SNOMED,
-    Code,
-    Medication,
-    Observation,
-    PatientProfile,
-    Problem,
-)
+from service.record.profile import Code, Condition, Medication, Observation, PatientProfile
+from service.record.vocabulary import LOINC, RXNORM, SNOMED
 
 AS_OF = date(2026, 11, 10)
 
@@ -45,8 +37,8 @@ def status(i: str, code: str, when: date = AS_OF, system: str = SNOMED) -> Obser
     )
 
 
-def cond(i: str, text: str, code: str, **kw: object) -> Problem:
-    base = Problem(
+def cond(i: str, text: str, code: str, **kw: object) -> Condition:
+    base = Condition(
         f"Condition/{i}", text, (Code(SNOMED, code, text),), "active", "confirmed", date(2015, 1, 1)
     )
     return replace(base, **kw)  # type: ignore[arg-type]
@@ -80,7 +72,7 @@ def ldl(value: float, unit: str = "mg/dL") -> Observation:
 
 def profile(
     age: int = 60,
-    problems: tuple[Problem, ...] = (),
+    problems: tuple[Condition, ...] = (),
     meds: tuple[Medication, ...] = (),
     obs: list[Observation] | None = None,
 ) -> PatientProfile:

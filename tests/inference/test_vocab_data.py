@@ -24,7 +24,8 @@ from fhir_mapping.codes import icd10_ok, rxnorm_ok, snomed_ok
 from fhir_mapping.ingest import ingest
 from inference.knowledge import conditions, drugs
 from inference.knowledge._datafile import KnowledgeFileError
-from service.core.profile import ICD10, RXNORM, SNOMED, Code, Medication, Problem
+from service.record.profile import Code, Condition, Medication
+from service.record.vocabulary import ICD10, RXNORM, SNOMED
 
 from ..conftest import FHIR_FIXTURES as FIXTURES
 
@@ -45,8 +46,8 @@ def _med(text: str = "", *codes: tuple[str, str]) -> Medication:
     )
 
 
-def _problem(text: str = "", *codes: tuple[str, str]) -> Problem:
-    return Problem("Condition/c", text, tuple(Code(s, c) for s, c in codes), "active", "", None)
+def _problem(text: str = "", *codes: tuple[str, str]) -> Condition:
+    return Condition("Condition/c", text, tuple(Code(s, c) for s, c in codes), "active", "", None)
 
 
 def _fixture_names() -> list[str]:

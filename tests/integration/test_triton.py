@@ -27,9 +27,9 @@ from inference.protocol import (
     Synthesize,
 )
 from inference.triton import TritonExperts, TritonSettings
-from service.core.profile import PatientProfile
 from service.errors import BackendTimeout, BackendUnavailable, StepFailed
 from service.pipeline import Planner, PlanResult, UsageLog
+from service.record.profile import PatientProfile
 from tests.conftest import fixture_bundle
 from tests.integration.conftest import SLEEPY_LATENCY_S
 from tests.support.triton_models import ServerHandle, free_port

@@ -21,9 +21,9 @@ from inference.protocol import (
     ProblemVote,
     Relation,
 )
-from service.core.profile import PatientProfile
 from service.errors import BackendUnavailable, StepFailed
 from service.pipeline import Planner, Progress
+from service.record.profile import PatientProfile
 from tests.fakes import ScriptedExperts, StaticEvidence
 
 PROFILE = PatientProfile(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 
 from service.core import from_document
-from service.core.summary import coverage_lines
+from service.text.summary import coverage_lines
 from tests.review.conftest import Review
 
 

@@ -61,7 +61,7 @@ from inference.protocol import (
     Step,
     Synthesize,
 )
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 
 __all__ = [
     "DEFAULT_MODELS",

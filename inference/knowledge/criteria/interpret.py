@@ -17,8 +17,8 @@ from itertools import product
 
 from inference.protocol import Severity
 from service.core.evaluation import CATEGORY_ORDER, PRIORITY_ORDER
-from service.core.profile import Immunization, Observation, Problem, unit_words
-from service.core.summary import duration_words
+from service.record.profile import Condition, Immunization, Observation
+from service.text.words import duration_words, unit_words
 
 from ..drugs import RenalLimit, drug, matches, renal_limit
 from ..facts import Conflict, Event, Facts, MedFact, Unsteady, age_phrase, fmt, without_tag
@@ -50,7 +50,7 @@ class _Cond:
 
     text: str
     refs: tuple[str, ...]
-    problem: Problem | None = None
+    problem: Condition | None = None
 
 
 @dataclass
@@ -306,7 +306,7 @@ _GUARDS: tuple[_Guard, ...] = (
 )
 
 
-def _ever(t: Trigger, f: Facts) -> list[Problem]:
+def _ever(t: Trigger, f: Facts) -> list[Condition]:
     return [pr for g in t.ever_conditions for pr in f.ever(g)]
 
 
@@ -858,7 +858,7 @@ def _pick(m: MedFact, spec: str) -> str:
 
 
 def _loincs(quantity: str) -> tuple[str, ...]:
-    from service.core.profile import LOINC_GROUPS
+    from service.record.vocabulary import LOINC_GROUPS
 
     return LOINC_GROUPS[quantity]
 

@@ -85,7 +85,7 @@ def _check_trigger(t: Trigger, where: str, quantities: frozenset[str]) -> list[t
 
 
 def _check(c: Criterion, evidence: frozenset[str]) -> list[tuple[str, str]]:
-    from service.core.profile import LOINC_GROUPS
+    from service.record.vocabulary import LOINC_GROUPS
 
     quantities = frozenset(LOINC_GROUPS) | _DERIVED_QUANTITIES
     bad = _check_trigger(c.trigger, "trigger", quantities)

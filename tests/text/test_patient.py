@@ -1,4 +1,4 @@
-"""The patient version (``service.core.patient``): only included activities are told, in the
+"""The patient version (``service.text.patient``): only included activities are told, in the
 wording stored with the deliberation, grouped by what the patient asks; an activity without a
 wording gets the generic line, which states no number."""
 
@@ -11,7 +11,7 @@ import pytest
 from service.core import evaluate
 from service.core.contest import DecideOption, apply
 from service.core.model import Meta, PatientWording
-from service.core.patient import SECTIONS, generic_wording, patient_text, patient_version
+from service.text.patient import SECTIONS, generic_wording, patient_text, patient_version
 from tests.core.builders import arg, deliberation, option
 
 WORDS = (

@@ -1,5 +1,5 @@
 """The patient version of a plan: what the patient is told, in plain words, beside the
-clinician summary (``service.core.summary``), never instead of it.
+clinician summary (``service.text.summary``), never instead of it.
 
 It tells only the activities the plan includes now (a rejected or contested-out activity is not
 told), each in the wording rendered at plan time from the knowledge's patient templates

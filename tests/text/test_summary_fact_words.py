@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from service.core.profile import Observation, PatientProfile
-from service.core.summary import fact_words
+from service.record.profile import Observation, PatientProfile
+from service.text.summary import fact_words
 
 DAY = date(2021, 1, 4)
 

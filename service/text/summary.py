@@ -24,7 +24,9 @@ from datetime import date
 
 from service.core.evaluation import URGENCY_LABELS, Evaluation
 from service.core.model import Coverage, Deliberation, Option
-from service.core.profile import LOINC_GROUPS, Observation, PatientProfile, unit_words
+from service.record.profile import Observation, PatientProfile
+from service.record.vocabulary import LOINC_GROUPS
+from service.text.words import duration_words, unit_words
 
 __all__ = [
     "LINE_CHARS",
@@ -33,7 +35,6 @@ __all__ = [
     "SummaryLine",
     "coverage_detail",
     "coverage_lines",
-    "duration_words",
     "fact_words",
     "patient_words",
     "summarise",
@@ -217,21 +218,6 @@ def patient_words(profile: PatientProfile, created: str) -> str:
         return out + "."
     old = duration_words(days)
     return f"{out}: {old} older than this plan; the plan is only as current as the record."
-
-
-def duration_words(days: int) -> str:
-    """A span as a clinician says it: days under two weeks, weeks under two months, months
-    under two years, then years.
-
-    >>> [duration_words(d) for d in (1, 10, 20, 100, 400, 800, 12000)]
-    ['1 day', '10 days', '3 weeks', '3 months', '13 months', '2 years', '32 years']
-    """
-    for unit, size, below in (("day", 1, 14), ("week", 7, 60), ("month", 30.44, 730)):
-        if days < below:
-            n = max(1, round(days / size))
-            return f"{n} {unit}{'s' if n != 1 else ''}"
-    n = int(days // 365.25)
-    return f"{n} year{'s' if n != 1 else ''}"
 
 
 def _clean(text: str) -> str:

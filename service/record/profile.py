@@ -1,87 +1,41 @@
-"""The patient as the reasoning sees it: a frozen, FHIR-free profile.
+"""The patient record: a frozen, FHIR-free profile of one patient.
 
-Built by ``fhir_mapping.ingest`` from a validated Bundle and read by the inference backends and the
-pipeline. Every fact carries ``ref``, the FHIR reference (``Type/id``) of the resource it came
-from: those references are the evidence trail that arguments cite and that Provenance lists.
+Built by ``fhir_mapping.ingest`` from a validated Bundle and read by the inference backends, the
+pipeline and the plan's text; the code systems and LOINC groups it is read with are in
+``service.record.vocabulary``. Every fact carries ``ref``, the FHIR reference (``Type/id``) of
+the resource it came from: those references are the evidence trail that arguments cite and that
+Provenance lists.
 Nothing here may import FHIR, gRPC or any I/O library.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from types import MappingProxyType
 from typing import Literal
 
 from service.core.model import SourceRecord
+from service.record.vocabulary import CVX
 
 __all__ = [
-    "LOINC_GROUPS",
     "MAX_AGE_YEARS",
     "Allergy",
     "Code",
+    "Condition",
     "Encounter",
     "Immunization",
     "Medication",
     "Observation",
     "PatientProfile",
-    "Problem",
     "SocialFact",
     "UnusedFact",
-    "unit_words",
     "years_between",
 ]
 
-SNOMED = "http://snomed.info/sct"
-ICD10 = "http://hl7.org/fhir/sid/icd-10-cm"
-RXNORM = "http://www.nlm.nih.gov/research/umls/rxnorm"
-LOINC = "http://loinc.org"
-CVX = "http://hl7.org/fhir/sid/cvx"
 
 # The oldest age a record may imply. The oldest verified human lived to 122; a birth date that
 # makes someone older than this is a recording error, not an age, and no fact is computed from it.
 MAX_AGE_YEARS = 120
-
-# LOINC codes that report the same quantity, most common first (Synthea uses the first ones).
-LOINC_GROUPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {
-        "egfr": ("33914-3", "62238-1", "48642-3", "48643-1", "98979-8"),
-        "creatinine": ("2160-0", "38483-4"),
-        "potassium": ("6298-4", "2823-3"),
-        "hba1c": ("4548-4",),
-        "inr": ("6301-6", "34714-6"),
-        "bp_panel": ("85354-9", "55284-4"),
-        "systolic_bp": ("8480-6",),
-        "diastolic_bp": ("8462-4",),
-        "weight": ("29463-7",),
-        "bmi": ("39156-5",),
-        "uacr": ("14959-1", "9318-7"),
-        "sodium": ("2951-2", "2947-0"),
-        "haemoglobin": ("718-7",),
-        "ldl": ("18262-6", "2089-1", "13457-7"),
-        "tsh": ("3016-3",),
-        "mmse": ("72106-8",),
-        "height": ("8302-2",),
-        "blood_pressure": ("8480-6", "55284-4", "85354-9"),
-        "cognition": ("72106-8", "72172-0"),
-        "phq9": ("44261-6",),
-        "digoxin_level": ("10535-3",),
-        "lithium_level": ("14334-7",),
-        "alt": ("1742-6", "1743-4"),
-        "platelets": ("777-3",),
-        "urate": ("3084-1",),
-        "vitamin_b12": ("2132-9",),
-        # left ventricular ejection fraction: any method, by 2D echo, by ultrasound
-        "lvef": ("10230-1", "8806-2", "18043-0"),
-        # QT interval corrected for heart rate, from the ECG
-        "qtc": ("8636-3",),
-        # blood eosinophil count (absolute, not the percentage): automated, any method
-        "eosinophils": ("711-2", "26449-9"),
-        # tobacco smoking status, a coded value (SNOMED CT or LOINC answer)
-        "smoking_status": ("72166-2",),
-    }
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +48,9 @@ class Code:
 
 
 @dataclass(frozen=True, slots=True)
-class Problem:
-    """A Condition. ``clinical_status`` e.g. active/resolved/inactive; ``verification`` e.g.
+class Condition:
+    """A Condition in the record (not a ``service.core.model.Problem``, which is a problem the
+    plan addresses). ``clinical_status`` e.g. active/resolved/inactive; ``verification`` e.g.
     confirmed/provisional/unconfirmed/refuted/entered-in-error ("" when absent)."""
 
     ref: str
@@ -152,21 +107,6 @@ class Medication:
     @property
     def active(self) -> bool:
         return self.status in ("active", "on-hold", "draft")
-
-
-# UCUM codes as a reader writes them (the code "mm[Hg]" is printed "mmHg").
-_UNIT_WORDS = {"mm[Hg]": "mmHg", "mL/min/{1.73_m2}": "mL/min/1.73m2"}
-
-
-def unit_words(unit: str | None) -> str:
-    """A UCUM unit as text prints it; a bare annotation such as ``{INR}`` is a unitless number.
-
-    >>> unit_words("mm[Hg]"), unit_words("{INR}"), unit_words("mg/dL"), unit_words(None)
-    ('mmHg', '', 'mg/dL', '')
-    """
-    if not unit or (unit.startswith("{") and unit.endswith("}")):
-        return ""
-    return _UNIT_WORDS.get(unit, unit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +213,7 @@ class PatientProfile:
     # Reference date for ages and recency: the latest usable dated fact in the record, never
     # after the time of the request.
     as_of: date
-    problems: tuple[Problem, ...] = ()
+    problems: tuple[Condition, ...] = ()
     medications: tuple[Medication, ...] = ()
     observations: tuple[Observation, ...] = ()  # latest per LOINC code
     allergies: tuple[Allergy, ...] = ()
@@ -300,7 +240,7 @@ class PatientProfile:
         return age if 0 <= age <= MAX_AGE_YEARS else None
 
     @property
-    def active_problems(self) -> tuple[Problem, ...]:
+    def active_problems(self) -> tuple[Condition, ...]:
         return tuple(p for p in self.problems if p.active)
 
     @property
