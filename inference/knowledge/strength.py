@@ -1,4 +1,4 @@
-"""Argument strength from explicit factors: one documented table.
+"""Argument strength from explicit factors: one documented scale, the ``strength.*`` parameters.
 
 The intrinsic strength ``tau`` of a point is not typed in by hand; it is the sum of four factors,
 so a strong safety case and a weak generic remark no longer start equal:
@@ -13,24 +13,32 @@ so a strong safety case and a weak generic remark no longer start equal:
 
 ``tau = 0.05 + sum`` lies in [0.24, 0.90]: the strongest case (critical harm, certain fact,
 grade A, direct) reaches 0.90; a minor, uncertain, expert-opinion, contextual remark 0.24.
+The values above are the shipped ones (``data/parameters.yaml``); a site may set its own.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["CERTAINTY", "DIRECTNESS", "GRADE", "SEVERITY", "Certainty", "tau"]
+from .parameters import param, param_int
+
+__all__ = ["Certainty", "rounded", "tau"]
 
 Certainty = Literal["certain", "probable", "uncertain"]
 
-BASE = 0.05
-SEVERITY: dict[str, float] = {"critical": 0.32, "major": 0.24, "moderate": 0.16, "minor": 0.08}
-CERTAINTY: dict[str, float] = {"certain": 0.18, "probable": 0.12, "uncertain": 0.04}
-GRADE: dict[str, float] = {"A": 0.20, "B": 0.15, "C": 0.10, "D": 0.05}
-DIRECTNESS: dict[str, float] = {"direct": 0.15, "indirect": 0.08, "contextual": 0.02}
+
+def rounded(value: float) -> float:
+    """A strength as points carry it: to ``strength.decimals`` places."""
+    return round(value, param_int("strength.decimals"))
 
 
 def tau(severity: str, certainty: str, grade: str, directness: str) -> float:
     """The intrinsic strength of one point from its four factors (table above)."""
-    value = BASE + SEVERITY[severity] + CERTAINTY[certainty] + GRADE[grade] + DIRECTNESS[directness]
-    return round(value, 3)
+    value = (
+        param("strength.base")
+        + param(f"strength.severity_{severity}")
+        + param(f"strength.certainty_{certainty}")
+        + param(f"strength.grade_{grade.lower()}")
+        + param(f"strength.directness_{directness}")
+    )
+    return rounded(value)
