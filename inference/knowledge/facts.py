@@ -64,7 +64,13 @@ __all__ = [
 
 _STRENGTH = re.compile(r"(\d+(?:\.\d+)?)\s*(mg|mcg|µg|g)\b", re.I)
 # The KDIGO eGFR categories' lower edges (G1 to G4), where doses change (``_disagree``).
-_KDIGO_EDGES = tuple(f"kidney.kdigo_{g}_from_ml_min" for g in ("g1", "g2", "g3a", "g3b", "g4"))
+_KDIGO_EDGES = (
+    "kidney.kdigo_g1_from_ml_min",
+    "kidney.kdigo_g2_from_ml_min",
+    "kidney.kdigo_g3a_from_ml_min",
+    "kidney.kdigo_g3b_from_ml_min",
+    "kidney.kdigo_g4_from_ml_min",
+)
 # No interval in a record is longer than a lifetime.
 _MAX_DAYS = MAX_DAYS_PER_YEAR * MAX_AGE_YEARS
 # Ages English speaks with a vowel sound first, so "an" goes before them: 8, 11, 18, 80 to 89.
@@ -312,9 +318,12 @@ def ckd_epi_2021(creatinine_mg_dl: float, age: int, female: bool) -> float:
     """CKD-EPI 2021 race-free creatinine equation (Inker et al., NEJM 2021), mL/min/1.73m2;
     its constants are the ``kidney.ckd_epi_2021.*`` parameters."""
     _adult_inputs(creatinine_mg_dl, age)
-    sex = "female" if female else "male"
-    kappa = param(f"kidney.ckd_epi_2021.kappa_{sex}")
-    alpha = param(f"kidney.ckd_epi_2021.alpha_{sex}")
+    if female:
+        kappa = param("kidney.ckd_epi_2021.kappa_female")
+        alpha = param("kidney.ckd_epi_2021.alpha_female")
+    else:
+        kappa = param("kidney.ckd_epi_2021.kappa_male")
+        alpha = param("kidney.ckd_epi_2021.alpha_male")
     r = creatinine_mg_dl / kappa
     egfr = (
         param("kidney.ckd_epi_2021.coefficient")

@@ -22,9 +22,33 @@ from typing import Literal
 
 from .parameters import param, param_int
 
-__all__ = ["Certainty", "rounded", "tau"]
+__all__ = ["CERTAINTY", "DIRECTNESS", "GRADE", "SEVERITY", "Certainty", "rounded", "tau"]
 
 Certainty = Literal["certain", "probable", "uncertain"]
+
+# Each factor's levels, to the parameter that weighs it.
+SEVERITY: dict[str, str] = {
+    "critical": "strength.severity_critical",
+    "major": "strength.severity_major",
+    "moderate": "strength.severity_moderate",
+    "minor": "strength.severity_minor",
+}
+CERTAINTY: dict[str, str] = {
+    "certain": "strength.certainty_certain",
+    "probable": "strength.certainty_probable",
+    "uncertain": "strength.certainty_uncertain",
+}
+GRADE: dict[str, str] = {
+    "A": "strength.grade_a",
+    "B": "strength.grade_b",
+    "C": "strength.grade_c",
+    "D": "strength.grade_d",
+}
+DIRECTNESS: dict[str, str] = {
+    "direct": "strength.directness_direct",
+    "indirect": "strength.directness_indirect",
+    "contextual": "strength.directness_contextual",
+}
 
 
 def rounded(value: float) -> float:
@@ -36,9 +60,9 @@ def tau(severity: str, certainty: str, grade: str, directness: str) -> float:
     """The intrinsic strength of one point from its four factors (table above)."""
     value = (
         param("strength.base")
-        + param(f"strength.severity_{severity}")
-        + param(f"strength.certainty_{certainty}")
-        + param(f"strength.grade_{grade.lower()}")
-        + param(f"strength.directness_{directness}")
+        + param(SEVERITY[severity])
+        + param(CERTAINTY[certainty])
+        + param(GRADE[grade])
+        + param(DIRECTNESS[directness])
     )
     return rounded(value)
