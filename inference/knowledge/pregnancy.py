@@ -88,7 +88,7 @@ class PregnancyDef(_Codes):
         if not t.second < t.third < self.max_weeks:
             raise ValueError("trimester_from_weeks: second < third < max_weeks")
         if self.term_days >= self.max_weeks * DAYS_PER_WEEK:
-            raise ValueError("term_days: term falls before max_weeks")
+            raise ValueError("term_days: term must fall before max_weeks")
         return self
 
 
