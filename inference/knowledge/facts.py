@@ -598,6 +598,7 @@ class Facts:
 
     def _conflicts(self) -> dict[str, Conflict]:
         out: dict[str, Conflict] = {}
+        conflict = param("lab.same_day_conflict_fraction")
         for quantity, loincs in LOINC_GROUPS.items():
             series = self.p.series(loincs)
             if not series or series[-1].effective is None:
@@ -608,7 +609,6 @@ class Facts:
                 o for o in series if o.effective == day and o.loinc == code and o.value is not None
             ]
             values = sorted({o.value for o in same if o.value is not None})
-            conflict = param("lab.same_day_conflict_fraction")
             if values and values[-1] - values[0] > conflict * abs(values[-1]):
                 out[quantity] = Conflict(
                     quantity, day, tuple(values), tuple(dict.fromkeys(o.ref for o in same))
@@ -738,7 +738,7 @@ class Facts:
         ``kidney.ckd_*`` and ``kidney.albuminuria_*`` parameters)."""
         low = [o for o in self.p.series(LOINC_GROUPS["egfr"]) if o.value is not None]
         refs: tuple[str, ...] = ()
-        ckd = param("kidney.ckd_egfr_ml_min")
+        ckd, chronic = param("kidney.ckd_egfr_ml_min"), param("kidney.ckd_chronicity_days")
         if low and low[-1].value is not None and low[-1].value < ckd and low[-1].effective:
             last = low[-1]
             assert last.effective is not None
@@ -748,7 +748,7 @@ class Facts:
                 if o.value is not None
                 and o.value < ckd
                 and o.effective is not None
-                and (last.effective - o.effective).days >= param("kidney.ckd_chronicity_days")
+                and (last.effective - o.effective).days >= chronic
             ]
             if earlier:
                 refs = (earlier[-1].ref, last.ref)
