@@ -8,11 +8,10 @@ criteria interpreter, ``roles``) kept apart from the code that applies it to a
 
 from __future__ import annotations
 
-from .roles import CATEGORY_RELEVANCE, POOL, ROLE_BY_NAME, AgentProfile
+from .roles import POOL, ROLE_BY_NAME, AgentProfile
 from .rules import Analysis, Point, ProblemCase, Proposal, analyse
 
 __all__ = [
-    "CATEGORY_RELEVANCE",
     "POOL",
     "ROLE_BY_NAME",
     "AgentProfile",

@@ -10,14 +10,21 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["DATA_DIR", "KnowledgeFileError", "check_patterns", "load_file", "load_yaml"]
+__all__ = [
+    "DATA_DIR",
+    "KnowledgeFileError",
+    "check_patterns",
+    "load_file",
+    "load_yaml",
+    "problems_message",
+]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -102,3 +109,8 @@ def load_file(path: Path, model: type[M]) -> M:
 
 
 load_yaml = load_file
+
+
+def problems_message(problems: Sequence[str]) -> str:
+    """The first few of a file's cross-reference ``problems`` as one message, "..." when more."""
+    return "; ".join(problems[:5]) + (" ..." if problems[5:] else "")

@@ -83,7 +83,8 @@ def expand_icd10(entry: str) -> tuple[str, ...]:
     """
     m = _ICD_RANGE.fullmatch(entry)
     if m is not None:
-        letter, lo, letter2, hi = m.group(1), int(m.group(2)), m.group(3), int(m.group(4))
+        letter, first, letter2, last = m.groups()
+        lo, hi = int(first), int(last)
         if letter != letter2 or lo > hi:
             raise ValueError(f"ICD-10 range {entry!r} must run upwards within one letter")
         return tuple(f"{letter}{n:02d}" for n in range(lo, hi + 1))

@@ -29,6 +29,7 @@ from .criteria.schema import Kind
 from .facts import Facts, MedFact
 from .parameters import param
 from .site import active
+from .units import DAYS_PER_MONTH, DAYS_STATED_BELOW
 
 __all__ = ["SCOPE", "SCOPE_FILE", "ScopeFile", "assess", "knowledge_version", "load_scope"]
 
@@ -69,7 +70,7 @@ class MarkerDef(_Strict):
     check: _Text
     age_below: _Age | None = None
     sex: _Sex | None = None
-    within_days: _Days = 365
+    within_days: _Days | None = None  # None: ``window.marker_days``
     snomed: tuple[_Sctid, ...] = ()
     icd10: tuple[_Icd10, ...] = ()
     text: tuple[_Text, ...] = ()
@@ -188,7 +189,7 @@ def _family(fd: FamilyDef, f: Facts) -> CoverageFamily:
 # ----------------------------------------------------------------------------------- markers
 
 
-def _within(d: date | None, as_of: date, days: int) -> bool:
+def _within(d: date | None, as_of: date, days: float) -> bool:
     return d is not None and 0 <= (as_of - d).days <= days
 
 
@@ -217,6 +218,7 @@ def _positive(o: Observation) -> bool:
 
 def _marker_refs(m: MarkerDef, f: Facts) -> Iterator[str]:
     p = f.p
+    days = m.within_days if m.within_days is not None else param("window.marker_days")
     if m.age_below is not None and f.age is not None and f.age < m.age_below:
         yield p.ref
     held = {"pregnancy": f.pregnancy, "lactation": f.lactation}.get(m.fact or "")
@@ -228,14 +230,14 @@ def _marker_refs(m: MarkerDef, f: Facts) -> Iterator[str]:
             if _coded(pr.codes, m, m.snomed) or _said(words, m.text):
                 yield pr.ref
     for e in p.encounters:
-        if _within(e.start, p.as_of, m.within_days):
+        if _within(e.start, p.as_of, days):
             words = " ".join((e.kind, e.reason_text, *(c.display for c in (*e.types, *e.reasons))))
             if _coded((*e.types, *e.reasons), m, m.encounter_snomed) or _said(
                 words, m.encounter_text
             ):
                 yield e.ref
     for o in p.observations:
-        if _within(o.effective, p.as_of, m.within_days) and (
+        if _within(o.effective, p.as_of, days) and (
             o.loinc in m.present_loinc or (o.loinc in m.observations and _positive(o))
         ):
             yield o.ref
@@ -284,7 +286,9 @@ def _unrecognised(f: Facts) -> Iterator[CoverageGap]:
 
 def _window(days: int) -> str:
     """Days as a reader says them: 365 -> "12 months", 90 -> "3 months", 30 -> "30 days"."""
-    return f"{round(days / 30.4)} months" if days >= 60 else f"{days} days"
+    if days < DAYS_STATED_BELOW:
+        return f"{days} days"
+    return f"{round(days / DAYS_PER_MONTH)} months"
 
 
 def _measured(f: Facts, loincs: Iterable[str], days: int) -> bool:

@@ -24,7 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from service.record.profile import Medication
 from service.record.vocabulary import RXNORM
 
-from ._datafile import DATA_DIR, KnowledgeFileError, load_file
+from ._datafile import DATA_DIR, KnowledgeFileError, load_file, problems_message
+from .parameters import param_int
 
 __all__ = [
     "CLASS_LABELS",
@@ -167,6 +168,7 @@ class DrugsFile(_Strict):
             for inc in f.includes:
                 need(f"flags[{f.id}].includes", "class", inc, classes)
             need(f"flags[{f.id}].source", "source", f.source, set(self.sources))
+        strong = param_int("acb.strong_score")
         for d in self.drugs:
             for c_id in d.classes:
                 need(f"drugs[{d.name}].classes", "class", c_id, classes)
@@ -175,10 +177,10 @@ class DrugsFile(_Strict):
             for src in (d.acb_source, d.max_source):
                 if src is not None:
                     need(f"drugs[{d.name}]", "source", src, set(self.sources))
-            if (d.acb == 3) != ("strong-anticholinergic" in d.classes):
+            if (d.acb == strong) != ("strong-anticholinergic" in d.classes):
                 problems.append(
                     f"drugs[{d.name}]: class strong-anticholinergic is exactly the drugs "
-                    "with an ACB score of 3"
+                    f"with an ACB score of {strong}"
                 )
         for r in self.renal_limits:
             kind, _, value = r.spec.partition(":")
@@ -189,7 +191,7 @@ class DrugsFile(_Strict):
             if c_id in _closure(c_id, graph):
                 problems.append(f"classes[{c_id}]: includes itself through its subclasses")
         if problems:
-            raise ValueError("; ".join(problems[:5]) + (" ..." if len(problems) > 5 else ""))
+            raise ValueError(problems_message(problems))
         return self
 
 
@@ -207,7 +209,7 @@ class ClinicalDrugsFile(_Strict):
             if cd.source not in self.sources:
                 problems.append(f"clinical_drugs[{cd.rxcui}].source: unknown source {cd.source!r}")
         if problems:
-            raise ValueError("; ".join(problems[:5]) + (" ..." if len(problems) > 5 else ""))
+            raise ValueError(problems_message(problems))
         return self
 
 

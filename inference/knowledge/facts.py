@@ -29,8 +29,18 @@ from service.record.vocabulary import LOINC, LOINC_GROUPS, SNOMED
 
 from .conditions import GROUPS_BY_KEY, classify
 from .drugs import drug, identify, matches, strength_mg
+from .parameters import param, param_int
 from .pregnancy import Lactation, Pregnancy, lactation_of, pregnancy_of
 from .transitions import MedChange, Stay, changes_of, index_stay, stay_values
+from .units import (
+    CREATININE_UMOL_L_PER_MG_DL,
+    DAYS_PER_WHOLE_MONTH,
+    DAYS_PER_YEAR,
+    MAX_DAYS_PER_YEAR,
+    MG_PER_G,
+    MG_PER_MCG,
+    WHOLE_NUMBERS_FROM,
+)
 
 __all__ = [
     "BloodPressure",
@@ -50,21 +60,19 @@ __all__ = [
     "without_tag",
 ]
 
-# An acute condition still "active" this long after onset is a stale record, not a problem.
-STALE_ACUTE_DAYS = 365
 _STRENGTH = re.compile(r"(\d+(?:\.\d+)?)\s*(mg|mcg|µg|g)\b", re.I)
-_KDIGO_EDGES = (90.0, 60.0, 45.0, 30.0, 15.0)
-# The creatinine governs (is cited first) when the estimate computed from it is lower than the
-# reported eGFR by at least this much (mL/min): a near-tie is the reported value's own reading.
-_GOVERNS_BY = 2.0
-# Creatinine results this many days apart or fewer, changed by this ratio or more, are not a
-# steady state: KDIGO 2012 AKI (a rise to 1.5 times baseline) and its acute kidney disease
-# window of up to 90 days; KDIGO 2024 CKD practice point 1.2.2.2 (eGFR equations need a steady
-# state).
-UNSTEADY_DAYS = 90
+# The KDIGO eGFR categories' lower edges (G1 to G4), where doses change (``_disagree``).
+_KDIGO_EDGES = (
+    "kidney.kdigo_g1_from_ml_min",
+    "kidney.kdigo_g2_from_ml_min",
+    "kidney.kdigo_g3a_from_ml_min",
+    "kidney.kdigo_g3b_from_ml_min",
+    "kidney.kdigo_g4_from_ml_min",
+)
 # No interval in a record is longer than a lifetime.
-_MAX_DAYS = 366 * MAX_AGE_YEARS
-UNSTEADY_RATIO = 1.5
+_MAX_DAYS = MAX_DAYS_PER_YEAR * MAX_AGE_YEARS
+# Ages English speaks with a vowel sound first, so "an" goes before them: 8, 11, 18, 80 to 89.
+_AN_AGE = re.compile(r"8\d?|1[18]")
 _QUOTED_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # A SNOMED CT semantic tag closing a display ("Ex-smoker (finding)"), left out of texts.
 _TAG = re.compile(r"\s*\((finding|situation|disorder|observable entity)\)\s*$")
@@ -76,7 +84,7 @@ def without_tag(text: str) -> str:
     return _TAG.sub("", text)
 
 
-_TO_MG = {"mg": 1.0, "mcg": 0.001, "µg": 0.001, "g": 1000.0}
+_TO_MG = {"mg": 1.0, "mcg": MG_PER_MCG, "µg": MG_PER_MCG, "g": MG_PER_G}
 
 
 def fmt(value: float | None) -> str:
@@ -89,7 +97,7 @@ def fmt(value: float | None) -> str:
     """
     if value is None:
         return "?"
-    if abs(value) >= 20:
+    if abs(value) >= WHOLE_NUMBERS_FROM:
         return f"{value:.0f}"
     if abs(value) >= 1 or value == 0:
         return f"{value:.1f}".removesuffix(".0")
@@ -110,9 +118,10 @@ def age_phrase(age: int | None) -> str:
     """
     if age is None:
         return "an adult"
-    if age >= 90:
-        return "a person aged 90 or over"
-    article = "an" if str(age).startswith("8") or age in (11, 18) else "a"
+    cap = param_int("age.stated_cap_years")
+    if age >= cap:
+        return f"a person aged {cap} or over"
+    article = "an" if _AN_AGE.fullmatch(str(age)) else "a"
     return f"{article} {age}-year-old"
 
 
@@ -123,7 +132,10 @@ def _mg(value: float, unit: str) -> float | None:
 
 def _strength_mg(text: str) -> float | None:
     m = _STRENGTH.search(text)
-    return None if m is None else _mg(float(m.group(1)), m.group(2))
+    if m is None:
+        return None
+    number, unit = m.groups()
+    return _mg(float(number), unit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,42 +307,60 @@ def _adult_inputs(creatinine_mg_dl: float, age: int, weight_kg: float = 1.0) -> 
     """Kidney equations are defined for adults up to ``MAX_AGE_YEARS`` with a positive
     creatinine (and weight): anything else would give a negative or absurd estimate, so it is a
     caller's error (``Facts`` passes only plausible facts and ages)."""
-    if not (18 <= age <= MAX_AGE_YEARS and creatinine_mg_dl > 0 and weight_kg > 0):
+    adult = param("kidney.equation_min_age_years")
+    if not (adult <= age <= MAX_AGE_YEARS and creatinine_mg_dl > 0 and weight_kg > 0):
         raise ValueError("kidney function is estimated only for a plausible adult record")
 
 
 def ckd_epi_2021(creatinine_mg_dl: float, age: int, female: bool) -> float:
-    """CKD-EPI 2021 race-free creatinine equation (Inker et al., NEJM 2021), mL/min/1.73m2."""
+    """CKD-EPI 2021 race-free creatinine equation (Inker et al., NEJM 2021), mL/min/1.73m2;
+    its constants are the ``kidney.ckd_epi_2021.*`` parameters."""
     _adult_inputs(creatinine_mg_dl, age)
-    kappa, alpha = (0.7, -0.241) if female else (0.9, -0.302)
+    if female:
+        kappa = param("kidney.ckd_epi_2021.kappa_female")
+        alpha = param("kidney.ckd_epi_2021.alpha_female")
+    else:
+        kappa = param("kidney.ckd_epi_2021.kappa_male")
+        alpha = param("kidney.ckd_epi_2021.alpha_male")
     r = creatinine_mg_dl / kappa
-    egfr = 142.0 * min(r, 1.0) ** alpha * max(r, 1.0) ** -1.200 * 0.9938**age
-    return float(egfr) * (1.012 if female else 1.0)
+    egfr = (
+        param("kidney.ckd_epi_2021.coefficient")
+        * min(r, 1.0) ** alpha
+        * max(r, 1.0) ** param("kidney.ckd_epi_2021.exponent_above_kappa")
+        * param("kidney.ckd_epi_2021.age_base") ** age
+    )
+    return float(egfr) * (param("kidney.ckd_epi_2021.female_factor") if female else 1.0)
 
 
 def cockcroft_gault(creatinine_mg_dl: float, age: int, weight_kg: float, female: bool) -> float:
     """Cockcroft-Gault creatinine clearance (mL/min), actual body weight; positive, since the
-    age is at most ``MAX_AGE_YEARS`` (below the equation's 140)."""
+    age is at most ``MAX_AGE_YEARS`` (below the equation's ``age_from_years``); its constants
+    are the ``kidney.cockcroft_gault.*`` parameters."""
     _adult_inputs(creatinine_mg_dl, age, weight_kg)
-    return (140 - age) * weight_kg * (0.85 if female else 1.0) / (72 * creatinine_mg_dl)
+    sex = param("kidney.cockcroft_gault.female_factor") if female else 1.0
+    top = param("kidney.cockcroft_gault.age_from_years") - age
+    return top * weight_kg * sex / (param("kidney.cockcroft_gault.divisor") * creatinine_mg_dl)
 
 
 def _creatinine_mg_dl(o: Observation) -> float | None:
     if o.value is None:
         return None
-    return o.value / 88.4 if "mol" in o.unit.lower() else o.value
+    return o.value / CREATININE_UMOL_L_PER_MG_DL if "mol" in o.unit.lower() else o.value
 
 
 def _disagree(a: float, b: float) -> bool:
     """Two eGFRs disagree where it matters for dosing: the lower below 60 and the two more than
     a fifth apart, or more than a tenth apart across a KDIGO category edge (90, 60, 45, 30,
-    15) where doses change."""
+    15) where doses change (the ``kidney.*`` parameters)."""
     lo, hi = min(a, b), max(a, b)
     if hi <= 0:
         return False
     gap = (hi - lo) / hi
-    crosses = any(lo < edge <= hi for edge in _KDIGO_EDGES)
-    return lo < 60 and (gap > 0.2 or (crosses and gap > 0.1))
+    crosses = any(lo < param(edge) <= hi for edge in _KDIGO_EDGES)
+    return lo < param("kidney.dosing_concern_egfr_ml_min") and (
+        gap > param("kidney.discordant_fraction")
+        or (crosses and gap > param("kidney.discordant_across_edge_fraction"))
+    )
 
 
 class Facts:
@@ -466,8 +496,10 @@ class Facts:
 
         cond("heart failure", 1, self.active("heart-failure"))
         cond("hypertension", 1, self.active("hypertension"))
-        if self.age is not None and self.age >= 65:
-            parts.append((f"age {self.age}", 2 if self.age >= 75 else 1, (self.p.ref,)))
+        if self.age is not None and self.age >= param("stroke.cha2ds2vasc.age_one_point_years"):
+            two = self.age >= param("stroke.cha2ds2vasc.age_two_points_years")
+            points = param_int("stroke.cha2ds2vasc.points_age_oldest") if two else 1
+            parts.append((f"age {self.age}", points, (self.p.ref,)))
         cond("diabetes", 1, self.active("diabetes"))
         # A past stroke, TIA or systemic (arterial) thromboembolism counts however old: ever
         # recorded, unless refuted (ESC AF 2020; venous thromboembolism does not count).
@@ -480,7 +512,7 @@ class Facts:
         label = "stroke or TIA"
         if any(pr in self.ever("systemic-embolism") for pr in past):
             label = "stroke, TIA or thromboembolism"
-        cond(label, 2, tuple(dict.fromkeys(past)))
+        cond(label, param_int("stroke.cha2ds2vasc.points_stroke"), tuple(dict.fromkeys(past)))
         cond("vascular disease", 1, (*self.active("chd"), *self.active("pad")))
         if self.female:
             parts.append(("female sex", 1, (self.p.ref,)))
@@ -542,7 +574,7 @@ class Facts:
             return False
         if "acute" in kinds and not kinds & {"chronic"}:
             age = None if pr.onset is None else (self.p.as_of - pr.onset).days
-            return age is not None and age <= STALE_ACUTE_DAYS
+            return age is not None and age <= param("window.stale_acute_days")
         return True
 
     # -- observations ------------------------------------------------------------------------
@@ -564,6 +596,7 @@ class Facts:
 
     def _conflicts(self) -> dict[str, Conflict]:
         out: dict[str, Conflict] = {}
+        conflict = param("lab.same_day_conflict_fraction")
         for quantity, loincs in LOINC_GROUPS.items():
             series = self.p.series(loincs)
             if not series or series[-1].effective is None:
@@ -574,7 +607,7 @@ class Facts:
                 o for o in series if o.effective == day and o.loinc == code and o.value is not None
             ]
             values = sorted({o.value for o in same if o.value is not None})
-            if len(values) >= 2 and values[-1] - values[0] > 0.1 * abs(values[-1]):
+            if values and values[-1] - values[0] > conflict * abs(values[-1]):
                 out[quantity] = Conflict(
                     quantity, day, tuple(values), tuple(dict.fromkeys(o.ref for o in same))
                 )
@@ -585,7 +618,8 @@ class Facts:
         creat = self.latest("creatinine")
         conflicted = bool({"egfr", "creatinine"} & set(self.conflicts))
         computed = crcl = None
-        if creat is not None and self.age is not None and self.age >= 18:
+        adult = param("kidney.equation_min_age_years")
+        if creat is not None and self.age is not None and self.age >= adult:
             scr = _creatinine_mg_dl(creat)
             if scr is not None and scr > 0:
                 computed = ckd_epi_2021(scr, self.age, self.female)
@@ -625,7 +659,9 @@ class Facts:
         # action (the clinician summary shows it as the key fact). A computed estimate (CKD-EPI
         # or Cockcroft-Gault) is governed by the creatinine it is computed from.
         computed_governs = creat is not None and (
-            reported is None or reported.value is None or reported.value - value >= _GOVERNS_BY
+            reported is None
+            or reported.value is None
+            or reported.value - value >= param("kidney.creatinine_governs_margin_ml_min")
         )
         first = (creat, reported) if computed_governs else (reported, creat)
         refs = tuple(o.ref for o in first if o is not None)
@@ -648,9 +684,10 @@ class Facts:
         """Why the latest estimates cannot be trusted for dosing although they agree: a
         creatinine on the reported eGFR's own day that implies a very different eGFR (the
         estimates disagree, as in ``_kidney``), or, among creatinine results within
-        ``UNSTEADY_DAYS`` of the latest, two that differ by ``UNSTEADY_RATIO`` or more (not a
-        steady state). Only where it matters for dosing: the eGFR implied below 60."""
-        if self.age is None or self.age < 18:
+        ``kidney.unsteady_window_days`` of the latest, two that differ by
+        ``kidney.unsteady_creatinine_ratio`` or more (not a steady state). Only where it matters
+        for dosing: the eGFR implied below ``kidney.dosing_concern_egfr_ml_min``."""
+        if self.age is None or self.age < param("kidney.equation_min_age_years"):
             return ()
         series = [
             (o, mg)
@@ -673,17 +710,20 @@ class Facts:
                 if _disagree(e, reported.value):
                     out.append(Unsteady(o, e, None, 0))
                     break
+        window_days = param("kidney.unsteady_window_days")
+        concern = param("kidney.dosing_concern_egfr_ml_min")
         if series:
             last_day = series[-1][0].effective
             assert last_day is not None
             window = [
                 (o, mg)
                 for o, mg in series
-                if (last_day - (o.effective or last_day)).days <= UNSTEADY_DAYS
+                if (last_day - (o.effective or last_day)).days <= window_days
             ]
             high = max(window, key=lambda x: x[1])
             low = min(window, key=lambda x: x[1])
-            if high[1] >= UNSTEADY_RATIO * low[1] and implied(high[1]) < 60:
+            ratio = param("kidney.unsteady_creatinine_ratio")
+            if high[1] >= ratio * low[1] and implied(high[1]) < concern:
                 first, later = sorted((high, low), key=lambda x: x[0].effective or last_day)
                 assert first[0].effective is not None and later[0].effective is not None
                 days = (later[0].effective - first[0].effective).days
@@ -692,24 +732,27 @@ class Facts:
 
     def _lab_ckd(self) -> tuple[str, ...]:
         """Refs proving CKD by labs: eGFR < 60 on two results at least 90 days apart (the
-        latest also < 60), or a latest urine albumin-creatinine ratio of 30 mg/g or more."""
+        latest also < 60), or a latest urine albumin-creatinine ratio of 30 mg/g or more (the
+        ``kidney.ckd_*`` and ``kidney.albuminuria_*`` parameters)."""
         low = [o for o in self.p.series(LOINC_GROUPS["egfr"]) if o.value is not None]
         refs: tuple[str, ...] = ()
-        if low and low[-1].value is not None and low[-1].value < 60 and low[-1].effective:
+        ckd, chronic = param("kidney.ckd_egfr_ml_min"), param("kidney.ckd_chronicity_days")
+        if low and low[-1].value is not None and low[-1].value < ckd and low[-1].effective:
             last = low[-1]
             assert last.effective is not None
             earlier = [
                 o
                 for o in low
                 if o.value is not None
-                and o.value < 60
+                and o.value < ckd
                 and o.effective is not None
-                and (last.effective - o.effective).days >= 90
+                and (last.effective - o.effective).days >= chronic
             ]
             if earlier:
                 refs = (earlier[-1].ref, last.ref)
         uacr = self.latest("uacr")
-        if uacr is not None and uacr.value is not None and uacr.value >= 30:
+        albuminuria = param("kidney.albuminuria_uacr_mg_g")
+        if uacr is not None and uacr.value is not None and uacr.value >= albuminuria:
             refs = (*refs, uacr.ref)
         return refs
 
@@ -719,13 +762,16 @@ class Facts:
         if not sys_:
             return None
         last = sys_[-1]
-        recent = [o for o in sys_ if (self.days_since(o.effective) or 10**6) <= 365 or o is last]
+        window = param("window.bp_readings_days")
+        recent = [o for o in sys_ if o is last or _within(self.days_since(o.effective), window)]
         pairs = [(o, dia.get(o.ref)) for o in recent]
         # Readings are judged as charted and printed, in whole mmHg: 179.6 is a systolic of 180.
+        raised_sys, raised_dia = param("bp.raised_systolic_mmhg"), param("bp.raised_diastolic_mmhg")
         raised = sum(
             1
             for s, d in pairs
-            if round(s.value or 0) >= 140 or (d is not None and round(d.value or 0) >= 90)
+            if round(s.value or 0) >= raised_sys
+            or (d is not None and round(d.value or 0) >= raised_dia)
         )
         d_last = dia.get(last.ref)
         sv = last.value or 0.0
@@ -736,7 +782,8 @@ class Facts:
             sv,
             dv,
             last.effective,
-            round(sv) >= 180 or round(dv) >= 110,
+            round(sv) >= param("bp.severe_systolic_mmhg")
+            or round(dv) >= param("bp.severe_diastolic_mmhg"),
             tuple(dict.fromkeys(s.ref for s, _ in pairs)),
         )
 
@@ -771,8 +818,9 @@ class Facts:
     def numbers(self) -> frozenset[str]:
         """Every number rendered from a typed fact (the property test's allow-list)."""
         vals: list[float | None] = [float(self.age) if self.age is not None else None]
-        if self.age is not None and self.age >= 90:
-            vals.append(90.0)  # ages from 90 are stated as "90 or over"
+        cap = param_int("age.stated_cap_years")
+        if self.age is not None and self.age >= cap:
+            vals.append(float(cap))  # ages from the cap are stated as "90 or over"
         vals += [o.value for o in self.p.readings]
         vals += [o.value for o in self.p.observations]
         for m in self.meds:
@@ -794,8 +842,8 @@ class Facts:
         quoted += [o.text for o in self.p.medications]
         for o in self.p.medications:
             days = self.days_since(o.authored)
-            if days is not None and 0 <= days <= 365:
-                vals += [float(days), float(days // 30)]
+            if days is not None and 0 <= days <= DAYS_PER_YEAR:
+                vals += [float(days), float(days // DAYS_PER_WHOLE_MONTH)]
         if self.stay is not None:
             vals.append(float(self.stay.days_since))
             dated = [self.stay.discharged, *(c.ends for c in self.changes if c.ends)]
@@ -860,6 +908,11 @@ def _unit_dose(m: Medication, text: str) -> tuple[float | None, bool]:
         ):
             return strength * m.dose_value, True
     return _strength_mg(text), False
+
+
+def _within(days: int | None, window: float) -> bool:
+    """A known interval of at most ``window`` days."""
+    return days is not None and days <= window
 
 
 def _years(a: date | None, b: date) -> int | None:

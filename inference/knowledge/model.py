@@ -16,6 +16,8 @@ from inference.protocol import Complexity, Judgement, Priority, Severity
 from service.core.evaluation import CATEGORY_ORDER, PRIORITY_ORDER, URGENCY_ORDER
 from service.core.model import Stance
 
+from .parameters import param
+
 __all__ = [
     "PRIORITY_ORDER",
     "Analysis",
@@ -158,8 +160,12 @@ class Output:
         why: str,
         domains: tuple[str, ...],
         quote: str,
-        conf: float = 0.8,
+        conf: float | None = None,
     ) -> str:
+        """Add a problem the rules derived (once per id), at ``conf``, by default the
+        ``problem.derived_confidence`` parameter."""
+        if conf is None:
+            conf = param("problem.derived_confidence")
         if not any(p.id == pid for p in self.problems):
             self.problems.append(
                 ProblemCase(

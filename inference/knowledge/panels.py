@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from service.record.vocabulary import LOINC_GROUPS
 
 from ._datafile import DATA_DIR, load_yaml
+from .parameters import param_int
 
 __all__ = ["PANELS", "PANELS_FILE", "Panel", "PanelsFile", "load_panels"]
 
@@ -27,11 +28,14 @@ class Panel(BaseModel):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9\-]*$")
     title: str
     intro: str
-    quantities: dict[str, str] = Field(min_length=2)
+    quantities: dict[str, str]
     source: str
 
     @model_validator(mode="after")
     def _known(self) -> Panel:
+        least = param_int("panel.min_quantities")
+        if len(self.quantities) < least:
+            raise ValueError(f"a panel measures at least {least} quantities")
         unknown = sorted(set(self.quantities) - set(LOINC_GROUPS))
         if unknown:
             raise ValueError(f"unknown quantities {unknown} (LOINC_GROUPS keys)")

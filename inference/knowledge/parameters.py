@@ -24,6 +24,7 @@ __all__ = [
     "PARAMETERS_FILE",
     "Parameter",
     "param",
+    "param_int",
     "set_site_values",
     "shipped_parameters",
     "site_values",
@@ -34,18 +35,20 @@ _Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")]
 
 
 class Parameter(BaseModel):
-    """One named constant: its value, unit, where it comes from and what it means."""
+    """One named constant: its value, unit, where it comes from and what it means. A whole
+    number in the file stays an ``int`` (a count, an age, a day window prints as "60", not
+    "60.0")."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    value: float
+    value: int | float
     unit: str = Field(min_length=1)
     source: str = Field(min_length=1)
     description: str = Field(min_length=1)
 
     @field_validator("value")
     @classmethod
-    def _finite(cls, v: float) -> float:
+    def _finite(cls, v: int | float) -> int | float:
         if not math.isfinite(v):
             raise ValueError(f"{v} is not a finite number")
         return v
@@ -63,10 +66,10 @@ def shipped_parameters() -> Mapping[str, Parameter]:
     return MappingProxyType(load_file(PARAMETERS_FILE, ParametersFile).parameters)
 
 
-_SITE: dict[str, float] = {}
+_SITE: dict[str, int | float] = {}
 
 
-def param(name: str) -> float:
+def param(name: str) -> int | float:
     """The value of parameter ``name``: the site's where it sets one, else the shipped one.
     A name not in the file is a programming error (``KeyError`` naming it)."""
     if name in _SITE:
@@ -77,15 +80,29 @@ def param(name: str) -> float:
         raise KeyError(f"no parameter {name!r} in {PARAMETERS_FILE.name}") from None
 
 
-def site_values() -> Mapping[str, float]:
+def param_int(name: str) -> int:
+    """The value of parameter ``name`` where it counts whole things (points, days, a size);
+    a value with a fraction is a ``ValueError`` naming it (``site.load_site`` refuses one)."""
+    value = param(name)
+    if value != int(value):
+        raise ValueError(f"parameter {name!r} must be a whole number, not {value}")
+    return int(value)
+
+
+def site_values() -> Mapping[str, int | float]:
     """The values a site set (empty when none)."""
     return MappingProxyType(dict(_SITE))
 
 
-def set_site_values(values: Mapping[str, float]) -> None:
+def set_site_values(values: Mapping[str, int | float]) -> None:
     """Make ``values`` (already validated against the shipped names) the site's values."""
     unknown = sorted(set(values) - set(shipped_parameters()))
     if unknown:
         raise KeyError(f"unknown parameters: {', '.join(unknown)}")
+    shipped = shipped_parameters()
     _SITE.clear()
-    _SITE.update(values)
+    # a whole number where the shipped value is one stays an int, as the shipped value does
+    _SITE.update(
+        (n, int(v) if isinstance(shipped[n].value, int) and v == int(v) else v)
+        for n, v in values.items()
+    )

@@ -21,7 +21,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ._datafile import DATA_DIR, load_file
+from ._datafile import DATA_DIR, load_file, problems_message
 from .drugs import DRUGS
 
 __all__ = [
@@ -133,7 +133,7 @@ class PkFile(_Strict):
         if len(described) != len(self.substrates):
             problems.append("substrates: a drug is described twice")
         if problems:
-            raise ValueError("; ".join(problems[:5]) + (" ..." if len(problems) > 5 else ""))
+            raise ValueError(problems_message(problems))
         return self
 
 

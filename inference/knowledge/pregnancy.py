@@ -25,6 +25,7 @@ from service.record.vocabulary import ICD10, SNOMED
 
 from . import conditions
 from ._datafile import DATA_DIR, check_patterns, load_yaml
+from .units import DAYS_PER_WEEK
 
 __all__ = [
     "PREGNANCY",
@@ -58,8 +59,8 @@ class _Codes(_Strict):
 
 
 class Trimesters(_Strict):
-    second: int = Field(gt=0, lt=45)
-    third: int = Field(gt=0, lt=45)
+    second: int = Field(gt=0)
+    third: int = Field(gt=0)
 
 
 class PregnancyDef(_Codes):
@@ -76,10 +77,20 @@ class PregnancyDef(_Codes):
     lmp_loinc: tuple[_Loinc, ...]
     edd_loinc: tuple[_Loinc, ...]
     term_days: _Days
-    max_weeks: int = Field(gt=0, le=45)
+    max_weeks: int = Field(gt=0)
     undated_days: _Days
     trimester_from_weeks: Trimesters
     sources: tuple[_Id, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> PregnancyDef:
+        """The trimesters start in order within a pregnancy, and term falls within it."""
+        t = self.trimester_from_weeks
+        if not t.second < t.third < self.max_weeks:
+            raise ValueError("trimester_from_weeks: second < third < max_weeks")
+        if self.term_days >= self.max_weeks * DAYS_PER_WEEK:
+            raise ValueError("term_days: term must fall before max_weeks")
+        return self
 
 
 class LactationDef(_Codes):
@@ -218,7 +229,7 @@ def _ga_weeks(o: Observation) -> float | None:
     if o.value is None:
         return None
     unit = o.unit.strip().lower()
-    return o.value / 7 if unit in ("d", "day", "days") else o.value
+    return o.value / DAYS_PER_WEEK if unit in ("d", "day", "days") else o.value
 
 
 def _signs(p: PatientProfile) -> Iterator[_Sign]:
@@ -245,10 +256,10 @@ def _signs(p: PatientProfile) -> Iterator[_Sign]:
             yield _Sign(o.effective, o.ref, "a recorded gestational age", w)
         elif o.loinc in d.lmp_loinc and (lmp := _on(o.value_text)) is not None:
             day = o.effective or lmp
-            yield _Sign(day, o.ref, "the last menstrual period", (day - lmp).days / 7)
+            yield _Sign(day, o.ref, "the last menstrual period", (day - lmp).days / DAYS_PER_WEEK)
         elif o.loinc in d.edd_loinc and (edd := _on(o.value_text)) is not None:
             day = o.effective or edd
-            weeks = (d.term_days - (edd - day).days) / 7
+            weeks = (d.term_days - (edd - day).days) / DAYS_PER_WEEK
             yield _Sign(day, o.ref, "the estimated due date", weeks)
 
 
@@ -270,8 +281,9 @@ def _ends(p: PatientProfile) -> Iterator[date]:
 
 
 def _trimester(weeks: int) -> int:
+    """1, 2 or 3: the first trimester, and one more for each start passed."""
     t = PREGNANCY.pregnancy.trimester_from_weeks
-    return 3 if weeks >= t.third else 2 if weeks >= t.second else 1
+    return 1 + sum(weeks >= start for start in (t.second, t.third))
 
 
 def pregnancy_of(p: PatientProfile) -> Pregnancy | None:
@@ -287,7 +299,7 @@ def pregnancy_of(p: PatientProfile) -> Pregnancy | None:
             continue
         since = 0 if s.day is None else (p.as_of - s.day).days
         if s.weeks is not None:
-            now = s.weeks + since / 7
+            now = s.weeks + since / DAYS_PER_WEEK
             if weeks is None:  # the latest dated gestational age governs
                 if now > d.max_weeks:
                     return None

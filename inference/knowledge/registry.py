@@ -19,6 +19,8 @@ from service.record.profile import Condition, PatientProfile
 from .facts import Facts, MedFact
 from .facts import age_phrase as _age_of
 from .model import Cited, Output, Point, ProblemCase, refs, rid
+from .parameters import param
+from .strength import rounded
 
 __all__ = ["RULES", "Case", "Rule", "age_phrase", "names", "point", "prob_ids", "rule", "run_rules"]
 
@@ -30,7 +32,7 @@ class Case(Facts):
     def __init__(self, profile: PatientProfile, locale: Locale = "uk") -> None:
         super().__init__(profile)
         self.locale: Locale = locale  # where the plan is read: "uk" or "us"
-        self.older = self.age is not None and self.age >= 65
+        self.older = self.age is not None and self.age >= param("age.older_years")
         self.base: tuple[ProblemCase, ...] = ()
 
     def has(self, spec: str) -> bool:
@@ -92,7 +94,7 @@ def point(
     *,
     recent: bool = False,
 ) -> Point:
-    return Point(role, stance, text, refs(facts), ev, round(tau, 3), recent=recent)
+    return Point(role, stance, text, refs(facts), ev, rounded(tau), recent=recent)
 
 
 def names(meds: Sequence[MedFact]) -> str:

@@ -5,12 +5,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from service.core.evaluation import CATEGORY_ORDER
+from dataclasses import dataclass, replace
 
 __all__ = [
-    "CATEGORY_RELEVANCE",
     "DOMAIN_ROLES",
     "POOL",
     "ROLE_BY_NAME",
@@ -26,10 +23,10 @@ class AgentProfile:
     expertise: tuple[str, ...]  # problem domains this role votes on (others: NEUTRAL)
     priorities: tuple[str, ...]
     style: str
-    order: int
+    order: int = 0  # its place in ``POOL``
 
 
-POOL: tuple[AgentProfile, ...] = (
+_ROLES: tuple[AgentProfile, ...] = (
     AgentProfile(
         "gp",
         "general practitioner",
@@ -52,7 +49,6 @@ POOL: tuple[AgentProfile, ...] = (
         ),
         ("whole-person care", "continuity", "treatment burden"),
         "balances benefits against burden for this person",
-        0,
     ),
     AgentProfile(
         "pharmacist",
@@ -60,7 +56,6 @@ POOL: tuple[AgentProfile, ...] = (
         ("medication", "renal"),
         ("medication safety", "interactions", "renal dosing", "deprescribing"),
         "precise, cites drug and dose",
-        1,
     ),
     AgentProfile(
         "nurse",
@@ -68,7 +63,6 @@ POOL: tuple[AgentProfile, ...] = (
         ("general", "function", "falls", "metabolic", "cardiovascular", "respiratory"),
         ("monitoring", "self-management", "safety at home"),
         "practical, thinks about what happens at home",
-        2,
     ),
     AgentProfile(
         "geriatrician",
@@ -87,7 +81,6 @@ POOL: tuple[AgentProfile, ...] = (
         ),
         ("frailty", "function", "goals of care", "time to benefit"),
         "weighs life expectancy and frailty",
-        3,
     ),
     AgentProfile(
         "cardiologist",
@@ -95,7 +88,6 @@ POOL: tuple[AgentProfile, ...] = (
         ("cardiovascular",),
         ("thrombosis and bleeding", "rate and rhythm", "secondary prevention"),
         "risk-based, quantifies thrombotic against bleeding risk",
-        4,
     ),
     AgentProfile(
         "nephrologist",
@@ -103,7 +95,6 @@ POOL: tuple[AgentProfile, ...] = (
         ("renal",),
         ("kidney protection", "renal dosing", "electrolytes"),
         "guards kidney function and potassium",
-        5,
     ),
     AgentProfile(
         "endocrinologist",
@@ -111,7 +102,6 @@ POOL: tuple[AgentProfile, ...] = (
         ("metabolic", "endocrine"),
         ("glycaemic control", "hypoglycaemia avoidance"),
         "individualises targets",
-        6,
     ),
     AgentProfile(
         "psychiatrist",
@@ -119,7 +109,6 @@ POOL: tuple[AgentProfile, ...] = (
         ("mental", "cognition"),
         ("mood", "cognition", "psychotropic safety"),
         "attends to mood, behaviour and psychotropic harm",
-        7,
     ),
     AgentProfile(
         "physiotherapist",
@@ -127,7 +116,6 @@ POOL: tuple[AgentProfile, ...] = (
         ("musculoskeletal", "falls", "function", "respiratory"),
         ("mobility", "strength and balance", "pain self-management"),
         "activity-focused",
-        8,
     ),
     AgentProfile(
         "occupational-therapist",
@@ -135,7 +123,6 @@ POOL: tuple[AgentProfile, ...] = (
         ("function", "falls", "cognition"),
         ("home safety", "daily activities", "independence"),
         "environment-focused",
-        9,
     ),
     AgentProfile(
         "social-worker",
@@ -143,7 +130,6 @@ POOL: tuple[AgentProfile, ...] = (
         ("social", "caregiver"),
         ("social needs", "safety", "caregiver capacity"),
         "advocates for the person's circumstances",
-        10,
     ),
     AgentProfile(
         "dietitian",
@@ -151,7 +137,6 @@ POOL: tuple[AgentProfile, ...] = (
         ("nutrition", "metabolic"),
         ("nutrition", "weight", "glycaemic diet"),
         "practical dietary advice",
-        11,
     ),
     AgentProfile(
         "care-coordinator",
@@ -159,7 +144,6 @@ POOL: tuple[AgentProfile, ...] = (
         ("caregiver", "social"),
         ("coordination", "appointments", "treatment burden"),
         "thinks about how the plan is delivered",
-        12,
     ),
     AgentProfile(
         "oncologist",
@@ -167,7 +151,6 @@ POOL: tuple[AgentProfile, ...] = (
         ("oncology",),
         ("anticancer treatment", "treatment toxicity", "interactions with cancer therapy"),
         "weighs every change against the cancer treatment plan",
-        13,
     ),
     AgentProfile(
         "addiction-psychiatrist",
@@ -175,9 +158,11 @@ POOL: tuple[AgentProfile, ...] = (
         ("mental", "medication"),
         ("overdose prevention", "withdrawal management", "relapse prevention"),
         "attends to dependence, overdose risk and safe prescribing",
-        14,
     ),
 )
+# ``order`` is each role's place in the list above.
+POOL: tuple[AgentProfile, ...] = tuple(replace(a, order=i) for i, a in enumerate(_ROLES))
+
 
 # Roles a domain present in the record puts on the panel, whatever the complexity (issue 14:
 # configured sizes are a floor, never a cap that removes a needed role). Condition groups are
@@ -196,30 +181,3 @@ SEVERE_GROUPS: frozenset[str] = frozenset(
 )
 
 ROLE_BY_NAME: dict[str, AgentProfile] = {a.role: a for a in POOL}
-
-# How relevant each role's view is to each plan category (0-3); used only to break near-ties
-# in clash adjudication, after safety, grade and specificity.
-CATEGORY_RELEVANCE: dict[str, dict[str, int]] = {
-    "gp": dict.fromkeys(CATEGORY_ORDER, 2),
-    "pharmacist": {"immediate-safety": 3, "medication": 3, "monitoring": 2},
-    "nurse": {"monitoring": 3, "immediate-safety": 2, "rehabilitation": 2, "follow-up": 2},
-    "geriatrician": {
-        "medication": 2,
-        "rehabilitation": 2,
-        "follow-up": 2,
-        "immediate-safety": 2,
-        "mental-health": 2,
-        "referral": 2,
-    },
-    "cardiologist": {"immediate-safety": 3, "medication": 2, "monitoring": 2},
-    "nephrologist": {"medication": 2, "monitoring": 3, "referral": 3},
-    "endocrinologist": {"medication": 2, "monitoring": 3},
-    "psychiatrist": {"mental-health": 3, "medication": 1},
-    "physiotherapist": {"rehabilitation": 3},
-    "occupational-therapist": {"rehabilitation": 3, "caregiver-support": 1},
-    "social-worker": {"caregiver-support": 3, "referral": 2},
-    "dietitian": {"monitoring": 1, "rehabilitation": 1},
-    "care-coordinator": {"caregiver-support": 2, "follow-up": 3, "referral": 2},
-    "oncologist": {"medication": 2, "referral": 2},
-    "addiction-psychiatrist": {"immediate-safety": 3, "medication": 2, "mental-health": 3},
-}

@@ -72,11 +72,11 @@ class SiteFile(_Strict):
     description: str = ""
     retire: tuple[Retirement, ...] = ()
     params: dict[_Id, dict[str, float]] = Field(default_factory=dict)
-    parameters: dict[str, float] = Field(default_factory=dict)
+    parameters: dict[str, int | float] = Field(default_factory=dict)
 
     @field_validator("parameters")
     @classmethod
-    def _finite_parameters(cls, v: dict[str, float]) -> dict[str, float]:
+    def _finite_parameters(cls, v: dict[str, int | float]) -> dict[str, int | float]:
         for name, x in v.items():
             if not math.isfinite(x):
                 raise ValueError(f"{name}: {x} is not a finite number")
@@ -112,7 +112,7 @@ class Knowledge:
     changes: tuple[Change, ...] = ()
     drafts: bool = False  # draft criteria fire too (``knowledge.drafts``, for testing them)
     # the site's values of named parameters (``parameters.param``); empty: the shipped ones
-    parameters: Mapping[str, float] = field(default_factory=dict)
+    parameters: Mapping[str, int | float] = field(default_factory=dict)
 
 
 def content_hash(files: Iterable[tuple[str, bytes]]) -> str:
@@ -291,6 +291,10 @@ def _with_parameters(site: SiteFile) -> list[Change]:
         known = shipped_values.get(name)
         if known is None:
             raise KnowledgeError(SITE_FILE, f"parameters.{name}", f"unknown parameter {name!r}")
+        if isinstance(known.value, int) and value != int(value):
+            raise KnowledgeError(
+                SITE_FILE, f"parameters.{name}", f"{value:g} is not a whole number {known.unit}"
+            )
         detail = f"{name}: {known.value:g} -> {value:g} {known.unit}"
         changes.append(Change("parameter", name, detail, SITE_FILE))
     return changes

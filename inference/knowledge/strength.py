@@ -1,4 +1,4 @@
-"""Argument strength from explicit factors: one documented table.
+"""Argument strength from explicit factors: one documented scale, the ``strength.*`` parameters.
 
 The intrinsic strength ``tau`` of a point is not typed in by hand; it is the sum of four factors,
 so a strong safety case and a weak generic remark no longer start equal:
@@ -13,24 +13,56 @@ so a strong safety case and a weak generic remark no longer start equal:
 
 ``tau = 0.05 + sum`` lies in [0.24, 0.90]: the strongest case (critical harm, certain fact,
 grade A, direct) reaches 0.90; a minor, uncertain, expert-opinion, contextual remark 0.24.
+The values above are the shipped ones (``data/parameters.yaml``); a site may set its own.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["CERTAINTY", "DIRECTNESS", "GRADE", "SEVERITY", "Certainty", "tau"]
+from .parameters import param, param_int
+
+__all__ = ["CERTAINTY", "DIRECTNESS", "GRADE", "SEVERITY", "Certainty", "rounded", "tau"]
 
 Certainty = Literal["certain", "probable", "uncertain"]
 
-BASE = 0.05
-SEVERITY: dict[str, float] = {"critical": 0.32, "major": 0.24, "moderate": 0.16, "minor": 0.08}
-CERTAINTY: dict[str, float] = {"certain": 0.18, "probable": 0.12, "uncertain": 0.04}
-GRADE: dict[str, float] = {"A": 0.20, "B": 0.15, "C": 0.10, "D": 0.05}
-DIRECTNESS: dict[str, float] = {"direct": 0.15, "indirect": 0.08, "contextual": 0.02}
+# Each factor's levels, to the parameter that weighs it.
+SEVERITY: dict[str, str] = {
+    "critical": "strength.severity_critical",
+    "major": "strength.severity_major",
+    "moderate": "strength.severity_moderate",
+    "minor": "strength.severity_minor",
+}
+CERTAINTY: dict[str, str] = {
+    "certain": "strength.certainty_certain",
+    "probable": "strength.certainty_probable",
+    "uncertain": "strength.certainty_uncertain",
+}
+GRADE: dict[str, str] = {
+    "A": "strength.grade_a",
+    "B": "strength.grade_b",
+    "C": "strength.grade_c",
+    "D": "strength.grade_d",
+}
+DIRECTNESS: dict[str, str] = {
+    "direct": "strength.directness_direct",
+    "indirect": "strength.directness_indirect",
+    "contextual": "strength.directness_contextual",
+}
+
+
+def rounded(value: float) -> float:
+    """A strength as points carry it: to ``strength.decimals`` places."""
+    return round(value, param_int("strength.decimals"))
 
 
 def tau(severity: str, certainty: str, grade: str, directness: str) -> float:
     """The intrinsic strength of one point from its four factors (table above)."""
-    value = BASE + SEVERITY[severity] + CERTAINTY[certainty] + GRADE[grade] + DIRECTNESS[directness]
-    return round(value, 3)
+    value = (
+        param("strength.base")
+        + param(SEVERITY[severity])
+        + param(CERTAINTY[certainty])
+        + param(GRADE[grade])
+        + param(DIRECTNESS[directness])
+    )
+    return rounded(value)

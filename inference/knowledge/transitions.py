@@ -270,6 +270,6 @@ def stay_values(
     """The first and the last reading of one quantity taken during the stay (on admission and
     at discharge); None unless there are two on different days."""
     during = [o for o in profile.series(loincs) if stay.during(o.effective)]
-    if len(during) < 2 or during[0].effective == during[-1].effective:
+    if not during or during[0].effective == during[-1].effective:  # one day, or none
         return None
     return during[0], during[-1]

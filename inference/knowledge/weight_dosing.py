@@ -17,11 +17,12 @@ from service.record.profile import Medication, Observation
 
 from .drugs import drug
 from .facts import Facts, MedFact
+from .units import KG_PER_G, KG_PER_LB
 
 __all__ = ["WeightDose", "ingredient_mg", "per_kg", "weight_kg"]
 
 # Units a body weight is charted in (UCUM), to kilograms.
-_TO_KG = {"kg": 1.0, "g": 0.001, "[lb_av]": 0.45359237, "lb": 0.45359237, "lbs": 0.45359237}
+_TO_KG = {"kg": 1.0, "g": KG_PER_G, "[lb_av]": KG_PER_LB, "lb": KG_PER_LB, "lbs": KG_PER_LB}
 _PER_ML = r"\s+[a-z ]*?(\d+(?:\.\d+)?)\s*mg\s*/\s*ml"
 
 

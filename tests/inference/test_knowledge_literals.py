@@ -4,6 +4,10 @@ Scans inference/knowledge/*.py and criteria/interpret.py for int and float liter
 0, 1 and -1, list indices and cache sizes. Those left today (thresholds, windows, weights, and
 unit factors such as 365.25 days a year) are listed per file in knowledge_literals.json; a new
 one fails, and one moved into the data must be struck from the list, so the list only shrinks.
+
+One module is skipped by name: ``units.py``, the unit and calendar factors (1000 mg in a gram,
+7 days in a week). They are facts of measurement, the same for every site, not clinical
+judgements a site could set, so they are named constants there rather than parameters.
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ ROOT = Path(__file__).resolve().parents[2]
 KNOWLEDGE = ROOT / "inference" / "knowledge"
 LEFT = Path(__file__).with_name("knowledge_literals.json")
 ALLOWED = {0, 1, -1}
+UNITS = KNOWLEDGE / "units.py"
 
 
 def _scanned() -> list[Path]:
-    return [*sorted(KNOWLEDGE.glob("*.py")), KNOWLEDGE / "criteria" / "interpret.py"]
+    modules = [p for p in sorted(KNOWLEDGE.glob("*.py")) if p != UNITS]
+    return [*modules, KNOWLEDGE / "criteria" / "interpret.py"]
 
 
 def literals(source: str) -> Counter[float]:
@@ -57,6 +63,20 @@ def test_no_new_numeric_literal(path: Path) -> None:
     known = _left().get(name, Counter())
     assert not got - known, f"{name}: new numeric literals (put them in the data): {got - known}"
     assert not known - got, f"{name}: literals gone from the code, strike them from {LEFT.name}"
+
+
+def test_units_holds_only_named_constants() -> None:
+    """The skipped module stays what the skip assumes: assignments of numbers, no logic."""
+    tree = ast.parse(UNITS.read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+            name = node.targets[0]
+            assert isinstance(name, ast.Name) and name.id.isupper(), ast.unparse(node)
+            assert isinstance(node.value.value, int | float), ast.unparse(node)
+        elif isinstance(node, ast.Assign):
+            assert ast.unparse(node.targets[0]) == "__all__", ast.unparse(node)
+        else:
+            assert isinstance(node, ast.Expr | ast.ImportFrom), ast.unparse(node)
 
 
 def test_scan_sees_a_threshold() -> None:

@@ -7,12 +7,20 @@ and ``analyse`` read the real knowledge (``data/pregnancy.yaml``, the drug table
 from __future__ import annotations
 
 from datetime import date, timedelta
+from pathlib import Path
 
 import pytest
 
 from fhir_mapping.codes import snomed_ok
 from inference.knowledge import analyse
-from inference.knowledge.pregnancy import PREGNANCY, lactation_of, pregnancy_of
+from inference.knowledge._datafile import KnowledgeFileError
+from inference.knowledge.pregnancy import (
+    PREGNANCY,
+    PREGNANCY_FILE,
+    lactation_of,
+    load_pregnancy,
+    pregnancy_of,
+)
 from inference.knowledge.registry import RULES
 from inference.knowledge.rules import CRITERIA
 from service.record.profile import (
@@ -268,3 +276,22 @@ def test_adult_cardiovascular_and_blood_pressure_items_are_not_offered_in_pregna
     ids = _ids(pregnant)
     assert not {"opt-assess-cv-risk", "opt-review-bp"} & ids
     assert "opt-review-bp-pregnancy" in ids
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "problem"),
+    [
+        ("{second: 14, third: 28}", "{second: 28, third: 14}", "second < third"),
+        ("{second: 14, third: 28}", "{second: 14, third: 43}", "third < max_weeks"),
+        ("max_weeks: 42", "max_weeks: 39", "term must fall before max_weeks"),
+    ],
+)
+def test_trimesters_and_term_fall_in_order_within_a_pregnancy(
+    tmp_path: Path, old: str, new: str, problem: str
+) -> None:
+    text = PREGNANCY_FILE.read_text()
+    assert old in text
+    bad = tmp_path / "pregnancy.yaml"
+    bad.write_text(text.replace(old, new))
+    with pytest.raises(KnowledgeFileError, match=problem):
+        load_pregnancy(bad)

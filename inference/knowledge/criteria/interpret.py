@@ -25,11 +25,20 @@ from ..facts import Conflict, Event, Facts, MedFact, Unsteady, age_phrase, fmt, 
 from ..levels import Level, LevelEntry, Reading, level_entry, level_of
 from ..model import Output, Point, Proposal, add_or_merge, most_urgent, refs, rid, slug
 from ..panels import PANELS
+from ..parameters import param_int
 from ..pk import PkEffect, interactions
 from ..strength import tau
 from ..transitions import MedChange, Stay
+from ..units import (
+    DAYS_PER_WEEK,
+    DAYS_PER_WHOLE_MONTH,
+    DAYS_PER_YEAR,
+    DAYS_STATED_BELOW,
+    PER_UL_PER_THOUSAND_PER_UL,
+)
 from ..weight_dosing import WeightDose, per_kg
 from .schema import (
+    MAX_URGENCY,
     Criterion,
     LabTest,
     LevelTest,
@@ -170,10 +179,10 @@ def _disputed(f: Facts, lab: LabTest, threshold: float) -> bool:
 # Absolute blood cell counts in cells per microlitre from the units laboratories report them in
 # (UCUM): 10*3/uL and 10*9/L are thousands per microlitre. A percentage is not a count.
 _PER_UL = {
-    "10*3/ul": 1000.0,
-    "10*9/l": 1000.0,
-    "10^9/l": 1000.0,
-    "k/ul": 1000.0,
+    "10*3/ul": PER_UL_PER_THOUSAND_PER_UL,
+    "10*9/l": PER_UL_PER_THOUSAND_PER_UL,
+    "10^9/l": PER_UL_PER_THOUSAND_PER_UL,
+    "k/ul": PER_UL_PER_THOUSAND_PER_UL,
     "/ul": 1.0,
     "cells/ul": 1.0,
     "{cells}/ul": 1.0,
@@ -664,7 +673,7 @@ def _duplicate_ok(t: Trigger, f: Facts, combo: Sequence[MedFact]) -> bool:
 
 def _same_class(classes: Sequence[str], combo: Sequence[MedFact]) -> bool:
     """The changed medicine (first) and the next share one of ``classes``."""
-    if len(combo) < 2:
+    if not combo[1:]:  # no next medicine
         return False
     return bool(set(combo[0].classes) & set(combo[1].classes) & set(classes))
 
@@ -679,7 +688,9 @@ def _dose_at_age(f: Facts, given: Sequence[Immunization], years: float) -> bool:
     born = f.p.birth_date
     if born is None:
         return False
-    return any(i.occurred is not None and (i.occurred - born).days >= years * 365.25 for i in given)
+    return any(
+        i.occurred is not None and (i.occurred - born).days >= years * DAYS_PER_YEAR for i in given
+    )
 
 
 def _over(w: WeightCeiling, got: WeightDose, params: dict[str, float]) -> bool | None:
@@ -898,7 +909,7 @@ def _dose_phrase(m: MedFact) -> str:
 
 
 def _months(days: int) -> int:
-    return max(0, days) // 30
+    return max(0, days) // DAYS_PER_WHOLE_MONTH
 
 
 def _ago(days: int) -> str:
@@ -907,13 +918,13 @@ def _ago(days: int) -> str:
         return "on the record date"
     if days == 1:
         return "1 day before the record date"
-    if days < 60:
+    if days < DAYS_STATED_BELOW:
         return f"{days} days before the record date"
     return f"{_months(days)} months before the record date"
 
 
 def _ago_number(days: int) -> str:
-    return str(days if days < 60 else _months(days))
+    return str(days if days < DAYS_STATED_BELOW else _months(days))
 
 
 def _doses_phrase(f: Facts, b: Binding) -> str:
@@ -992,7 +1003,7 @@ def _med_text(head: str, attr: str | None, f: Facts, b: Binding) -> str:
         return fmt(float(f.years_on(med) or 0))
     if attr == "weeks":
         days = f.days_since(med.first_authored)
-        return fmt(float(days // 7)) if days is not None else "?"
+        return fmt(float(days // DAYS_PER_WEEK)) if days is not None else "?"
     if attr == "duration":  # how long taken, in the unit a clinician uses
         days = f.days_since(med.first_authored)
         return duration_words(days) if days is not None else "an unknown time"
@@ -1211,7 +1222,7 @@ _PLACEHOLDERS: dict[str, _Placeholder] = {
 
 def render(text: str, f: Facts, b: Binding, params: dict[str, float]) -> str:
     def one(m: re.Match[str]) -> str:
-        head, attr = m.group(1), m.group(2)
+        head, attr = m.groups()
         if head in b.meds or (len(head) == 1 and head in _NAMES):
             return _med_text(head, attr, f, b)
         handler = _PLACEHOLDERS.get(head)
@@ -1336,7 +1347,7 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
     for m in b.meds.values():
         days = f.days_since(m.first_authored)
         if days is not None:
-            out.add(fmt(float(days // 7)))
+            out.add(fmt(float(days // DAYS_PER_WEEK)))
             out.add(duration_words(days).split()[0])  # ``{a.duration}``
     if b.doses:
         out.add(str(len(b.doses)))
@@ -1515,7 +1526,8 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
         v = c.variants[b.limit.action]
         oid, title, category, priority = v.id, v.title, v.category, v.priority
         if b.limit.urgent:
-            category, priority, urgency, when = "immediate-safety", "safety", 3, "urgent"
+            category, priority, urgency = "immediate-safety", "safety", MAX_URGENCY
+            when = "urgent"
     if b.probable and when == "urgent":
         # resting on a fact that is indirect or not settled (kidney estimates that disagree):
         # acted on soon, after the repeat that settles it, not as if it were certain
@@ -1744,7 +1756,7 @@ def _merge_panels(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, o
             if m is not None and m.quantity in panel.quantities and pid not in due:
                 due[pid] = (m.quantity, render("{monitor}", f, b, c.params))
         found = [(i, p) for i, p in enumerate(out.proposals) if p.id in due]
-        if len({due[p.id][0] for _, p in found}) < 2:
+        if len({due[p.id][0] for _, p in found}) < param_int("panel.min_quantities"):
             continue
         order = list(panel.quantities)
         found.sort(key=lambda ip: (order.index(due[ip[1].id][0]), ip[1].id))

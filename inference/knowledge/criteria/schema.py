@@ -21,6 +21,7 @@ from inference.protocol import Priority
 __all__ = [
     "KINDS",
     "KIND_URGENCY",
+    "MAX_URGENCY",
     "STATUSES",
     "VERSION_PATTERN",
     "ChangeTest",
@@ -75,6 +76,8 @@ Category = Literal[
 ]
 Severity = Literal["critical", "major", "moderate", "minor"]
 UrgencyClass = Literal["resolve-first", "urgent", "soon", "routine"]
+# An option's ``urgency`` runs from 0 (none) to this, the most urgent.
+MAX_URGENCY = 3
 # How soon to act on a criterion's activity when its option does not say (``urgency_class``),
 # by kind: contradicting results are settled before anything acts on them; a harm, a missing
 # treatment, a due test or a referral is acted on soon; deprescribing for long-term benefit is
@@ -449,7 +452,7 @@ class OptionTemplate(_Strict):
     acts_on: str | None = None  # binding whose MedicationRequest the activity changes
     # Title when the dose the criterion rests on is not stated (the activity is to verify it).
     verify_title: str = "Verify the daily dose of {a} (dose not stated)"
-    urgency: int = Field(default=1, ge=0, le=3)
+    urgency: int = Field(default=1, ge=0, le=MAX_URGENCY)
     # How soon to act (``KIND_URGENCY`` and ``urgency_class_of`` when absent): routine for due
     # vaccinations, urgent for a recent high-stakes event the kind does not make urgent.
     urgency_class: UrgencyClass | None = None
@@ -618,7 +621,7 @@ def urgency_class_of(c: Criterion) -> UrgencyClass:
     given = KIND_URGENCY[c.kind]
     if given == "resolve-first":
         return given
-    if c.priority == "safety" and c.option.urgency >= 3:
+    if c.priority == "safety" and c.option.urgency >= MAX_URGENCY:
         return "urgent"
     if given == "routine" and c.priority in ("safety", "omission"):
         return "soon"

@@ -1,0 +1,50 @@
+"""Unit and calendar factors: how many of one unit make another, never a clinical judgement.
+
+A threshold, a window or an equation constant is a named, cited parameter
+(``parameters.param``) a site may set; the numbers here are facts of measurement and of the
+calendar (a gram is 1000 mg, a week 7 days) and of how an interval is stated in words, the same
+for every site. The numeric-literal scan of the knowledge code skips this one module by name.
+Constants only: no imports, no logic.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CREATININE_UMOL_L_PER_MG_DL",
+    "DAYS_PER_MONTH",
+    "DAYS_PER_WEEK",
+    "DAYS_PER_WHOLE_MONTH",
+    "DAYS_PER_YEAR",
+    "DAYS_STATED_BELOW",
+    "KG_PER_G",
+    "KG_PER_LB",
+    "MAX_DAYS_PER_YEAR",
+    "MG_PER_G",
+    "MG_PER_MCG",
+    "PER_UL_PER_THOUSAND_PER_UL",
+    "WHOLE_NUMBERS_FROM",
+]
+
+# mass: milligrams in one gram and in one microgram (doses are compared in mg)
+MG_PER_G = 1000.0
+MG_PER_MCG = 0.001
+# body weight: kilograms in one gram and in one avoirdupois pound (exact, by definition)
+KG_PER_G = 0.001
+KG_PER_LB = 0.45359237
+# creatinine: µmol/L in one mg/dL (molar mass 113.12 g/mol); the kidney equations take mg/dL
+CREATININE_UMOL_L_PER_MG_DL = 88.4
+# blood cell counts: cells per µL in one unit of 10*3/µL (the same as 10*9/L, "K/µL")
+PER_UL_PER_THOUSAND_PER_UL = 1000.0
+
+# calendar: days in a week, in a mean Gregorian year, and at most in any calendar year
+DAYS_PER_WEEK = 7
+DAYS_PER_YEAR = 365.25
+MAX_DAYS_PER_YEAR = 366
+# days in a mean month (365.25 / 12, rounded as the texts have always said it) where an
+# interval is rounded to months, and in the whole month an elapsed time is counted down in
+DAYS_PER_MONTH = 30.4
+DAYS_PER_WHOLE_MONTH = 30
+# an interval shorter than this many days is stated in days, a longer one in months
+DAYS_STATED_BELOW = 60
+# numbers from this size up are written whole in texts ("188", not "187.6"); see ``facts.fmt``
+WHOLE_NUMBERS_FROM = 20
