@@ -16,7 +16,7 @@ from inference.knowledge.facts import Facts, age_phrase
 from inference.knowledge.parameters import PARAMETERS_FILE, param, shipped_parameters
 from inference.knowledge.registry import Case
 from inference.knowledge.site import install, load_site, shipped
-from service.core.profile import PatientProfile
+from service.record.profile import PatientProfile
 from tests.conftest import fixture_bundle
 
 ROOT = Path(__file__).resolve().parents[2]
