@@ -527,8 +527,16 @@ def undiagnosed_blood_pressure(c: Case, o: Output) -> None:
         desc = _CONFIRM_DESC.format(count=count)
     if _very_old(c, b):
         pts.append(_point("suspected-hypertension.very-old-target", facts, age=age_phrase(c)))
-    key = "confirm-hypertension-severe" if b.severe else "confirm-hypertension"
-    o.proposals.append(_proposal(key, title, desc, refs(facts), (), pts))
+    o.proposals.append(
+        _proposal(
+            "confirm-hypertension-severe" if b.severe else "confirm-hypertension",
+            title,
+            desc,
+            refs(facts),
+            (),
+            pts,
+        )
+    )
 
 
 # QRISK3 is validated from 25 to 84 (NICE NG238 2023, 1.1); NICE's systematic, opportunistic
