@@ -827,7 +827,8 @@ def _age_words(c: Case) -> str:
 
 
 def _fall_risk(c: Case) -> _FallRisk | None:
-    """Risk factors for falls in an older adult: two or more, or any recorded fall."""
+    """Risk factors for falls in an older adult: enough of them (``falls.risk_factors``), or
+    any recorded fall."""
     if not c.older:
         return None
     falls, fractures = c.social("fall"), c.ever("fracture")
@@ -843,7 +844,7 @@ def _fall_risk(c: Case) -> _FallRisk | None:
         ("previous stroke", bool(stroke)),
     )
     n = sum(on for _, on in found)
-    if n < 1 or (n == 1 and not falls):
+    if n < 1 or (n < param("falls.risk_factors") and not falls):
         return None
     parts = tuple(t for t, on in found if on)
     cited = refs(falls, fractures, osteo, dementia, frids, stroke)
@@ -1025,7 +1026,7 @@ def social_work(c: Case, o: Output) -> None:
 # ------------------------------------------------------------------------- complexity
 
 
-def _points_from(value: float | None, *names: str) -> int:
+def _band(value: float | None, *names: str) -> int:
     """How many of the parameters ``names`` (ascending) ``value`` reaches: a score band."""
     return sum(_at_least(value, name) for name in names)
 
@@ -1049,14 +1050,14 @@ def _score(c: Case, base: Sequence[ProblemCase], out: Output) -> tuple[tuple[str
     cognition = c.active("dementia") or _impaired(c.latest("mmse"))
     conditions = ("complexity.conditions_point_1", "complexity.conditions_point_2")
     return (
-        ("multimorbidity", _points_from(n, *conditions, "complexity.conditions_point_3")),
+        ("multimorbidity", _band(n, *conditions, "complexity.conditions_point_3")),
         (
             "polypharmacy",
-            _points_from(len(c.meds), "polypharmacy.medicines", "polypharmacy.hyper_medicines"),
+            _band(len(c.meds), "polypharmacy.medicines", "polypharmacy.hyper_medicines"),
         ),
         (
             "age",
-            _points_from(c.age, "complexity.age_point_1_years", "complexity.age_point_2_years"),
+            _band(c.age, "complexity.age_point_1_years", "complexity.age_point_2_years"),
         ),
         ("cognition", round(param("complexity.cognition_points")) if cognition else 0),
         ("falls", 1 if c.social("fall") or c.ever("fracture") else 0),
@@ -1104,7 +1105,7 @@ def _complexity(
     breakdown = _score(c, base, out)
     score = sum(v for _, v in breakdown)
     level = _LEVELS[
-        _points_from(
+        _band(
             score,
             "complexity.level_moderate_from",
             "complexity.level_high_from",
