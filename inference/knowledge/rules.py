@@ -44,7 +44,8 @@ from .parameters import param
 from .pregnancy import PREGNANCY
 from .registry import Case, age_phrase, names, prob_ids, rule, run_rules
 from .roles import POOL, ROLE_BY_NAME
-from .rule_points import make_point, rule_option
+from .rule_points import make_point as _point
+from .rule_points import rule_option
 from .site import active, firing, shipped
 
 __all__ = ["CRITERIA", "Analysis", "MedFact", "Point", "ProblemCase", "Proposal", "analyse"]
@@ -291,13 +292,7 @@ def _points(
 ) -> list[Point]:
     """The points ``ids`` about ``facts``, their templates filled with ``values``."""
     cited = refs(facts)
-    return [make_point(i, cited, stronger_if=stronger_if, **values) for i in ids]
-
-
-def _point(
-    point_id: str, facts: Iterable[str | Cited], *, stronger_if: str = "", **values: object
-) -> Point:
-    return make_point(point_id, facts, stronger_if=stronger_if, **values)
+    return [_point(i, cited, stronger_if=stronger_if, **values) for i in ids]
 
 
 def _proposal(
