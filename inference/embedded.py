@@ -400,8 +400,8 @@ def _implied_priority(p: Proposal) -> Priority:
 
 def _answers(p: Proposal) -> tuple[str, ...]:
     given = getattr(p, "answers", None)
-    if isinstance(given, tuple):
-        return given
+    if given:  # an option states what it answers; none stated: the bridges below
+        return tuple(given)
     return next((ans for prefix, ans in _BRIDGE_ANSWERS if p.id.startswith(prefix)), ())
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
 
-from inference.protocol import Complexity, Judgement, Locale, Priority
+from inference.protocol import Complexity, Judgement, Locale
 from service.core.evaluation import CATEGORY_ORDER
 from service.record.profile import (
     MAX_AGE_YEARS,
@@ -40,9 +40,12 @@ from .model import (
     refs,
     rid,
 )
+from .parameters import param
 from .pregnancy import PREGNANCY
-from .registry import Case, age_phrase, names, point, prob_ids, rule, run_rules
+from .registry import Case, age_phrase, names, prob_ids, rule, run_rules
 from .roles import POOL, ROLE_BY_NAME
+from .rule_points import make_point as _point
+from .rule_points import rule_option
 from .site import active, firing, shipped
 
 __all__ = ["CRITERIA", "Analysis", "MedFact", "Point", "ProblemCase", "Proposal", "analyse"]
@@ -69,6 +72,11 @@ def _obs_text(o: Observation) -> str:
     return f"{o.display} {fmt(o.value)} {o.unit}".strip()
 
 
+def _at_least(value: float | None, name: str) -> bool:
+    """``value`` is known and at or above parameter ``name``."""
+    return value is not None and value >= param(name)
+
+
 # --------------------------------------------------------------------- record problems
 
 
@@ -77,7 +85,7 @@ class _Verdict:
     initial: Judgement
     kind: str
     why: str
-    conf: float = 0.75
+    conf: float | None = None  # None: ``problem.confidence_judged``
     keepers: tuple[tuple[str, str], ...] = ()
     quote: str | None = None
     domains: tuple[str, ...] | None = None
@@ -115,7 +123,7 @@ def _noise(c: Case, s: _Seen) -> _Verdict | None:
     if "noise" not in s.kinds or (s.years or 0) < 1:
         return None
     why = f"an acute pregnancy event still marked active{s.since}: a record artefact"
-    return _Verdict("reject", "noise", why, 0.9)
+    return _Verdict("reject", "noise", why, param("problem.confidence_artefact"))
 
 
 _SDOH_KEEPERS = (
@@ -139,7 +147,9 @@ def _sdoh(c: Case, s: _Seen) -> _Verdict | None:
 
 
 def _stale(c: Case, s: _Seen) -> _Verdict | None:
-    if "acute" not in s.kinds or (c.days_since(s.pr.onset) or 0) <= 180:
+    if "acute" not in s.kinds or (c.days_since(s.pr.onset) or 0) <= param(
+        "problem.stale_acute_days"
+    ):
         return None
     keepers: tuple[tuple[str, str], ...] = ()
     if "cardiac-arrest" in s.groups:
@@ -162,7 +172,9 @@ def _superseded(c: Case, s: _Seen) -> _Verdict | None:
 
 def _contradicted(c: Case, s: _Seen) -> _Verdict | None:
     bmi = c.latest("bmi")
-    if "obesity" not in s.groups or bmi is None or bmi.value is None or bmi.value >= 30:
+    if "obesity" not in s.groups or bmi is None or bmi.value is None:
+        return None
+    if _at_least(bmi.value, "problem.obesity_bmi"):
         return None
     why = f"the latest body mass index is {fmt(bmi.value)}, below the obesity threshold"
     keep = "still overweight; weight management matters for the cardiometabolic conditions"
@@ -175,12 +187,16 @@ def _unrecognised(c: Case, s: _Seen) -> _Verdict | None:
     if s.groups:
         return None
     why = "recorded as active; not covered by our knowledge tables, kept for review"
-    return _Verdict("accept", "unrecognised", why, 0.55, domains=("general",))
+    conf = param("problem.confidence_unrecognised")
+    return _Verdict("accept", "unrecognised", why, conf, domains=("general",))
 
 
 def _chronic(c: Case, s: _Seen) -> _Verdict:
     treated = _treated(c, s.groups)
-    conf = 0.85 if treated or s.pr.verification == "confirmed" else 0.7
+    supported = treated or s.pr.verification == "confirmed"
+    conf = param(
+        "problem.confidence_chronic_supported" if supported else "problem.confidence_chronic"
+    )
     why = "active, clinically meaningful condition" + (
         "; current treatment confirms it" if treated else ""
     )
@@ -199,7 +215,9 @@ def _current(c: Case, pr: Condition) -> bool:
     """Active, or resolved within the last year (shown as resolved, so not re-added)."""
     if pr.active:
         return True
-    return pr.abatement is not None and (c.days_since(pr.abatement) or 0) <= 365
+    return pr.abatement is not None and (c.days_since(pr.abatement) or 0) <= param(
+        "problem.resolved_shown_days"
+    )
 
 
 def _case_of(c: Case, pr: Condition, groups: tuple[str, ...]) -> ProblemCase:
@@ -217,7 +235,7 @@ def _case_of(c: Case, pr: Condition, groups: tuple[str, ...]) -> ProblemCase:
         v.kind,
         domains or ("general",),
         v.quote or pr.text,
-        v.conf,
+        v.conf if v.conf is not None else param("problem.confidence_judged"),
         v.keepers,
     )
 
@@ -264,69 +282,60 @@ def _treated(c: Case, groups: Iterable[str]) -> bool:
 
 
 # ----------------------------------------------------------------------- registered rules
-# One rule each; texts name the patient's own facts. Points are tables of
-# (role, stance, text template, evidence, strength); templates take keyword values.
+# One rule each; texts name the patient's own facts. What each point says, who makes it and how
+# strong it is are data (``data/rule_points.yaml``, taken by id); the thresholds are named
+# parameters (``data/parameters.yaml``, read with ``param``).
 
-_Row = tuple[str, str, str, tuple[str, ...], float]
 
-
-def _points(rows: Sequence[_Row], facts: Iterable[str | Cited], **values: object) -> list[Point]:
+def _points(
+    ids: Sequence[str], facts: Iterable[str | Cited], *, stronger_if: str = "", **values: object
+) -> list[Point]:
+    """The points ``ids`` about ``facts``, their templates filled with ``values``."""
     cited = refs(facts)
-    return [
-        point(role, stance, text.format(**values), cited, ev, tau)  # type: ignore[arg-type]
-        for role, stance, text, ev, tau in rows
-    ]
+    return [_point(i, cited, stronger_if=stronger_if, **values) for i in ids]
 
 
-_MM = ("EB-MM-001", "EB-MM-003")
-_POLYPHARMACY = (
-    (
-        "pharmacist",
-        "support",
-        "{n} active medicines ({names}): a structured review finds "
-        "interactions, duplicates and drugs without a current indication.",
-        _MM,
-        0.65,
-    ),
-    (
-        "gp",
-        "support",
-        "With {n} regular medicines the treatment burden itself is a risk; a "
-        "review aligns the list with current priorities.",
-        ("EB-MM-003", "EB-MM-001"),
-        0.55,
-    ),
-)
-_POLY_OLDER = (
-    (
-        "geriatrician",
-        "support",
-        "In {age} polypharmacy predicts falls, confusion and "
-        "admissions; deprescribing is part of good care.",
-        ("EB-MM-001", "EB-MM-002"),
-        0.6,
-    ),
-)
-_POLY_BURDEN = (
-    (
-        "care-coordinator",
-        "attack",
-        "One more appointment adds to the treatment burden; it "
-        "should be combined with an existing visit.",
-        ("EB-MM-003",),
-        0.25,
-    ),
-)
+def _proposal(
+    key: str,
+    title: str,
+    description: str,
+    cited: tuple[str, ...],
+    problem_ids: tuple[str, ...],
+    points: Iterable[Point],
+    code: tuple[str, str, str] | None = None,
+) -> Proposal:
+    """The option ``key`` of the data file (id, category, urgency, priority ...) with this
+    patient's wording, references, problems and points."""
+    spec = rule_option(key)
+    return Proposal(
+        spec.id,
+        title,
+        spec.category,
+        description,
+        cited,
+        problem_ids,
+        tuple(points),
+        code,
+        None,
+        spec.urgency,
+        spec.priority,
+        urgency_class=spec.urgency_class,
+        answers=spec.answers,
+    )
 
 
 @rule("medication-review-polypharmacy", "NICE NG5 medicines optimisation, 2015")
 def polypharmacy(c: Case, o: Output) -> None:
     """Five or more active medicines: a structured medication review."""
     n = len(c.meds)
-    if n < 5:
+    if not _at_least(n, "polypharmacy.medicines"):
         return
-    label = "Hyperpolypharmacy" if n >= 10 else "Polypharmacy"
-    why = f"{n} active medicines; threshold 5 (10 for hyperpolypharmacy)"
+    hyper = _at_least(n, "polypharmacy.hyper_medicines")
+    label = "Hyperpolypharmacy" if hyper else "Polypharmacy"
+    why = (
+        f"{n} active medicines; threshold {fmt(param('polypharmacy.medicines'))} "
+        f"({fmt(param('polypharmacy.hyper_medicines'))} for hyperpolypharmacy)"
+    )
     text = names(c.meds)
     pid = o.problem(
         "prob-polypharmacy",
@@ -335,26 +344,31 @@ def polypharmacy(c: Case, o: Output) -> None:
         why,
         ("medication",),
         text,
-        0.85,
+        param("problem.confidence_polypharmacy"),
     )
-    pts = _points(_POLYPHARMACY, c.meds, n=n, names=text)
-    if n >= 10:  # hyperpolypharmacy: the pharmacist's case is stronger
-        pts[0] = replace(pts[0], tau=0.8)
-    pts += _points(_POLY_BURDEN, c.meds[:1])
-    pts += _points(_POLY_OLDER, c.meds, age=age_phrase(c)) if c.older else []
+    # hyperpolypharmacy: the pharmacist's case is stronger
+    pts = [
+        _point(
+            "polypharmacy.structured-review",
+            c.meds,
+            stronger_if="hyperpolypharmacy" if hyper else "",
+            n=n,
+            names=text,
+        ),
+        _point("polypharmacy.treatment-burden", c.meds, n=n),
+        _point("polypharmacy.another-appointment", c.meds[:1]),
+    ]
+    pts += [_point("polypharmacy.older-adult", c.meds, age=age_phrase(c))] if c.older else []
     desc = f"Review all {n} active medicines for indication, dose, interactions and burden."
     o.proposals.append(
-        Proposal(
-            "opt-medication-review",
+        _proposal(
+            "medication-review",
             "Structured medication review",
-            "medication",
             desc,
             refs(c.meds),
             (pid,),
-            tuple(pts),
+            pts,
             MEDICATION_REVIEW,
-            None,
-            1,
         )
     )
 
@@ -369,61 +383,42 @@ _BP_LOWERING = (
     "class:alpha-blocker",
     "class:mra",
 )
-_BP_SEVERE = (
-    (
-        "nurse",
-        "support",
-        "A reading of {bp} is severe: treat now and recheck within days "
-        "rather than waiting for home readings.",
-        ("EB-CV-001", "EB-CV-002"),
-        0.65,
-    ),
-)
-_BP_CONFIRM = (
-    (
-        "nurse",
-        "support",
-        "Only {one} ({bp}) in the last year: confirm with home or ambulatory "
-        "measurement before changing treatment.",
-        ("EB-CV-002",),
-        0.5,
-    ),
-)
-_BP_NSAID = (
-    (
-        "pharmacist",
-        "support",
-        "{nsaids} raises blood pressure; stopping it is the first step.",
-        ("EB-MEDSAFE-006",),
-        0.5,
-    ),
-)
-_BP_VERY_OLD = (
-    (
-        "geriatrician",
-        "attack",
-        "For {age} intensifying treatment risks orthostatic hypotension "
-        "and falls; a less strict, individualised target is reasonable.",
-        ("EB-CV-001", "EB-MM-002"),
-        0.45,
-    ),
-)
+
+
+def _very_old(c: Case, b: BloodPressure) -> bool:
+    """Old enough for the geriatrician's caution on a blood pressure that is not severe."""
+    return _at_least(c.age, "bp.older_caution_age_years") and not b.severe
 
 
 def _bp_caveats(c: Case, b: BloodPressure, bp: str, facts: tuple[Cited | str, ...]) -> list[Point]:
     """The nurse's act-now or confirm-first point, the NSAID point, the very-old caution."""
     out: list[Point] = []
     if b.severe:
-        out += _points(_BP_SEVERE, facts, bp=bp)
+        out.append(_point("raised-bp.severe-act-now", facts, bp=bp))
     elif b.readings <= 1 or b.raised <= 1:
         one = "one raised reading" if b.raised <= 1 else "one reading"
-        out += _points(_BP_CONFIRM, facts, bp=bp, one=one)
+        out.append(_point("raised-bp.confirm-first", facts, bp=bp, one=one))
     if nsaids := c.with_spec("class:nsaid"):
-        out += _points(_BP_NSAID, (*nsaids, *b.refs[-1:]), nsaids=names(nsaids))
-    if c.age is not None and c.age >= 80 and not b.severe:
-        caution = _points(_BP_VERY_OLD, facts, age=age_phrase(c))[0]
-        out.append(replace(caution, tau=0.55) if c.age >= 90 else caution)
+        out.append(_point("raised-bp.stop-nsaid", (*nsaids, *b.refs[-1:]), nsaids=names(nsaids)))
+    if _very_old(c, b):
+        oldest = "oldest-old" if _at_least(c.age, "bp.oldest_caution_age_years") else ""
+        out.append(
+            _point("raised-bp.very-old-caution", facts, stronger_if=oldest, age=age_phrase(c))
+        )
     return out
+
+
+def _raised(b: BloodPressure) -> bool:
+    """The latest reading at or above the raised systolic or diastolic value."""
+    return _at_least(b.systolic, "bp.raised_systolic_mmhg") or _at_least(
+        b.diastolic, "bp.raised_diastolic_mmhg"
+    )
+
+
+def _count(b: BloodPressure) -> str:
+    if b.readings > 1:
+        return f"{b.raised} of {b.readings} readings in the last year raised"
+    return "one reading in the last year"
 
 
 @rule("review-raised-blood-pressure", "ACC/AHA blood pressure guideline 2017; NICE NG136 2019")
@@ -431,42 +426,31 @@ def blood_pressure(c: Case, o: Output) -> None:
     """Hypertension above target, read from every reading of the last year; a severe reading
     (180 systolic or 110 diastolic and above) is acted on, not deferred."""
     htn, b = c.active("hypertension"), c.bp
-    if not htn or b is None or (b.systolic < 140 and b.diastolic < 90):
+    if not htn or b is None or not _raised(b):
         return
     bp = f"{fmt(b.systolic)}/{fmt(b.diastolic)} mmHg"
     facts: tuple[Cited | str, ...] = (*htn, *b.refs)
     drugs = tuple(dict.fromkeys(m for k in _BP_LOWERING for m in c.with_spec(k)))
-    count = (
-        f"{b.raised} of {b.readings} readings in the last year raised"
-        if b.readings > 1
-        else "one reading in the last year"
-    )
+    count = _count(b)
     on = names(drugs) or "no antihypertensive"
-    text = f"Latest blood pressure {bp} ({count}) with {htn[0].text} on {on}: above target; "
-    lead = point(
-        "gp",
-        "support",
-        text + "adjust treatment.",
+    lead = _point(
+        "raised-bp.above-target",
         (*facts, *drugs),
-        ("EB-CV-001",),
-        0.7 if b.severe else 0.62,
+        stronger_if="severe" if b.severe else "",
+        bp=bp,
+        count=count,
+        condition=htn[0].text,
+        on=on,
     )
     then = " now." if b.severe else " after confirming raised readings."
     o.proposals.append(
-        Proposal(
-            "opt-review-bp",
+        _proposal(
+            "review-bp-severe" if b.severe else "review-bp",
             f"Review blood pressure treatment (latest {bp})",
-            "immediate-safety" if b.severe else "medication",
             f"{count.capitalize()}; adjust antihypertensive treatment{then}",
             refs(facts),
             prob_ids(htn),
             (lead, *_bp_caveats(c, b, bp, facts)),
-            None,
-            None,
-            3 if b.severe else 1,
-            "safety" if b.severe else "review",
-            # a reading above target is a harm going on now, never a routine review
-            urgency_class="urgent" if b.severe else "soon",
         )
     )
 
@@ -478,57 +462,36 @@ def _bp_suspected(c: Case) -> BloodPressure | None:
     on). None when hypertension is recorded or a blood-pressure-lowering medicine is taken (the
     review of treatment is ``review-raised-blood-pressure``'s)."""
     b = c.bp
-    if b is None or c.active("hypertension") or (c.age is not None and c.age < 18):
+    if (
+        b is None
+        or c.active("hypertension")
+        or (c.age is not None and c.age < param("age.adult_years"))
+    ):
         return None
     if any(c.with_spec(k) for k in _BP_LOWERING):
         return None
-    latest_raised = round(b.systolic) >= 140 or round(b.diastolic) >= 90
-    if not latest_raised or (b.raised < 2 and not b.severe):
+    latest_raised = _at_least(round(b.systolic), "bp.raised_systolic_mmhg") or _at_least(
+        round(b.diastolic), "bp.raised_diastolic_mmhg"
+    )
+    if not latest_raised or (b.raised < param("bp.suspected_raised_readings") and not b.severe):
         return None
     return b
 
 
-_UNDIAGNOSED = (
-    (
-        "gp",
-        "support",
-        "{count}, latest {bp}, with no hypertension recorded and no medicine that lowers it: "
-        "left unconfirmed and untreated, raised blood pressure leads to stroke, heart attack, "
-        "heart failure and kidney disease.",
-        ("EB-CV-020",),
-        0.62,
-    ),
+_SEVERE_DESC = (
+    "{count}, latest {bp} and severe, with no hypertension diagnosis or "
+    "blood-pressure medicine recorded: check today for organ damage (fundi, urine "
+    "albumin, kidney function, ECG) and for symptoms of accelerated hypertension, "
+    "referring the same day if present; start treatment to lower blood pressure "
+    "without waiting for ambulatory readings when organ damage is found, otherwise "
+    "repeat the clinic reading within a week."
 )
-_UNDIAGNOSED_CONFIRM = (
-    (
-        "nurse",
-        "support",
-        "Clinic readings run high in some people: ambulatory readings (home readings when "
-        "ambulatory monitoring is unsuitable) confirm the diagnosis and give the baseline for "
-        "treatment.",
-        ("EB-CV-020", "EB-CV-002"),
-        0.5,
-    ),
-)
-_UNDIAGNOSED_SEVERE = (
-    (
-        "nurse",
-        "support",
-        "A reading of {bp} is severe: look for organ damage and for symptoms of accelerated "
-        "hypertension today rather than waiting for ambulatory readings.",
-        ("EB-CV-020",),
-        0.65,
-    ),
-)
-_UNDIAGNOSED_VERY_OLD = (
-    (
-        "geriatrician",
-        "attack",
-        "For {age} a treatment target is individualised and a postural drop checked before "
-        "starting, because of orthostatic hypotension and falls.",
-        ("EB-CV-001", "EB-MM-002"),
-        0.45,
-    ),
+_CONFIRM_DESC = (
+    "{count} with no hypertension diagnosis or blood-pressure medicine "
+    "recorded: confirm with ambulatory monitoring (home monitoring if ambulatory is "
+    "unsuitable); meanwhile check for organ damage (urine albumin, kidney function, "
+    "HbA1c, ECG, fundi) and assess cardiovascular risk; if hypertension is confirmed, "
+    "start treatment to lower blood pressure alongside lifestyle advice."
 )
 
 
@@ -546,69 +509,36 @@ def undiagnosed_blood_pressure(c: Case, o: Output) -> None:
     if b is None:
         return
     bp = f"{fmt(b.systolic)}/{fmt(b.diastolic)} mmHg"
-    count = (
-        f"{b.raised} of {b.readings} readings in the last year raised"
-        if b.readings > 1
-        else "one reading in the last year"
-    )
+    count = _count(b).capitalize()
     facts: tuple[Cited | str, ...] = b.refs
-    pts = _points(_UNDIAGNOSED, facts, count=count.capitalize(), bp=bp)
+    pts = [_point("suspected-hypertension.untreated-harm", facts, count=count, bp=bp)]
     if b.severe:
-        pts += _points(_UNDIAGNOSED_SEVERE, facts[-1:], bp=bp)
+        pts.append(_point("suspected-hypertension.severe-organ-damage", facts[-1:], bp=bp))
         title = f"Assess a severe blood pressure now (latest {bp}, no hypertension recorded)"
-        desc = (
-            f"{count.capitalize()}, latest {bp} and severe, with no hypertension diagnosis or "
-            "blood-pressure medicine recorded: check today for organ damage (fundi, urine "
-            "albumin, kidney function, ECG) and for symptoms of accelerated hypertension, "
-            "referring the same day if present; start treatment to lower blood pressure "
-            "without waiting for ambulatory readings when organ damage is found, otherwise "
-            "repeat the clinic reading within a week."
-        )
+        desc = _SEVERE_DESC.format(count=count, bp=bp)
     else:
-        pts += _points(_UNDIAGNOSED_CONFIRM, facts)
+        pts.append(_point("suspected-hypertension.confirm-out-of-clinic", facts))
         title = f"Confirm suspected hypertension (latest {bp}, no diagnosis recorded)"
-        desc = (
-            f"{count.capitalize()} with no hypertension diagnosis or blood-pressure medicine "
-            "recorded: confirm with ambulatory monitoring (home monitoring if ambulatory is "
-            "unsuitable); meanwhile check for organ damage (urine albumin, kidney function, "
-            "HbA1c, ECG, fundi) and assess cardiovascular risk; if hypertension is confirmed, "
-            "start treatment to lower blood pressure alongside lifestyle advice."
-        )
-    if c.age is not None and c.age >= 80 and not b.severe:
-        pts += _points(_UNDIAGNOSED_VERY_OLD, facts, age=age_phrase(c))
+        desc = _CONFIRM_DESC.format(count=count)
+    if _very_old(c, b):
+        pts.append(_point("suspected-hypertension.very-old-target", facts, age=age_phrase(c)))
     o.proposals.append(
-        Proposal(
-            "opt-confirm-hypertension",
+        _proposal(
+            "confirm-hypertension-severe" if b.severe else "confirm-hypertension",
             title,
-            "immediate-safety" if b.severe else "monitoring",
             desc,
             refs(facts),
             (),
-            tuple(pts),
-            None,
-            None,
-            3 if b.severe else 2,
-            "safety" if b.severe else "omission",
+            pts,
         )
     )
 
 
 # QRISK3 is validated from 25 to 84 (NICE NG238 2023, 1.1); NICE's systematic, opportunistic
-# assessment starts at 40. Diabetes and chronic kidney disease have their own statin criteria
-# (``start-statin-diabetes``, ``start-statin-ckd``), and established cardiovascular disease its
-# secondary-prevention one.
-_CVR_AGES = (40, 84)
-# From 75 the evidence for starting a statin in primary prevention is weaker (ACC/AHA 2018:
-# "may be reasonable" after a clinician-patient discussion; NICE NG238 weighs frailty and
-# life expectancy): a review to hold with the person, not an omission.
-_CVR_OLDER_FROM = 75
+# assessment starts at 40 (``cvr.*`` parameters). Diabetes and chronic kidney disease have their
+# own statin criteria (``start-statin-diabetes``, ``start-statin-ckd``), and established
+# cardiovascular disease its secondary-prevention one.
 _CVD = ("chd", "stroke", "tia", "pad")
-# LDL cholesterol at or above 160 mg/dL (4.1 mmol/L) is a risk-enhancing factor (ACC/AHA 2018
-# cholesterol guideline); at or above 190 mg/dL (4.9 mmol/L) it is treated without a risk score
-# and familial hypercholesterolaemia considered (ACC/AHA 2018; NICE NG238 1.1 and CG71).
-_LDL_HIGH_MG_DL = 160.0
-_LDL_VERY_HIGH_MG_DL = 190.0
-_MG_DL_PER_MMOL_L = 38.67  # cholesterol
 # The ten-year risk tool a clinician uses where the plan is read (``CANOE_LOCALE``): QRISK3 in
 # the UK (NICE NG238 2023: atorvastatin offered at a risk of 10% or more), the ACC/AHA Pooled
 # Cohort Equations in the US (ACC/AHA 2018 cholesterol guideline: a statin discussed from an
@@ -624,63 +554,10 @@ def _ldl_mg_dl(o: Observation) -> float | None:
     if o.value is None:
         return None
     if "mmol" in unit:
-        return o.value * _MG_DL_PER_MMOL_L
+        return o.value * param("unit.cholesterol_mg_dl_per_mmol_l")
     if unit in ("mg/dl", "mg/100ml"):
         return o.value
     return None
-
-
-_CVR = (
-    (
-        "gp",
-        "support",
-        "{who} with no cardiovascular disease and no statin, and these recorded risk factors: "
-        "{factors}. A formal ten-year risk estimate decides whether a statin is worth taking, "
-        "and the factors themselves are treated alongside.",
-        ("EB-CV-021",),
-        0.6,
-    ),
-    (
-        "pharmacist",
-        "support",
-        "For primary prevention the overall risk, not one cholesterol value, decides the "
-        "statin; the score is worked out with the person from measured values ({tool}), never "
-        "guessed from part of the record.",
-        ("EB-CV-021",),
-        0.45,
-    ),
-)
-_CVR_VERY_HIGH_LDL = (
-    (
-        "cardiologist",
-        "support",
-        "LDL cholesterol of {ldl} is high enough to treat without a risk score and to consider "
-        "familial hypercholesterolaemia (family history, and testing of relatives).",
-        ("EB-CV-021",),
-        0.55,
-    ),
-)
-_CVR_OLDER = (
-    (
-        "geriatrician",
-        "attack",
-        "For {age} the score is high from age alone; the benefit of starting a statin for "
-        "primary prevention is less certain late in life and is weighed with frailty and the "
-        "person's wishes.",
-        ("EB-CV-013", "EB-MM-002"),
-        0.4,
-    ),
-)
-_CVR_LIFESTYLE = (
-    (
-        "nurse",
-        "attack",
-        "Some people prefer to stop smoking and change diet and activity first, then "
-        "reassess their risk before a daily tablet.",
-        ("EB-CV-021",),
-        0.3,
-    ),
-)
 
 
 def _risk_factors(c: Case) -> tuple[list[str], list[str], float | None, Observation | None]:
@@ -704,7 +581,7 @@ def _risk_factors(c: Case) -> tuple[list[str], list[str], float | None, Observat
         cited += b.refs
     ldl = c.latest("ldl")
     mg = _ldl_mg_dl(ldl) if ldl is not None else None
-    if ldl is not None and mg is not None and mg >= _LDL_HIGH_MG_DL:
+    if ldl is not None and _at_least(mg, "lipids.ldl_high_mg_dl"):
         words.append(f"LDL cholesterol {fmt(ldl.value)} {ldl.unit}".strip())
         cited.append(ldl.ref)
     else:
@@ -714,6 +591,22 @@ def _risk_factors(c: Case) -> tuple[list[str], list[str], float | None, Observat
         words.append(without_tag(lipids[0].text))
         cited.append(lipids[0].ref)
     return words, cited, mg, ldl
+
+
+def _cv_risk_applies(c: Case) -> bool:
+    """An adult in the assessed ages with no cardiovascular disease, statin, diabetes, kidney
+    disease or limited life expectancy."""
+    if not (
+        _at_least(c.age, "cvr.assess_from_age_years")
+        and c.age is not None
+        and c.age <= param("cvr.assess_to_age_years")
+    ):
+        return False
+    if any(c.ever(g) for g in _CVD) or c.with_spec("class:statin"):
+        return False
+    if c.active("diabetes") or c.active("ckd") or c.lab_ckd:
+        return False
+    return not c.active("limited-life-expectancy")
 
 
 @rule(
@@ -727,33 +620,34 @@ def cardiovascular_risk(c: Case, o: Output) -> None:
     cholesterol, a hyperlipidaemia diagnosis): assess the ten-year cardiovascular risk with
     QRISK3 and discuss a statin. The plan names the factors it found and never states a risk:
     a score computed from part of the record would be a guess."""
-    lo, hi = _CVR_AGES
-    if c.age is None or not lo <= c.age <= hi:
-        return
-    if any(c.ever(g) for g in _CVD) or c.with_spec("class:statin"):
-        return
-    if c.active("diabetes") or c.active("ckd") or c.lab_ckd:
-        return
-    if c.active("limited-life-expectancy"):
+    if not _cv_risk_applies(c):
         return
     words, cited, mg, ldl = _risk_factors(c)
     if not words:
         return
     factors = "; ".join(words)
     tool, body = _CVR_TOOLS[c.locale]
-    pts = _points(_CVR, cited, who=f"Aged {c.age}", factors=factors, tool=tool)
-    if mg is not None and ldl is not None and mg >= _LDL_VERY_HIGH_MG_DL:
-        pts += _points(_CVR_VERY_HIGH_LDL, (ldl.ref,), ldl=f"{fmt(ldl.value)} {ldl.unit}")
-    older = c.age >= _CVR_OLDER_FROM
+    who = f"Aged {c.age}"
+    pts = _points(
+        ("cv-risk.estimate-risk", "cv-risk.measured-score"),
+        cited,
+        who=who,
+        factors=factors,
+        tool=tool,
+    )
+    if ldl is not None and _at_least(mg, "lipids.ldl_very_high_mg_dl"):
+        pts.append(_point("cv-risk.very-high-ldl", (ldl.ref,), ldl=f"{fmt(ldl.value)} {ldl.unit}"))
+    # from 75 the evidence for starting a statin in primary prevention is weaker: a review to
+    # hold with the person, not an omission
+    older = _at_least(c.age, "cvr.older_from_age_years")
     if older:
-        pts += _points(_CVR_OLDER, cited, age=age_phrase(c))
-    pts += _points(_CVR_LIFESTYLE, cited)
+        pts.append(_point("cv-risk.older-uncertain-benefit", cited, age=age_phrase(c)))
+    pts.append(_point("cv-risk.lifestyle-first", cited))
     o.proposals.append(
-        Proposal(
-            "opt-assess-cv-risk",
+        _proposal(
+            "assess-cv-risk-older" if older else "assess-cv-risk",
             f"Assess ten-year cardiovascular risk ({tool.removeprefix('the ')}) and discuss "
             "starting a statin",
-            "medication",
             f"No cardiovascular disease or statin recorded, with risk factors: {factors}. This "
             f"plan does not calculate the score: enter the measured values in {tool} with the "
             "person, and offer atorvastatin at the primary-prevention dose when the risk "
@@ -761,22 +655,9 @@ def cardiovascular_risk(c: Case, o: Output) -> None:
             "control.",
             refs(cited),
             (),
-            tuple(pts),
-            None,
-            None,
-            1,
-            "review" if older else "omission",
-            # a risk assessment is prevention: after every specific problem of the record
-            urgency_class="routine",
+            pts,
         )
     )
-
-
-# A thrombolytic given this many days before the record date is a recent acute event whose
-# consequences for the antithrombotic plan are still being settled (the same six months after
-# which an acute condition still marked active reads as stale, ``_stale``).
-THROMBOLYSIS_DAYS = 180
-_EB_THROMBOLYSIS = ("EB-CV-018",)
 
 
 def _event_conditions(c: Case, start: date, end: date) -> tuple[Condition, ...]:
@@ -791,6 +672,45 @@ def _event_conditions(c: Case, start: date, end: date) -> tuple[Condition, ...]:
     )
 
 
+def _anticoagulant_points(
+    c: Case, given: date, event_facts: Sequence[str | Cited], ref: str
+) -> tuple[list[Point], list[MedFact], tuple[MedFact, ...]]:
+    """The pharmacist's points on an anticoagulant prescribed before the event and on an
+    antiplatelet with it; the anticoagulants and antiplatelets they cite."""
+    anticoag = [
+        m
+        for m in c.with_spec("class:anticoagulant")
+        if m.first_authored is not None and m.first_authored <= given
+    ]
+    anti = c.with_spec("class:antiplatelet")
+    if not anticoag:
+        return [], anticoag, anti
+    a = anticoag[0]
+    control = (
+        "the INR at the time of the event"
+        if a in c.with_spec("class:vka")
+        else "whether the dose suited the kidney function"
+    )
+    pts = [
+        _point(
+            "after-thrombolysis.on-anticoagulant",
+            (*event_facts, a),
+            anticoagulant=a.text,
+            control=control,
+        )
+    ]
+    if anti:
+        pts.append(
+            _point(
+                "after-thrombolysis.combined-antithrombotics",
+                (ref, a, anti[0]),
+                antiplatelet=anti[0].text,
+                anticoagulant=a.text,
+            )
+        )
+    return pts, anticoag, anti
+
+
 @rule(
     "review-after-thrombolysis",
     "AHA/ASA secondary stroke prevention 2021 (stroke on anticoagulation); "
@@ -801,7 +721,7 @@ def after_thrombolysis(c: Case, o: Output) -> None:
     the plan must name and reconcile (what the event was, whether it happened on an
     anticoagulant, which antithrombotics now and for how long). The record's own wording only:
     where no diagnosis is recorded for the visit, the texts say so rather than guess."""
-    given = c.recent_orders("class:thrombolytic", THROMBOLYSIS_DAYS)
+    given = c.recent_orders("class:thrombolytic", round(param("window.thrombolysis_days")))
     if not given:
         return
     t = given[0]
@@ -826,83 +746,30 @@ def after_thrombolysis(c: Case, o: Output) -> None:
     event_facts: list[str | Cited] = [t.ref, *(dx)]
     if enc is not None:
         event_facts.append(enc.ref)
-    lead = (
-        f"{t.text} was given {where} {when} ({what}): a clot-dissolving drug is given for an "
-        "acute stroke, heart attack or pulmonary embolism, and which one it was decides the "
-        "antithrombotic plan and the secondary prevention; the discharge letter says which."
+    lead = _point(
+        "after-thrombolysis.which-event",
+        event_facts,
+        drug=t.text,
+        where=where,
+        when=when,
+        what=what,
     )
-    pts = [point("cardiologist", "support", lead, event_facts, _EB_THROMBOLYSIS, 0.7, recent=True)]
-    anticoag = [
-        m
-        for m in c.with_spec("class:anticoagulant")
-        if m.first_authored is not None and m.first_authored <= t.authored
-    ]
-    if anticoag:
-        a = anticoag[0]
-        control = (
-            "the INR at the time of the event"
-            if a in c.with_spec("class:vka")
-            else "whether the dose suited the kidney function"
-        )
-        pts.append(
-            point(
-                "pharmacist",
-                "support",
-                f"The event happened while {a.text} was prescribed: ask about missed doses "
-                f"and look for {control}; a clot despite anticoagulation is a reason to review "
-                "the anticoagulant and how well it is controlled with the specialist team.",
-                (*event_facts, a),
-                _EB_THROMBOLYSIS,
-                0.65,
-                recent=True,
-            )
-        )
-    anti = c.with_spec("class:antiplatelet")
-    if anticoag and anti:
-        a, b = anticoag[0], anti[0]
-        pts.append(
-            point(
-                "pharmacist",
-                "support",
-                f"{b.text} is prescribed with {a.text}: whether the combination is meant, and "
-                "for how long, depends on the event (a time-limited combination can follow a "
-                "heart attack; after a stroke on an anticoagulant an added antiplatelet is "
-                "not routinely advised); agree its reason and end date in writing.",
-                (t.ref, a, b),
-                (*_EB_THROMBOLYSIS, "EB-DDI-002"),
-                0.6,
-                recent=True,
-            )
-        )
-    pts.append(
-        point(
-            "gp",
-            "attack",
-            "The hospital discharge letter may already set out the diagnosis and the plan; "
-            "then this is a reconciliation of the record, not a new decision.",
-            (t.ref,),
-            _EB_THROMBOLYSIS,
-            0.3,
-        )
-    )
+    more, anticoag, anti = _anticoagulant_points(c, t.authored, event_facts, t.ref)
+    pts = [lead, *more, _point("after-thrombolysis.discharge-letter", (t.ref,))]
     desc = (
         f"{t.text} was given {where} {when} ({what}). Find out what the event was, check "
         "adherence and anticoagulant control at the time, and agree the antithrombotic plan "
         "and the secondary prevention with the stroke or cardiology team."
     )
     o.proposals.append(
-        Proposal(
-            "opt-review-after-thrombolysis",
+        _proposal(
+            "review-after-thrombolysis",
             "Review antithrombotic treatment after the recent thrombolysis",
-            "immediate-safety",
             desc,
             refs(event_facts, anticoag, anti if anticoag else ()),
             c.base_ids(dx),
-            tuple(pts),
+            pts,
             MEDICATION_REVIEW,
-            None,
-            2,
-            "safety",
         )
     )
 
@@ -948,25 +815,31 @@ class _FallRisk:
     alone: tuple[str, ...]
 
 
+def _age_words(c: Case) -> str:
+    """The patient's age as a fall risk factor: named below the cap, grouped from it."""
+    cap = param("falls.age_named_below_years")
+    return f"age {c.age}" if (c.age or 0) < cap else f"age {fmt(cap)} or over"
+
+
 def _fall_risk(c: Case) -> _FallRisk | None:
-    """Risk factors for falls in an older adult: two or more, or any recorded fall."""
+    """Risk factors for falls in an older adult: enough of them (``falls.risk_factors``), or
+    any recorded fall."""
     if not c.older:
         return None
     falls, fractures = c.social("fall"), c.ever("fracture")
     osteo, dementia, stroke = c.active("osteoporosis"), c.active("dementia"), c.active("stroke")
     frids = tuple(m for m in c.meds if any(k in m.classes for k in _FRID))
-    ages = f"age {c.age}" if (c.age or 0) < 90 else "age 90 or over"
     found = (
         ("falls recorded", bool(falls)),
         ("previous fractures", bool(fractures)),
         ("osteoporosis", bool(osteo)),
         ("dementia", bool(dementia)),
         ("fall-risk medicines: " + ", ".join(m.drugs[0] for m in frids), bool(frids)),
-        (ages, c.age is not None and c.age >= 80),
+        (_age_words(c), _at_least(c.age, "falls.risk_age_years")),
         ("previous stroke", bool(stroke)),
     )
     n = sum(on for _, on in found)
-    if n < 1 or (n < 2 and not falls):
+    if n < 1 or (n < param("falls.risk_factors") and not falls):
         return None
     parts = tuple(t for t, on in found if on)
     cited = refs(falls, fractures, osteo, dementia, frids, stroke)
@@ -976,99 +849,28 @@ def _fall_risk(c: Case) -> _FallRisk | None:
 
 def _fall_problem(o: Output, r: _FallRisk) -> str:
     why = "; ".join(r.parts)
-    return o.problem("prob-fall-risk", "Fall risk", r.cited, why, ("falls", "function"), why, 0.8)
-
-
-_FALLS = (
-    (
-        "physiotherapist",
-        "support",
-        "Risk factors for falls ({parts}): a multifactorial "
-        "assessment with strength and balance training prevents falls in older people.",
-        ("EB-FALLS-001", "EB-FALLS-002"),
-        0.7,
-    ),
-    (
-        "nurse",
-        "support",
-        "A falls assessment checks gait, vision, footwear, continence and "
-        "night-time risks at home.",
-        ("EB-FALLS-002",),
-        0.55,
-    ),
-    (
-        "physiotherapist",
-        "support",
-        "A home exercise programme can continue between supervised sessions.",
-        ("EB-FALLS-001",),
-        0.4,
-    ),
-)
-_FALLS_BONES = (
-    (
-        "geriatrician",
-        "support",
-        "With {what} a fall is likely to cause a fracture.",
-        ("EB-FALLS-002",),
-        0.6,
-    ),
-)
-_FALLS_ANTICOAG = (
-    (
-        "cardiologist",
-        "support",
-        "On {drugs} a fall can cause serious bleeding; preventing falls "
-        "is safer than stopping anticoagulation.",
-        ("EB-CV-007", "EB-FALLS-002"),
-        0.5,
-    ),
-)
-_FALLS_DEMENTIA = (
-    (
-        "occupational-therapist",
-        "attack",
-        "{dementia}{score} limits learning and following an "
-        "exercise programme; sessions must be supervised.",
-        ("EB-FALLS-001",),
-        0.4,
-    ),
-)
-_FALLS_ALONE = (
-    (
-        "social-worker",
-        "attack",
-        "No carer is recorded at home to help with exercises or to "
-        "accompany sessions: feasibility is doubtful without support.",
-        ("EB-SOC-004",),
-        0.4,
-    ),
-)
-_FALLS_VERY_OLD = (
-    (
-        "geriatrician",
-        "attack",
-        "For {age} exercise tolerance is limited; the programme must be short and adapted.",
-        ("EB-MM-002",),
-        0.3,
-    ),
-)
+    conf = param("problem.confidence_fall_risk")
+    return o.problem("prob-fall-risk", "Fall risk", r.cited, why, ("falls", "function"), why, conf)
 
 
 def _falls_cautions(c: Case, r: _FallRisk) -> list[Point]:
     out: list[Point] = []
     if r.osteo or r.fractures:
         what = "osteoporosis" if r.osteo else "previous fractures"
-        out += _points(_FALLS_BONES, (*r.osteo, *r.fractures), what=what)
+        out.append(_point("falls.fracture-risk", (*r.osteo, *r.fractures), what=what))
     if anticoag := c.with_spec("class:anticoagulant"):
-        out += _points(_FALLS_ANTICOAG, anticoag, drugs=names(anticoag))
+        out.append(_point("falls.bleeding-on-anticoagulant", anticoag, drugs=names(anticoag)))
     if r.dementia:
         mmse = c.latest("mmse")
         score = f" (MMSE {fmt(mmse.value)})" if mmse else ""
         cited = (*r.dementia, *((mmse,) if mmse else ()))
-        out += _points(_FALLS_DEMENTIA, cited, dementia=r.dementia[0].text, score=score)
-    out += _points(_FALLS_ALONE, r.alone) if r.alone else []
-    very_old = c.age is not None and c.age >= 90
-    return out + (_points(_FALLS_VERY_OLD, (), age=age_phrase(c)) if very_old else [])
+        out.append(
+            _point("falls.dementia-supervision", cited, dementia=r.dementia[0].text, score=score)
+        )
+    out += [_point("falls.no-carer", r.alone)] if r.alone else []
+    if _at_least(c.age, "falls.very_old_age_years"):
+        out.append(_point("falls.very-old-tolerance", (), age=age_phrase(c)))
+    return out
 
 
 @rule("falls-prevention", "World Falls Guidelines 2022 (multifactorial assessment, exercise)")
@@ -1077,51 +879,18 @@ def falls_prevention(c: Case, o: Output) -> None:
     r = _fall_risk(c)
     if r is None:
         return
-    pts = (*_points(_FALLS, r.cited, parts="; ".join(r.parts)), *_falls_cautions(c, r))
+    first = ("falls.multifactorial-assessment", "falls.home-risks-check", "falls.home-exercise")
+    pts = (*_points(first, r.cited, parts="; ".join(r.parts)), *_falls_cautions(c, r))
     o.proposals.append(
-        Proposal(
-            "opt-falls-prevention",
+        _proposal(
+            "falls-prevention",
             "Falls risk assessment and strength and balance programme",
-            "rehabilitation",
             "Multifactorial falls assessment with supervised strength and balance exercise.",
             r.cited,
             (_fall_problem(o, r),),
             pts,
-            None,
-            None,
-            2,
         )
     )
-
-
-_HOME = (
-    (
-        "occupational-therapist",
-        "support",
-        "A home hazard assessment (lighting, rugs, bathroom "
-        "rails, stairs) reduces falls for people at high risk.",
-        ("EB-FALLS-003",),
-        0.62,
-    ),
-)
-_HOME_VISIT = (
-    (
-        "care-coordinator",
-        "attack",
-        "Adds a home visit to the schedule; waiting times may delay it.",
-        ("EB-MM-003",),
-        0.25,
-    ),
-)
-_HOME_DEMENTIA = (
-    (
-        "geriatrician",
-        "support",
-        "With {dementia} the home must compensate for what memory no longer can.",
-        ("EB-FALLS-003", "EB-COG-002"),
-        0.5,
-    ),
-)
 
 
 @rule("home-safety-assessment", "World Falls Guidelines 2022 (home hazard assessment)")
@@ -1130,63 +899,22 @@ def home_safety(c: Case, o: Output) -> None:
     r = _fall_risk(c)
     if r is None or not (r.dementia or r.alone or r.falls or r.fractures):
         return
-    pts = _points(_HOME, r.cited) + _points(_HOME_VISIT, r.cited[:1])
+    pts = [
+        _point("home-safety.hazard-assessment", r.cited),
+        _point("home-safety.extra-visit", r.cited[:1]),
+    ]
     if r.dementia:
-        pts += _points(_HOME_DEMENTIA, r.dementia, dementia=r.dementia[0].text)
+        pts.append(_point("home-safety.dementia", r.dementia, dementia=r.dementia[0].text))
     o.proposals.append(
-        Proposal(
-            "opt-home-safety",
+        _proposal(
+            "home-safety",
             "Home safety assessment by occupational therapy",
-            "rehabilitation",
             "Occupational therapy home hazard assessment and adaptations.",
             r.cited,
             (_fall_problem(o, r),),
-            tuple(pts),
-            None,
-            None,
-            1,
+            pts,
         )
     )
-
-
-_CARER = (
-    (
-        "social-worker",
-        "support",
-        "Living with {dementia} depends on a carer; a carer's needs "
-        "assessment, education and respite keep care at home sustainable.",
-        ("EB-COG-003", "EB-SOC-004"),
-        0.62,
-    ),
-)
-_COORDINATOR = (
-    (
-        "care-coordinator",
-        "support",
-        "A named contact coordinates the appointments this plan creates.",
-        ("EB-COG-002", "EB-MM-003"),
-        0.5,
-    ),
-)
-_ALONE = (
-    (
-        "social-worker",
-        "support",
-        "Lives alone: without a carer the risks at home rise quickly.",
-        ("EB-SOC-003",),
-        0.6,
-    ),
-)
-_NO_CARER = (
-    (
-        "gp",
-        "attack",
-        "The record does not say who the carer is; the referral must first "
-        "establish whether one exists.",
-        ("EB-COG-003",),
-        0.3,
-    ),
-)
 
 
 @rule("carer-support-dementia", "NICE NG97 dementia, 2018 (supporting carers)")
@@ -1196,42 +924,24 @@ def carer_support(c: Case, o: Output) -> None:
     if not dementia:
         return
     carer, alone = c.social("caregiver", "carer"), c.social("alone")
-    pts = _points(_CARER, (*dementia, *carer, *alone), dementia=dementia[0].text)
-    pts += _points(_COORDINATOR, dementia)
-    pts += _points(_ALONE, alone) if alone else [] if carer else _points(_NO_CARER, dementia)
+    pts = [
+        _point("carer.needs-assessment", (*dementia, *carer, *alone), dementia=dementia[0].text),
+        _point("carer.named-contact", dementia),
+    ]
+    if alone:
+        pts.append(_point("carer.lives-alone", alone))
+    elif not carer:
+        pts.append(_point("carer.unknown-carer", dementia))
     o.proposals.append(
-        Proposal(
-            "opt-carer-support",
+        _proposal(
+            "carer-support",
             "Carer needs assessment and support",
-            "caregiver-support",
             "Assess the carer's needs; education, respite and community support.",
             refs(dementia, carer, alone),
             prob_ids(dementia),
-            tuple(pts),
-            None,
-            None,
-            1,
+            pts,
         )
     )
-
-
-_STRESS = (
-    (
-        "psychiatrist",
-        "support",
-        "{stress} is recorded as current: screen for depression and "
-        "anxiety and offer psychological support.",
-        ("EB-MOOD-002",),
-        0.55,
-    ),
-    (
-        "social-worker",
-        "support",
-        "Stress usually has social causes that can be addressed directly.",
-        ("EB-SOC-001",),
-        0.5,
-    ),
-)
 
 
 @rule("psychosocial-support-stress", "NICE CG91 depression with chronic physical illness, 2009")
@@ -1245,17 +955,13 @@ def psychosocial_support(c: Case, o: Output) -> None:
     if not stress:
         return
     o.proposals.append(
-        Proposal(
-            "opt-psychosocial-support",
+        _proposal(
+            "psychosocial-support",
             "Screen for depression and offer psychosocial support",
-            "mental-health",
             "Mood screening and psychosocial support.",
             refs(stress),
             c.base_ids(stress),
-            tuple(_points(_STRESS, stress, stress=stress[0].text)),
-            None,
-            None,
-            1,
+            _points(("stress.mood-screen", "stress.social-causes"), stress, stress=stress[0].text),
         )
     )
 
@@ -1269,24 +975,6 @@ def _needs(c: Case) -> tuple[Condition | SocialFact, ...]:
 
 
 _ABUSE_KINDS = ("intimate_partner_abuse", "violence_in_environment")
-_ABUSE = (
-    (
-        "social-worker",
-        "support",
-        "{abuse} is recorded as current: a confidential safety "
-        "assessment and referral to specialist support are needed.",
-        ("EB-SOC-002",),
-        0.8,
-    ),
-    ("gp", "support", "Ask privately and document a safety plan.", ("EB-SOC-002",), 0.55),
-    (
-        "care-coordinator",
-        "attack",
-        "Contact must be arranged safely; a letter or call could alert the abuser.",
-        ("EB-SOC-002",),
-        0.35,
-    ),
-)
 
 
 @rule("safety-assessment-abuse", "NICE PH50 domestic violence and abuse, 2014")
@@ -1297,38 +985,17 @@ def safety_assessment(c: Case, o: Output) -> None:
     )
     if not abuse:
         return
+    ids = ("abuse.safety-assessment", "abuse.ask-privately", "abuse.safe-contact")
     o.proposals.append(
-        Proposal(
-            "opt-safety-assessment",
+        _proposal(
+            "safety-assessment",
             "Confidential safety assessment and referral",
-            "immediate-safety",
             "Safety planning for intimate partner abuse.",
             refs(abuse),
             c.base_ids(abuse),
-            tuple(_points(_ABUSE, abuse, abuse=abuse[0].text)),
-            None,
-            None,
-            3,
+            _points(ids, abuse, abuse=abuse[0].text),
         )
     )
-
-
-_SOCIAL = (
-    (
-        "social-worker",
-        "support",
-        "Recorded social needs ({items}) shape what care is feasible; link to community resources.",
-        ("EB-SOC-001", "EB-SOC-003"),
-        0.6,
-    ),
-    (
-        "care-coordinator",
-        "support",
-        "Social circumstances decide whether appointments and medicines actually happen.",
-        ("EB-SOC-001",),
-        0.45,
-    ),
-)
 
 
 @rule("social-work-needs", "NICE NG22 older people with social care needs, 2015")
@@ -1338,18 +1005,15 @@ def social_work(c: Case, o: Output) -> None:
     if not needs:
         return
     items = "; ".join(x.text for x in needs[:4])
+    ids = ("social-needs.community-resources", "social-needs.feasibility")
     o.proposals.append(
-        Proposal(
-            "opt-social-work",
+        _proposal(
+            "social-work",
             "Social work assessment of social needs",
-            "referral",
             "Assess and address recorded social needs.",
             refs(needs),
             c.base_ids(needs),
-            tuple(_points(_SOCIAL, needs, items=items)),
-            None,
-            None,
-            1,
+            _points(ids, needs, items=items),
         )
     )
 
@@ -1357,23 +1021,46 @@ def social_work(c: Case, o: Output) -> None:
 # ------------------------------------------------------------------------- complexity
 
 
+def _band(value: float | None, *names: str) -> int:
+    """How many of the parameters ``names`` (ascending) ``value`` reaches: a score band."""
+    return sum(_at_least(value, name) for name in names)
+
+
+def _impaired(mmse: Observation | None) -> bool:
+    """An MMSE result (a score of 0 read as not recorded) below the impaired value."""
+    return (
+        mmse is not None
+        and bool(mmse.value)
+        and not _at_least(mmse.value, "complexity.mmse_impaired_below")
+    )
+
+
 def _score(c: Case, base: Sequence[ProblemCase], out: Output) -> tuple[tuple[str, int], ...]:
-    """Multimorbidity (0-3) + polypharmacy (0-2) + age (0-2) + cognition (0/2) + falls (0/1)
-    + psychosocial (0-2) + safety findings (0-2)."""
+    """Multimorbidity (0-3) + polypharmacy (0-2) + age (0-2) + cognition (0 or its points)
+    + falls (0/1) + psychosocial (0-2) + safety findings (0-2); the bands are parameters."""
     n = sum(1 for p in base if p.initial == "accept")
-    nm = len(c.meds)
-    mmse = c.latest("mmse")
     needs = sum(1 for p in base if p.kind == "sdoh-need") + sum(
         1 for f in c.p.social if f.kind in NEED_KINDS
     )
+    cognition = c.active("dementia") or _impaired(c.latest("mmse"))
+    conditions = ("complexity.conditions_point_1", "complexity.conditions_point_2")
     return (
-        ("multimorbidity", 0 if n <= 2 else 1 if n <= 5 else 2 if n <= 8 else 3),
-        ("polypharmacy", 2 if nm >= 10 else 1 if nm >= 5 else 0),
-        ("age", 0 if c.age is None or c.age < 65 else 1 if c.age < 85 else 2),
-        ("cognition", 2 if c.active("dementia") or (mmse and (mmse.value or 30) < 24) else 0),
+        ("multimorbidity", _band(n, *conditions, "complexity.conditions_point_3")),
+        (
+            "polypharmacy",
+            _band(len(c.meds), "polypharmacy.medicines", "polypharmacy.hyper_medicines"),
+        ),
+        (
+            "age",
+            _band(c.age, "complexity.age_point_1_years", "complexity.age_point_2_years"),
+        ),
+        ("cognition", round(param("complexity.cognition_points")) if cognition else 0),
         ("falls", 1 if c.social("fall") or c.ever("fracture") else 0),
-        ("psychosocial", 0 if needs == 0 else 1 if needs < 3 else 2),
-        ("safety findings", 0 if out.high_risk == 0 else 1 if out.high_risk < 3 else 2),
+        ("psychosocial", min(needs, 1) + _at_least(needs, "complexity.needs_point_2")),
+        (
+            "safety findings",
+            min(out.high_risk, 1) + _at_least(out.high_risk, "complexity.safety_point_2"),
+        ),
     )
 
 
@@ -1382,7 +1069,12 @@ def _dimensions(
 ) -> tuple[str, ...]:
     n = sum(1 for p in base if p.initial == "accept")
     egfr = c.latest("egfr")
-    low_kidney = egfr is not None and (egfr.value or 100) < 60
+    # a result of 0 is read as not recorded
+    low_kidney = (
+        egfr is not None
+        and bool(egfr.value)
+        and not _at_least(egfr.value, "complexity.egfr_low_below")
+    )
     dims = (
         (f"multimorbidity ({n} active conditions)", n > 0),
         (f"polypharmacy ({len(c.meds)} active medicines)", score["polypharmacy"] > 0),
@@ -1398,36 +1090,27 @@ def _dimensions(
     return tuple(d for d, on in dims if on)
 
 
+_LEVELS: tuple[Complexity, ...] = ("low", "moderate", "high", "very high")
+
+
 def _complexity(
     c: Case, base: Sequence[ProblemCase], out: Output
 ) -> tuple[Complexity, int, tuple[tuple[str, int], ...], tuple[str, ...]]:
-    """Levels: score 0-2 low, 3-5 moderate, 6-8 high, 9+ very high."""
+    """Levels by score: low, then moderate, high and very high from their parameters."""
     breakdown = _score(c, base, out)
     score = sum(v for _, v in breakdown)
-    level: Complexity = (
-        "low" if score <= 2 else "moderate" if score <= 5 else "high" if score <= 8 else "very high"
-    )
+    level = _LEVELS[
+        _band(
+            score,
+            "complexity.level_moderate_from",
+            "complexity.level_high_from",
+            "complexity.level_very_high_from",
+        )
+    ]
     return level, score, breakdown, _dimensions(c, base, out, dict(breakdown))
 
 
 # ------------------------------------------------------------------------------ entry
-
-
-# Rule functions that state their own priority (it depends on the facts, not the category).
-_OWN_PRIORITY = frozenset({"opt-confirm-hypertension", "opt-assess-cv-risk"})
-
-
-def _legacy_priority(p: Proposal) -> Priority:
-    """Priority of an activity proposed by a rule function (criteria state theirs)."""
-    if p.category == "immediate-safety" or (p.category == "medication" and p.urgency >= 3):
-        return "safety"
-    if p.id in _OWN_PRIORITY:
-        return p.priority
-    if p.id.startswith("opt-start-"):
-        return "omission"
-    if p.category == "monitoring":
-        return "monitoring"
-    return "review"
 
 
 def _role_weights(
@@ -1435,7 +1118,8 @@ def _role_weights(
 ) -> tuple[tuple[str, float], ...]:
     weights: dict[str, float] = {a.role: 0.0 for a in POOL}
     for prop in proposals:
-        boost = 1.5 if prop.category == "immediate-safety" else 1.0
+        safety = prop.category == "immediate-safety"
+        boost = param("weights.immediate_safety_boost") if safety else 1.0
         for pt in prop.points:
             if pt.role in weights:
                 weights[pt.role] += pt.tau * boost
@@ -1443,7 +1127,7 @@ def _role_weights(
         if pc.initial == "accept":
             for a in POOL:
                 if a.role != "gp" and set(pc.domains) & set(a.expertise):
-                    weights[a.role] += 0.2
+                    weights[a.role] += param("weights.problem_expertise")
     return tuple(
         sorted(
             ((r, round(w, 4)) for r, w in weights.items()),
@@ -1488,17 +1172,14 @@ def _review_covered(p: Proposal, proposals: Sequence[Proposal]) -> bool:
 
 def _proposals(o: Output, problems: Sequence[ProblemCase]) -> tuple[Proposal, ...]:
     """One option per id (rule functions and criteria may propose the same activity), with
-    known problems only, a priority, in plan order."""
+    known problems only, in plan order (every option states its priority: the criteria's and
+    the rule functions' data)."""
     merged = Output(o.problems, [], o.high_risk)
     for prop in o.proposals:
         add_or_merge(merged, prop)
     known = {p.id for p in problems}
     out = (
-        replace(
-            p,
-            problem_ids=tuple(x for x in p.problem_ids if x in known),
-            priority=p.priority if p.criteria else _legacy_priority(p),
-        )
+        replace(p, problem_ids=tuple(x for x in p.problem_ids if x in known))
         for p in merged.proposals
         if not _review_covered(p, merged.proposals)
     )

@@ -69,7 +69,7 @@ def test_no_template_or_no_medicine_to_name_leaves_the_generic_line_to_the_core(
 def _activity_ids() -> list[str]:
     """Every activity id the knowledge can propose, its bindings filled with a name: the
     criteria's options, variants and lab groups (and the verify-the-dose form), the rule functions'
-    literal ids and the merged monitoring panels."""
+    options (``rule_points.yaml``) and the merged monitoring panels."""
     ids = []
     for f in sorted(CRITERIA_DIR.glob("*.json")):
         for c in json.loads(f.read_text())["criteria"]:
@@ -78,8 +78,8 @@ def _activity_ids() -> list[str]:
             if c["option"].get("group"):
                 ids.append(c["option"]["group"]["id"])
     ids += ["opt-verify-" + i.removeprefix("opt-") for i in ids]
-    rules = (KNOWLEDGE / "rules.py").read_text()
-    ids += re.findall(r'"(opt-[a-z0-9-]+[a-z0-9])"', rules)
+    rule_options = yaml.safe_load((KNOWLEDGE / "data" / "rule_points.yaml").read_text())
+    ids += [o["id"] for o in rule_options["options"].values()]
     panels = yaml.safe_load((KNOWLEDGE / "data" / "panels.yaml").read_text())
     ids += [f"opt-monitor-{p['id']}" for p in panels.get("panels", [])]
     return [re.sub(r"\{[a-z]+\}", "drug", i) for i in ids]

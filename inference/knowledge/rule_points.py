@@ -1,0 +1,139 @@
+"""The points and options of the rule functions, read from ``data/rule_points.yaml``.
+
+A rule function (``rules.py``) decides *whether* a point is made; what the point says, who says
+it, how strong it is, what it is about and which concern it raises are data, taken here by a
+stable id, so a clinician can change them without reading Python and one entry serves every rule
+that makes the same point. Likewise each option a rule proposes takes its category, urgency,
+priority class and the concerns it answers from the file. The file is validated at import (a bad
+entry stops start-up naming the file and the place). Pure: no I/O after import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from inference.protocol import Priority, Severity
+from service.core.evaluation import CATEGORY_ORDER, URGENCY_ORDER
+from service.core.model import Stance
+
+from ._datafile import DATA_DIR, load_file
+from .model import Cited, Point, refs
+from .roles import ROLE_BY_NAME
+
+__all__ = [
+    "RULE_POINTS_FILE",
+    "RuleOption",
+    "RulePoint",
+    "RulePointsFile",
+    "make_point",
+    "rule_option",
+    "rule_points",
+]
+
+RULE_POINTS_FILE: Path = DATA_DIR / "rule_points.yaml"
+_PointId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*\.[a-z][a-z0-9-]*$")]
+_Word = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*$")]
+_Strength = Annotated[float, Field(gt=0, le=1)]
+
+
+class RulePoint(BaseModel):
+    """One point a rule function makes: who, for or against, the text template and the rest."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    role: str
+    stance: Stance
+    text: str = Field(min_length=1)
+    evidence: tuple[str, ...] = Field(min_length=1)
+    strength: _Strength
+    # the strength where the rule's named condition holds (``make_point(..., stronger_if=name)``)
+    stronger: dict[_Word, _Strength] = Field(default_factory=dict)
+    recent: bool = False
+    harm: Severity | None = None
+    themes: tuple[_Word, ...]  # stated, may be empty: never read from the text
+    concern: str  # "" for a point that raises none
+
+    @field_validator("role")
+    @classmethod
+    def _known_role(cls, v: str) -> str:
+        if v not in ROLE_BY_NAME:
+            raise ValueError(f"unknown role {v!r}")
+        return v
+
+
+class RuleOption(BaseModel):
+    """What a rule function's option is: its id, category, urgency and priority class."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=r"^opt-[a-z0-9-]+$")
+    category: str
+    urgency: int = Field(ge=0)
+    priority: Priority
+    urgency_class: str = ""
+    answers: tuple[_Word, ...] = ()
+
+    @field_validator("category")
+    @classmethod
+    def _known_category(cls, v: str) -> str:
+        if v not in CATEGORY_ORDER:
+            raise ValueError(f"unknown category {v!r}")
+        return v
+
+    @field_validator("urgency_class")
+    @classmethod
+    def _known_urgency(cls, v: str) -> str:
+        if v and v not in URGENCY_ORDER:
+            raise ValueError(f"unknown urgency class {v!r}")
+        return v
+
+
+class RulePointsFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    points: dict[_PointId, RulePoint] = Field(min_length=1)
+    options: dict[_Word, RuleOption] = Field(min_length=1)
+
+
+@cache
+def rule_points() -> RulePointsFile:
+    """The shipped file (``KnowledgeFileError`` on a bad one)."""
+    return load_file(RULE_POINTS_FILE, RulePointsFile)
+
+
+def make_point(
+    point_id: str, facts: Iterable[str | Cited], *, stronger_if: str = "", **values: object
+) -> Point:
+    """The point ``point_id`` about ``facts``, its text filled with ``values``; ``stronger_if``
+    names the condition under which its ``stronger`` strength applies ("" or an unlisted name:
+    the plain strength). An unknown id is a programming error (``KeyError`` naming it)."""
+    try:
+        p = rule_points().points[point_id]
+    except KeyError:
+        raise KeyError(f"no point {point_id!r} in {RULE_POINTS_FILE.name}") from None
+    tau = p.stronger.get(stronger_if, p.strength)
+    return Point(
+        p.role,
+        p.stance,
+        p.text.format(**values),
+        refs(facts),
+        p.evidence,
+        tau,
+        harm=p.harm,
+        recent=p.recent,
+        themes=p.themes,
+        concern=p.concern,
+    )
+
+
+def rule_option(key: str) -> RuleOption:
+    """The option entry ``key`` (``KeyError`` naming it when absent)."""
+    try:
+        return rule_points().options[key]
+    except KeyError:
+        raise KeyError(f"no option {key!r} in {RULE_POINTS_FILE.name}") from None
