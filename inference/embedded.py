@@ -52,6 +52,7 @@ from inference.knowledge.conditions import classify
 from inference.knowledge.criteria import Criterion
 from inference.knowledge.roles import DOMAIN_ROLES, SEVERE_GROUPS
 from inference.knowledge.rules import CRITERIA, Point, Proposal
+from inference.knowledge.themes import answers, supports
 from inference.panel_sizes import DEFAULT_PANEL_SIZES, PanelSizes
 from inference.panel_sizes import panel_sizes as validated_sizes
 from inference.protocol import (
@@ -91,7 +92,7 @@ from service.core.model import Finding
 from service.core.profile import LOINC_GROUPS, SNOMED, PatientProfile
 from service.errors import BackendTimeout, CanoeError, StepFailed
 
-__all__ = ["KB_VERSION", "PANEL_SIZES", "EmbeddedExperts", "themes"]
+__all__ = ["KB_VERSION", "PANEL_SIZES", "EmbeddedExperts"]
 
 # The knowledge version, from the change log (the one place it is stated).
 KB_VERSION = changelog().version
@@ -105,38 +106,20 @@ _SEVERITY_RANK: dict[str, int] = {"minor": 1, "moderate": 2, "severe": 3}
 # and T42 (poisoning by antiepileptic, sedative-hypnotic drugs).
 _OVERDOSE_SNOMED = frozenset({"55680006"})
 _OVERDOSE_ICD10 = ("T40", "T42")
-# Typed concerns for today's knowledge points, until the rules carry them: (option id prefix,
-# role, stance) -> concern code. The care coordinator's objections are about delivery and
-# burden (its declared priorities); the pharmacist's objection to a taper is abrupt withdrawal;
-# the cardiologist's objection to a lower simvastatin dose is weaker lipid lowering.
-_BRIDGE_CONCERNS: tuple[tuple[str, str, Stance, str], ...] = (
-    ("opt-taper-", "pharmacist", "attack", "abrupt-withdrawal"),
-    ("opt-reduce-simvastatin", "cardiologist", "attack", "weaker-lipid-lowering"),
-    ("opt-", "care-coordinator", "attack", "treatment-burden"),
-)
-# What an option's design answers, by option id prefix: a gradual taper answers abrupt stopping;
-# "reduce the simvastatin dose or switch statin" keeps lipid lowering by the switch.
-_BRIDGE_ANSWERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("opt-taper-", ("abrupt-withdrawal",)),
-    ("opt-reduce-simvastatin", ("weaker-lipid-lowering",)),
-)
 # Every loaded criterion by id: a proposal names the criteria that made it.
 _CRITERIA_BY_ID: dict[str, Criterion] = {c.id: c for c in CRITERIA}
+# How points on one option relate through their themes (``data/themes.yaml``): (theme of the
+# source, theme of the target) for a same-stance support and for an answer across stances.
+_SUPPORTS = supports()
+_ANSWERS = answers()
 
-# Priority by option id prefix where category and urgency do not say it (see ``_priority``).
-_OMISSIONS = (
-    "opt-start-",
-    "opt-review-bp",
-    "opt-refer-nephrology",
-    "opt-falls-prevention",
-    "opt-copd-rehab",
-    "opt-safety-",
-)
-_SAFETY_VERBS = ("opt-taper-", "opt-stop-", "opt-switch-", "opt-reduce-", "opt-avoid-")
-
-# Themes read from argument text; they drive argument-to-argument relations and the safety
-# criterion of clash adjudication. Keyword tables, not free inference.
-_THEMES: dict[str, tuple[str, ...]] = {
+# ---------------------------------------------------------- legacy fallbacks for rule points
+# The points and proposals the rule functions (``inference.knowledge.rules``) make do not yet
+# state their themes, concern and priority class. Until they do, the three ``_stated_or_legacy``
+# functions below read them the old way (keywords in the text, option id prefixes) for those
+# only: a point whose field is None, a proposal no criterion made. Criteria state all three.
+# These tables and the fallbacks go once the rule points state theirs.
+_LEGACY_RULE_THEMES: dict[str, tuple[str, ...]] = {
     "sedation": ("sedat", "drowsi"),
     "falls": ("fall",),
     "anticholinergic": ("anticholinergic",),
@@ -172,42 +155,57 @@ _THEMES: dict[str, tuple[str, ...]] = {
         "seizure",
     ),
 }
-_SAFETY = frozenset(
-    {
-        "sedation",
-        "falls",
-        "anticholinergic",
-        "cognition",
-        "bleeding",
-        "withdrawal",
-        "hyperkalaemia",
-        "toxicity",
-        "kidney",
-        "fall-bleed",
-    }
+# (option id prefix, role, stance) -> the concern of a rule point.
+_LEGACY_RULE_CONCERNS: tuple[tuple[str, str, Stance, str], ...] = (
+    ("opt-taper-", "pharmacist", "attack", "abrupt-withdrawal"),
+    ("opt-reduce-simvastatin", "cardiologist", "attack", "weaker-lipid-lowering"),
+    ("opt-", "care-coordinator", "attack", "treatment-burden"),
 )
-# (theme of source, theme of target, relation) for arguments on the same option.
-_CORROBORATE = (
-    ("sedation", "falls"),
-    ("anticholinergic", "cognition"),
-    ("bleeding", "falls"),
-    ("kidney", "toxicity"),
+# Option id prefixes -> the priority class of a proposal only rule functions made.
+_LEGACY_RULE_OMISSIONS = (
+    "opt-start-",
+    "opt-review-bp",
+    "opt-refer-nephrology",
+    "opt-falls-prevention",
+    "opt-copd-rehab",
+    "opt-safety-",
 )
-_REBUT = (
-    ("taper", "withdrawal"),
-    ("limit-burden", "burden"),
-    ("recheck", "hyperkalaemia"),
-    ("alternative", "pain"),
-    ("single-therapy", "thrombosis"),
-    ("level-check", "rate"),
-    ("oac-falls", "fall-bleed"),
-    ("no-carer", "home-programme"),
-)
+_LEGACY_RULE_SAFETY_VERBS = ("opt-taper-", "opt-stop-", "opt-switch-", "opt-reduce-", "opt-avoid-")
 
 
-def themes(text: str) -> frozenset[str]:
-    low = text.lower()
-    return frozenset(t for t, words in _THEMES.items() if any(w in low for w in words))
+def _stated_or_legacy_themes(pt: Point) -> frozenset[str]:
+    """The point's stated themes; a rule point's (None) read from its words (legacy)."""
+    if pt.themes is not None:
+        return frozenset(pt.themes)
+    low = pt.text.lower()
+    return frozenset(t for t, w in _LEGACY_RULE_THEMES.items() if any(x in low for x in w))
+
+
+def _stated_or_legacy_concern(pt: Point, option_id: str) -> str:
+    """The point's stated concern; a rule point's (None) from the option id (legacy)."""
+    if pt.concern is not None:
+        return pt.concern
+    return next(
+        (
+            c
+            for prefix, role, stance, c in _LEGACY_RULE_CONCERNS
+            if option_id.startswith(prefix) and role == pt.role and stance == pt.stance
+        ),
+        "",
+    )
+
+
+def _stated_or_legacy_priority(p: Proposal) -> Priority:
+    """The priority class the knowledge states (a criterion's option's, else the criterion's);
+    for a proposal only rule functions made, also the one its option id implies (legacy)."""
+    given = p.priority
+    if p.criteria or p.category in ("immediate-safety", "monitoring"):
+        return given
+    if p.id.startswith(_LEGACY_RULE_OMISSIONS):
+        return min(given, "omission", key=PRIORITY_ORDER.index)
+    if p.id.startswith(_LEGACY_RULE_SAFETY_VERBS):
+        return "safety"
+    return given
 
 
 class EmbeddedExperts:
@@ -288,7 +286,8 @@ class EmbeddedExperts:
         )
 
     def _relate(self, s: Relate) -> tuple[Relation, ...]:
-        return tuple(r for o in s.options for r in _relate(o, s.arguments))
+        stated = _stated_themes(analyse(s.profile, self.locale))
+        return tuple(r for o in s.options for r in _relate(o, s.arguments, stated))
 
     def _adjudicate(self, s: Adjudicate) -> tuple[ClashVerdict, ...]:
         grades = {d.id: d.grade for d in s.evidence}
@@ -333,7 +332,7 @@ def _assess(a: Analysis, profile: PatientProfile) -> Assessment:
             p.medication_ref,
             _priority(p),
             _urgency_class(p),
-            _answers(p),
+            p.answers,
             _findings(p),
         )
         for p in _specific_first(a.proposals)
@@ -359,14 +358,10 @@ def _findings(p: Proposal) -> tuple[Finding, ...]:
 
 
 def _priority(p: Proposal) -> Priority:
-    """The clinical priority class of a proposal: the more urgent of the class its criteria
-    state and the class its kind of action implies (a proposal that a rule function and a
-    criterion both made must not lose the rule's "stop this drug" urgency to a default)."""
-    implied = _implied_priority(p)
-    given = getattr(p, "priority", None)
-    if given in PRIORITY_ORDER:
-        return min(cast(Priority, given), implied, key=PRIORITY_ORDER.index)
-    return implied
+    """The clinical priority class of a proposal: the more urgent of the class the knowledge
+    states for it and the class its category and urgency imply (a proposal that a rule function
+    and a criterion both made must not lose the rule's "stop this drug" urgency to a default)."""
+    return min(_stated_or_legacy_priority(p), _implied_priority(p), key=PRIORITY_ORDER.index)
 
 
 def _urgency_class(p: Proposal) -> UrgencyClass:
@@ -386,22 +381,11 @@ def _urgency_class(p: Proposal) -> UrgencyClass:
 def _implied_priority(p: Proposal) -> Priority:
     if p.category == "immediate-safety":
         return "safety"
-    if p.id.startswith(_OMISSIONS):
-        return "omission"
     if p.category == "monitoring":
         return "monitoring"
     if p.medication_ref is not None and p.urgency >= 2:
         return "safety"  # a drug to stop, switch, reduce or review for a harm it does
-    if p.id.startswith(_SAFETY_VERBS):
-        return "safety"
     return "review"
-
-
-def _answers(p: Proposal) -> tuple[str, ...]:
-    given = getattr(p, "answers", None)
-    if isinstance(given, tuple):
-        return given
-    return next((ans for prefix, ans in _BRIDGE_ANSWERS if p.id.startswith(prefix)), ())
 
 
 def _specific_first(proposals: Sequence[Proposal]) -> tuple[Proposal, ...]:
@@ -605,20 +589,13 @@ def _argue(
         if not facts:
             tau -= 0.05
         tau = round(min(0.95, max(0.05, tau)), 3)
-        # typed attributes a knowledge point sets itself win over the bridges below
+        # the harm a knowledge point states, else the worst its evidence statements name
         harm: Severity | None = getattr(pt, "harm", None)
         for e in () if harm is not None else ev:
             h = docs[e].harm if e in docs else None
             if h is not None and (harm is None or _SEVERITY_RANK[h] > _SEVERITY_RANK[harm]):
                 harm = h
-        concern: str = getattr(pt, "concern", "") or next(
-            (
-                c
-                for prefix, role, st, c in _BRIDGE_CONCERNS
-                if opt.id.startswith(prefix) and role == member.role and st == stance
-            ),
-            "",
-        )
+        concern = _stated_or_legacy_concern(pt, opt.id)
         out.append(
             ArgumentDraft(
                 f"arg-{member.role}-{opt.id}-{best[0]}",
@@ -638,9 +615,29 @@ def _argue(
     return tuple(out)
 
 
-def _relate(option: CandidateOption, arguments: Sequence[ArgumentDraft]) -> tuple[Relation, ...]:
+def _stated_themes(a: Analysis) -> dict[tuple[str, str, str], frozenset[str]]:
+    """(option id, role, text) -> the themes the knowledge states for the point an argument
+    speaks with (``_argue`` takes an argument's text from one point): an argument is known by
+    the point it states, never read for keywords; a model-written argument matches none."""
+    out: dict[tuple[str, str, str], frozenset[str]] = {}
+    for p in a.proposals:
+        for pt in p.points:
+            key = (p.id, pt.role, pt.text)
+            out[key] = out.get(key, frozenset()) | _stated_or_legacy_themes(pt)
+    return out
+
+
+def _relate(
+    option: CandidateOption,
+    arguments: Sequence[ArgumentDraft],
+    stated: Mapping[tuple[str, str, str], frozenset[str]],
+) -> tuple[Relation, ...]:
+    """Relations between the arguments on ``option`` through their points' stated themes
+    (``data/themes.yaml``): a support where one's theme ``supports`` a theme of a same-stance
+    argument that lacks it, an attack where one's theme ``answers`` a theme of an argument of
+    the other stance. Two arguments of one role and stance are never related."""
     args = [x for x in arguments if x.option_id == option.id]
-    th = {x.id: themes(x.text) for x in args}
+    th = {x.id: stated.get((x.option_id, x.role, x.text), frozenset()) for x in args}
     edges: dict[tuple[str, str], Stance] = {}
     for s in args:
         for t in args:
@@ -648,10 +645,10 @@ def _relate(option: CandidateOption, arguments: Sequence[ArgumentDraft]) -> tupl
                 continue
             rel: Stance | None = None
             if s.stance == t.stance and any(
-                x in th[s.id] and y in th[t.id] and x not in th[t.id] for x, y in _CORROBORATE
+                x in th[s.id] and y in th[t.id] and x not in th[t.id] for x, y in _SUPPORTS
             ):
                 rel = "support"
-            elif s.stance != t.stance and any(x in th[s.id] and y in th[t.id] for x, y in _REBUT):
+            elif s.stance != t.stance and any(x in th[s.id] and y in th[t.id] for x, y in _ANSWERS):
                 rel = "attack"
             if rel and (t.id, s.id) not in edges:
                 edges[(s.id, t.id)] = rel

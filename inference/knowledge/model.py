@@ -48,6 +48,13 @@ class Point:
     # admission): read with the clash comparator's recent abnormal facts when a role's several
     # points must be shown as one (``inference.embedded._argue``).
     recent: bool = False
+    # What the point is about, stated by the knowledge (not read from its words): two points of
+    # different roles on one option that share a theme answer each other (``embedded._relate``).
+    # None: not stated (only for model-written arguments).
+    themes: tuple[str, ...] | None = None
+    # The objection's concern (e.g. "abrupt-withdrawal"); answered when the option's ``answers``
+    # names it. None: not stated.
+    concern: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +77,8 @@ class Proposal:
     # How soon to act, where the knowledge says it (a criterion's ``urgency_class``, or a rule
     # function that knows it from the facts); "" leaves it to the priority class.
     urgency_class: str = ""
+    # Concerns the option's own design answers (a gradual taper answers abrupt stopping).
+    answers: tuple[str, ...] = ()
 
 
 def most_urgent(*classes: str) -> str:
@@ -189,6 +198,7 @@ def add_or_merge(o: Output, new: Proposal) -> None:
                 tuple(dict.fromkeys((*p.criteria, *new.criteria))),
                 p.query,
                 most_urgent(p.urgency_class, new.urgency_class),
+                tuple(dict.fromkeys((*p.answers, *new.answers))),
             )
             return
     o.proposals.append(new)

@@ -30,9 +30,12 @@ __all__ = [
     "LabGroup",
     "LabTest",
     "LevelTest",
+    "LibraryPoint",
     "Monitor",
     "OptionTemplate",
+    "PointLibrary",
     "PointTemplate",
+    "PointUse",
     "ProblemTemplate",
     "RecentEvent",
     "StayTest",
@@ -408,11 +411,41 @@ class PointTemplate(_Strict):
     # the lower of this and the binding's certainty is used.
     certainty: Literal["certain", "probable", "uncertain"] | None = None
     when: Trigger | None = None  # only made when this also holds
+    # What the point is about (codes of ``data/themes.yaml``, checked at load) and, for an
+    # objection, the concern it raises (answered when the option's ``answers`` names it): both
+    # stated here, never read from the text.
+    themes: tuple[str, ...] = ()
+    concern: str | None = Field(default=None, pattern=r"^[a-z][a-z\-]*$")
 
     @field_validator("text")
     @classmethod
     def _numbers(cls, v: str) -> str:
         return _no_literal_numbers(v)
+
+
+class PointUse(_Strict):
+    """A reusable point of ``data/points.yaml``, by id, in place of a point spelled out."""
+
+    use: str = Field(pattern=r"^[a-z0-9][a-z0-9\-]*$")
+
+
+class LibraryPoint(PointTemplate):
+    """One reusable point: a point template with the stable id criteria name it by."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9\-]*$")
+
+
+class PointLibrary(_Strict):
+    description: str = ""
+    points: tuple[LibraryPoint, ...]
+
+    @model_validator(mode="after")
+    def _unique(self) -> PointLibrary:
+        ids = [p.id for p in self.points]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            raise ValueError(f"reusable point ids {dup} are defined more than once")
+        return self
 
 
 class LabGroup(_Strict):
@@ -453,6 +486,13 @@ class OptionTemplate(_Strict):
     # How soon to act (``KIND_URGENCY`` and ``urgency_class_of`` when absent): routine for due
     # vaccinations, urgent for a recent high-stakes event the kind does not make urgent.
     urgency_class: UrgencyClass | None = None
+    # The option's own priority class where its kind of action is more urgent than the
+    # criterion's (stopping or tapering a drug for a harm: safety; starting a missing treatment
+    # or a high-value referral: omission); the criterion's ``priority`` when absent.
+    priority: Priority | None = None
+    # Concerns (a point's ``concern``) the option's own design answers: a gradual taper answers
+    # "abrupt-withdrawal", so an objection raising it loses its clash.
+    answers: tuple[str, ...] = ()
     # A caveat that changes what to do (confirm the stroke was not a bleed, check calcium and
     # phosphate first): joined to the title, so every view of the activity states it, when
     # ``caveat_when`` holds (always when absent).
