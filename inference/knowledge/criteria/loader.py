@@ -13,13 +13,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .._datafile import DATA_DIR
 from .._datafile import load_file as load_data_file
 from ..conditions import GROUPS_BY_KEY
 from ..drugs import CLASS_LABELS, DRUGS
 from ..roles import ROLE_BY_NAME
 from ..themes import THEMES
-from .schema import CriteriaFile, Criterion, PointLibrary, Trigger
+from .schema import POINTS_FILE, CriteriaFile, Criterion, PointLibrary, Trigger
 
 __all__ = ["CRITERIA_DIR", "POINTS_FILE", "KnowledgeError", "load", "point_library"]
 
@@ -27,8 +26,6 @@ CRITERIA_DIR = Path(__file__).resolve().parent
 EVIDENCE_FILE = CRITERIA_DIR.parent.parent / "evidence_base.json"
 # Quantities a lab test or monitor may name: LOINC_GROUPS keys and the governing kidney value.
 _DERIVED_QUANTITIES = frozenset({"kidney"})
-# The reusable points criteria refer to by id.
-POINTS_FILE = DATA_DIR / "points.yaml"
 
 
 class KnowledgeError(ValueError):

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Literal
+from functools import cache
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from inference.protocol import Priority
+
+from .._datafile import DATA_DIR, load_file
 
 __all__ = [
     "KINDS",
@@ -44,6 +47,7 @@ __all__ = [
     "UrgencyClass",
     "VaccineDue",
     "WeightCeiling",
+    "reusable_points",
     "urgency_class_of",
 ]
 
@@ -448,6 +452,17 @@ class PointLibrary(_Strict):
         return self
 
 
+# The reusable points criteria refer to by id (``{"use": id}``).
+POINTS_FILE = DATA_DIR / "points.yaml"
+
+
+@cache
+def reusable_points() -> dict[str, dict[str, Any]]:
+    """The reusable points by id, each as a criterion would spell it out (read once)."""
+    lib = load_file(POINTS_FILE, PointLibrary)
+    return {pt.id: pt.model_dump(exclude={"id"}, exclude_unset=True) for pt in lib.points}
+
+
 class LabGroup(_Strict):
     """One action per laboratory problem, not one per drug: when the bindings of the
     criteria sharing this ``id`` (a template over the lab, e.g. "opt-lab-sodium-low") hold
@@ -626,6 +641,24 @@ class Criterion(_Strict):
     variants: dict[str, Variant] = Field(default_factory=dict)  # renal_table criteria only
     high_risk: bool = False  # counts toward the case's complexity
     negative_case: str = ""  # test hint: which exception the table-driven test exercises
+
+    @field_validator("points", mode="before")
+    @classmethod
+    def _reused(cls, v: object) -> object:
+        """Each ``{"use": id}`` point as the reusable point of that id (``data/points.yaml``);
+        the loader has put them in place already, naming the place of a bad one."""
+        if not isinstance(v, list | tuple):
+            return v
+        lib = reusable_points()
+        out: list[object] = []
+        for pt in v:
+            if isinstance(pt, dict) and set(pt) == {"use"}:
+                if pt["use"] not in lib:
+                    raise ValueError(f"unknown reusable point {pt['use']!r}")
+                out.append(dict(lib[pt["use"]]))
+            else:
+                out.append(pt)
+        return out
 
     @model_validator(mode="after")
     def _params_named(self) -> Criterion:
