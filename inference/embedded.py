@@ -24,12 +24,15 @@ Documented rules:
   the facts and evidence of every point of that stance.
 * Clash adjudication: ``inference.adjudication.compare``, a documented comparator over typed
   attributes (answered by design, recent abnormal fact, severe harm, evidence grade), no winner
-  (``None``) when no rule separates the pair. Until the knowledge rules set the typed attributes
-  themselves, ``_BRIDGE_CONCERNS`` and the evidence base's ``harm`` field supply them here.
-* Priority class of each option (``_priority``): safety for immediate-safety activities and for
-  stopping, tapering, switching or reducing a drug for a harm (urgency >= 2); omission for
-  starting a missing treatment, treating an uncontrolled risk or a high-value referral;
-  monitoring for the monitoring category; review otherwise. Urgency class (``_urgency_class``):
+  (``None``) when no rule separates the pair. A point's concern and an option's ``answers`` are
+  stated by the knowledge; a point's harm is its own, else the worst its evidence names.
+* Relations (``_relate``): between arguments of different roles on one option, through the
+  themes the knowledge states for the points they speak with (``data/themes.yaml``); an
+  argument that states no knowledge point (a model's) has none, so relates to nothing here.
+* Priority class of each option (``_priority``): the more urgent of the class the knowledge
+  states (the criterion's option's, else the criterion's) and the one its category and urgency
+  imply: safety for an immediate-safety activity or a drug to change for a harm (urgency >= 2),
+  monitoring for the monitoring category, review otherwise. Urgency class (``_urgency_class``):
   the one the knowledge states, else urgent for an immediate-safety activity or a drug to stop
   at the highest urgency, routine for a review, soon for the rest. The generic structured medication
   review is proposed only when some active medicine is covered by no specific action.
