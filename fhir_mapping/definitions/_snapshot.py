@@ -50,7 +50,9 @@ def _laid_over(element: dict[str, object], diff: Mapping[str, object] | None) ->
 
 
 def _slice(
-    head: Mapping[str, object], base: Sequence[dict[str, object]], diff: Mapping[str, object]
+    head: Mapping[str, object],
+    base: Sequence[dict[str, object]],
+    diff: Mapping[str, Mapping[str, object]],
 ) -> list[dict[str, object]]:
     """The snapshot elements of one slice of ``Extension.extension``: the slice itself, then the
     Extension's own elements beneath it (``Extension.extension:part.url``, ...)."""
