@@ -202,11 +202,11 @@ def _stated_or_legacy_priority(p: Proposal) -> Priority:
     """The priority class the knowledge states (a criterion's option's, else the criterion's);
     for a proposal only rule functions made, also the one its option id implies (legacy)."""
     given = p.priority
-    if p.criteria or p.category in ("immediate-safety", "monitoring"):
+    if p.criteria or p.category == "immediate-safety":
         return given
     if p.id.startswith(_LEGACY_RULE_OMISSIONS):
         return min(given, "omission", key=PRIORITY_ORDER.index)
-    if p.id.startswith(_LEGACY_RULE_SAFETY_VERBS):
+    if p.category != "monitoring" and p.id.startswith(_LEGACY_RULE_SAFETY_VERBS):
         return "safety"
     return given
 

@@ -162,3 +162,14 @@ def test_an_unknown_theme_is_refused(tmp_path: Path) -> None:
         load_file(path)
     assert err.value.path == "criteria[0].points[0].themes[0]"
     assert "unknown theme 'mood'" in err.value.problem
+
+
+def test_a_library_point_with_an_unknown_theme_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "points.yaml"
+    path.write_text(
+        "points:\n  - id: gp-x\n    role: gp\n    stance: support\n    text: Fine.\n"
+        "    themes: [mood]\n"
+    )
+    with pytest.raises(KnowledgeError) as err:
+        point_library(path)
+    assert (err.value.file, err.value.path) == ("points.yaml", "points[gp-x].themes[0]")
