@@ -24,12 +24,15 @@ Documented rules:
   the facts and evidence of every point of that stance.
 * Clash adjudication: ``inference.adjudication.compare``, a documented comparator over typed
   attributes (answered by design, recent abnormal fact, severe harm, evidence grade), no winner
-  (``None``) when no rule separates the pair. Until the knowledge rules set the typed attributes
-  themselves, ``_BRIDGE_CONCERNS`` and the evidence base's ``harm`` field supply them here.
-* Priority class of each option (``_priority``): safety for immediate-safety activities and for
-  stopping, tapering, switching or reducing a drug for a harm (urgency >= 2); omission for
-  starting a missing treatment, treating an uncontrolled risk or a high-value referral;
-  monitoring for the monitoring category; review otherwise. Urgency class (``_urgency_class``):
+  (``None``) when no rule separates the pair. A point's concern and an option's ``answers`` are
+  stated by the knowledge; a point's harm is its own, else the worst its evidence names.
+* Relations (``_relate``): between arguments of different roles on one option, through the
+  themes the knowledge states for the points they speak with (``data/themes.yaml``); an
+  argument that states no knowledge point (a model's) has none, so relates to nothing here.
+* Priority class of each option (``_priority``): the more urgent of the class the knowledge
+  states (the criterion's option's, else the criterion's) and the one its category and urgency
+  imply: safety for an immediate-safety activity or a drug to change for a harm (urgency >= 2),
+  monitoring for the monitoring category, review otherwise. Urgency class (``_urgency_class``):
   the one the knowledge states, else urgent for an immediate-safety activity or a drug to stop
   at the highest urgency, routine for a review, soon for the rest. The generic structured medication
   review is proposed only when some active medicine is covered by no specific action.
@@ -52,6 +55,7 @@ from inference.knowledge.conditions import classify
 from inference.knowledge.criteria import Criterion
 from inference.knowledge.roles import DOMAIN_ROLES, SEVERE_GROUPS
 from inference.knowledge.rules import CRITERIA, Point, Proposal
+from inference.knowledge.themes import answers, supports
 from inference.panel_sizes import DEFAULT_PANEL_SIZES, PanelSizes
 from inference.panel_sizes import panel_sizes as validated_sizes
 from inference.protocol import (
@@ -92,7 +96,7 @@ from service.errors import BackendTimeout, CanoeError, StepFailed
 from service.record.profile import PatientProfile
 from service.record.vocabulary import LOINC_GROUPS, SNOMED
 
-__all__ = ["KB_VERSION", "PANEL_SIZES", "EmbeddedExperts", "themes"]
+__all__ = ["KB_VERSION", "PANEL_SIZES", "EmbeddedExperts"]
 
 # The knowledge version, from the change log (the one place it is stated).
 KB_VERSION = changelog().version
@@ -106,109 +110,12 @@ _SEVERITY_RANK: dict[str, int] = {"minor": 1, "moderate": 2, "severe": 3}
 # and T42 (poisoning by antiepileptic, sedative-hypnotic drugs).
 _OVERDOSE_SNOMED = frozenset({"55680006"})
 _OVERDOSE_ICD10 = ("T40", "T42")
-# Typed concerns for today's knowledge points, until the rules carry them: (option id prefix,
-# role, stance) -> concern code. The care coordinator's objections are about delivery and
-# burden (its declared priorities); the pharmacist's objection to a taper is abrupt withdrawal;
-# the cardiologist's objection to a lower simvastatin dose is weaker lipid lowering.
-_BRIDGE_CONCERNS: tuple[tuple[str, str, Stance, str], ...] = (
-    ("opt-taper-", "pharmacist", "attack", "abrupt-withdrawal"),
-    ("opt-reduce-simvastatin", "cardiologist", "attack", "weaker-lipid-lowering"),
-    ("opt-", "care-coordinator", "attack", "treatment-burden"),
-)
-# What an option's design answers, by option id prefix: a gradual taper answers abrupt stopping;
-# "reduce the simvastatin dose or switch statin" keeps lipid lowering by the switch.
-_BRIDGE_ANSWERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("opt-taper-", ("abrupt-withdrawal",)),
-    ("opt-reduce-simvastatin", ("weaker-lipid-lowering",)),
-)
 # Every loaded criterion by id: a proposal names the criteria that made it.
 _CRITERIA_BY_ID: dict[str, Criterion] = {c.id: c for c in CRITERIA}
-
-# Priority by option id prefix where category and urgency do not say it (see ``_priority``).
-_OMISSIONS = (
-    "opt-start-",
-    "opt-review-bp",
-    "opt-refer-nephrology",
-    "opt-falls-prevention",
-    "opt-copd-rehab",
-    "opt-safety-",
-)
-_SAFETY_VERBS = ("opt-taper-", "opt-stop-", "opt-switch-", "opt-reduce-", "opt-avoid-")
-
-# Themes read from argument text; they drive argument-to-argument relations and the safety
-# criterion of clash adjudication. Keyword tables, not free inference.
-_THEMES: dict[str, tuple[str, ...]] = {
-    "sedation": ("sedat", "drowsi"),
-    "falls": ("fall",),
-    "anticholinergic": ("anticholinergic",),
-    "cognition": ("cognit", "confusion", "delirium", "memory"),
-    "bleeding": ("bleed",),
-    "withdrawal": ("withdrawal", "rebound"),
-    "taper": ("taper",),
-    "burden": ("burden", "appointment", "home visit", "many visits", "waiting"),
-    "limit-burden": ("combine the test", "limit the burden"),
-    "no-carer": ("no carer", "lives alone"),
-    "home-programme": ("home exercise programme",),
-    "hyperkalaemia": ("potassium",),
-    "recheck": ("recheck potassium",),
-    "pain": ("pain from",),
-    "alternative": ("first-line for", "topical nsaid"),
-    "thrombosis": ("thrombosis", "coronary and stroke events"),
-    "single-therapy": ("alone usually protects",),
-    "rate": ("heart rate rise",),
-    "level-check": ("digoxin level",),
-    "fall-bleed": ("bleeding after a fall",),
-    "oac-falls": ("falls alone are not a reason",),
-    "kidney": ("kidney", "egfr", "nephrotoxic"),
-    "toxicity": (
-        "toxicity",
-        "accumulate",
-        "hypoglyc",
-        "hyperkal",
-        "respiratory depression",
-        "acute kidney injury",
-        "myopathy",
-        "muscle damage",
-        "bradycardia",
-        "seizure",
-    ),
-}
-_SAFETY = frozenset(
-    {
-        "sedation",
-        "falls",
-        "anticholinergic",
-        "cognition",
-        "bleeding",
-        "withdrawal",
-        "hyperkalaemia",
-        "toxicity",
-        "kidney",
-        "fall-bleed",
-    }
-)
-# (theme of source, theme of target, relation) for arguments on the same option.
-_CORROBORATE = (
-    ("sedation", "falls"),
-    ("anticholinergic", "cognition"),
-    ("bleeding", "falls"),
-    ("kidney", "toxicity"),
-)
-_REBUT = (
-    ("taper", "withdrawal"),
-    ("limit-burden", "burden"),
-    ("recheck", "hyperkalaemia"),
-    ("alternative", "pain"),
-    ("single-therapy", "thrombosis"),
-    ("level-check", "rate"),
-    ("oac-falls", "fall-bleed"),
-    ("no-carer", "home-programme"),
-)
-
-
-def themes(text: str) -> frozenset[str]:
-    low = text.lower()
-    return frozenset(t for t, words in _THEMES.items() if any(w in low for w in words))
+# How points on one option relate through their themes (``data/themes.yaml``): (theme of the
+# source, theme of the target) for a same-stance support and for an answer across stances.
+_SUPPORTS = supports()
+_ANSWERS = answers()
 
 
 class EmbeddedExperts:
@@ -289,7 +196,8 @@ class EmbeddedExperts:
         )
 
     def _relate(self, s: Relate) -> tuple[Relation, ...]:
-        return tuple(r for o in s.options for r in _relate(o, s.arguments))
+        stated = _stated_themes(analyse(s.profile, self.locale))
+        return tuple(r for o in s.options for r in _relate(o, s.arguments, stated))
 
     def _adjudicate(self, s: Adjudicate) -> tuple[ClashVerdict, ...]:
         grades = {d.id: d.grade for d in s.evidence}
@@ -334,7 +242,7 @@ def _assess(a: Analysis, profile: PatientProfile) -> Assessment:
             p.medication_ref,
             _priority(p),
             _urgency_class(p),
-            _answers(p),
+            p.answers,
             _findings(p),
         )
         for p in _specific_first(a.proposals)
@@ -360,14 +268,10 @@ def _findings(p: Proposal) -> tuple[Finding, ...]:
 
 
 def _priority(p: Proposal) -> Priority:
-    """The clinical priority class of a proposal: the more urgent of the class its criteria
-    state and the class its kind of action implies (a proposal that a rule function and a
-    criterion both made must not lose the rule's "stop this drug" urgency to a default)."""
-    implied = _implied_priority(p)
-    given = getattr(p, "priority", None)
-    if given in PRIORITY_ORDER:
-        return min(cast(Priority, given), implied, key=PRIORITY_ORDER.index)
-    return implied
+    """The clinical priority class of a proposal: the more urgent of the class the knowledge
+    states for it and the class its category and urgency imply (a proposal that a rule function
+    and a criterion both made must not lose the rule's "stop this drug" urgency to a default)."""
+    return min(p.priority, _implied_priority(p), key=PRIORITY_ORDER.index)
 
 
 def _urgency_class(p: Proposal) -> UrgencyClass:
@@ -387,22 +291,11 @@ def _urgency_class(p: Proposal) -> UrgencyClass:
 def _implied_priority(p: Proposal) -> Priority:
     if p.category == "immediate-safety":
         return "safety"
-    if p.id.startswith(_OMISSIONS):
-        return "omission"
     if p.category == "monitoring":
         return "monitoring"
     if p.medication_ref is not None and p.urgency >= 2:
         return "safety"  # a drug to stop, switch, reduce or review for a harm it does
-    if p.id.startswith(_SAFETY_VERBS):
-        return "safety"
     return "review"
-
-
-def _answers(p: Proposal) -> tuple[str, ...]:
-    given = getattr(p, "answers", None)
-    if given:  # an option states what it answers; none stated: the bridges below
-        return tuple(given)
-    return next((ans for prefix, ans in _BRIDGE_ANSWERS if p.id.startswith(prefix)), ())
 
 
 def _specific_first(proposals: Sequence[Proposal]) -> tuple[Proposal, ...]:
@@ -606,20 +499,13 @@ def _argue(
         if not facts:
             tau -= 0.05
         tau = round(min(0.95, max(0.05, tau)), 3)
-        # typed attributes a knowledge point sets itself win over the bridges below
+        # the harm a knowledge point states, else the worst its evidence statements name
         harm: Severity | None = getattr(pt, "harm", None)
         for e in () if harm is not None else ev:
             h = docs[e].harm if e in docs else None
             if h is not None and (harm is None or _SEVERITY_RANK[h] > _SEVERITY_RANK[harm]):
                 harm = h
-        concern: str = getattr(pt, "concern", "") or next(
-            (
-                c
-                for prefix, role, st, c in _BRIDGE_CONCERNS
-                if opt.id.startswith(prefix) and role == member.role and st == stance
-            ),
-            "",
-        )
+        concern = pt.concern or ""
         out.append(
             ArgumentDraft(
                 f"arg-{member.role}-{opt.id}-{best[0]}",
@@ -639,9 +525,29 @@ def _argue(
     return tuple(out)
 
 
-def _relate(option: CandidateOption, arguments: Sequence[ArgumentDraft]) -> tuple[Relation, ...]:
+def _stated_themes(a: Analysis) -> dict[tuple[str, str, str], frozenset[str]]:
+    """(option id, role, text) -> the themes the knowledge states for the point an argument
+    speaks with (``_argue`` takes an argument's text from one point): an argument is known by
+    the point it states, never read for keywords; a model-written argument matches none."""
+    out: dict[tuple[str, str, str], frozenset[str]] = {}
+    for p in a.proposals:
+        for pt in p.points:
+            key = (p.id, pt.role, pt.text)
+            out[key] = out.get(key, frozenset()) | frozenset(pt.themes or ())
+    return out
+
+
+def _relate(
+    option: CandidateOption,
+    arguments: Sequence[ArgumentDraft],
+    stated: Mapping[tuple[str, str, str], frozenset[str]],
+) -> tuple[Relation, ...]:
+    """Relations between the arguments on ``option`` through their points' stated themes
+    (``data/themes.yaml``): a support where one's theme ``supports`` a theme of a same-stance
+    argument that lacks it, an attack where one's theme ``answers`` a theme of an argument of
+    the other stance. Two arguments of one role and stance are never related."""
     args = [x for x in arguments if x.option_id == option.id]
-    th = {x.id: themes(x.text) for x in args}
+    th = {x.id: stated.get((x.option_id, x.role, x.text), frozenset()) for x in args}
     edges: dict[tuple[str, str], Stance] = {}
     for s in args:
         for t in args:
@@ -649,10 +555,10 @@ def _relate(option: CandidateOption, arguments: Sequence[ArgumentDraft]) -> tupl
                 continue
             rel: Stance | None = None
             if s.stance == t.stance and any(
-                x in th[s.id] and y in th[t.id] and x not in th[t.id] for x, y in _CORROBORATE
+                x in th[s.id] and y in th[t.id] and x not in th[t.id] for x, y in _SUPPORTS
             ):
                 rel = "support"
-            elif s.stance != t.stance and any(x in th[s.id] and y in th[t.id] for x, y in _REBUT):
+            elif s.stance != t.stance and any(x in th[s.id] and y in th[t.id] for x, y in _ANSWERS):
                 rel = "attack"
             if rel and (t.id, s.id) not in edges:
                 edges[(s.id, t.id)] = rel

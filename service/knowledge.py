@@ -29,7 +29,7 @@ from fhir_mapping.knowledge import (
 from inference.knowledge.conditions import CONDITION_GROUPS, GROUPS_BY_KEY
 from inference.knowledge.criteria import CriteriaFile, Criterion, KnowledgeError, load
 from inference.knowledge.criteria.interpret import _match
-from inference.knowledge.criteria.schema import Trigger
+from inference.knowledge.criteria.schema import PointUse, Trigger
 from inference.knowledge.drugs import CLASS_LABELS, DRUGS
 from inference.knowledge.facts import Facts
 from inference.knowledge.site import Change, Knowledge, load_site, shipped
@@ -348,6 +348,10 @@ def criteria_schema() -> str:
     """The JSON Schema of a criteria file, generated from the pydantic model, for editors
     (committed as docs/criteria.schema.json; a test keeps it current)."""
     schema = CriteriaFile.model_json_schema()
+    # A point may be a reusable one by id (``data/points.yaml``), resolved before validation.
+    schema["$defs"]["PointUse"] = PointUse.model_json_schema()
+    points = schema["$defs"]["Criterion"]["properties"]["points"]
+    points["items"] = {"anyOf": [points["items"], {"$ref": "#/$defs/PointUse"}]}
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "CANOE criteria file"
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"

@@ -26,6 +26,8 @@ from importlib import resources
 from typing import Final, Literal, TypeVar
 from urllib.parse import urlsplit
 
+from ._snapshot import extension_snapshot
+
 __all__ = [
     "AIAST",
     "AI_CONFIDENCE",
@@ -407,7 +409,8 @@ CODE_SYSTEMS: Final[dict[str, CodeSystemSpec]] = {
 
 
 def render_structure_definition(spec: ExtensionSpec, base: str = DEFAULT_BASE) -> dict[str, object]:
-    """The R4 StructureDefinition (differential only) for an extension specification."""
+    """The R4 StructureDefinition for an extension specification: its differential, and the
+    snapshot built from it over the R4 core Extension (``_snapshot``)."""
     url = ext_url(spec.id, base)
     root = "Extension"
     elements: list[dict[str, object]] = [
@@ -466,6 +469,7 @@ def render_structure_definition(spec: ExtensionSpec, base: str = DEFAULT_BASE) -
         "type": "Extension",
         "baseDefinition": "http://hl7.org/fhir/StructureDefinition/Extension",
         "derivation": "constraint",
+        "snapshot": {"element": extension_snapshot(elements)},
         "differential": {"element": elements},
     }
 

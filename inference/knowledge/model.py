@@ -50,9 +50,9 @@ class Point:
     # admission): read with the clash comparator's recent abnormal facts when a role's several
     # points must be shown as one (``inference.embedded._argue``).
     recent: bool = False
-    # What the point is about, stated by the knowledge (not read from its words): two points of
-    # different roles on one option that share a theme answer each other (``embedded._relate``).
-    # None: not stated (only for model-written arguments).
+    # What the point is about, stated by the knowledge (not read from its words): points on one
+    # option relate through the theme pairs of ``data/themes.yaml`` (``embedded._relate``).
+    # None or empty: no themes, so the point relates to no other.
     themes: tuple[str, ...] | None = None
     # The objection's concern (e.g. "abrupt-withdrawal"); answered when the option's ``answers``
     # names it. None: not stated.
@@ -204,6 +204,7 @@ def add_or_merge(o: Output, new: Proposal) -> None:
                 tuple(dict.fromkeys((*p.criteria, *new.criteria))),
                 p.query,
                 most_urgent(p.urgency_class, new.urgency_class),
+                tuple(dict.fromkeys((*p.answers, *new.answers))),
             )
             return
     o.proposals.append(new)

@@ -24,6 +24,7 @@ from service.core.model import Stance
 from ._datafile import DATA_DIR, load_file
 from .model import Cited, Point, refs
 from .roles import ROLE_BY_NAME
+from .themes import THEMES
 
 __all__ = [
     "RULE_POINTS_FILE",
@@ -57,6 +58,14 @@ class RulePoint(BaseModel):
     harm: Severity | None = None
     themes: tuple[_Word, ...]  # stated, may be empty: never read from the text
     concern: str  # "" for a point that raises none
+
+    @field_validator("themes")
+    @classmethod
+    def _known_themes(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = sorted(set(v) - THEMES.codes)
+        if unknown:
+            raise ValueError(f"unknown themes {unknown} (see themes.yaml)")
+        return v
 
     @field_validator("role")
     @classmethod

@@ -1488,6 +1488,8 @@ def _point(
         strength,
         harm=_HARM[severity],
         recent="event" in pt.cites and b.event is not None,
+        themes=pt.themes,
+        concern=pt.concern or "",  # stated: none
     )
 
 
@@ -1520,11 +1522,12 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
     every = _cited(_CITABLE, b, f)
     every = refs(every, *(pt.facts for pt in points))
     acts = b.meds.get(o.acts_on) if o.acts_on else None
-    oid, title, category, priority, urgency = o.id, o.title, c.category, c.priority, o.urgency
+    oid, title, category, urgency = o.id, o.title, c.category, o.urgency
+    priority, answers = o.priority or c.priority, o.answers
     when = urgency_class_of(c)
     if b.limit is not None and b.limit.action in c.variants:
         v = c.variants[b.limit.action]
-        oid, title, category, priority = v.id, v.title, v.category, v.priority
+        oid, title, category, priority, answers = v.id, v.title, v.category, v.priority, ()
         if b.limit.urgent:
             category, priority, urgency = "immediate-safety", "safety", MAX_URGENCY
             when = "urgent"
@@ -1559,6 +1562,7 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
         (c.id,),
         # a request to verify a dose is the routine check it is, not the action it may lead to
         urgency_class="routine" if b.uncertain and when != "resolve-first" else when,
+        answers=() if b.uncertain else answers,
     )
 
 
@@ -1735,6 +1739,7 @@ def _absorb(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, out: Ou
                 min(host.priority, gone.priority, key=PRIORITY_ORDER.index),
                 tuple(dict.fromkeys((*host.criteria, *gone.criteria))),
                 urgency_class=most_urgent(host.urgency_class, gone.urgency_class),
+                answers=host.answers,  # what the host's design answers; the gone one's is moot
             )
             del out.proposals[j]
 

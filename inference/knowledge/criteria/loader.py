@@ -1,19 +1,26 @@
-"""Load and validate the criteria files; refuse a bad one naming file, path and problem."""
+"""Load and validate the criteria files; refuse a bad one naming file, path and problem.
+
+A criterion's point may be ``{"use": "<id>"}``: the reusable point of that id in
+``data/points.yaml``, put in its place before the criterion is validated.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
+from .._datafile import load_file as load_data_file
 from ..conditions import GROUPS_BY_KEY
 from ..drugs import CLASS_LABELS, DRUGS
 from ..roles import ROLE_BY_NAME
-from .schema import CriteriaFile, Criterion, Trigger
+from ..themes import THEMES
+from .schema import POINTS_FILE, CriteriaFile, Criterion, PointLibrary, Trigger
 
-__all__ = ["CRITERIA_DIR", "KnowledgeError", "load"]
+__all__ = ["CRITERIA_DIR", "POINTS_FILE", "KnowledgeError", "load", "point_library"]
 
 CRITERIA_DIR = Path(__file__).resolve().parent
 EVIDENCE_FILE = CRITERIA_DIR.parent.parent / "evidence_base.json"
@@ -39,6 +46,53 @@ def _loc(loc: Iterable[int | str]) -> str:
 def _evidence_ids() -> frozenset[str]:
     data = json.loads(EVIDENCE_FILE.read_text(encoding="utf-8"))
     return frozenset(str(d["id"]) for d in data["documents"])
+
+
+def point_library(path: Path = POINTS_FILE) -> dict[str, dict[str, Any]]:
+    """The reusable points by id, each as a criterion would spell it out (validated, themes
+    checked against the vocabulary; a bad entry is a ``KnowledgeFileError`` naming it)."""
+    lib = load_data_file(path, PointLibrary)
+    evidence = _evidence_ids()
+    for pt in lib.points:
+        for where, problem in _check_point(pt, f"points[{pt.id}]", evidence):
+            raise KnowledgeError(path.name, where, problem)
+    return {pt.id: pt.model_dump(exclude={"id"}, exclude_unset=True) for pt in lib.points}
+
+
+def _resolve_uses(raw: object, library: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
+    """Put each ``{"use": id}`` point of ``raw`` (a criteria file's JSON) in place; the places
+    and problems of the references that cannot be resolved."""
+    bad: list[tuple[str, str]] = []
+    criteria = raw.get("criteria") if isinstance(raw, dict) else None
+    for k, c in enumerate(criteria if isinstance(criteria, list) else []):
+        points = c.get("points") if isinstance(c, dict) else None
+        if not isinstance(points, list):
+            continue
+        for i, pt in enumerate(points):
+            if not (isinstance(pt, dict) and "use" in pt):
+                continue
+            where = f"criteria[{k}].points[{i}]"
+            name = f"{c.get('id')}: " if isinstance(c.get("id"), str) else ""
+            if set(pt) != {"use"}:
+                bad.append((where, f"{name}a reused point takes no other field than 'use'"))
+            elif pt["use"] not in library:
+                bad.append((f"{where}.use", f"{name}unknown reusable point {pt['use']!r}"))
+            else:
+                points[i] = dict(library[pt["use"]])
+    return bad
+
+
+def _check_point(pt: Any, where: str, evidence: frozenset[str]) -> list[tuple[str, str]]:
+    bad: list[tuple[str, str]] = []
+    if pt.role not in ROLE_BY_NAME:
+        bad.append((f"{where}.role", f"unknown role {pt.role!r}"))
+    for j, theme in enumerate(pt.themes):
+        if theme not in THEMES.codes:
+            bad.append((f"{where}.themes[{j}]", f"unknown theme {theme!r} (data/themes.yaml)"))
+    for j, ev in enumerate(pt.evidence):
+        if ev not in evidence:
+            bad.append((f"{where}.evidence[{j}]", f"unknown evidence id {ev!r}"))
+    return bad
 
 
 def _check_spec(spec: str) -> str | None:
@@ -92,11 +146,7 @@ def _check(c: Criterion, evidence: frozenset[str]) -> list[tuple[str, str]]:
     for i, ex in enumerate(c.exceptions):
         bad += _check_trigger(ex, f"exceptions[{i}]", quantities)
     for i, pt in enumerate(c.points):
-        if pt.role not in ROLE_BY_NAME:
-            bad.append((f"points[{i}].role", f"unknown role {pt.role!r}"))
-        for j, ev in enumerate(pt.evidence):
-            if ev not in evidence:
-                bad.append((f"points[{i}].evidence[{j}]", f"unknown evidence id {ev!r}"))
+        bad += _check_point(pt, f"points[{i}]", evidence)
         if pt.when is not None:
             bad += _check_trigger(pt.when, f"points[{i}].when", quantities)
     for j, ev in enumerate(c.evidence):
@@ -105,13 +155,19 @@ def _check(c: Criterion, evidence: frozenset[str]) -> list[tuple[str, str]]:
     return bad
 
 
-def load_file(path: Path, evidence: frozenset[str] | None = None) -> CriteriaFile:
+def load_file(
+    path: Path,
+    evidence: frozenset[str] | None = None,
+    library: dict[str, dict[str, Any]] | None = None,
+) -> CriteriaFile:
     """One validated criteria file, or ``KnowledgeError`` naming file, path and problem."""
     name = path.name
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise KnowledgeError(name, "(file)", f"not readable JSON: {exc}") from None
+    for where, problem in _resolve_uses(raw, library if library is not None else _LIBRARY):
+        raise KnowledgeError(name, where, problem)
     try:
         parsed = CriteriaFile.model_validate(raw)
     except ValidationError as exc:
@@ -130,7 +186,7 @@ def load(directory: Path = CRITERIA_DIR) -> tuple[Criterion, ...]:
     out: list[Criterion] = []
     seen: dict[str, str] = {}
     for path in sorted(directory.glob("*.json")):
-        for k, c in enumerate(load_file(path, evidence).criteria):
+        for k, c in enumerate(load_file(path, evidence, _LIBRARY).criteria):
             if c.id in seen:
                 raise KnowledgeError(
                     path.name, f"criteria[{k}].id", f"{c.id!r} already defined in {seen[c.id]}"
@@ -138,3 +194,6 @@ def load(directory: Path = CRITERIA_DIR) -> tuple[Criterion, ...]:
             seen[c.id] = path.name
             out.append(c)
     return tuple(out)
+
+
+_LIBRARY = point_library()

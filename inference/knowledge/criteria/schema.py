@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Literal
+from functools import cache
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from inference.protocol import Priority
+
+from .._datafile import DATA_DIR, load_file
 
 __all__ = [
     "KINDS",
@@ -31,9 +34,12 @@ __all__ = [
     "LabGroup",
     "LabTest",
     "LevelTest",
+    "LibraryPoint",
     "Monitor",
     "OptionTemplate",
+    "PointLibrary",
     "PointTemplate",
+    "PointUse",
     "ProblemTemplate",
     "RecentEvent",
     "StayTest",
@@ -42,6 +48,7 @@ __all__ = [
     "UrgencyClass",
     "VaccineDue",
     "WeightCeiling",
+    "reusable_points",
     "urgency_class_of",
 ]
 
@@ -411,11 +418,52 @@ class PointTemplate(_Strict):
     # the lower of this and the binding's certainty is used.
     certainty: Literal["certain", "probable", "uncertain"] | None = None
     when: Trigger | None = None  # only made when this also holds
+    # What the point is about (codes of ``data/themes.yaml``, checked at load) and, for an
+    # objection, the concern it raises (answered when the option's ``answers`` names it): both
+    # stated here, never read from the text.
+    themes: tuple[str, ...] = ()
+    concern: str | None = Field(default=None, pattern=r"^[a-z][a-z\-]*$")
 
     @field_validator("text")
     @classmethod
     def _numbers(cls, v: str) -> str:
         return _no_literal_numbers(v)
+
+
+class PointUse(_Strict):
+    """A reusable point of ``data/points.yaml``, by id, in place of a point spelled out."""
+
+    use: str = Field(pattern=r"^[a-z0-9][a-z0-9\-]*$")
+
+
+class LibraryPoint(PointTemplate):
+    """One reusable point: a point template with the stable id criteria name it by."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9\-]*$")
+
+
+class PointLibrary(_Strict):
+    description: str = ""
+    points: tuple[LibraryPoint, ...]
+
+    @model_validator(mode="after")
+    def _unique(self) -> PointLibrary:
+        ids = [p.id for p in self.points]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            raise ValueError(f"reusable point ids {dup} are defined more than once")
+        return self
+
+
+# The reusable points criteria refer to by id (``{"use": id}``).
+POINTS_FILE = DATA_DIR / "points.yaml"
+
+
+@cache
+def reusable_points() -> dict[str, dict[str, Any]]:
+    """The reusable points by id, each as a criterion would spell it out (read once)."""
+    lib = load_file(POINTS_FILE, PointLibrary)
+    return {pt.id: pt.model_dump(exclude={"id"}, exclude_unset=True) for pt in lib.points}
 
 
 class LabGroup(_Strict):
@@ -456,6 +504,13 @@ class OptionTemplate(_Strict):
     # How soon to act (``KIND_URGENCY`` and ``urgency_class_of`` when absent): routine for due
     # vaccinations, urgent for a recent high-stakes event the kind does not make urgent.
     urgency_class: UrgencyClass | None = None
+    # The option's own priority class where its kind of action is more urgent than the
+    # criterion's (stopping or tapering a drug for a harm: safety; starting a missing treatment
+    # or a high-value referral: omission); the criterion's ``priority`` when absent.
+    priority: Priority | None = None
+    # Concerns (a point's ``concern``) the option's own design answers: a gradual taper answers
+    # "abrupt-withdrawal", so an objection raising it loses its clash.
+    answers: tuple[str, ...] = ()
     # A caveat that changes what to do (confirm the stroke was not a bleed, check calcium and
     # phosphate first): joined to the title, so every view of the activity states it, when
     # ``caveat_when`` holds (always when absent).
@@ -589,6 +644,24 @@ class Criterion(_Strict):
     variants: dict[str, Variant] = Field(default_factory=dict)  # renal_table criteria only
     high_risk: bool = False  # counts toward the case's complexity
     negative_case: str = ""  # test hint: which exception the table-driven test exercises
+
+    @field_validator("points", mode="before")
+    @classmethod
+    def _reused(cls, v: object) -> object:
+        """Each ``{"use": id}`` point as the reusable point of that id (``data/points.yaml``);
+        the loader has put them in place already, naming the place of a bad one."""
+        if not isinstance(v, list | tuple):
+            return v
+        lib = reusable_points()
+        out: list[object] = []
+        for pt in v:
+            if isinstance(pt, dict) and set(pt) == {"use"}:
+                if pt["use"] not in lib:
+                    raise ValueError(f"unknown reusable point {pt['use']!r}")
+                out.append(dict(lib[pt["use"]]))
+            else:
+                out.append(pt)
+        return out
 
     @model_validator(mode="after")
     def _params_named(self) -> Criterion:
