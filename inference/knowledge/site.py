@@ -295,7 +295,7 @@ def _with_parameters(site: SiteFile) -> list[Change]:
             raise KnowledgeError(
                 SITE_FILE, f"parameters.{name}", f"{value:g} is not a whole number {known.unit}"
             )
-        detail = f"{name}: {known.value:g} -> {value:g} {known.unit}"
+        detail = f"{known.value:g} -> {value:g} {known.unit}"
         changes.append(Change("parameter", name, detail, SITE_FILE))
     return changes
 

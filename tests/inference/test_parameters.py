@@ -64,3 +64,16 @@ def test_bad_site_parameter_is_refused_by_name(
         load_site(tmp_path)
     assert err.value.path.startswith(path)
     assert problem in err.value.problem
+
+
+def test_knowledge_check_lists_a_site_parameter(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from service.cli import main
+
+    (tmp_path / "site.yaml").write_text(
+        "version: s1\nparameters:\n  bp.raised_systolic_mmhg: 150\n"
+    )
+    assert main(["knowledge", "check", str(tmp_path)]) == 0
+    out = capsys.readouterr()
+    assert "parameter bp.raised_systolic_mmhg: 140 -> 150 mmHg (site.yaml)" in out.out + out.err
