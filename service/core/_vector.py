@@ -16,6 +16,7 @@ Pure: no I/O, no clock, no randomness, inputs are never written to.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import chain
 
@@ -44,16 +45,17 @@ def edges_from_lists(sources: Sequence[Sequence[int]]) -> tuple[Ints, Ints]:
     return src, tgt
 
 
-def energy_update_array(tau: Floats, e: Floats) -> Floats:
+def energy_update_array(tau: Floats, e: Floats, out: Floats | None = None) -> Floats:
     """``energy_update`` elementwise, bit for bit with the scalar form: h is computed from
     ``e * e`` (the same square as ``(-e) * (-e)``), the factor is ``1 - tau`` or ``0 - tau``
     (exactly ``-tau``), and ``tau + (-tau) * h`` is exactly ``tau - tau * h``; h(0) = 0 leaves
-    tau as it is. (No ``np.where``: with a random mask it costs more than all the rest.)"""
-    h = e * e
+    tau as it is. (No ``np.where``: with a random mask it costs more than all the rest.) Written
+    into ``out`` when given, which may be ``e`` itself."""
+    factor = np.greater(e, 0.0).astype(np.float64)
+    h = np.multiply(e, e, out=out)
     h += 1.0
     np.divide(1.0, h, out=h)
     np.subtract(1.0, h, out=h)
-    factor = np.greater(e, 0.0).astype(np.float64)
     factor -= tau
     h *= factor
     h += tau
@@ -162,12 +164,12 @@ def propagate_arrays(
     lens = np.stack((sup_n[at], att_n[at]), axis=1).ravel()
     cum = np.zeros(2 * m + 1, dtype=np.intp)
     np.cumsum(lens, out=cum[1:])
-    flat = np.repeat(starts - cum[:-1], lens) + np.arange(cum[-1], dtype=np.intp)
-    src = pos[np.concatenate((sup_src, att_src))[flat]]
-    slot = np.repeat(np.arange(2 * m, dtype=np.intp), lens)
+    src = pos[np.concatenate((sup_src, att_src))[_ranges(starts, lens)]]
+    # Slots of more terms than this are summed pairwise (``_long_sums``), the others in order.
+    width = _column_count(lens)
 
     if levels is not None:
-        _level_pass(x, tau, src, slot, cum, levels)
+        _level_pass(x, tau, src, cum, levels, width)
         return x[pos], True, 1, True
     if acyclic:
         # Sweeps until not one bit changes. On an acyclic graph, sweep k leaves every node whose
@@ -175,9 +177,11 @@ def propagate_arrays(
         # operations as the level pass; so a sweep that changes nothing has every node final,
         # bit for bit the level pass's strengths. That takes at most depth + 1 sweeps, and on
         # deep graphs far fewer: each level passes on only a fraction of a change.
-        _sweeps(x, tau, src, slot, tolerance=0.0, max_iterations=m + 1)
+        energies = _SlotSums(src, cum, n, width)
+        x, _, _ = _sweeps(x, tau, energies, tolerance=0.0, max_iterations=m + 1)
         return x[pos], True, 1, True
-    converged, iterations = _sweeps(x, tau, src, slot, tolerance, max_iterations)
+    energies = _SlotSums(src, cum, n, width)
+    x, converged, iterations = _sweeps(x, tau, energies, tolerance, max_iterations)
     return x[pos], converged, iterations, False
 
 
@@ -204,35 +208,129 @@ def _acyclic(
 
 
 def _level_pass(
-    x: Floats, tau: Floats, src: Ints, slot: Ints, cum: Ints, levels: list[Ints]
+    x: Floats, tau: Floats, src: Ints, cum: Ints, levels: list[Ints], width: int
 ) -> None:
-    """The exact pass, one level at a time, into ``x`` (the inner nodes in level order first)."""
+    """The exact pass, one level at a time, into ``x`` (the inner nodes in level order first).
+    Slots of more than ``width`` terms are summed again by ``_long_sums``, as the sweeps sum
+    them, so that both give the same bits."""
     bounds = cum.tolist()
+    lens = np.diff(cum)
+    slot = np.repeat(np.arange(lens.size, dtype=np.intp), lens)
+    long = np.flatnonzero(lens > width).tolist()
     lo = 0
     for nodes in levels:
         hi = lo + nodes.size
         a, b = bounds[2 * lo], bounds[2 * hi]
         sums = _weighted_sums(slot[a:b] - 2 * lo, x[src[a:b]], 2 * (hi - lo))
+        here = np.array(long[bisect_left(long, 2 * lo) : bisect_left(long, 2 * hi)], dtype=np.intp)
+        if here.size:
+            terms = x[src[_ranges(cum[here], lens[here])]]
+            sums[here - 2 * lo] = _long_sums(terms, np.cumsum(lens[here]) - lens[here], None)
         x[lo:hi] = energy_update_array(tau[lo:hi], sums[0::2] - sums[1::2])
         lo = hi
 
 
 def _sweeps(
-    x: Floats, tau: Floats, src: Ints, slot: Ints, tolerance: float, max_iterations: int
-) -> tuple[bool, int]:
-    """Jacobi sweeps over the first ``m = tau.size`` entries of ``x`` in place, until the largest
-    change is within ``tolerance``: ``(converged, iterations)``."""
+    x: Floats, tau: Floats, energies: _SlotSums, tolerance: float, max_iterations: int
+) -> tuple[Floats, bool, int]:
+    """Jacobi sweeps over the first ``m = tau.size`` entries of ``x`` until the largest change is
+    within ``tolerance``: ``(strengths, converged, iterations)``. Two buffers take turns (a
+    sweep reads one and writes the other), so no array is made per sweep."""
     m = tau.size
-    # The segments numbered supports first (0..m-1), then attacks (m..2m-1), so that a sweep's
-    # two sums are contiguous halves; the order of the additions within a slot is kept.
-    slot = (slot >> 1) + (slot & 1) * m
-    gathered = np.empty(src.size)
+    nxt = x.copy()
     change = np.empty(m)
     for iteration in range(1, max_iterations + 1):
-        sums = _weighted_sums(slot, np.take(x, src, out=gathered), 2 * m)
-        nxt = energy_update_array(tau, np.subtract(sums[:m], sums[m:], out=sums[:m]))
-        np.subtract(x[:m], nxt, out=change)
-        x[:m] = nxt  # every gather of this sweep is done: still Jacobi
+        energy_update_array(tau, energies(x), out=nxt[:m])
+        np.subtract(nxt[:m], x[:m], out=change)
+        x, nxt = nxt, x
         if float(np.max(np.abs(change, out=change))) <= tolerance:
-            return True, iteration
-    return False, max_iterations
+            return x, True, iteration
+    return x, False, max_iterations
+
+
+class _SlotSums:
+    """The energies of the first ``m`` entries of a strengths array, the way a sweep needs them
+    thousands of times: segment ``j`` of ``src`` (``src[cum[j]:cum[j + 1]]``) holds the sources
+    of slot ``j``, slot ``2p`` node p's supports and ``2p + 1`` its attacks, and node p's energy
+    is its support sum minus its attack sum.
+
+    A slot of at most ``width`` terms is summed term by term in the order listed, as
+    ``np.bincount`` sums it in the level pass: the same bits. The work goes a column at a time:
+    with the slots sorted by their number of terms, column k adds the k-th term of every slot
+    that has one, a prefix of the slots, with one contiguous ``np.add``. Longer slots (an option
+    that every argument feeds) are summed by ``_long_sums``, as in the level pass. Every view is
+    made here once, so a call only gathers, adds and subtracts."""
+
+    __slots__ = ("_adds", "_att", "_energy", "_gathered", "_long", "_sources", "_sup")
+
+    def __init__(self, src: Ints, cum: Ints, size: int, width: int) -> None:
+        lens = np.diff(cum)
+        order = np.argsort(-lens, kind="stable")  # the slots, most terms first
+        ranked = lens[order]
+        long = int(np.count_nonzero(ranked > width))  # these come first in ``order``
+        firsts = cum[order[long:]]  # where each short slot's terms start in ``src``
+        counts = [int(np.count_nonzero(ranked[long:] > k)) for k in range(width)]
+        parts = [src[firsts[:c] + k] for k, c in enumerate(counts)]
+        parts.append(src[_ranges(cum[order[:long]], ranked[:long])])
+        self._sources = np.concatenate(parts)
+        if self._sources.size and int(self._sources.max()) >= size:
+            raise ValueError("a source lies outside the strengths array")
+        self._gathered = np.empty(self._sources.size)
+        sums = np.zeros(lens.size)  # the slot sums in ``order``; slots without terms stay 0
+        ends = np.cumsum([0, *counts]).tolist()
+        short = sums[long:]
+        self._adds = [
+            (short[: ends[k + 1] - ends[k]], self._gathered[ends[k] : ends[k + 1]])
+            for k in range(width)
+        ]
+        starts = np.cumsum(ranked[:long]) - ranked[:long]
+        self._long = (self._gathered[ends[-1] :], starts, sums[:long]) if long else None
+        at = np.empty(lens.size, dtype=np.intp)
+        at[order] = np.arange(lens.size, dtype=np.intp)
+        half = lens.size // 2
+        self._sup = (sums, at[0::2].copy(), np.empty(half))
+        self._att = (sums, at[1::2].copy(), np.empty(half))
+        self._energy = np.empty(half)
+
+    def __call__(self, x: Floats) -> Floats:
+        """The energies for strengths ``x``, in a buffer that the next call overwrites."""
+        # mode="wrap" never wraps (every source was checked to lie inside x) and is the fastest
+        # mode: "raise", the default, checks each index again and takes twice as long.
+        np.take(x, self._sources, out=self._gathered, mode="wrap")
+        if self._adds:
+            np.copyto(*self._adds[0])
+        for total, column in self._adds[1:]:
+            np.add(total, column, out=total)
+        if self._long is not None:
+            _long_sums(*self._long)
+        (sums, sup_at, sup), (_, att_at, att) = self._sup, self._att
+        np.take(sums, sup_at, out=sup, mode="wrap")
+        np.take(sums, att_at, out=att, mode="wrap")
+        return np.subtract(sup, att, out=self._energy)
+
+
+def _long_sums(terms: Floats, starts: Ints, out: Floats | None) -> Floats:
+    """The sums of the long slots, whose terms lie one slot after another in ``terms`` from
+    ``starts``: ``np.add.reduceat``, which sums each slot pairwise, one call for all of them."""
+    return np.add.reduceat(terms, starts, out=out)
+
+
+def _column_count(lens: Ints) -> int:
+    """How many terms a slot may have and still be summed term by term (by columns): the count
+    k that makes k column additions plus the longer slots' share of one ``reduceat`` least.
+    A column costs about as much as ``reduceat`` on some 250 slots."""
+    longest = int(lens.max()) if lens.size else 0
+    if longest == 0:
+        return 0
+    # longer[k]: how many slots have more than k terms.
+    longer = lens.size - np.cumsum(np.bincount(lens, minlength=longest + 1))
+    cost = np.arange(longest + 1) + longer / 250
+    return int(np.argmin(cost[1:])) + 1
+
+
+def _ranges(starts: Ints, lens: Ints) -> Ints:
+    """The indices ``starts[i] .. starts[i] + lens[i] - 1`` of every i, one after another."""
+    ends = np.cumsum(lens)
+    at = np.repeat(starts - ends + lens, lens)
+    at += np.arange(int(ends[-1]) if ends.size else 0, dtype=np.intp)
+    return at
