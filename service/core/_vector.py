@@ -45,13 +45,15 @@ def edges_from_lists(sources: Sequence[Sequence[int]]) -> tuple[Ints, Ints]:
     return src, tgt
 
 
-def energy_update_array(tau: Floats, e: Floats, out: Floats | None = None) -> Floats:
+def energy_update_array(
+    tau: Floats, e: Floats, out: Floats | None = None, factor: Floats | None = None
+) -> Floats:
     """``energy_update`` elementwise, bit for bit with the scalar form: h is computed from
     ``e * e`` (the same square as ``(-e) * (-e)``), the factor is ``1 - tau`` or ``0 - tau``
     (exactly ``-tau``), and ``tau + (-tau) * h`` is exactly ``tau - tau * h``; h(0) = 0 leaves
     tau as it is. (No ``np.where``: with a random mask it costs more than all the rest.) Written
-    into ``out`` when given, which may be ``e`` itself."""
-    factor = np.greater(e, 0.0).astype(np.float64)
+    into ``out`` when given, which may be ``e`` itself; ``factor`` is a scratch array."""
+    factor = np.greater(e, 0.0, out=np.empty(e.shape) if factor is None else factor)
     h = np.multiply(e, e, out=out)
     h += 1.0
     np.divide(1.0, h, out=h)
@@ -59,8 +61,8 @@ def energy_update_array(tau: Floats, e: Floats, out: Floats | None = None) -> Fl
     factor -= tau
     h *= factor
     h += tau
-    # The clamp as two ufuncs: np.clip's argument handling costs more than the work here.
-    np.maximum(h, 0.0, out=h)
+    # Only the upper clamp can act: 0 <= h < 1 makes tau * h <= tau (rounding is monotone and
+    # tau itself representable), so tau - tau * h >= 0, and tau + (1 - tau) * h >= tau >= 0.
     return np.minimum(h, 1.0, out=h)
 
 
@@ -112,6 +114,10 @@ def _by_target(src: Ints, tgt: Ints) -> tuple[Ints, Ints]:
 # costs some twenty small numpy calls, a sweep a few large ones, and the sweeps settle within
 # depth + 1 and in practice after a few dozen (each level passes on a fraction of a change).
 LEVEL_PASS_MAX_LEVELS = 48
+# A graph whose edges all run one way through the node order is acyclic by one comparison; its
+# levels would have to be found one by one (Kahn's algorithm, about as dear per level as a
+# sweep), so by default it is swept at once (0: look for no level).
+ORDERED_MAX_LEVELS = 0
 
 
 def propagate_arrays(
@@ -123,23 +129,23 @@ def propagate_arrays(
     max_iterations: int,
     iterate: bool = False,
     max_levels: int = LEVEL_PASS_MAX_LEVELS,
+    ordered_max_levels: int = ORDERED_MAX_LEVELS,
 ) -> tuple[Floats, bool, int, bool]:
     """``(sigma, converged, iterations, exact)`` for the graph whose support and attack edges are
     ``(source, target)`` index arrays (best sorted by target: they are sorted stably if not);
     ``iterate`` forces Jacobi on an acyclic graph too. Acyclic graphs with at most ``max_levels``
-    levels get the level pass, deeper ones sweeps that stop when no bit changes: both give the
-    same strengths bit for bit."""
+    levels (``ordered_max_levels`` when the node order alone proves them acyclic) get the level
+    pass, the others sweeps that stop when no bit changes: both give the same strengths bit for
+    bit."""
     n = base.shape[0]
     sup_src, sup_tgt = _by_target(*sup)
     att_src, att_tgt = _by_target(*att)
-    # Per node: how many supports / attacks come in, and where they start (CSR by target).
+    # Per node: how many supports / attacks come in (the edges are grouped by target).
     sup_n = np.bincount(sup_tgt, minlength=n)
     att_n = np.bincount(att_tgt, minlength=n)
-    sup_ptr = np.cumsum(sup_n) - sup_n
-    att_ptr = np.cumsum(att_n) - att_n
     # Only nodes with incoming edges ("inner") ever change.
-    is_inner = (sup_n + att_n) > 0
-    inner = np.flatnonzero(is_inner)
+    incoming = sup_n + att_n
+    inner = np.flatnonzero(incoming)
     m = inner.size
     if m == 0:
         return base.copy(), True, 1, not iterate
@@ -147,72 +153,111 @@ def propagate_arrays(
     levels: list[Ints] | None = None
     acyclic = False
     if not iterate:
-        acyclic, levels = _acyclic(n, inner, (sup_src, sup_tgt), (att_src, att_tgt), max_levels)
-    perm = np.concatenate(levels) if levels is not None else np.arange(m, dtype=np.intp)
-
-    # Strengths live in x: the inner nodes in ``perm`` order (so each level is one slice), then
-    # the others, which keep their base strength.
-    node_at = np.concatenate((inner[perm], np.flatnonzero(~is_inner)))
+        acyclic, levels = _acyclic(
+            n, inner, (sup_src, sup_tgt), (att_src, att_tgt), (max_levels, ordered_max_levels)
+        )
+    # The inner nodes in level order (each level one slice) or, for sweeps, most terms first.
+    at = inner[np.concatenate(levels) if levels is not None else _most_first(incoming[inner])]
+    node_at = np.concatenate((at, np.flatnonzero(incoming == 0)))
     pos = np.empty(n, dtype=np.intp)
     pos[node_at] = np.arange(n, dtype=np.intp)
-    x = base[node_at]
-    tau = x[:m].copy()
-    # Incoming edges as 2m segments in x order: node p's supports, then its attacks. A target's
-    # sources keep the order they were given in, so the sums have a fixed order.
-    at = inner[perm]
-    starts = np.stack((sup_ptr[at], att_ptr[at] + sup_src.size), axis=1).ravel()
-    lens = np.stack((sup_n[at], att_n[at]), axis=1).ravel()
-    cum = np.zeros(2 * m + 1, dtype=np.intp)
-    np.cumsum(lens, out=cum[1:])
-    src = pos[np.concatenate((sup_src, att_src))[_ranges(starts, lens)]]
+    # Strengths live in the first half of xx in ``node_at`` order, their negatives in the second
+    # half, where the attacks read them: an energy is one sum of terms (the supports, then the
+    # negated attacks), whose fixed order gives fixed bits.
+    xx = np.concatenate((base[node_at], -base[node_at]))
+    tau = xx[:m].copy()
+    src, cum = _terms(at, (sup_src, sup_n), (att_src, att_n), pos)
     # Slots of more terms than this are summed pairwise (``_long_sums``), the others in order.
-    width = _column_count(lens)
+    width = _column_count(np.diff(cum))
 
     if levels is not None:
-        _level_pass(x, tau, src, cum, levels, width)
-        return x[pos], True, 1, True
+        _level_pass(xx, tau, src, cum, levels, width)
+        return xx[pos], True, 1, True
+    energies = _SlotSums(src, cum, 2 * n, width)
     if acyclic:
         # Sweeps until not one bit changes. On an acyclic graph, sweep k leaves every node whose
         # longest incoming path has fewer than k edges at its final value, computed by the same
         # operations as the level pass; so a sweep that changes nothing has every node final,
         # bit for bit the level pass's strengths. That takes at most depth + 1 sweeps, and on
         # deep graphs far fewer: each level passes on only a fraction of a change.
-        energies = _SlotSums(src, cum, n, width)
-        x, _, _ = _sweeps(x, tau, energies, tolerance=0.0, max_iterations=m + 1)
-        return x[pos], True, 1, True
-    energies = _SlotSums(src, cum, n, width)
-    x, converged, iterations = _sweeps(x, tau, energies, tolerance, max_iterations)
-    return x[pos], converged, iterations, False
+        xx, _, _ = _sweeps(xx, tau, energies, tolerance=0.0, max_iterations=m + 1)
+        return xx[pos], True, 1, True
+    xx, converged, iterations = _sweeps(xx, tau, energies, tolerance, max_iterations)
+    return xx[pos], converged, iterations, False
+
+
+def _most_first(counts: Ints) -> Ints:
+    """The indices of ``counts`` ordered by count, largest first (stable); a linear radix sort
+    when the counts fit 16 bits."""
+    top = int(counts.max())
+    if top < 1 << 16:
+        return np.argsort((top - counts).astype(np.uint16), kind="stable")
+    return np.argsort(-counts, kind="stable")
+
+
+def _terms(
+    at: Ints, sup: tuple[Ints, Ints], att: tuple[Ints, Ints], pos: Ints
+) -> tuple[Ints, Ints]:
+    """``(src, cum)``: the terms of the energy of inner node ``at[p]`` are
+    ``xx[src[cum[p]:cum[p + 1]]]``, its supports' strengths in the order given, then its
+    attacks' negated strengths (read from the second half of xx, ``n`` on)."""
+    (sup_src, sup_n), (att_src, att_n) = sup, att
+    n = pos.size
+    starts = np.stack(
+        ((np.cumsum(sup_n) - sup_n)[at], (np.cumsum(att_n) - att_n)[at] + sup_src.size), axis=1
+    ).ravel()
+    lens = np.stack((sup_n[at], att_n[at]), axis=1).ravel()
+    flat = _ranges(starts, lens)
+    src = pos[np.concatenate((sup_src, att_src))[flat]]
+    src[flat >= sup_src.size] += n
+    cum = np.zeros(at.size + 1, dtype=np.intp)
+    np.cumsum(lens[0::2] + lens[1::2], out=cum[1:])
+    return src, cum
 
 
 def _acyclic(
-    n: int, inner: Ints, sup: tuple[Ints, Ints], att: tuple[Ints, Ints], max_levels: int
+    n: int,
+    inner: Ints,
+    sup: tuple[Ints, Ints],
+    att: tuple[Ints, Ints],
+    max_levels: tuple[int, int],
 ) -> tuple[bool, list[Ints] | None]:
-    """Whether the graph is acyclic, and its levels when the level pass should be used.
+    """Whether the graph is acyclic, and its levels when the level pass should be used: when it
+    has at most ``max_levels[0]`` levels, or ``max_levels[1]`` when its order proves it acyclic.
 
     Edges only from later nodes to earlier ones (or only the other way) prove the graph acyclic
     in one comparison, and graphs are often listed so; then its levels are only looked for up to
-    ``max_levels``. Otherwise Kahn's algorithm has to run to the end to decide."""
+    ``max_levels[1]``. Otherwise Kahn's algorithm has to run to the end to decide."""
+    src, tgt = np.concatenate((sup[0], att[0])), np.concatenate((sup[1], att[1]))
+    if max_levels[1] == 0 and _one_way(src, tgt):
+        return True, None
     m = inner.size
     compact = np.full(n, -1, dtype=np.intp)
     compact[inner] = np.arange(m, dtype=np.intp)
-    inner_src = compact[np.concatenate((sup[0], att[0]))]
-    inner_tgt = compact[np.concatenate((sup[1], att[1]))]
-    keep = inner_src >= 0
+    inner_src, inner_tgt = compact[src], compact[tgt]
+    keep = inner_src >= 0  # edges from nodes that keep their base strength order nothing
     inner_src, inner_tgt = inner_src[keep], inner_tgt[keep]
-    ordered = bool(np.all(inner_src > inner_tgt)) or bool(np.all(inner_src < inner_tgt))
-    levels = _levels(m, inner_src, inner_tgt, max_levels if ordered else None)
+    ordered = _one_way(inner_src, inner_tgt)
+    levels = _levels(m, inner_src, inner_tgt, max_levels[1] if ordered else None)
     if levels is None:
         return ordered, None
-    return True, levels if len(levels) <= max_levels else None
+    limit = max_levels[1] if ordered else max_levels[0]
+    return True, levels if len(levels) <= limit else None
+
+
+def _one_way(src: Ints, tgt: Ints) -> bool:
+    """Whether every edge runs from a later node to an earlier one, or every edge the other way."""
+    return bool(np.all(src > tgt)) or bool(np.all(src < tgt))
 
 
 def _level_pass(
-    x: Floats, tau: Floats, src: Ints, cum: Ints, levels: list[Ints], width: int
+    xx: Floats, tau: Floats, src: Ints, cum: Ints, levels: list[Ints], width: int
 ) -> None:
-    """The exact pass, one level at a time, into ``x`` (the inner nodes in level order first).
-    Slots of more than ``width`` terms are summed again by ``_long_sums``, as the sweeps sum
-    them, so that both give the same bits."""
+    """The exact pass, one level at a time, into ``xx`` (strengths, then their negatives; the
+    inner nodes in level order first). Slots of more than ``width`` terms are summed again by
+    ``_long_sums``, as the sweeps sum them, so that both give the same bits."""
+    n = xx.size // 2
+    x, negated = xx[:n], xx[n:]
     bounds = cum.tolist()
     lens = np.diff(cum)
     slot = np.repeat(np.arange(lens.size, dtype=np.intp), lens)
@@ -220,93 +265,97 @@ def _level_pass(
     lo = 0
     for nodes in levels:
         hi = lo + nodes.size
-        a, b = bounds[2 * lo], bounds[2 * hi]
-        sums = _weighted_sums(slot[a:b] - 2 * lo, x[src[a:b]], 2 * (hi - lo))
-        here = np.array(long[bisect_left(long, 2 * lo) : bisect_left(long, 2 * hi)], dtype=np.intp)
-        if here.size:
-            terms = x[src[_ranges(cum[here], lens[here])]]
-            sums[here - 2 * lo] = _long_sums(terms, np.cumsum(lens[here]) - lens[here], None)
-        x[lo:hi] = energy_update_array(tau[lo:hi], sums[0::2] - sums[1::2])
+        a, b = bounds[lo], bounds[hi]
+        terms = xx[src[a:b]]
+        e = _weighted_sums(slot[a:b] - lo, terms, hi - lo)
+        here = long[bisect_left(long, lo) : bisect_left(long, hi)]
+        if here:
+            e[np.subtract(here, lo)] = _long_sums(*_segments(terms, cum[here] - a, lens[here]))
+        energy_update_array(tau[lo:hi], e, out=x[lo:hi])
+        np.negative(x[lo:hi], out=negated[lo:hi])
         lo = hi
 
 
 def _sweeps(
-    x: Floats, tau: Floats, energies: _SlotSums, tolerance: float, max_iterations: int
+    xx: Floats, tau: Floats, energies: _SlotSums, tolerance: float, max_iterations: int
 ) -> tuple[Floats, bool, int]:
-    """Jacobi sweeps over the first ``m = tau.size`` entries of ``x`` until the largest change is
-    within ``tolerance``: ``(strengths, converged, iterations)``. Two buffers take turns (a
-    sweep reads one and writes the other), so no array is made per sweep."""
-    m = tau.size
-    nxt = x.copy()
-    change = np.empty(m)
+    """Jacobi sweeps over the first ``m = tau.size`` strengths in ``xx`` (strengths, then their
+    negatives) until the largest change is within ``tolerance``: ``(xx, converged,
+    iterations)``. Two buffers take turns (a sweep reads one and writes the other), and every
+    view and scratch array is made once, before the first sweep."""
+    m, n = tau.size, xx.size // 2
+    nxt = xx.copy()
+    turns = [(b, a[:m], b[:m], b[n : n + m]) for a, b in ((xx, nxt), (nxt, xx))]
+    factor, change = np.empty(m), np.empty(m)
+    read = xx
     for iteration in range(1, max_iterations + 1):
-        energy_update_array(tau, energies(x), out=nxt[:m])
-        np.subtract(nxt[:m], x[:m], out=change)
-        x, nxt = nxt, x
-        if float(np.max(np.abs(change, out=change))) <= tolerance:
-            return x, True, iteration
-    return x, False, max_iterations
+        written, old, new, negated = turns[(iteration - 1) & 1]
+        energy_update_array(tau, energies(read), out=new, factor=factor)
+        np.negative(new, out=negated)
+        read = written
+        if _settled(old, new, change, tolerance):
+            return written, True, iteration
+    return read, False, max_iterations
+
+
+def _settled(old: Floats, new: Floats, change: Floats, tolerance: float) -> bool:
+    """Whether no strength moved by more than ``tolerance`` (``change`` is scratch)."""
+    if tolerance == 0.0:  # sweeps to the exact fixpoint: cheaper to ask whether any moved
+        return not bool(np.not_equal(old, new).any())
+    np.subtract(new, old, out=change)
+    return float(np.max(np.abs(change, out=change))) <= tolerance
 
 
 class _SlotSums:
-    """The energies of the first ``m`` entries of a strengths array, the way a sweep needs them
-    thousands of times: segment ``j`` of ``src`` (``src[cum[j]:cum[j + 1]]``) holds the sources
-    of slot ``j``, slot ``2p`` node p's supports and ``2p + 1`` its attacks, and node p's energy
-    is its support sum minus its attack sum.
+    """The energies of the first ``m`` strengths, the way a sweep needs them thousands of times:
+    slot ``p``'s terms are ``xx[src[cum[p]:cum[p + 1]]]``, and the slots come with the most
+    terms first.
 
     A slot of at most ``width`` terms is summed term by term in the order listed, as
     ``np.bincount`` sums it in the level pass: the same bits. The work goes a column at a time:
-    with the slots sorted by their number of terms, column k adds the k-th term of every slot
-    that has one, a prefix of the slots, with one contiguous ``np.add``. Longer slots (an option
-    that every argument feeds) are summed by ``_long_sums``, as in the level pass. Every view is
-    made here once, so a call only gathers, adds and subtracts."""
+    column k adds the k-th term of every slot that has one, a prefix of the slots, with one
+    contiguous ``np.add``. The longer slots (an option that every argument feeds), first of all,
+    are summed by ``_long_sums``, as in the level pass. Every view is made here once, so a call
+    only gathers and adds."""
 
-    __slots__ = ("_adds", "_att", "_energy", "_gathered", "_long", "_sources", "_sup")
+    __slots__ = ("_adds", "_gathered", "_long", "_sources", "_sums")
 
     def __init__(self, src: Ints, cum: Ints, size: int, width: int) -> None:
         lens = np.diff(cum)
-        order = np.argsort(-lens, kind="stable")  # the slots, most terms first
-        ranked = lens[order]
-        long = int(np.count_nonzero(ranked > width))  # these come first in ``order``
-        firsts = cum[order[long:]]  # where each short slot's terms start in ``src``
-        counts = [int(np.count_nonzero(ranked[long:] > k)) for k in range(width)]
-        parts = [src[firsts[:c] + k] for k, c in enumerate(counts)]
-        parts.append(src[_ranges(cum[order[:long]], ranked[:long])])
+        long = int(np.count_nonzero(lens > width))  # the first ``long`` slots
+        counts = [int(np.count_nonzero(lens[long:] > k)) for k in range(width)]
+        parts = [src[cum[long : long + c] + k] for k, c in enumerate(counts)]
+        parts.append(src[: cum[long]])  # the long slots' terms, one slot after another
         self._sources = np.concatenate(parts)
         if self._sources.size and int(self._sources.max()) >= size:
             raise ValueError("a source lies outside the strengths array")
         self._gathered = np.empty(self._sources.size)
-        sums = np.zeros(lens.size)  # the slot sums in ``order``; slots without terms stay 0
+        self._sums = np.zeros(lens.size)  # slots without terms stay 0
         ends = np.cumsum([0, *counts]).tolist()
-        short = sums[long:]
+        short = self._sums[long:]
         self._adds = [
             (short[: ends[k + 1] - ends[k]], self._gathered[ends[k] : ends[k + 1]])
             for k in range(width)
         ]
-        starts = np.cumsum(ranked[:long]) - ranked[:long]
-        self._long = (self._gathered[ends[-1] :], starts, sums[:long]) if long else None
-        at = np.empty(lens.size, dtype=np.intp)
-        at[order] = np.arange(lens.size, dtype=np.intp)
-        half = lens.size // 2
-        self._sup = (sums, at[0::2].copy(), np.empty(half))
-        self._att = (sums, at[1::2].copy(), np.empty(half))
-        self._energy = np.empty(half)
+        self._long = (self._gathered[ends[-1] :], cum[:long], self._sums[:long]) if long else None
 
-    def __call__(self, x: Floats) -> Floats:
-        """The energies for strengths ``x``, in a buffer that the next call overwrites."""
-        # mode="wrap" never wraps (every source was checked to lie inside x) and is the fastest
+    def __call__(self, xx: Floats) -> Floats:
+        """The energies for strengths ``xx``, in a buffer that the next call overwrites."""
+        # mode="wrap" never wraps (every source was checked to lie inside xx) and is the fastest
         # mode: "raise", the default, checks each index again and takes twice as long.
-        np.take(x, self._sources, out=self._gathered, mode="wrap")
+        np.take(xx, self._sources, out=self._gathered, mode="wrap")
         if self._adds:
             np.copyto(*self._adds[0])
         for total, column in self._adds[1:]:
             np.add(total, column, out=total)
         if self._long is not None:
             _long_sums(*self._long)
-        (sums, sup_at, sup), (_, att_at, att) = self._sup, self._att
-        np.take(sums, sup_at, out=sup, mode="wrap")
-        np.take(sums, att_at, out=att, mode="wrap")
-        return np.subtract(sup, att, out=self._energy)
+        return self._sums
+
+
+def _segments(terms: Floats, starts: Ints, lens: Ints) -> tuple[Floats, Ints, None]:
+    """The arguments of ``_long_sums`` for the segments of ``terms`` at ``starts``."""
+    return terms[_ranges(starts, lens)], np.cumsum(lens) - lens, None
 
 
 def _long_sums(terms: Floats, starts: Ints, out: Floats | None) -> Floats:

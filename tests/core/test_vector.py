@@ -227,7 +227,9 @@ def test_numpy_paths_agree_with_the_reference_on_random_graphs(g) -> None:
     tau = np.array(list(base.values()))
     arrays = [edges_from_lists(x) for x in (sup, att)]
     runs = [
-        propagate_arrays(tau, *arrays, tolerance=1e-12, max_iterations=10_000, max_levels=k)
+        propagate_arrays(
+            tau, *arrays, tolerance=1e-12, max_iterations=10_000, max_levels=k, ordered_max_levels=k
+        )
         for k in (0, 1, 10**6)  # sweeps only, sweeps past one level, always the level pass
     ]
     assert runs[0][1:] == runs[1][1:] == runs[2][1:] == (True, 1, True)
