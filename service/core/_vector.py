@@ -207,9 +207,9 @@ def _terms(
         ((np.cumsum(sup_n) - sup_n)[at], (np.cumsum(att_n) - att_n)[at] + sup_src.size), axis=1
     ).ravel()
     lens = np.stack((sup_n[at], att_n[at]), axis=1).ravel()
-    flat = _ranges(starts, lens)
-    src = pos[np.concatenate((sup_src, att_src))[flat]]
-    src[flat >= sup_src.size] += n
+    signed = np.concatenate((pos[sup_src], pos[att_src]))
+    signed[sup_src.size :] += n
+    src = signed[_ranges(starts, lens)]
     cum = np.zeros(at.size + 1, dtype=np.intp)
     np.cumsum(lens[0::2] + lens[1::2], out=cum[1:])
     return src, cum
