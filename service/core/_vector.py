@@ -3,15 +3,18 @@
 Used above a size threshold, where one Python step per edge costs more than a handful of numpy
 calls per level or sweep. The graph is held as edge arrays (source index, target index), one pair
 for supports and one for attacks. Acyclic graphs are solved exactly: level by level in
-topological order (a level is every node whose sources are all final) when they have few levels,
-else by sweeps over all edges until not one bit changes, which is the same result bit for bit.
-Cyclic graphs get Jacobi sweeps over all edges at once. Same formula, same clamp, same stopping
-rule as the pure path.
+topological order (a level is every node whose sources are all final) when their levels are
+known and few, else by sweeps over all edges until not one bit changes, which is the same result
+bit for bit. Cyclic graphs get Jacobi sweeps over all edges at once. Same formula, same clamp,
+same stopping rule as the pure path.
 
-Determinism: energies are summed with ``np.bincount``, which adds the weights in edge order, so
-the same arrays always give bit-identical strengths. The pure path sums with ``math.fsum``
-(exactly rounded); the two differ by a few ulps of an energy, far inside 1e-12 (property tests).
-Pure: no I/O, no clock, no randomness, inputs are never written to.
+Determinism: a node's energy is one sum in a fixed order, its supports' strengths then its
+attacks' negated strengths as listed: added one by one (``np.bincount`` in the level pass,
+column by column in a sweep: the same additions) or, for a node with many more terms than most
+(``_column_count``), pairwise by ``np.add.reduceat`` in both. So the same arrays always give
+bit-identical strengths. The pure path sums with ``math.fsum`` (exactly rounded); the two differ
+by a few ulps of an energy, far inside 1e-12 (property tests). Pure: no I/O, no clock, no
+randomness, inputs are never written to.
 """
 
 from __future__ import annotations
@@ -130,13 +133,15 @@ def propagate_arrays(
     iterate: bool = False,
     max_levels: int = LEVEL_PASS_MAX_LEVELS,
     ordered_max_levels: int = ORDERED_MAX_LEVELS,
+    width: int | None = None,
 ) -> tuple[Floats, bool, int, bool]:
     """``(sigma, converged, iterations, exact)`` for the graph whose support and attack edges are
     ``(source, target)`` index arrays (best sorted by target: they are sorted stably if not);
     ``iterate`` forces Jacobi on an acyclic graph too. Acyclic graphs with at most ``max_levels``
     levels (``ordered_max_levels`` when the node order alone proves them acyclic) get the level
     pass, the others sweeps that stop when no bit changes: both give the same strengths bit for
-    bit."""
+    bit. ``width``: the most terms an energy may have and still be summed one by one (None: the
+    cheapest, ``_column_count``); tests set it to reach both ways of summing."""
     n = base.shape[0]
     sup_src, sup_tgt = _by_target(*sup)
     att_src, att_tgt = _by_target(*att)
@@ -168,7 +173,7 @@ def propagate_arrays(
     tau = xx[:m].copy()
     src, cum = _terms(at, (sup_src, sup_n), (att_src, att_n), pos)
     # Slots of more terms than this are summed pairwise (``_long_sums``), the others in order.
-    width = _column_count(np.diff(cum))
+    width = _column_count(np.diff(cum)) if width is None else width
 
     if levels is not None:
         _level_pass(xx, tau, src, cum, levels, width)
@@ -322,6 +327,7 @@ class _SlotSums:
 
     def __init__(self, src: Ints, cum: Ints, size: int, width: int) -> None:
         lens = np.diff(cum)
+        width = min(width, int(lens.max(initial=0)))  # one column per term of the longest
         long = int(np.count_nonzero(lens > width))  # the first ``long`` slots
         counts = [int(np.count_nonzero(lens[long:] > k)) for k in range(width)]
         parts = [src[cum[long : long + c] + k] for k, c in enumerate(counts)]

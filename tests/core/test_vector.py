@@ -226,11 +226,19 @@ def test_numpy_paths_agree_with_the_reference_on_random_graphs(g) -> None:
     sup, att = lists(list(base.values()), [(ids[s], ids[t], r) for s, t, r in edges])
     tau = np.array(list(base.values()))
     arrays = [edges_from_lists(x) for x in (sup, att)]
-    runs = [
-        propagate_arrays(
-            tau, *arrays, tolerance=1e-12, max_iterations=10_000, max_levels=k, ordered_max_levels=k
-        )
-        for k in (0, 1, 10**6)  # sweeps only, sweeps past one level, always the level pass
-    ]
-    assert runs[0][1:] == runs[1][1:] == runs[2][1:] == (True, 1, True)
-    assert runs[0][0].tolist() == runs[1][0].tolist() == runs[2][0].tolist()
+    for width in (None, 1, 2, 4, 10**6):  # every term pairwise ... every term one by one
+        runs = [
+            propagate_arrays(
+                tau,
+                *arrays,
+                tolerance=1e-12,
+                max_iterations=10_000,
+                max_levels=k,
+                ordered_max_levels=k,
+                width=width,
+            )
+            for k in (0, 1, 10**6)  # sweeps only, sweeps past one level, always the level pass
+        ]
+        assert runs[0][1:] == runs[1][1:] == runs[2][1:] == (True, 1, True)
+        assert runs[0][0].tolist() == runs[1][0].tolist() == runs[2][0].tolist()
+        assert max(abs(a - pure.sigma[k]) for a, k in zip(runs[0][0], base, strict=True)) <= 1e-12
