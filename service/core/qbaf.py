@@ -8,15 +8,16 @@ sweeps have run, and ``converged`` says which. Pure: no I/O, no clock, no random
 of inputs.
 
 Two engines compute the same thing. The pure one below is exact and the reference; graphs with
-at least ``VECTOR_MIN_EDGES`` edges go to the numpy one in :mod:`service.core._vector` (level by
-level when acyclic and shallow, sweeps until nothing changes when acyclic and deep, Jacobi sweeps
-when cyclic), where a few array operations per level or sweep replace one Python step per edge.
+at least ``VECTOR_MIN_EDGES`` edges go to the numpy one in :mod:`service.core._vector` (acyclic:
+level by level when the levels are known and few, else sweeps until nothing changes; cyclic:
+Jacobi sweeps), where a few array operations per level or sweep replace one Python step per edge.
 The plans the service makes stay far below the threshold.
 
 Determinism: the pure engine sums energies with ``math.fsum`` (exactly rounded), so its result
 does not depend on the order in which edges were listed; the Jacobi scheme does not depend on
-node order either. The numpy engine sums in a fixed (edge) order. Either way the same graph always
-gives bit-identical strengths; the engines agree within 1e-12 (property tests).
+node order either. The numpy engine sums each energy in a fixed order (its supports as listed,
+then its attacks). Either way the same graph always gives bit-identical strengths; the engines
+agree within 1e-12 (property tests).
 """
 
 from __future__ import annotations
