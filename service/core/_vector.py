@@ -26,7 +26,13 @@ from itertools import chain
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["LEVEL_PASS_MAX_LEVELS", "edges_from_lists", "energy_update_array", "propagate_arrays"]
+__all__ = [
+    "LEVEL_PASS_MAX_LEVELS",
+    "ORDERED_MAX_LEVELS",
+    "edges_from_lists",
+    "energy_update_array",
+    "propagate_arrays",
+]
 
 Floats = NDArray[np.float64]
 Ints = NDArray[np.intp]
@@ -114,8 +120,9 @@ def _by_target(src: Ints, tgt: Ints) -> tuple[Ints, Ints]:
 
 
 # Acyclic graphs with more levels than this are solved by sweeps (bit for bit the same): a level
-# costs some twenty small numpy calls, a sweep a few large ones, and the sweeps settle within
-# depth + 1 and in practice after a few dozen (each level passes on a fraction of a change).
+# costs some twenty small numpy calls on its own nodes, a sweep as many on all of them, and the
+# sweeps settle within depth + 1 and in practice after a few dozen (each level passes on a
+# fraction of a change).
 LEVEL_PASS_MAX_LEVELS = 48
 # A graph whose edges all run one way through the node order is acyclic by one comparison; its
 # levels would have to be found one by one (Kahn's algorithm, about as dear per level as a
