@@ -11,7 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.core._vector import edges_from_lists, energy_update_array, propagate_arrays
+from service.core._vector import (
+    _most_first,
+    edges_from_lists,
+    energy_update_array,
+    propagate_arrays,
+)
 from service.core.qbaf import QBAF, VECTOR_MIN_EDGES, energy_update, propagate, propagate_indexed
 from tests.core.test_properties import dags, graphs, qbaf, relations
 
@@ -226,9 +231,25 @@ def test_numpy_paths_agree_with_the_reference_on_random_graphs(g) -> None:
     sup, att = lists(list(base.values()), [(ids[s], ids[t], r) for s, t, r in edges])
     tau = np.array(list(base.values()))
     arrays = [edges_from_lists(x) for x in (sup, att)]
-    runs = [
-        propagate_arrays(tau, *arrays, tolerance=1e-12, max_iterations=10_000, max_levels=k)
-        for k in (0, 1, 10**6)  # sweeps only, sweeps past one level, always the level pass
-    ]
-    assert runs[0][1:] == runs[1][1:] == runs[2][1:] == (True, 1, True)
-    assert runs[0][0].tolist() == runs[1][0].tolist() == runs[2][0].tolist()
+    for width in (None, 1, 2, 4, 10**6):  # every term pairwise ... every term one by one
+        runs = [
+            propagate_arrays(
+                tau,
+                *arrays,
+                tolerance=1e-12,
+                max_iterations=10_000,
+                max_levels=k,
+                ordered_max_levels=k,
+                width=width,
+            )
+            for k in (0, 1, 10**6)  # sweeps only, sweeps past one level, always the level pass
+        ]
+        assert runs[0][1:] == runs[1][1:] == runs[2][1:] == (True, 1, True)
+        assert runs[0][0].tolist() == runs[1][0].tolist() == runs[2][0].tolist()
+        assert max(abs(a - pure.sigma[k]) for a, k in zip(runs[0][0], base, strict=True)) <= 1e-12
+
+
+@pytest.mark.parametrize("top", [9, 70_000])  # a 16-bit radix sort, and past it
+def test_nodes_for_sweeps_come_most_terms_first_in_a_stable_order(top: int) -> None:
+    counts = np.array([3, top, 0, 3, 1, top, 2], dtype=np.intp)
+    assert _most_first(counts).tolist() == [1, 5, 0, 3, 6, 4, 2]
