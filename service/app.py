@@ -674,14 +674,14 @@ def _stale(plan_id: str, current: int) -> StaleVersionError:
 
 
 def _cited_facts(result: PlanResult) -> dict[str, dict[str, str]]:
-    from service.facts import fact_index
+    from service.cited_facts import fact_index
 
     d = result.deliberation
     return fact_index(result.profile, (f for o in d.options for a in o.arguments for f in a.facts))
 
 
 def _patient_header(result: PlanResult) -> dict[str, str]:
-    from service.facts import patient_header
+    from service.cited_facts import patient_header
 
     return patient_header(result.profile)
 

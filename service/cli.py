@@ -445,7 +445,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return serve_forever(load_settings(**overrides))
 
 
-# ---------------------------------------------------------------- for integrators (issue 16)
+# ----------------------------------------------------------------------- for integrators
 
 # The settings `canoe serve --help` names: (setting, what it is).
 _SERVE_SETTINGS: tuple[tuple[str, str], ...] = (

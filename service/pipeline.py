@@ -2,7 +2,7 @@
 
 Profile -> evidence -> attending assessment -> panel -> consultation (one call per member: its
 votes and its arguments) -> (routing and arbitration || argument relations and arena clashes) ->
-A-QBAF -> synthesis (DESIGN section 2). Independent model calls of a stage run concurrently under
+A-QBAF -> synthesis. Independent model calls of a stage run concurrently under
 one cap. A role's failed contribution
 (``StepFailed``, a timed-out call) is recorded as missing and the plan goes on; a backend that
 cannot be reached at all (``BackendUnavailable``), or a failed step nothing can go on without,

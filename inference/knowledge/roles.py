@@ -179,7 +179,7 @@ POOL: tuple[AgentProfile, ...] = (
     ),
 )
 
-# Roles a domain present in the record puts on the panel, whatever the complexity (issue 14:
+# Roles a domain present in the record puts on the panel, whatever the complexity (the
 # configured sizes are a floor, never a cap that removes a needed role). Condition groups are
 # ``inference.knowledge.conditions`` keys; the other triggers are evaluated in
 # ``inference.embedded`` (medication criterion or >= 5 medicines, age >= 75, eGFR < 30).

@@ -58,7 +58,7 @@ CATEGORY_ORDER: tuple[str, ...] = (
 )
 _CATEGORY_RANK = {c: i for i, c in enumerate(CATEGORY_ORDER)}
 # Clinical priority classes, most urgent first: immediate safety, high-value omissions,
-# monitoring, routine review (issue 14). The plan is ordered by class, then by score.
+# monitoring, routine review. The plan is ordered by class, then by score.
 PRIORITY_ORDER: tuple[str, ...] = ("safety", "omission", "monitoring", "review")
 _PRIORITY_RANK = {c: i for i, c in enumerate(PRIORITY_ORDER)}
 # How soon to act, first to last: contradicting data to settle before anything acts on them,

@@ -270,8 +270,8 @@ def test_the_patient_banner_gives_name_sex_and_age_or_the_reference_alone() -> N
 def test_cited_values_print_units_as_the_summary_does() -> None:
     from datetime import date
 
+    from service.cited_facts import fact_index, patient_header
     from service.core.profile import Observation, PatientProfile
-    from service.facts import fact_index, patient_header
 
     inr = Observation("Observation/inr", "6301-6", "INR", 3.1, "{INR}", None)
     hb = Observation("Observation/hb", "718-7", "Hemoglobin", 12.5, "g/dL", None)
