@@ -53,7 +53,15 @@ from service.store import (
 )
 from service.telemetry import Telemetry, TracedExperts
 
-__all__ = ["CarePlanService", "ContestOutcome", "PlanOutcome", "request_time", "utc_now"]
+__all__ = [
+    "CarePlanService",
+    "ContestOutcome",
+    "PlanOutcome",
+    "WrittenPlan",
+    "request_time",
+    "utc_now",
+    "write_plan",
+]
 
 ProgressFn = Callable[[Progress], None]
 T = TypeVar("T")
@@ -107,14 +115,30 @@ class ContestOutcome:
 
 
 @dataclass(frozen=True, slots=True)
-class _Written:
-    """What a plan's writing step makes: the Bundle and document, each with its bytes."""
+class WrittenPlan:
+    """A plan's answer as every transport gives it: the canoe.deliberation/1 document, the
+    clinician summary and the CarePlan + Provenance Bundle written from them, each built once,
+    and the Bundle and document serialised once, to the bytes the store keeps and the service,
+    the CDS hook and the command line return."""
 
     bundle: dict[str, Any]
     document: dict[str, Any]
     clinician: Summary
     bundle_json: bytes
     document_json: bytes
+
+
+def write_plan(result: PlanResult, *, recorded: str, base: str) -> WrittenPlan:
+    """Write a planned deliberation as the FHIR answer: ``recorded`` is the plan's time stamp,
+    ``base`` the canonical base of the service's own resources."""
+    from fhir_mapping.careplan import plan_bundle
+
+    plan, evaluation = result.deliberation, result.evaluation
+    document, clinician = to_document(plan, evaluation), summarise(plan, evaluation)
+    bundle = plan_bundle(
+        plan, evaluation, recorded=recorded, base=base, document=document, summary=clinician
+    )
+    return WrittenPlan(bundle, document, clinician, dump_json(bundle), dump_json(document))
 
 
 class CarePlanService:
@@ -128,9 +152,11 @@ class CarePlanService:
         *,
         telemetry: Telemetry | None = None,
         clock: Callable[[], str] = utc_now,
+        plan_ids: Callable[[], str] = new_plan_id,
         offload_planning: bool = False,
     ) -> None:
         self.settings = settings
+        self.plan_ids = plan_ids  # names each generated plan (a test may fix the name)
         # True when the experts hold nothing bound to the serving event loop (the embedded
         # backend): a whole plan then runs on a worker thread with a loop of its own, so a big
         # plan cannot stall health probes and other calls. Triton's clients belong to the
@@ -215,10 +241,10 @@ class CarePlanService:
         Ingest, planning and writing the FHIR output are one piece of work on one worker
         thread when the planning may leave the serving loop (each hand-off between threads
         waits for the GIL behind the planning of other requests)."""
-        from fhir_mapping.careplan import careplan_id, plan_bundle
+        from fhir_mapping.careplan import careplan_id
         from fhir_mapping.ingest import ingest
 
-        plan_id = new_plan_id()
+        plan_id = self.plan_ids()
         t0 = time.perf_counter()
         offload = self.offload_planning
         # Stage spans are opened and ended on whichever thread reports (the tracer is thread
@@ -243,24 +269,10 @@ class CarePlanService:
             ingest_s.append(time.perf_counter() - t)
             return profile
 
-        def write(result: PlanResult) -> _Written:
-            # The document and the clinician summary are built once, here, and the Bundle
-            # is written from them; each is serialised once, to the bytes stored and returned.
-            d, ev = result.deliberation, result.evaluation
-            document, clinician = to_document(d, ev), summarise(d, ev)
-            bundle_out = plan_bundle(
-                d,
-                ev,
-                recorded=created,
-                base=self.settings.fhir.base,
-                document=document,
-                summary=clinician,
-            )
-            return _Written(
-                bundle_out, document, clinician, dump_json(bundle_out), dump_json(document)
-            )
+        def write(result: PlanResult) -> WrittenPlan:
+            return write_plan(result, recorded=created, base=self.settings.fhir.base)
 
-        async def deliberate() -> tuple[PlanResult, _Written]:
+        async def deliberate() -> tuple[PlanResult, WrittenPlan]:
             profile = ingested() if offload else await self._cpu(ingested)
             result = await self.planner.plan(
                 profile,

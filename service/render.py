@@ -16,16 +16,19 @@ from collections.abc import Mapping
 from inference.protocol import EvidenceDoc
 from service.core import CATEGORY_ORDER, Evaluation, NodeScore
 from service.core.model import Deliberation, Option
-from service.core.summary import coverage_detail, summary_text
+from service.core.summary import Summary, coverage_detail, summary_text
 
 __all__ = ["render_plan", "render_summary"]
 
 _CATEGORY_TITLES = {c: c.replace("-", " ").capitalize() for c in CATEGORY_ORDER}
 
 
-def render_summary(d: Deliberation, ev: Evaluation) -> str:
-    """The clinician summary (no FHIR ids, no strengths notation)."""
-    return summary_text(d, ev)
+def render_summary(
+    plan: Deliberation, evaluation: Evaluation, summary: Summary | None = None
+) -> str:
+    """The clinician summary (no FHIR ids, no strengths notation); ``summary``: the one the
+    plan's written answer was built with, where there is one (else it is computed here)."""
+    return summary_text(plan, evaluation, summary)
 
 
 def render_plan(
