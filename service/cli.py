@@ -202,37 +202,23 @@ def _add_eval(sub: Any) -> None:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from fhir_mapping.ingest import ingest
     from service.app import request_time
     from service.backends import build_planner
     from service.eval import (
-        check_case,
         load_cases,
+        plan_cases,
         report_json,
         report_table,
         with_readability,
     )
-    from service.pipeline import new_plan_id
     from service.settings import load_settings
 
     settings = load_settings(**({"backend": args.backend} if args.backend else {}))
     cases = load_cases(args.cases, args.expectations)
     planner = build_planner(settings)
     created = args.created or _now()
-    received = request_time(created)
-    results = []
-    for case in cases:
-        raw = _read(case.bundle)
-        profile = ingest(
-            raw,
-            max_resources=settings.limits.max_bundle_resources,
-            received=received,
-            clock_skew=settings.fhir.clock_skew,
-        )
-        plan_id = new_plan_id(raw)
-        r = asyncio.run(planner.plan(profile, plan_id=plan_id, created=created))
-        d, ev = r.deliberation, r.evaluation
-        results.append(with_readability(check_case(case, d, ev), d, ev))
+    planned = plan_cases(cases, planner, settings, created=created, received=request_time(created))
+    results = [with_readability(p.result, p.plan.deliberation, p.plan.evaluation) for p in planned]
     report = report_json(results)
     if args.report:
         args.report.write_text(json.dumps(report, indent=2) + "\n")

@@ -35,18 +35,25 @@ that is expected to fail until the plans improve).
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service.core.evaluation import Evaluation
 from service.core.model import Deliberation, Option
 from service.core.patient import patient_text
 from service.core.summary import SummaryLine, summarise, summary_text
 from service.errors import InputError
+from service.pipeline import new_plan_id
 from service.readability import MAX_PATIENT_GRADE, fkgl
+
+if TYPE_CHECKING:
+    from service.pipeline import Planner, PlanResult
+    from service.settings import Settings
 
 __all__ = [
     "EVAL_FORMAT",
@@ -54,8 +61,10 @@ __all__ = [
     "CaseResult",
     "Check",
     "Expectation",
+    "PlannedCase",
     "check_case",
     "load_cases",
+    "plan_cases",
     "report_json",
     "report_table",
     "with_readability",
@@ -298,6 +307,44 @@ def check_case(case: Case, d: Deliberation, ev: Evaluation) -> CaseResult:
             )
         )
     return CaseResult(case.name, tuple(o.title for o in included), tuple(checks))
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedCase:
+    """One case planned end to end and checked: its plan and the check's result."""
+
+    case: Case
+    plan: PlanResult
+    result: CaseResult
+
+
+def plan_cases(
+    cases: Sequence[Case],
+    planner: Planner,
+    settings: Settings,
+    *,
+    created: str,
+    received: datetime,
+) -> Iterator[PlannedCase]:
+    """Ingest, plan and check each case in turn, as ``canoe eval`` and the vignette
+    repartition both do: ``created`` is the plans' request time, ``received`` the same instant
+    as the time ingest judges the record's dates against. Each plan is named from its Bundle's
+    bytes, as ``canoe plan`` names it."""
+    from fhir_mapping.ingest import ingest
+
+    for case in cases:
+        try:
+            raw = case.bundle.read_bytes()
+        except OSError as exc:
+            raise InputError(f"cannot read {case.bundle}: {exc.strerror}") from exc
+        profile = ingest(
+            raw,
+            max_resources=settings.limits.max_bundle_resources,
+            received=received,
+            clock_skew=settings.fhir.clock_skew,
+        )
+        plan = asyncio.run(planner.plan(profile, plan_id=new_plan_id(raw), created=created))
+        yield PlannedCase(case, plan, check_case(case, plan.deliberation, plan.evaluation))
 
 
 def with_readability(r: CaseResult, d: Deliberation, ev: Evaluation) -> CaseResult:
