@@ -51,6 +51,7 @@ from service.store import (
     VersionRecord,
     open_store,
 )
+from service.stored_summary import summary_record
 from service.telemetry import Telemetry, TracedExperts
 
 __all__ = [
@@ -314,6 +315,7 @@ class CarePlanService:
                     **stored,
                     "facts": _cited_facts(result),
                     "patient": _patient_header(result),
+                    "clinician": summary_record(written.clinician),
                 },
             )
         )
@@ -394,7 +396,7 @@ class CarePlanService:
             now = self.clock()
 
             def recompute() -> tuple[
-                Deliberation, list[dict[str, Any]], Any, dict[str, Any], bytes
+                Deliberation, list[dict[str, Any]], Any, dict[str, Any], Summary, bytes
             ]:
                 actions = [(t.action, t.task_id, t.actor, t.at or now, t.reason) for t in fresh]
                 try:
@@ -409,7 +411,7 @@ class CarePlanService:
                     careplan_ref=f"CarePlan/{new_cid}/_history/{new_d.version}",
                     at=now,
                 )
-                document = to_document(new_d, ev)
+                document, clinician = to_document(new_d, ev), summarise(new_d, ev)
                 bundle = plan_bundle(
                     new_d,
                     ev,
@@ -418,11 +420,12 @@ class CarePlanService:
                     previous_version=version,
                     base=base,
                     document=document,
+                    summary=clinician,
                 )
                 outcomes = rebase(at_source(outcomes, new_d), base)  # as the Bundle holds them
-                return new_d, outcomes, bundle, document, dump_json(bundle)
+                return new_d, outcomes, bundle, document, clinician, dump_json(bundle)
 
-            new_d, outcomes, bundle, document, bundle_json = await self._cpu(recompute)
+            new_d, outcomes, bundle, document, clinician, bundle_json = await self._cpu(recompute)
             new_cid = careplan_id(plan_id, new_d.version)
             new_version = new_d.version
             await self.store.append_version(
@@ -436,7 +439,11 @@ class CarePlanService:
                     created=now,
                     deliberation=document,
                     bundle=bundle,
-                    summary={"tasks": len(fresh), "replaces": version},
+                    summary={
+                        "tasks": len(fresh),
+                        "replaces": version,
+                        "clinician": summary_record(clinician),
+                    },
                     task_ids=tuple(t.task_id for t in fresh),
                 ),
                 expected_current=version,

@@ -62,3 +62,15 @@ async def test_the_cli_prints_the_bytes_the_service_stores_and_returns(
     assert printed == r.careplan_bundle_json + b"\n" == bundle.encode("utf-8") + b"\n"
     assert document_file.read_bytes() == document.encode("utf-8") + b"\n"
     assert json.loads(printed)["resourceType"] == "Bundle"
+
+
+async def test_each_version_stores_the_clinician_summary_its_bundle_was_written_from(
+    tmp_path: Path,
+) -> None:
+    from service.stored_summary import summary_from_record
+
+    async with serving(tmp_path) as h:
+        outcome = await h.app.generate(REALISTIC_BUNDLES[0].read_bytes(), tenant="default")
+        rec = await h.app.plan_version(tenant="default", plan_id=outcome.plan_id, version=1)
+    assert outcome.clinician is not None and outcome.clinician.lines
+    assert summary_from_record(rec.summary) == outcome.clinician
