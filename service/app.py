@@ -613,18 +613,18 @@ class _StageSpans:
         self._open: dict[str, Span] = {}
         self._parent = trace.set_span_in_context(trace.get_current_span())
 
-    def on_progress(self, p: Progress) -> None:
-        if p.state == "started" and p.stage not in self._open:
-            self._open[p.stage] = self._tel.tracer.start_span(
-                f"stage.{p.stage}", context=self._parent
+    def on_progress(self, progress: Progress) -> None:
+        if progress.state == "started" and progress.stage not in self._open:
+            self._open[progress.stage] = self._tel.tracer.start_span(
+                f"stage.{progress.stage}", context=self._parent
             )
-        elif p.state == "finished" and p.stage in self._open:
-            span = self._open.pop(p.stage)
+        elif progress.state == "finished" and progress.stage in self._open:
+            span = self._open.pop(progress.stage)
             span.set_attributes(
-                {"canoe.calls_done": p.calls_done, "canoe.calls_total": p.calls_total}
+                {"canoe.calls_done": progress.calls_done, "canoe.calls_total": progress.calls_total}
             )
             span.end()
-        _emit(self._progress, p)
+        _emit(self._progress, progress)
 
     def close(self) -> None:
         for span in self._open.values():
@@ -668,8 +668,8 @@ def _threadsafe(progress: ProgressFn) -> ProgressFn:
     """``progress`` called on the current (serving) loop, whatever thread reports."""
     loop = asyncio.get_running_loop()
 
-    def post(p: Progress) -> None:
-        loop.call_soon_threadsafe(progress, p)
+    def post(event: Progress) -> None:
+        loop.call_soon_threadsafe(progress, event)
 
     return post
 

@@ -344,12 +344,12 @@ async def _plan_with_progress(
     with Bar(console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("deliberating", total=None)
 
-        def on(p: Any) -> None:
+        def on(progress: Any) -> None:
             bar.update(
                 task,
-                total=p.calls_total,
-                completed=p.calls_done,
-                description=f"{p.stage} {p.state}",
+                total=progress.calls_total,
+                completed=progress.calls_done,
+                description=f"{progress.stage} {progress.state}",
             )
 
         return await planner.plan(

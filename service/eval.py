@@ -271,18 +271,18 @@ def _in_summary(e: Expectation, lines: Sequence[SummaryLine]) -> tuple[tuple[str
     return e.terms, ""
 
 
-def check_case(case: Case, d: Deliberation, ev: Evaluation) -> CaseResult:
-    options = {o.id: o for o in d.options}
+def check_case(case: Case, plan: Deliberation, ev: Evaluation) -> CaseResult:
+    options = {o.id: o for o in plan.options}
     included = [options[oid] for oid in ev.plan]
     wanted = any(e.where == "summary" for e in (*case.must_include, *case.must_not_include))
-    lines = summarise(d, ev).lines if wanted else ()
+    lines = summarise(plan, ev).lines if wanted else ()
     checks: list[Check] = []
     for e in case.must_include:
         if e.where == "summary":
             terms, line = _in_summary(e, lines)
             checks.append(Check("must_include", terms, "found" if line else "missed", line, e))
             continue
-        terms, hit = _find(e, d, included, True)
+        terms, hit = _find(e, plan, included, True)
         where = hit.title if hit else ""
         if hit is not None and e.rank_at_most is not None:
             # ranked too low to be seen where it must be (e.g. the clinician summary's first lines)
@@ -296,7 +296,7 @@ def check_case(case: Case, d: Deliberation, ev: Evaluation) -> CaseResult:
             terms, line = _in_summary(e, lines)
             checks.append(Check("must_not_include", terms, "unsafe" if line else "absent", line, e))
             continue
-        terms, hit = _find(e, d, included, False)
+        terms, hit = _find(e, plan, included, False)
         checks.append(
             Check(
                 "must_not_include",
@@ -347,13 +347,13 @@ def plan_cases(
         yield PlannedCase(case, plan, check_case(case, plan.deliberation, plan.evaluation))
 
 
-def with_readability(r: CaseResult, d: Deliberation, ev: Evaluation) -> CaseResult:
+def with_readability(result: CaseResult, plan: Deliberation, ev: Evaluation) -> CaseResult:
     """The case's result with the Flesch-Kincaid grade of its clinician summary and of its
     patient version, one decimal."""
     return replace(
-        r,
-        fkgl_clinician=round(fkgl(summary_text(d, ev)), 1),
-        fkgl_patient=round(fkgl(patient_text(d, ev)), 1),
+        result,
+        fkgl_clinician=round(fkgl(summary_text(plan, ev)), 1),
+        fkgl_patient=round(fkgl(patient_text(plan, ev)), 1),
     )
 
 

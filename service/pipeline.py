@@ -621,19 +621,19 @@ DELIBERATED_OPTION_FIELDS: Final = frozenset({"arguments", "edges", "clashes", "
 _SHARED_OPTION_FIELDS: Final = tuple(f.name for f in fields(CandidateOption))
 
 
-def option_from_candidate(o: CandidateOption, **deliberated: Any) -> Option:
+def option_from_candidate(candidate: CandidateOption, **deliberated: Any) -> Option:
     """The deliberation's option for a candidate: every field of the candidate, and
     ``deliberated`` (some of ``DELIBERATED_OPTION_FIELDS``)."""
-    shared = {name: getattr(o, name) for name in _SHARED_OPTION_FIELDS}
+    shared = {name: getattr(candidate, name) for name in _SHARED_OPTION_FIELDS}
     return Option(**shared, **deliberated)
 
 
-def candidate_from_option(o: Option) -> CandidateOption:
+def candidate_from_option(option: Option) -> CandidateOption:
     """The candidate a deliberated option was (its stored priority and urgency class read back
     as the protocol's types)."""
-    shared = {name: getattr(o, name) for name in _SHARED_OPTION_FIELDS}
-    shared["priority"] = _priority(o.priority)
-    shared["urgency_class"] = _urgency_class(o.urgency_class)
+    shared = {name: getattr(option, name) for name in _SHARED_OPTION_FIELDS}
+    shared["priority"] = _priority(option.priority)
+    shared["urgency_class"] = _urgency_class(option.urgency_class)
     return CandidateOption(**shared)
 
 

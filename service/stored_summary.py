@@ -36,14 +36,9 @@ def summary_from_record(version_summary: Mapping[str, Any]) -> Summary | None:
     raw = version_summary.get("clinician")
     if not isinstance(raw, Mapping):
         return None
-    lines = tuple(
-        SummaryLine(
-            **{
-                k: tuple(v) if isinstance(v, list) else v
-                for k, v in line.items()
-                if k in _LINE_FIELDS
-            }
-        )
-        for line in raw.get("lines", ())
-    )
+    lines = tuple(SummaryLine(**_line_fields(line)) for line in raw.get("lines", ()))
     return Summary(lines, int(raw.get("more", 0)), tuple(raw.get("awaiting", ())))
+
+
+def _line_fields(line: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in line.items() if k in _LINE_FIELDS}
