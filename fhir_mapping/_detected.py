@@ -169,16 +169,16 @@ def _issue(
 
 
 def detected_issues(
-    d: Deliberation, *, careplan_id: str, author: str, recorded: str
+    plan: Deliberation, *, careplan_id: str, author: str, recorded: str
 ) -> dict[str, list[dict[str, object]]]:
     """Option id -> its DetectedIssues (options with no coded safety finding are absent)."""
-    identified = d.meta.created or recorded
+    identified = plan.meta.created or recorded
     out: dict[str, list[dict[str, object]]] = {}
-    for o in d.options:
+    for o in plan.options:
         for kind, findings in _by_kind(o).items():
             out.setdefault(o.id, []).append(
                 _issue(
-                    d,
+                    plan,
                     o,
                     kind,
                     findings,
@@ -195,9 +195,9 @@ def detected_issues(
 J = TypeVar("J")
 
 
-def source_url(ref: str, d: Deliberation) -> str | None:
+def source_url(ref: str, plan: Deliberation) -> str | None:
     """The absolute URL at the source of the record's ``Type/id``, None when unknown."""
-    return _url(ref, {s.ref: s for s in d.meta.sources}, d.meta.source_base)
+    return _url(ref, {s.ref: s for s in plan.meta.sources}, plan.meta.source_base)
 
 
 def _url(ref: str, sources: Mapping[str, SourceRecord], base: str) -> str | None:
@@ -236,20 +236,20 @@ def _record_ref(value: Mapping[str, Any]) -> bool:
     return len(parts) == 2 and parts[0] not in OWN_TYPES and parts[0][:1].isupper()
 
 
-def at_source(value: J, d: Deliberation) -> J:
+def at_source(value: J, plan: Deliberation) -> J:
     """A copy of the JSON ``value`` whose references to the patient's record point at the
     system that holds it (see the module docstring); the rest is unchanged."""
 
-    sources = {s.ref: s for s in d.meta.sources}
-    base = d.meta.source_base
+    sources = {s.ref: s for s in plan.meta.sources}
+    base = plan.meta.source_base
 
-    def walk(v: object) -> object:
-        if isinstance(v, Mapping):
-            out = {k: walk(x) for k, x in v.items()}
+    def walk(value: object) -> object:
+        if isinstance(value, Mapping):
+            out = {k: walk(x) for k, x in value.items()}
             return _source_ref(out, sources, base) if _record_ref(out) else out
-        if isinstance(v, list | tuple):
-            return [walk(x) for x in v]
-        return v
+        if isinstance(value, list | tuple):
+            return [walk(x) for x in value]
+        return value
 
     return walk(value)  # type: ignore[return-value]
 

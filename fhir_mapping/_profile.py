@@ -226,8 +226,8 @@ class _Builder:
         self.unused.extend(UnusedFact(r, path, DateWindow.before(d, born)) for r, path, d in early)
         self.dates = [d for d in self.dates if d >= earliest]
 
-        def keep(d: date | None) -> date | None:
-            return d if d is None or d >= earliest else None
+        def keep(day: date | None) -> date | None:
+            return day if day is None or day >= earliest else None
 
         self.problems = [
             replace(p, onset=keep(p.onset), abatement=keep(p.abatement)) for p in self.problems
@@ -261,8 +261,8 @@ class _Builder:
         return target is not None and target.ref == self.patient_ref
 
     # -- resources -------------------------------------------------------------------------------
-    def condition(self, e: ParsedEntry) -> None:
-        r: Any = e.resource
+    def condition(self, entry: ParsedEntry) -> None:
+        r: Any = entry.resource
         verification = _status(r.verificationStatus)
         if verification == "entered-in-error":
             return
@@ -273,21 +273,21 @@ class _Builder:
         abate_v = r.abatementDateTime or (
             (r.abatementPeriod.end or r.abatementPeriod.start) if r.abatementPeriod else None
         )
-        onset = self._date(e.ref, "Condition.onset[x]", onset_v)
-        abatement = self._date(e.ref, "Condition.abatement[x]", abate_v)
-        self._date(e.ref, "Condition.recordedDate", r.recordedDate)
+        onset = self._date(entry.ref, "Condition.onset[x]", onset_v)
+        abatement = self._date(entry.ref, "Condition.abatement[x]", abate_v)
+        self._date(entry.ref, "Condition.recordedDate", r.recordedDate)
         kind = social_kind(codes, text)
         if kind is not None:
             current = (clinical in _ACTIVE_CLINICAL or (not clinical and abatement is None)) and (
                 verification != "refuted"
             )
             if current:  # a resolved finding (past unemployment) is no longer the person's life
-                self.social.append(SocialFact(e.ref, kind, text))
+                self.social.append(SocialFact(entry.ref, kind, text))
             return
-        recognised = _recognise(e.ref, "Condition.code", r.code, _PROBLEM_SYSTEMS, self.unused)
+        recognised = _recognise(entry.ref, "Condition.code", r.code, _PROBLEM_SYSTEMS, self.unused)
         self.problems.append(
             Condition(
-                ref=e.ref,
+                ref=entry.ref,
                 text=text,
                 codes=codes,
                 clinical_status=clinical,
@@ -319,19 +319,19 @@ class _Builder:
             return None, display, "MedicationRequest.medicationReference"
         return med.code, display, "MedicationRequest.medicationReference.resolve().code"
 
-    def medication_request(self, e: ParsedEntry) -> None:
-        r: Any = e.resource
+    def medication_request(self, entry: ParsedEntry) -> None:
+        r: Any = entry.resource
         if r.status in _SKIPPED_STATUS:
             return
-        concept, display, path = self._medication_concept(e)
+        concept, display, path = self._medication_concept(entry)
         if concept is None:
             self.unused.append(
-                UnusedFact(e.ref, path, "medication reference does not resolve to a Medication")
+                UnusedFact(entry.ref, path, "medication reference does not resolve to a Medication")
             )
             recognised = False
         else:
-            recognised = _recognise(e.ref, path, concept, _MEDICATION_SYSTEMS, self.unused)
-        authored = self._date(e.ref, "MedicationRequest.authoredOn", r.authoredOn)
+            recognised = _recognise(entry.ref, path, concept, _MEDICATION_SYSTEMS, self.unused)
+        authored = self._date(entry.ref, "MedicationRequest.authoredOn", r.authoredOn)
         dose = frequency = route = ""
         dose_value: float | None = None
         dose_unit = ""
@@ -341,10 +341,10 @@ class _Builder:
             dose, frequency, route = _dosage(dosage)
             dose_value, dose_unit, per_day = _typed_dose(dosage)
         course = _first_code(r.courseOfTherapyType)
-        starts, ends = self._course(e.ref, r, dosage, course, (dose_value, dose_unit, per_day))
+        starts, ends = self._course(entry.ref, r, dosage, course, (dose_value, dose_unit, per_day))
         self.medications.append(
             Medication(
-                ref=e.ref,
+                ref=entry.ref,
                 text=_cc_text(concept) or display,
                 codes=_codes(concept),
                 status=str(r.status or ""),
@@ -362,8 +362,10 @@ class _Builder:
                 course=course,
                 starts=starts,
                 ends=ends,
-                prior=self._link(e.ref, "MedicationRequest.priorPrescription", r.priorPrescription),
-                encounter=self._link(e.ref, "MedicationRequest.encounter", r.encounter),
+                prior=self._link(
+                    entry.ref, "MedicationRequest.priorPrescription", r.priorPrescription
+                ),
+                encounter=self._link(entry.ref, "MedicationRequest.encounter", r.encounter),
             )
         )
 
@@ -428,8 +430,8 @@ class _Builder:
             return None  # a pack size in another unit than the dose says nothing of its days
         return float(qty.value) / (value * per_day)
 
-    def observation(self, e: ParsedEntry, order: int) -> None:
-        r: Any = e.resource
+    def observation(self, entry: ParsedEntry, order: int) -> None:
+        r: Any = entry.resource
         if r.status in _SKIPPED_STATUS or r.status == "cancelled":
             return
         eff_v = (
@@ -438,18 +440,18 @@ class _Builder:
             or (r.effectivePeriod.end or r.effectivePeriod.start if r.effectivePeriod else None)
         )
         if eff_v is not None:  # issued is checked, but dates the result only when nothing else
-            self._date(e.ref, "Observation.issued", r.issued, dates_record=False)
+            self._date(entry.ref, "Observation.issued", r.issued, dates_record=False)
         path = "Observation.effective[x]" if eff_v is not None else "Observation.issued"
         eff_v = eff_v or r.issued
-        effective = self._date(e.ref, path, eff_v)
+        effective = self._date(entry.ref, path, eff_v)
         if effective is None and to_date(eff_v) is not None:
             return  # an impossible date: a result at an unknown time is not a fact
-        loinc, recognised = self._loinc(e.ref, "Observation.code", r.code)
+        loinc, recognised = self._loinc(entry.ref, "Observation.code", r.code)
         value, unit, text = _value(r)
         if value is not None or text:
             self._keep_obs(
                 Observation(
-                    e.ref,
+                    entry.ref,
                     loinc,
                     _cc_text(r.code),
                     value,
@@ -463,13 +465,13 @@ class _Builder:
             )
         # Components become observations of their own (systolic and diastolic of a BP panel).
         for k, comp in enumerate(r.component or ()):
-            c_loinc, c_ok = self._loinc(e.ref, f"Observation.component[{k}].code", comp.code)
+            c_loinc, c_ok = self._loinc(entry.ref, f"Observation.component[{k}].code", comp.code)
             c_value, c_unit, c_text = _value(comp)
             if c_value is None and not c_text:
                 continue
             self._keep_obs(
                 Observation(
-                    e.ref,
+                    entry.ref,
                     c_loinc,
                     _cc_text(comp.code),
                     c_value,
@@ -509,20 +511,20 @@ class _Builder:
         if prev is None or rank > prev[0]:
             self.observations[key] = (rank, obs)
 
-    def allergy(self, e: ParsedEntry) -> None:
-        r: Any = e.resource
+    def allergy(self, entry: ParsedEntry) -> None:
+        r: Any = entry.resource
         verification = _status(r.verificationStatus)
         if verification == "entered-in-error":
             return
-        self._date(e.ref, "AllergyIntolerance.recordedDate", r.recordedDate)
-        self._date(e.ref, "AllergyIntolerance.onset[x]", r.onsetDateTime)
-        self._date(e.ref, "AllergyIntolerance.lastOccurrence", r.lastOccurrence)
+        self._date(entry.ref, "AllergyIntolerance.recordedDate", r.recordedDate)
+        self._date(entry.ref, "AllergyIntolerance.onset[x]", r.onsetDateTime)
+        self._date(entry.ref, "AllergyIntolerance.lastOccurrence", r.lastOccurrence)
         recognised = _recognise(
-            e.ref, "AllergyIntolerance.code", r.code, _ALLERGY_SYSTEMS, self.unused
+            entry.ref, "AllergyIntolerance.code", r.code, _ALLERGY_SYSTEMS, self.unused
         )
         self.allergies.append(
             Allergy(
-                ref=e.ref,
+                ref=entry.ref,
                 substance=_cc_text(r.code),
                 codes=_codes(r.code),
                 criticality=str(r.criticality or ""),
@@ -532,14 +534,14 @@ class _Builder:
             )
         )
 
-    def encounter(self, e: ParsedEntry) -> None:
-        r: Any = e.resource
+    def encounter(self, entry: ParsedEntry) -> None:
+        r: Any = entry.resource
         if r.status in _SKIPPED_STATUS:
             return
         start_v = r.period.start if r.period else None
         end_v = r.period.end if r.period else None
-        start = self._date(e.ref, "Encounter.period.start", start_v)
-        end = self._date(e.ref, "Encounter.period.end", end_v)
+        start = self._date(entry.ref, "Encounter.period.start", start_v)
+        end = self._date(entry.ref, "Encounter.period.end", end_v)
         kind = ""
         for t in r.type or ():
             kind = _cc_text(t)
@@ -561,12 +563,12 @@ class _Builder:
         disposition = _cc_text(hosp.dischargeDisposition) if hosp is not None else ""
         diagnoses: list[tuple[int, int, str]] = []
         for k, dx in enumerate(r.diagnosis or ()):
-            target = self._link(e.ref, f"Encounter.diagnosis[{k}].condition", dx.condition)
+            target = self._link(entry.ref, f"Encounter.diagnosis[{k}].condition", dx.condition)
             if target:
                 diagnoses.append((dx.rank or 10**6, k, target))
         self.encounters.append(
             Encounter(
-                e.ref,
+                entry.ref,
                 kind,
                 start,
                 end,
@@ -581,17 +583,17 @@ class _Builder:
             )
         )
 
-    def immunization(self, e: ParsedEntry) -> None:
+    def immunization(self, entry: ParsedEntry) -> None:
         """A vaccine given (or recorded as not given). Recognised when it carries a well-formed
         CVX code, or a SNOMED CT code; the date is ``occurrenceDateTime`` (a free-text
         ``occurrenceString`` is kept undated and reported)."""
-        r: Any = e.resource
+        r: Any = entry.resource
         if r.status == "entered-in-error":
             return
-        occurred = self._date(e.ref, "Immunization.occurrence[x]", r.occurrenceDateTime)
+        occurred = self._date(entry.ref, "Immunization.occurrence[x]", r.occurrenceDateTime)
         if occurred is None and to_date(r.occurrenceDateTime) is None:
             why = "date given only as text" if r.occurrenceString else "no date"
-            self.unused.append(UnusedFact(e.ref, "Immunization.occurrence[x]", why))
+            self.unused.append(UnusedFact(entry.ref, "Immunization.occurrence[x]", why))
         codes: list[Code] = []
         recognised = False
         for i, c in enumerate(r.vaccineCode.coding or ()):
@@ -606,16 +608,16 @@ class _Builder:
                 if _CVX_CODE.match(code):
                     recognised = True
                 else:
-                    self.unused.append(UnusedFact(e.ref, where, f"{code!r}: not a CVX code"))
+                    self.unused.append(UnusedFact(entry.ref, where, f"{code!r}: not a CVX code"))
             elif system == SNOMED and code_problem(SNOMED, code) is None:
                 recognised = True
         if not recognised:
             self.unused.append(
-                UnusedFact(e.ref, "Immunization.vaccineCode", "no usable CVX or SNOMED CT code")
+                UnusedFact(entry.ref, "Immunization.vaccineCode", "no usable CVX or SNOMED CT code")
             )
         self.immunizations.append(
             Immunization(
-                ref=e.ref,
+                ref=entry.ref,
                 text=_cc_text(r.vaccineCode),
                 codes=tuple(codes),
                 status=str(r.status or ""),

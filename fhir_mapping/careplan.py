@@ -733,7 +733,7 @@ def patient_of(bundle: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def plan_bundle(
-    d: Deliberation,
+    plan: Deliberation,
     ev: Evaluation,
     *,
     recorded: str,
@@ -744,7 +744,7 @@ def plan_bundle(
     document: Mapping[str, Any] | None = None,
     summary: Summary | None = None,
 ) -> dict[str, object]:
-    """The FHIR Bundle (type ``collection``) for plan version ``d.version``, every project URL
+    """The FHIR Bundle (type ``collection``) for plan version ``plan.version``, every project URL
     under the canonical ``base``.
 
     Entries: CarePlan, Provenance, the deliberation Binary, the service Device, one Device per
@@ -752,41 +752,41 @@ def plan_bundle(
     contestation Tasks, as given) when there are any.
     ``previous_version`` marks this version as a contestation result: CarePlan.replaces, a
     ``revision`` entity and the Tasks' requesters as Provenance agents.
-    ``document`` (``to_document(d, ev)``) and ``summary`` (``summarise(d, ev)``): given by a
+    ``document`` (``to_document(plan, ev)``) and ``summary`` (``summarise(plan, ev)``): given by a
     caller that has them already, so neither is built twice for one plan.
     """
-    if not _ID.match(careplan_id(d.plan_id, d.version) + "-deliberation"):
-        raise ValueError(f"plan id {d.plan_id!r} does not make a valid FHIR id")
+    if not _ID.match(careplan_id(plan.plan_id, plan.version) + "-deliberation"):
+        raise ValueError(f"plan id {plan.plan_id!r} does not make a valid FHIR id")
     version = service_version or service_version_default()
-    cid = careplan_id(d.plan_id, d.version)
+    cid = careplan_id(plan.plan_id, plan.version)
     binary_id = f"{cid}-deliberation"
     service = _service_device(version)
-    agents = [(role, _agent_device(role, d, version)) for role in _roles(d)]
-    doc = document if document is not None else to_document(d, ev)
+    agents = [(role, _agent_device(role, plan, version)) for role in _roles(plan)]
+    doc = document if document is not None else to_document(plan, ev)
     binary = {
         "resourceType": "Binary",
         "id": binary_id,
         "meta": {"security": [dict(AIAST)]},
         "contentType": DELIBERATION_CONTENT_TYPE,
-        "securityContext": _ref(d.patient_ref),
+        "securityContext": _ref(plan.patient_ref),
         "data": base64.b64encode(
             json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
         ).decode("ascii"),
     }
     author = f"Device/{service['id']}"
-    issues = detected_issues(d, careplan_id=cid, author=author, recorded=recorded)
+    issues = detected_issues(plan, careplan_id=cid, author=author, recorded=recorded)
     careplan = _careplan(
-        d,
+        plan,
         ev,
         recorded=recorded,
         author=author,
         binary_id=binary_id,
         previous_version=previous_version,
         issues=issues,
-        summary=summary if summary is not None else summarise(d, ev),
+        summary=summary if summary is not None else summarise(plan, ev),
     )
     provenance = _provenance(
-        d,
+        plan,
         recorded=recorded,
         service=service,
         agents=agents,
@@ -796,15 +796,15 @@ def plan_bundle(
     )
     resources: list[Mapping[str, Any]] = [careplan, provenance, binary, service]
     resources += [dev for _role, dev in agents]
-    resources += [i for o in d.options for i in issues.get(o.id, ())]
-    resources.append(_communication(d, ev, recorded=recorded, author=author))
+    resources += [i for o in plan.options for i in issues.get(o.id, ())]
+    resources.append(_communication(plan, ev, recorded=recorded, author=author))
     resources += list(tasks)
     out: dict[str, object] = {
         "resourceType": "Bundle",
         "id": f"{cid}-bundle",
         "type": "collection",
         "timestamp": recorded,
-        "entry": [_entry(r) for r in at_source(resources, d)],
+        "entry": [_entry(r) for r in at_source(resources, plan)],
     }
     return rebase(out, base)
 

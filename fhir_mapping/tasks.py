@@ -48,17 +48,22 @@ from service.core import (
     DecideOption,
     DecideProblem,
     EditArgument,
+    Evaluation,
     RejectArgument,
     apply_all,
     evaluate,
+    to_document,
 )
 from service.core.model import Argument, Deliberation, Edge, Stance
 from service.errors import Issue, LimitError, StaleVersionError, TaskError
 from service.jsonio import load_json_object
+from service.text.summary import Summary, summarise
 
 __all__ = [
+    "ContestedPlan",
     "ParsedTask",
     "contest_bundle",
+    "contest_plan",
     "parse_tasks",
     "refusal_bundle",
     "rejected_tasks",
@@ -737,6 +742,20 @@ def refusal_bundle(
     return rebase(out, base)
 
 
+@dataclass(frozen=True, slots=True)
+class ContestedPlan:
+    """One contestation round, each part built once: the plan as it was, the new version, its
+    evaluation, document and clinician summary, and the new version's Bundle written from them
+    (never re-read)."""
+
+    before: Deliberation
+    after: Deliberation
+    evaluation: Evaluation
+    document: dict[str, Any]
+    clinician: Summary
+    bundle: dict[str, Any]
+
+
 def contest_bundle(
     plan_bundle_json: Mapping[str, Any],
     tasks_raw: bytes | str | Mapping[str, Any],
@@ -745,10 +764,30 @@ def contest_bundle(
     service_version: str | None = None,
     base: str = DEFAULT_BASE,
 ) -> dict[str, Any]:
+    """Apply contestation Tasks to a plan Bundle: the new version's Bundle (see
+    ``contest_plan``)."""
+    return contest_plan(
+        plan_bundle_json,
+        tasks_raw,
+        recorded=recorded,
+        service_version=service_version,
+        base=base,
+    ).bundle
+
+
+def contest_plan(
+    plan_bundle_json: Mapping[str, Any],
+    tasks_raw: bytes | str | Mapping[str, Any],
+    *,
+    recorded: str,
+    service_version: str | None = None,
+    base: str = DEFAULT_BASE,
+) -> ContestedPlan:
     """Apply contestation Tasks to a plan Bundle: the new version's Bundle (CarePlan that
     ``replaces`` the old one, a Provenance naming the Practitioner(s), the Tasks and the previous
-    version, and the Tasks ``completed``). All or none: any refusal raises and nothing applies.
-    ``base``: the canonical base the plan was written under, and the new Bundle is."""
+    version, and the Tasks ``completed``), with the deliberations before and after. All or none:
+    any refusal raises and nothing applies. ``base``: the canonical base the plan was written
+    under, and the new Bundle is."""
     d = deliberation_from_bundle(plan_bundle_json, base)
     _, cp = careplan_of(plan_bundle_json)
     parsed = parse_tasks(tasks_raw, plan=d, careplan_id=str(cp["id"]), base=base)
@@ -763,30 +802,45 @@ def contest_bundle(
         careplan_ref=f"CarePlan/{cid}/_history/{new.version}",
         at=recorded,
     )
+    evaluation = evaluate(new)
+    document, clinician = to_document(new, evaluation), summarise(new, evaluation)
     if new is d:
         # Every Task was applied before (same ids): this plan IS their result. Hand it back as
         # it is, with the replayed Tasks completed, rather than write a misleading new trail.
-        same = copy.deepcopy(dict(plan_bundle_json))
-        have = {
-            e["resource"].get("id")
-            for e in same.get("entry", ())
-            if e.get("resource", {}).get("resourceType") == "Task"
-        }
-        same["entry"] = list(same.get("entry", ())) + rebase(
-            [
-                {"fullUrl": f"{CANOE_BASE}/Task/{t['id']}", "resource": t}
-                for t in at_source(done, d)
-                if t["id"] not in have
-            ],
-            base,
-        )
-        return same
-    return plan_bundle(
+        same = _replayed(plan_bundle_json, done, d, base)
+        return ContestedPlan(d, d, evaluation, document, clinician, same)
+    bundle = plan_bundle(
         new,
-        evaluate(new),
+        evaluation,
         recorded=recorded,
         service_version=service_version,
         tasks=done,
         previous_version=d.version,
         base=base,
+        document=document,
+        summary=clinician,
     )
+    return ContestedPlan(d, new, evaluation, document, clinician, bundle)
+
+
+def _replayed(
+    plan_bundle_json: Mapping[str, Any],
+    done: list[dict[str, Any]],
+    plan: Deliberation,
+    base: str,
+) -> dict[str, Any]:
+    same = copy.deepcopy(dict(plan_bundle_json))
+    have = {
+        e["resource"].get("id")
+        for e in same.get("entry", ())
+        if e.get("resource", {}).get("resourceType") == "Task"
+    }
+    same["entry"] = list(same.get("entry", ())) + rebase(
+        [
+            {"fullUrl": f"{CANOE_BASE}/Task/{t['id']}", "resource": t}
+            for t in at_source(done, plan)
+            if t["id"] not in have
+        ],
+        base,
+    )
+    return same

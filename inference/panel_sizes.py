@@ -1,6 +1,6 @@
 """Panel sizes by case complexity: the defaults, their validation and their text forms.
 
-DESIGN section 4 makes panel size configuration, so both expert backends read it from here: the
+Panel size is configuration, so both expert backends read it from here: the
 embedded rules pick a size from the range, the Triton backend states it in the panel prompt.
 Each complexity level maps to ``(base, extended)``: ``base`` roles normally, up to ``extended``
 when the case needs one more role. Pure values; no I/O.

@@ -62,7 +62,7 @@ R_co = TypeVar("R_co", covariant=True)  # a step answering X also answers X | No
 Complexity = Literal["low", "moderate", "high", "very high"]
 Judgement = Literal["accept", "reject"]
 VoteValue = Literal["KEEP", "REFUSE", "NEUTRAL"]
-# Clinical priority class of a candidate activity (issue 14: ranking by clinical priority):
+# Clinical priority class of a candidate activity (the plan is ranked by clinical priority):
 # immediate safety first, then high-value omissions, then monitoring, then routine review.
 Priority = Literal["safety", "omission", "monitoring", "review"]
 # How soon to act on a candidate activity (``service.core.evaluation.URGENCY_ORDER``): data that
@@ -72,7 +72,7 @@ UrgencyClass = Literal["resolve-first", "urgent", "soon", "routine"]
 # Where the plan is read (``CANOE_LOCALE``): the risk tools a clinician there uses.
 Locale = Literal["uk", "us"]
 # Severity of the harm an argument or evidence statement is about (the clash comparator's
-# "preventing a severe, likely harm beats convenience" rule reads it; issue 14).
+# "preventing a severe, likely harm beats convenience" rule reads it).
 Severity = Literal["severe", "moderate", "minor"]
 StepKind = Literal["assess", "panel", "consult", "relate", "adjudicate", "arbitrate", "synthesize"]
 # Every step kind, in pipeline order (the one list; backends and settings iterate it).

@@ -50,10 +50,19 @@ from service.store import (
     VersionRecord,
     open_store,
 )
+from service.stored_summary import summary_record
 from service.telemetry import Telemetry, TracedExperts
 from service.text.summary import Summary, summarise
 
-__all__ = ["CarePlanService", "ContestOutcome", "PlanOutcome", "request_time", "utc_now"]
+__all__ = [
+    "CarePlanService",
+    "ContestOutcome",
+    "PlanOutcome",
+    "WrittenPlan",
+    "request_time",
+    "utc_now",
+    "write_plan",
+]
 
 ProgressFn = Callable[[Progress], None]
 T = TypeVar("T")
@@ -107,14 +116,30 @@ class ContestOutcome:
 
 
 @dataclass(frozen=True, slots=True)
-class _Written:
-    """What a plan's writing step makes: the Bundle and document, each with its bytes."""
+class WrittenPlan:
+    """A plan's answer as every transport gives it: the canoe.deliberation/1 document, the
+    clinician summary and the CarePlan + Provenance Bundle written from them, each built once,
+    and the Bundle and document serialised once, to the bytes the store keeps and the service,
+    the CDS hook and the command line return."""
 
     bundle: dict[str, Any]
     document: dict[str, Any]
     clinician: Summary
     bundle_json: bytes
     document_json: bytes
+
+
+def write_plan(result: PlanResult, *, recorded: str, base: str) -> WrittenPlan:
+    """Write a planned deliberation as the FHIR answer: ``recorded`` is the plan's time stamp,
+    ``base`` the canonical base of the service's own resources."""
+    from fhir_mapping.careplan import plan_bundle
+
+    plan, evaluation = result.deliberation, result.evaluation
+    document, clinician = to_document(plan, evaluation), summarise(plan, evaluation)
+    bundle = plan_bundle(
+        plan, evaluation, recorded=recorded, base=base, document=document, summary=clinician
+    )
+    return WrittenPlan(bundle, document, clinician, dump_json(bundle), dump_json(document))
 
 
 class CarePlanService:
@@ -128,9 +153,11 @@ class CarePlanService:
         *,
         telemetry: Telemetry | None = None,
         clock: Callable[[], str] = utc_now,
+        plan_ids: Callable[[], str] = new_plan_id,
         offload_planning: bool = False,
     ) -> None:
         self.settings = settings
+        self.plan_ids = plan_ids  # names each generated plan (a test may fix the name)
         # True when the experts hold nothing bound to the serving event loop (the embedded
         # backend): a whole plan then runs on a worker thread with a loop of its own, so a big
         # plan cannot stall health probes and other calls. Triton's clients belong to the
@@ -215,10 +242,10 @@ class CarePlanService:
         Ingest, planning and writing the FHIR output are one piece of work on one worker
         thread when the planning may leave the serving loop (each hand-off between threads
         waits for the GIL behind the planning of other requests)."""
-        from fhir_mapping.careplan import careplan_id, plan_bundle
+        from fhir_mapping.careplan import careplan_id
         from fhir_mapping.ingest import ingest
 
-        plan_id = new_plan_id()
+        plan_id = self.plan_ids()
         t0 = time.perf_counter()
         offload = self.offload_planning
         # Stage spans are opened and ended on whichever thread reports (the tracer is thread
@@ -243,24 +270,10 @@ class CarePlanService:
             ingest_s.append(time.perf_counter() - t)
             return profile
 
-        def write(result: PlanResult) -> _Written:
-            # The document and the clinician summary are built once, here, and the Bundle
-            # is written from them; each is serialised once, to the bytes stored and returned.
-            d, ev = result.deliberation, result.evaluation
-            document, clinician = to_document(d, ev), summarise(d, ev)
-            bundle_out = plan_bundle(
-                d,
-                ev,
-                recorded=created,
-                base=self.settings.fhir.base,
-                document=document,
-                summary=clinician,
-            )
-            return _Written(
-                bundle_out, document, clinician, dump_json(bundle_out), dump_json(document)
-            )
+        def write(result: PlanResult) -> WrittenPlan:
+            return write_plan(result, recorded=created, base=self.settings.fhir.base)
 
-        async def deliberate() -> tuple[PlanResult, _Written]:
+        async def deliberate() -> tuple[PlanResult, WrittenPlan]:
             profile = ingested() if offload else await self._cpu(ingested)
             result = await self.planner.plan(
                 profile,
@@ -302,6 +315,7 @@ class CarePlanService:
                     **stored,
                     "facts": _cited_facts(result),
                     "patient": _patient_header(result),
+                    "clinician": summary_record(written.clinician),
                 },
             )
         )
@@ -382,7 +396,7 @@ class CarePlanService:
             now = self.clock()
 
             def recompute() -> tuple[
-                Deliberation, list[dict[str, Any]], Any, dict[str, Any], bytes
+                Deliberation, list[dict[str, Any]], Any, dict[str, Any], Summary, bytes
             ]:
                 actions = [(t.action, t.task_id, t.actor, t.at or now, t.reason) for t in fresh]
                 try:
@@ -397,7 +411,7 @@ class CarePlanService:
                     careplan_ref=f"CarePlan/{new_cid}/_history/{new_d.version}",
                     at=now,
                 )
-                document = to_document(new_d, ev)
+                document, clinician = to_document(new_d, ev), summarise(new_d, ev)
                 bundle = plan_bundle(
                     new_d,
                     ev,
@@ -406,11 +420,12 @@ class CarePlanService:
                     previous_version=version,
                     base=base,
                     document=document,
+                    summary=clinician,
                 )
                 outcomes = rebase(at_source(outcomes, new_d), base)  # as the Bundle holds them
-                return new_d, outcomes, bundle, document, dump_json(bundle)
+                return new_d, outcomes, bundle, document, clinician, dump_json(bundle)
 
-            new_d, outcomes, bundle, document, bundle_json = await self._cpu(recompute)
+            new_d, outcomes, bundle, document, clinician, bundle_json = await self._cpu(recompute)
             new_cid = careplan_id(plan_id, new_d.version)
             new_version = new_d.version
             await self.store.append_version(
@@ -424,7 +439,11 @@ class CarePlanService:
                     created=now,
                     deliberation=document,
                     bundle=bundle,
-                    summary={"tasks": len(fresh), "replaces": version},
+                    summary={
+                        "tasks": len(fresh),
+                        "replaces": version,
+                        "clinician": summary_record(clinician),
+                    },
                     task_ids=tuple(t.task_id for t in fresh),
                 ),
                 expected_current=version,
@@ -594,18 +613,18 @@ class _StageSpans:
         self._open: dict[str, Span] = {}
         self._parent = trace.set_span_in_context(trace.get_current_span())
 
-    def on_progress(self, p: Progress) -> None:
-        if p.state == "started" and p.stage not in self._open:
-            self._open[p.stage] = self._tel.tracer.start_span(
-                f"stage.{p.stage}", context=self._parent
+    def on_progress(self, progress: Progress) -> None:
+        if progress.state == "started" and progress.stage not in self._open:
+            self._open[progress.stage] = self._tel.tracer.start_span(
+                f"stage.{progress.stage}", context=self._parent
             )
-        elif p.state == "finished" and p.stage in self._open:
-            span = self._open.pop(p.stage)
+        elif progress.state == "finished" and progress.stage in self._open:
+            span = self._open.pop(progress.stage)
             span.set_attributes(
-                {"canoe.calls_done": p.calls_done, "canoe.calls_total": p.calls_total}
+                {"canoe.calls_done": progress.calls_done, "canoe.calls_total": progress.calls_total}
             )
             span.end()
-        _emit(self._progress, p)
+        _emit(self._progress, progress)
 
     def close(self) -> None:
         for span in self._open.values():
@@ -649,8 +668,8 @@ def _threadsafe(progress: ProgressFn) -> ProgressFn:
     """``progress`` called on the current (serving) loop, whatever thread reports."""
     loop = asyncio.get_running_loop()
 
-    def post(p: Progress) -> None:
-        loop.call_soon_threadsafe(progress, p)
+    def post(event: Progress) -> None:
+        loop.call_soon_threadsafe(progress, event)
 
     return post
 
@@ -674,14 +693,14 @@ def _stale(plan_id: str, current: int) -> StaleVersionError:
 
 
 def _cited_facts(result: PlanResult) -> dict[str, dict[str, str]]:
-    from service.facts import fact_index
+    from service.cited_facts import fact_index
 
     d = result.deliberation
     return fact_index(result.profile, (f for o in d.options for a in o.arguments for f in a.facts))
 
 
 def _patient_header(result: PlanResult) -> dict[str, str]:
-    from service.facts import patient_header
+    from service.cited_facts import patient_header
 
     return patient_header(result.profile)
 

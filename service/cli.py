@@ -28,8 +28,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from service.app import WrittenPlan
     from service.core.evaluation import Evaluation
     from service.core.model import Deliberation
+    from service.pipeline import PlanResult
 
 from service.errors import (
     BackendError,
@@ -77,7 +81,8 @@ def _parser() -> argparse.ArgumentParser:
         choices=("text", "fhir", "json"),
         default="text",
         help="text (default): the clinician summary (--detail: the full reasoning); "
-        "fhir: CarePlan+Provenance Bundle; json: the canoe.deliberation/1 document",
+        "fhir: CarePlan+Provenance Bundle (the bytes the service stores and returns); "
+        "json: the canoe.deliberation/1 document",
     )
     plan.add_argument(
         "--detail",
@@ -197,37 +202,23 @@ def _add_eval(sub: Any) -> None:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from fhir_mapping.ingest import ingest
     from service.app import request_time
     from service.backends import build_planner
     from service.eval import (
-        check_case,
         load_cases,
+        plan_cases,
         report_json,
         report_table,
         with_readability,
     )
-    from service.pipeline import new_plan_id
     from service.settings import load_settings
 
     settings = load_settings(**({"backend": args.backend} if args.backend else {}))
     cases = load_cases(args.cases, args.expectations)
     planner = build_planner(settings)
     created = args.created or _now()
-    received = request_time(created)
-    results = []
-    for case in cases:
-        raw = _read(case.bundle)
-        profile = ingest(
-            raw,
-            max_resources=settings.limits.max_bundle_resources,
-            received=received,
-            clock_skew=settings.fhir.clock_skew,
-        )
-        plan_id = new_plan_id(raw)
-        r = asyncio.run(planner.plan(profile, plan_id=plan_id, created=created))
-        d, ev = r.deliberation, r.evaluation
-        results.append(with_readability(check_case(case, d, ev), d, ev))
+    planned = plan_cases(cases, planner, settings, created=created, received=request_time(created))
+    results = [with_readability(p.result, p.plan.deliberation, p.plan.evaluation) for p in planned]
     report = report_json(results)
     if args.report:
         args.report.write_text(json.dumps(report, indent=2) + "\n")
@@ -249,11 +240,9 @@ def _read(path: Path) -> bytes:
 
 def _cmd_plan(args: argparse.Namespace) -> int:
     from fhir_mapping.ingest import ingest
-    from service.app import request_time
+    from service.app import request_time, write_plan
     from service.backends import build_planner
-    from service.core import to_document
     from service.pipeline import new_plan_id
-    from service.render import render_plan, render_summary
     from service.settings import load_settings
     from service.text.patient import patient_text
 
@@ -278,23 +267,10 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     show = not args.no_progress and sys.stderr.isatty()
     result = asyncio.run(_plan_with_progress(planner, profile, plan_id, created, show, source_base))
     t1 = time.perf_counter()
-    d, ev = result.deliberation, result.evaluation
+    written = write_plan(result, recorded=created, base=settings.fhir.base)
     if args.deliberation:
-        args.deliberation.write_text(json.dumps(to_document(d, ev), indent=2) + "\n")
-    if args.format == "text" and args.audience == "patient":
-        out = patient_text(d, ev)
-    elif args.format == "text" and args.detail:
-        out = render_plan(d, ev, {e.id: e for e in result.evidence})
-    elif args.format == "text":
-        out = render_summary(d, ev)
-    elif args.format == "json":
-        out = json.dumps(to_document(d, ev), indent=2)
-    else:
-        from fhir_mapping.careplan import patient_of, plan_bundle
-
-        bundle = plan_bundle(d, ev, recorded=created, base=settings.fhir.base)
-        out = json.dumps(patient_of(bundle) if args.audience == "patient" else bundle, indent=2)
-    sys.stdout.write(out + "\n")
+        args.deliberation.write_bytes(written.document_json + b"\n")
+    _write_out(_plan_output(args, result, written, patient_text))
     if args.timings:
         t_out = time.perf_counter() - t1
         stages = ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in result.timings.items())
@@ -303,6 +279,46 @@ def _cmd_plan(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return EXIT_OK
+
+
+def _plan_output(
+    args: argparse.Namespace,
+    result: PlanResult,
+    written: WrittenPlan,
+    patient_text: Callable[[Deliberation, Evaluation], str],
+) -> bytes:
+    """What ``canoe plan`` prints, rendered from the one written plan: ``fhir`` prints the very
+    bytes the service stores and returns for the same plan; ``json`` the same document, indented
+    for a reader (``--deliberation`` writes its stored bytes)."""
+    from service.render import render_plan, render_summary
+
+    plan, evaluation = result.deliberation, result.evaluation
+    if args.format == "json":
+        return json.dumps(written.document, indent=2).encode("utf-8")
+    if args.format == "fhir" and args.audience == "patient":
+        from fhir_mapping.careplan import patient_of
+
+        return json.dumps(patient_of(written.bundle), indent=2).encode("utf-8")
+    if args.format == "fhir":
+        return written.bundle_json
+    if args.audience == "patient":
+        text = patient_text(plan, evaluation)
+    elif args.detail:
+        text = render_plan(plan, evaluation, {e.id: e for e in result.evidence})
+    else:
+        text = render_summary(plan, evaluation, written.clinician)
+    return text.encode("utf-8")
+
+
+def _write_out(data: bytes) -> None:
+    """Print ``data`` and a newline on stdout, as bytes (no re-encoding of what was written)."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream stands in for stdout
+        sys.stdout.write(data.decode("utf-8") + "\n")
+        return
+    sys.stdout.flush()
+    buffer.write(data + b"\n")
+    buffer.flush()
 
 
 def _source_base(value: str) -> str:
@@ -328,12 +344,12 @@ async def _plan_with_progress(
     with Bar(console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("deliberating", total=None)
 
-        def on(p: Any) -> None:
+        def on(progress: Any) -> None:
             bar.update(
                 task,
-                total=p.calls_total,
-                completed=p.calls_done,
-                description=f"{p.stage} {p.state}",
+                total=progress.calls_total,
+                completed=progress.calls_done,
+                description=f"{progress.stage} {progress.state}",
             )
 
         return await planner.plan(
@@ -369,7 +385,7 @@ def _cmd_recompute(args: argparse.Namespace) -> int:
 
 
 def _cmd_contest(args: argparse.Namespace) -> int:
-    from fhir_mapping.tasks import contest_bundle
+    from fhir_mapping.tasks import contest_plan
     from service.settings import load_settings
 
     base = load_settings().fhir.base
@@ -380,7 +396,7 @@ def _cmd_contest(args: argparse.Namespace) -> int:
     tasks = _read(args.tasks)
     recorded = args.recorded or _now()
     try:
-        out = contest_bundle(plan, tasks, recorded=recorded, base=base)
+        contested = contest_plan(plan, tasks, recorded=recorded, base=base)
     except CanoeError as exc:
         # The refusal answers with the OperationOutcome and every Task marked rejected.
         from fhir_mapping.tasks import refusal_bundle
@@ -389,20 +405,17 @@ def _cmd_contest(args: argparse.Namespace) -> int:
         refusal = refusal_bundle(tasks, exc, at=recorded, base=base)
         sys.stdout.write(json.dumps(refusal, indent=2) + "\n")
         return _exit_code(exc)
-    from fhir_mapping.careplan import deliberation_from_bundle
-    from service.core import evaluate, to_document
+    from service.core import evaluate
     from service.render import render_summary
 
-    before = deliberation_from_bundle(plan, base)
-    after = deliberation_from_bundle(out, base)
-    ev = evaluate(after)
+    before, after, ev = contested.before, contested.after, contested.evaluation
     print(_contest_outcome(before, evaluate(before), after, ev), file=sys.stderr)
     if args.format == "text":
-        sys.stdout.write(render_summary(after, ev) + "\n")
+        sys.stdout.write(render_summary(after, ev, contested.clinician) + "\n")
     elif args.format == "json":
-        sys.stdout.write(json.dumps(to_document(after, ev), indent=2) + "\n")
+        sys.stdout.write(json.dumps(contested.document, indent=2) + "\n")
     else:
-        sys.stdout.write(json.dumps(out, indent=2) + "\n")
+        sys.stdout.write(json.dumps(contested.bundle, indent=2) + "\n")
     return EXIT_OK
 
 
@@ -445,7 +458,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return serve_forever(load_settings(**overrides))
 
 
-# ---------------------------------------------------------------- for integrators (issue 16)
+# ----------------------------------------------------------------------- for integrators
 
 # The settings `canoe serve --help` names: (setting, what it is).
 _SERVE_SETTINGS: tuple[tuple[str, str], ...] = (

@@ -86,7 +86,7 @@ class StepFailed(BackendError):
 
 
 def missing_extra(extra: str, what: str) -> BackendUnavailable:
-    """The error for an optional part whose extra is not installed (STYLE 13): it names the extra.
+    """The error for an optional part whose extra is not installed: it names the extra.
 
     >>> print(missing_extra("postgres", "the PostgreSQL store"))  # doctest: +NORMALIZE_WHITESPACE
     the PostgreSQL store needs the optional extra 'postgres':

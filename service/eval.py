@@ -35,18 +35,25 @@ that is expected to fail until the plans improve).
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service.core.evaluation import Evaluation
 from service.core.model import Deliberation, Option
 from service.errors import InputError
+from service.pipeline import new_plan_id
 from service.readability import MAX_PATIENT_GRADE, fkgl
 from service.text.patient import patient_text
 from service.text.summary import SummaryLine, summarise, summary_text
+
+if TYPE_CHECKING:
+    from service.pipeline import Planner, PlanResult
+    from service.settings import Settings
 
 __all__ = [
     "EVAL_FORMAT",
@@ -54,8 +61,10 @@ __all__ = [
     "CaseResult",
     "Check",
     "Expectation",
+    "PlannedCase",
     "check_case",
     "load_cases",
+    "plan_cases",
     "report_json",
     "report_table",
     "with_readability",
@@ -262,18 +271,18 @@ def _in_summary(e: Expectation, lines: Sequence[SummaryLine]) -> tuple[tuple[str
     return e.terms, ""
 
 
-def check_case(case: Case, d: Deliberation, ev: Evaluation) -> CaseResult:
-    options = {o.id: o for o in d.options}
+def check_case(case: Case, plan: Deliberation, ev: Evaluation) -> CaseResult:
+    options = {o.id: o for o in plan.options}
     included = [options[oid] for oid in ev.plan]
     wanted = any(e.where == "summary" for e in (*case.must_include, *case.must_not_include))
-    lines = summarise(d, ev).lines if wanted else ()
+    lines = summarise(plan, ev).lines if wanted else ()
     checks: list[Check] = []
     for e in case.must_include:
         if e.where == "summary":
             terms, line = _in_summary(e, lines)
             checks.append(Check("must_include", terms, "found" if line else "missed", line, e))
             continue
-        terms, hit = _find(e, d, included, True)
+        terms, hit = _find(e, plan, included, True)
         where = hit.title if hit else ""
         if hit is not None and e.rank_at_most is not None:
             # ranked too low to be seen where it must be (e.g. the clinician summary's first lines)
@@ -287,7 +296,7 @@ def check_case(case: Case, d: Deliberation, ev: Evaluation) -> CaseResult:
             terms, line = _in_summary(e, lines)
             checks.append(Check("must_not_include", terms, "unsafe" if line else "absent", line, e))
             continue
-        terms, hit = _find(e, d, included, False)
+        terms, hit = _find(e, plan, included, False)
         checks.append(
             Check(
                 "must_not_include",
@@ -300,13 +309,51 @@ def check_case(case: Case, d: Deliberation, ev: Evaluation) -> CaseResult:
     return CaseResult(case.name, tuple(o.title for o in included), tuple(checks))
 
 
-def with_readability(r: CaseResult, d: Deliberation, ev: Evaluation) -> CaseResult:
+@dataclass(frozen=True, slots=True)
+class PlannedCase:
+    """One case planned end to end and checked: its plan and the check's result."""
+
+    case: Case
+    plan: PlanResult
+    result: CaseResult
+
+
+def plan_cases(
+    cases: Sequence[Case],
+    planner: Planner,
+    settings: Settings,
+    *,
+    created: str,
+    received: datetime,
+) -> Iterator[PlannedCase]:
+    """Ingest, plan and check each case in turn, as ``canoe eval`` and the vignette
+    repartition both do: ``created`` is the plans' request time, ``received`` the same instant
+    as the time ingest judges the record's dates against. Each plan is named from its Bundle's
+    bytes, as ``canoe plan`` names it."""
+    from fhir_mapping.ingest import ingest
+
+    for case in cases:
+        try:
+            raw = case.bundle.read_bytes()
+        except OSError as exc:
+            raise InputError(f"cannot read {case.bundle}: {exc.strerror}") from exc
+        profile = ingest(
+            raw,
+            max_resources=settings.limits.max_bundle_resources,
+            received=received,
+            clock_skew=settings.fhir.clock_skew,
+        )
+        plan = asyncio.run(planner.plan(profile, plan_id=new_plan_id(raw), created=created))
+        yield PlannedCase(case, plan, check_case(case, plan.deliberation, plan.evaluation))
+
+
+def with_readability(result: CaseResult, plan: Deliberation, ev: Evaluation) -> CaseResult:
     """The case's result with the Flesch-Kincaid grade of its clinician summary and of its
     patient version, one decimal."""
     return replace(
-        r,
-        fkgl_clinician=round(fkgl(summary_text(d, ev)), 1),
-        fkgl_patient=round(fkgl(patient_text(d, ev)), 1),
+        result,
+        fkgl_clinician=round(fkgl(summary_text(plan, ev)), 1),
+        fkgl_patient=round(fkgl(patient_text(plan, ev)), 1),
     )
 
 

@@ -115,12 +115,14 @@ def _parts(t: Trigger) -> Iterator[tuple[str, object]]:
             yield field, value
 
 
-def describe(t: Trigger, params: Mapping[str, float]) -> str:
+def describe(trigger: Trigger, params: Mapping[str, float]) -> str:
     """The whole trigger in plain words: every part, then its alternatives and negations."""
-    words = [_part_words(f, v, params) for f, v in _parts(t)]
-    if t.any_of:
-        words.append("and either " + " or ".join(f"({describe(a, params)})" for a in t.any_of))
-    words += [f"and not ({describe(n, params)})" for n in t.none_of]
+    words = [_part_words(f, v, params) for f, v in _parts(trigger)]
+    if trigger.any_of:
+        words.append(
+            "and either " + " or ".join(f"({describe(a, params)})" for a in trigger.any_of)
+        )
+    words += [f"and not ({describe(n, params)})" for n in trigger.none_of]
     return "; ".join(words) or "always"
 
 
@@ -240,10 +242,10 @@ def _template(text: str, params: Mapping[str, float]) -> str:
     """A criterion's text template for readers of the definition: params as their values,
     patient facts as [name]."""
 
-    def one(m: re.Match[str]) -> str:
-        if m.group(1) == "param" and m.group(2) in params:
-            return f"{params[m.group(2)]:g}"
-        return f"[{m.group(1)}]"
+    def one(match: re.Match[str]) -> str:
+        if match.group(1) == "param" and match.group(2) in params:
+            return f"{params[match.group(2)]:g}"
+        return f"[{match.group(1)}]"
 
     return _PLACEHOLDER.sub(one, text)
 

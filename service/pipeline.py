@@ -2,7 +2,7 @@
 
 Profile -> evidence -> attending assessment -> panel -> consultation (one call per member: its
 votes and its arguments) -> (routing and arbitration || argument relations and arena clashes) ->
-A-QBAF -> synthesis (DESIGN section 2). Independent model calls of a stage run concurrently under
+A-QBAF -> synthesis. Independent model calls of a stage run concurrently under
 one cap. A role's failed contribution
 (``StepFailed``, a timed-out call) is recorded as missing and the plan goes on; a backend that
 cannot be reached at all (``BackendUnavailable``), or a failed step nothing can go on without,
@@ -19,8 +19,8 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, TypeVar, cast, get_args
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Final, Protocol, TypeVar, cast, get_args
 
 from inference.protocol import (
     Adjudicate,
@@ -69,15 +69,18 @@ from service.record.profile import PatientProfile
 from service.text.summary import fact_words, patient_words
 
 __all__ = [
+    "DELIBERATED_OPTION_FIELDS",
     "STAGES",
     "EvidenceSource",
     "PlanResult",
     "Planner",
     "Progress",
     "UsageLog",
+    "candidate_from_option",
     "knowledge_coverage",
     "knowledge_stamp",
     "new_plan_id",
+    "option_from_candidate",
 ]
 
 
@@ -498,22 +501,7 @@ class Planner:
                 Edge(r.source, r.target, r.relation) for r in rel_by_option.get(o.id, ())
             )
             options.append(
-                Option(
-                    id=o.id,
-                    title=o.title,
-                    category=o.category,
-                    description=o.description,
-                    arguments=args,
-                    edges=edges,
-                    clashes=tuple(clashes[o.id]),
-                    refs=o.refs,
-                    problem_ids=o.problem_ids,
-                    code=o.code,
-                    medication_ref=o.medication_ref,
-                    priority=o.priority,
-                    findings=o.findings,
-                    urgency_class=o.urgency_class,
-                )
+                option_from_candidate(o, arguments=args, edges=edges, clashes=tuple(clashes[o.id]))
             )
         return tuple(options)
 
@@ -575,18 +563,7 @@ class Planner:
         excluded: list[tuple[CandidateOption, float]] = []
         for r in ev.options:
             o = by_id[r.option_id]
-            cand = CandidateOption(
-                id=o.id,
-                title=o.title,
-                category=o.category,
-                description=o.description,
-                refs=o.refs,
-                problem_ids=o.problem_ids,
-                code=o.code,
-                medication_ref=o.medication_ref,
-                priority=_priority(o.priority),
-                urgency_class=_urgency_class(o.urgency_class),
-            )
+            cand = candidate_from_option(o)
             (included if r.decision == "include" else excluded).append((cand, r.score))
         return await self.experts.run(Synthesize(profile, tuple(included), tuple(excluded)), ctx)
 
@@ -635,6 +612,29 @@ def _first_error() -> Iterator[None]:
 
 async def _now(fn: Callable[..., T], *args: object) -> T:
     return fn(*args)
+
+
+# An option crosses between the model protocol (``CandidateOption``) and the deliberation
+# (``Option``) field by field, by name: every field of a candidate is kept in the deliberation,
+# which adds only what deliberating makes (a test compares the two field sets).
+DELIBERATED_OPTION_FIELDS: Final = frozenset({"arguments", "edges", "clashes", "human_decision"})
+_SHARED_OPTION_FIELDS: Final = tuple(f.name for f in fields(CandidateOption))
+
+
+def option_from_candidate(candidate: CandidateOption, **deliberated: Any) -> Option:
+    """The deliberation's option for a candidate: every field of the candidate, and
+    ``deliberated`` (some of ``DELIBERATED_OPTION_FIELDS``)."""
+    shared = {name: getattr(candidate, name) for name in _SHARED_OPTION_FIELDS}
+    return Option(**shared, **deliberated)
+
+
+def candidate_from_option(option: Option) -> CandidateOption:
+    """The candidate a deliberated option was (its stored priority and urgency class read back
+    as the protocol's types)."""
+    shared = {name: getattr(option, name) for name in _SHARED_OPTION_FIELDS}
+    shared["priority"] = _priority(option.priority)
+    shared["urgency_class"] = _urgency_class(option.urgency_class)
+    return CandidateOption(**shared)
 
 
 def _priority(value: str | None) -> Priority:

@@ -16,35 +16,38 @@ from collections.abc import Mapping
 from inference.protocol import EvidenceDoc
 from service.core import CATEGORY_ORDER, Evaluation, NodeScore
 from service.core.model import Deliberation, Option
-from service.text.summary import coverage_detail, summary_text
+from service.text.summary import Summary, coverage_detail, summary_text
 
 __all__ = ["render_plan", "render_summary"]
 
 _CATEGORY_TITLES = {c: c.replace("-", " ").capitalize() for c in CATEGORY_ORDER}
 
 
-def render_summary(d: Deliberation, ev: Evaluation) -> str:
-    """The clinician summary (no FHIR ids, no strengths notation)."""
-    return summary_text(d, ev)
+def render_summary(
+    plan: Deliberation, evaluation: Evaluation, summary: Summary | None = None
+) -> str:
+    """The clinician summary (no FHIR ids, no strengths notation); ``summary``: the one the
+    plan's written answer was built with, where there is one (else it is computed here)."""
+    return summary_text(plan, evaluation, summary)
 
 
 def render_plan(
-    d: Deliberation, ev: Evaluation, evidence: Mapping[str, EvidenceDoc] | None = None
+    plan: Deliberation, ev: Evaluation, evidence: Mapping[str, EvidenceDoc] | None = None
 ) -> str:
     evidence = evidence or {}
     out: list[str] = []
-    p = d.parameters
-    out.append(f"CARE PLAN {d.plan_id} v{d.version} for {d.patient_ref}")
+    p = plan.parameters
+    out.append(f"CARE PLAN {plan.plan_id} v{plan.version} for {plan.patient_ref}")
     out.append(
-        f"complexity {d.meta.complexity or '?'}; panel: "
-        + ", ".join(role for role, _ in d.meta.panel)
-        + f"; backend {d.meta.backend}; evidence base {d.meta.evidence_version}"
+        f"complexity {plan.meta.complexity or '?'}; panel: "
+        + ", ".join(role for role, _ in plan.meta.panel)
+        + f"; backend {plan.meta.backend}; evidence base {plan.meta.evidence_version}"
     )
     out.append(f"parameters: delta={p.delta} beta={p.beta} threshold={p.threshold} band=±{p.band}")
     out.append("")
 
     out.append("PROBLEMS")
-    problems = {pr.id: pr for pr in d.problems}
+    problems = {pr.id: pr for pr in plan.problems}
     for r in ev.problems:
         pr = problems[r.problem_id]
         counts = {v: sum(1 for x in pr.votes if x.vote == v) for v in ("KEEP", "REFUSE", "NEUTRAL")}
@@ -58,7 +61,7 @@ def render_plan(
             out.append(f"        arbitration: {pr.arbitration_rationale}")
     out.append("")
 
-    options = {o.id: o for o in d.options}
+    options = {o.id: o for o in plan.options}
     out.append("ACTIVITIES (included)")
     current = None
     for oid in ev.plan:
@@ -94,25 +97,25 @@ def render_plan(
                 out.append(f"      strongest objection ({top.role}): {top.text}")
     out.append("")
 
-    if d.meta.synthesis:
+    if plan.meta.synthesis:
         out.append("SUMMARY")
-        out.append("  " + d.meta.synthesis)
+        out.append("  " + plan.meta.synthesis)
         out.append("")
-    if d.meta.missing:
+    if plan.meta.missing:
         out.append("MISSING CONTRIBUTIONS (the plan was made without them)")
-        out.extend(f"  - {m}" for m in d.meta.missing)
+        out.extend(f"  - {m}" for m in plan.meta.missing)
         out.append("")
-    if d.meta.unused_facts:
+    if plan.meta.unused_facts:
         out.append("FACTS THE PANEL COULD NOT USE")
-        out.extend(f"  - {u}" for u in d.meta.unused_facts)
+        out.extend(f"  - {u}" for u in plan.meta.unused_facts)
         out.append("")
-    if d.meta.coverage is not None:
+    if plan.meta.coverage is not None:
         out.append("COVERAGE (what the plan checked and what it could not)")
-        out += [f"  - {line}" for line in coverage_detail(d.meta.coverage)]
+        out += [f"  - {line}" for line in coverage_detail(plan.meta.coverage)]
         out.append("")
-    if d.contestations:
+    if plan.contestations:
         out.append("CONTESTATIONS")
-        for c in d.contestations:
+        for c in plan.contestations:
             out.append(f"  - {c.at} {c.actor} {c.action} {c.target}: {c.reason}")
         out.append("")
     return "\n".join(out)

@@ -203,7 +203,7 @@ class AuthSettings(_Group):
     jwks_file: str = ""
     issuer: str = ""
     audience: str = ""
-    # How long a gRPC JWT may live (issue 11).
+    # How long a gRPC JWT may live.
     jwt_max_lifetime_s: int = Field(default=3600, ge=60)
 
     @model_validator(mode="after")
@@ -221,7 +221,7 @@ class TelemetrySettings(_Group):
 
 
 class LimitSettings(_Group):
-    """Caps and deadlines on what one request may cost (issue 11)."""
+    """Caps and deadlines on what one request may cost."""
 
     max_message_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
     max_bundle_resources: int = Field(default=5000, ge=1)
@@ -247,7 +247,7 @@ class CdsSettings(_Group):
 
 
 class FhirSettings(_Group):
-    """Publishing (issue 16): extensions, CodeSystems, ValueSets and our resources' fullUrls in
+    """Publishing: extensions, CodeSystems, ValueSets and our resources' fullUrls in
     every output live under ``base``; `canoe definitions` writes the matching FHIR package. The
     default is a documentation domain (RFC 2606): a hospital sets its own. Reading:
     ``clock_skew_s`` is how far after the time of the request a record's date may lie and still

@@ -1,4 +1,4 @@
-"""Optional parts sit behind extras (STYLE 13, issue 12): without one, the error names the extra."""
+"""Optional parts sit behind extras: without one, the error names the extra."""
 
 from __future__ import annotations
 

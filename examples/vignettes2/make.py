@@ -1,7 +1,8 @@
 """Writes the second set of clinical vignettes: ten more hand-written FHIR R4 Bundles of patients
 that neither the shared Synthea fixtures nor the first vignette set (examples/vignettes)
-resembles, written after the issue-13v fixes to measure again, on unseen patients, how far the
-knowledge generalises. Run from the repository root: ``python3.11 examples/vignettes2/make.py``.
+resembles, written after the fixes the first set led to, to measure again, on unseen patients,
+how far the knowledge generalises. Run from the repository root:
+``python3.11 examples/vignettes2/make.py``.
 
 It reuses the first set's ``Record`` builder (imported from ../vignettes/make.py, unchanged) and
 adds what these patients need: inhaled and weekly medicines, an ECG's corrected QT interval,

@@ -1,7 +1,7 @@
 """Writes the third set of clinical vignettes: eight more hand-written FHIR R4 Bundles of older
 adults in primary care that neither the shared Synthea fixtures nor the first two vignette sets
-(examples/vignettes, examples/vignettes2) resemble, written after all of the issue-13 fixes to
-measure once more, on unseen patients, how far the knowledge generalises (issue 13t). Run from the
+(examples/vignettes, examples/vignettes2) resemble, written after the fixes the first two sets led
+to, to measure once more, on unseen patients, how far the knowledge generalises. Run from the
 repository root: ``python3.11 examples/vignettes3/make.py``.
 
 It reuses the builder unchanged: the second set's ``Record`` (../vignettes2/make.py, itself the

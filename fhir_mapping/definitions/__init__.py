@@ -130,14 +130,14 @@ def rebase(value: J, base: str, *, from_base: str = DEFAULT_BASE) -> J:
         return value
     old = from_base + "/"
 
-    def walk(v: object) -> object:
-        if isinstance(v, str):
-            return base + "/" + v[len(old) :] if v.startswith(old) else v
-        if isinstance(v, Mapping):
-            return {k: walk(x) for k, x in v.items()}
-        if isinstance(v, list | tuple):
-            return [walk(x) for x in v]
-        return v
+    def walk(value: object) -> object:
+        if isinstance(value, str):
+            return base + "/" + value[len(old) :] if value.startswith(old) else value
+        if isinstance(value, Mapping):
+            return {k: walk(x) for k, x in value.items()}
+        if isinstance(value, list | tuple):
+            return [walk(x) for x in value]
+        return value
 
     return walk(value)  # type: ignore[return-value]
 

@@ -164,7 +164,7 @@ _ROLES: tuple[AgentProfile, ...] = (
 POOL: tuple[AgentProfile, ...] = tuple(replace(a, order=i) for i, a in enumerate(_ROLES))
 
 
-# Roles a domain present in the record puts on the panel, whatever the complexity (issue 14:
+# Roles a domain present in the record puts on the panel, whatever the complexity (the
 # configured sizes are a floor, never a cap that removes a needed role). Condition groups are
 # ``inference.knowledge.conditions`` keys; the other triggers are evaluated in
 # ``inference.embedded`` (medication criterion or >= 5 medicines, age >= 75, eGFR < 30).

@@ -62,7 +62,7 @@ _AGAINST: Final = re.compile(
 SUMMARY_MAX: Final = 140  # the specification's limit for card.summary
 TOP_ACTIVITIES: Final = 5
 
-Severity = Literal["critical", "warning"]
+CardIndicator = Literal["critical", "warning"]  # the CDS Hooks card indicator
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +88,7 @@ class Finding:
 
     draft_ref: str
     option: Mapping[str, Any]
-    severity: Severity
+    severity: CardIndicator
 
     @property
     def option_id(self) -> str:
@@ -134,7 +134,7 @@ def _urgent(option: Mapping[str, Any]) -> bool:
     return option.get("urgency_class") in ("resolve-first", "urgent")
 
 
-def _severity(option: Mapping[str, Any]) -> Severity:
+def _severity(option: Mapping[str, Any]) -> CardIndicator:
     if option.get("category") == "immediate-safety" or _urgent(option):
         return "critical"
     strong = any(
@@ -245,7 +245,9 @@ def order_card(
     """One card for one draft order and every finding against it (strongest first)."""
     ordered = sorted(findings, key=lambda f: -float(f.option.get("score") or 0.0))
     top = ordered[0]
-    severity: Severity = "critical" if any(f.severity == "critical" for f in ordered) else "warning"
+    severity: CardIndicator = (
+        "critical" if any(f.severity == "critical" for f in ordered) else "warning"
+    )
     drug = _drug_text(draft, top.draft_ref)
     thr = _threshold(document)
     detail: list[str] = [

@@ -149,9 +149,9 @@ def _origin(url: httpx.URL) -> tuple[str, str, int]:
     return url.scheme, host, url.port or _DEFAULT_PORTS[url.scheme]
 
 
-def same_origin(a: httpx.URL, b: httpx.URL) -> bool:
+def same_origin(first: httpx.URL, second: httpx.URL) -> bool:
     """Same scheme, host and port (both URLs as ``egress_url`` returns them)."""
-    return _origin(a) == _origin(b)
+    return _origin(first) == _origin(second)
 
 
 def under(url: httpx.URL, base: httpx.URL) -> bool:

@@ -65,9 +65,9 @@ def render_template(template: str, context: Mapping[str, Any], today: date) -> s
     """
     missing = False
 
-    def fill(m: re.Match[str]) -> str:
+    def fill(match: re.Match[str]) -> str:
         nonlocal missing
-        token = m.group(1)
+        token = match.group(1)
         value: object = None
         if token.startswith("context."):
             value = context.get(token[len("context.") :])

@@ -101,24 +101,24 @@ def _fail(code: str, field: str, message: str) -> TaskError:
     return TaskError(message, issues=(Issue("error", code, message, (field,)),))
 
 
-def edge_dict(e: Edge) -> dict[str, object]:
+def edge_dict(edge: Edge) -> dict[str, object]:
     """An edge, JSON-ready (the document's and the contest record's shape)."""
-    return {"source": e.source, "target": e.target, "relation": e.relation}
+    return {"source": edge.source, "target": edge.target, "relation": edge.relation}
 
 
-def argument_dict(a: Argument) -> dict[str, object]:
+def argument_dict(argument: Argument) -> dict[str, object]:
     """An argument's stored fields, JSON-ready (also the document's node input fields)."""
     return {
-        "id": a.id,
-        "role": a.role,
-        "stance": a.stance,
-        "text": a.text,
-        "evidence": list(a.evidence),
-        "facts": list(a.facts),
-        "tau": a.tau,
-        "origin": a.origin,
-        "status": a.status,
-        "tau_source": a.tau_source,
+        "id": argument.id,
+        "role": argument.role,
+        "stance": argument.stance,
+        "text": argument.text,
+        "evidence": list(argument.evidence),
+        "facts": list(argument.facts),
+        "tau": argument.tau,
+        "origin": argument.origin,
+        "status": argument.status,
+        "tau_source": argument.tau_source,
     }
 
 
@@ -342,7 +342,7 @@ def _record(
 
 
 def apply(
-    d: Deliberation,
+    deliberation: Deliberation,
     action: ContestAction,
     *,
     task_id: str,
@@ -350,27 +350,29 @@ def apply(
     at: str,
     reason: str = "",
 ) -> Deliberation:
-    """One action -> a new version. A ``task_id`` already applied returns ``d`` unchanged.
+    """One action -> a new version. A ``task_id`` already applied returns ``deliberation``
+    unchanged.
 
     Raises ``TaskError`` (Issue code "not-found" for unknown ids, "value" for out-of-range values,
     "invalid" otherwise) naming the offending field in the issue expression.
     """
-    if any(c.id == task_id for c in d.contestations):
-        return d
-    new = _record(d, action, task_id, actor, at, reason)
-    return replace(new, version=d.version + 1)
+    if any(c.id == task_id for c in deliberation.contestations):
+        return deliberation
+    new = _record(deliberation, action, task_id, actor, at, reason)
+    return replace(new, version=deliberation.version + 1)
 
 
 def apply_all(
-    d: Deliberation,
+    deliberation: Deliberation,
     actions: Iterable[tuple[ContestAction, str, str, str, str]],
 ) -> Deliberation:
     """Apply ``(action, task_id, actor, at, reason)`` tuples in order, all or none, as ONE new
     version (each action still gets its own contestation record). Already-applied task ids are
-    skipped; if every action is skipped, ``d`` is returned unchanged. On error nothing is applied
-    and the TaskError's expression is prefixed with the action's index (``actions[2].tau``)."""
-    cur = d
-    done: set[str] = {c.id for c in d.contestations}
+    skipped; if every action is skipped, ``deliberation`` is returned unchanged. On error nothing
+    is applied and the TaskError's expression is prefixed with the action's index
+    (``actions[2].tau``)."""
+    cur = deliberation
+    done: set[str] = {c.id for c in deliberation.contestations}
     for k, (action, task_id, actor, at, reason) in enumerate(actions):
         if task_id in done:
             continue
@@ -388,6 +390,6 @@ def apply_all(
             )
             raise TaskError(f"actions[{k}]: {exc.message}", issues=issues) from exc
         done.add(task_id)
-    if cur is d:
-        return d
-    return replace(cur, version=d.version + 1)
+    if cur is deliberation:
+        return deliberation
+    return replace(cur, version=deliberation.version + 1)

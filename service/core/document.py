@@ -103,14 +103,14 @@ def _clash(c: Clash) -> dict[str, object]:
     return out
 
 
-def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]:
-    """The JSON-ready document for ``d`` (``ev`` computed when not given)."""
+def to_document(deliberation: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]:
+    """The JSON-ready document for ``deliberation`` (``ev`` computed when not given)."""
     if ev is None:
-        ev = evaluate(d)
-    p = d.parameters
-    m = d.meta
+        ev = evaluate(deliberation)
+    p = deliberation.parameters
+    m = deliberation.meta
     problems = []
-    for prob, pr in zip(d.problems, ev.problems, strict=True):
+    for prob, pr in zip(deliberation.problems, ev.problems, strict=True):
         problems.append(
             {
                 "id": prob.id,
@@ -136,7 +136,7 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
             }
         )
     options = []
-    for o, r in zip(d.options, ev.options, strict=True):
+    for o, r in zip(deliberation.options, ev.options, strict=True):
         option_node = r.nodes[o.id]
         nodes: list[dict[str, object]] = [
             {
@@ -188,11 +188,13 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
             options[-1]["findings"] = findings
         if o.urgency_class is not None:  # optional as well, for the same reason
             options[-1]["urgency_class"] = o.urgency_class
+        if o.answers:  # optional as well
+            options[-1]["answers"] = list(o.answers)
     return {
         "format": DELIBERATION_FORMAT,
-        "plan_id": d.plan_id,
-        "version": d.version,
-        "patient_ref": d.patient_ref,
+        "plan_id": deliberation.plan_id,
+        "version": deliberation.version,
+        "patient_ref": deliberation.patient_ref,
         "parameters": {
             "delta": float(p.delta),
             "beta": float(p.beta),
@@ -235,7 +237,7 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
                 "reason": c.reason,
                 "payload": _plain(c.payload),
             }
-            for c in d.contestations
+            for c in deliberation.contestations
         ],
         "plan": list(ev.plan),
     }
@@ -557,6 +559,7 @@ def _option(
             Finding(f["kind"], f["severity"], f["criterion"]) for f in raw.get("findings", ())
         ),
         urgency_class=raw.get("urgency_class"),
+        answers=tuple(raw.get("answers", ())),
     )
 
 

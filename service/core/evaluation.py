@@ -58,7 +58,7 @@ CATEGORY_ORDER: tuple[str, ...] = (
 )
 _CATEGORY_RANK = {c: i for i, c in enumerate(CATEGORY_ORDER)}
 # Clinical priority classes, most urgent first: immediate safety, high-value omissions,
-# monitoring, routine review (issue 14). The plan is ordered by class, then by score.
+# monitoring, routine review. The plan is ordered by class, then by score.
 PRIORITY_ORDER: tuple[str, ...] = ("safety", "omission", "monitoring", "review")
 _PRIORITY_RANK = {c: i for i, c in enumerate(PRIORITY_ORDER)}
 # How soon to act, first to last: contradicting data to settle before anything acts on them,
@@ -246,8 +246,8 @@ def plan_order(options: tuple[Option, ...], results: tuple[OptionResult, ...]) -
     return tuple(row[-1] for row in sorted(rows))
 
 
-def evaluate(d: Deliberation, *, previous: Evaluation | None = None) -> Evaluation:
-    """All derived values of ``d``.
+def evaluate(deliberation: Deliberation, *, previous: Evaluation | None = None) -> Evaluation:
+    """All derived values of ``deliberation``.
 
     ``previous``: the evaluation of an earlier version. Results of options that are the very same
     objects (``apply`` shares every option it did not touch) under equal parameters are reused,
@@ -258,17 +258,19 @@ def evaluate(d: Deliberation, *, previous: Evaluation | None = None) -> Evaluati
     reuse: dict[int, tuple[Option, OptionResult]] = {}
     if previous is not None and previous.inputs is not None:
         params, options = previous.inputs
-        if params == d.parameters:
+        if params == deliberation.parameters:
             reuse = {id(o): (o, r) for o, r in zip(options, previous.options, strict=True)}
     results: list[OptionResult] = []
-    for o in d.options:
+    for o in deliberation.options:
         hit = reuse.get(id(o))
         results.append(
-            hit[1] if hit is not None and hit[0] is o else evaluate_option(o, d.parameters)
+            hit[1]
+            if hit is not None and hit[0] is o
+            else evaluate_option(o, deliberation.parameters)
         )
 
     problems: list[ProblemResult] = []
-    for p in d.problems:
+    for p in deliberation.problems:
         r = route_counts(*count_votes(p.votes), p.initial)
         decided_by: Literal["consensus", "fallback", "arbitration", "human", "pending"]
         decision: Judgement | None
@@ -285,4 +287,9 @@ def evaluate(d: Deliberation, *, previous: Evaluation | None = None) -> Evaluati
         problems.append(ProblemResult(p.id, r.path, decision, decided_by))
 
     done = tuple(results)
-    return Evaluation(done, tuple(problems), plan_order(d.options, done), (d.parameters, d.options))
+    return Evaluation(
+        done,
+        tuple(problems),
+        plan_order(deliberation.options, done),
+        (deliberation.parameters, deliberation.options),
+    )

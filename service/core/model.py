@@ -126,6 +126,10 @@ class Option:
     # ``service.core.evaluation``): orders the plan before the priority class. None in
     # documents written before it existed; those keep the priority order.
     urgency_class: str | None = None
+    # Concern codes the option's own design already answers (a gradual taper answers
+    # "abrupt-withdrawal"), by which an objection raising one lost its clash. Empty in
+    # documents written before they were kept.
+    answers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,6 +60,7 @@ from service.review.tasks import task_from_form
 from service.review.tokens import Signer
 from service.settings import Settings
 from service.store import VersionInfo, VersionRecord
+from service.stored_summary import summary_from_record
 from service.text.patient import patient_version
 from service.text.summary import coverage_lines, summarise
 
@@ -472,7 +473,9 @@ class _Review:
                 rec=rec,
                 d=d,
                 ev=ev,
-                summary=summarise(d, ev),
+                # the summary stored with the version (as the EHR received it); computed
+                # here only for versions written before summaries were kept
+                summary=summary_from_record(rec.summary) or summarise(d, ev),
                 coverage_lines=coverage_lines,
                 groups=groups,
                 problems=problems,

@@ -37,12 +37,12 @@ __all__ = [
 EPS = 1e-9
 
 
-def strength_words(x: float | None) -> str:
+def strength_words(strength: float | None) -> str:
     """A strength in [0, 1] in words, for readers who do not think in decimals."""
-    if x is None:
+    if strength is None:
         return "out of the graph"
     for bound, word in ((0.2, "very weak"), (0.4, "weak"), (0.6, "moderate"), (0.8, "strong")):
-        if x < bound:
+        if strength < bound:
             return word
     return "very strong"
 
@@ -103,14 +103,14 @@ class OptionRow:
         return "included" if r.decision == "include" else "excluded"
 
 
-def option_rows(d: Deliberation, ev: Evaluation) -> list[OptionRow]:
+def option_rows(plan: Deliberation, ev: Evaluation) -> list[OptionRow]:
     """Every option, ranked: the plan order first, then the rest by score down."""
     results = {r.option_id: r for r in ev.options}
     order = list(ev.plan) + sorted(
-        (o.id for o in d.options if o.id not in ev.plan),
+        (o.id for o in plan.options if o.id not in ev.plan),
         key=lambda i: (-results[i].score, i),
     )
-    options = {o.id: o for o in d.options}
+    options = {o.id: o for o in plan.options}
     rows = []
     for rank, oid in enumerate(order, 1):
         o = options[oid]
@@ -153,15 +153,15 @@ class ArgumentRow:
 
 
 def argument_rows(
-    o: Option,
-    r: OptionResult,
+    option: Option,
+    result: OptionResult,
     facts: Mapping[str, Mapping[str, str]],
     evidence: EvidenceBase | None,
     clash_reasons: Sequence[str] = (),
 ) -> list[ArgumentRow]:
-    labels = labels_of(o)
+    labels = labels_of(option)
     clash_text: dict[str, list[str]] = {}
-    for i, c in enumerate(o.clashes):
+    for i, c in enumerate(option.clashes):
         s, a = labels.get(c.support, c.support), labels.get(c.attack, c.attack)
         if c.winner is None:
             sentence = f"{s} against {a}: no usable verdict, counts for nobody"
@@ -173,8 +173,8 @@ def argument_rows(
         for end in (c.support, c.attack):
             clash_text.setdefault(end, []).append(sentence)
     rows = []
-    for arg in sorted(o.arguments, key=lambda x: (x.stance != "support", labels[x.id])):
-        node = r.nodes[arg.id]
+    for arg in sorted(option.arguments, key=lambda x: (x.stance != "support", labels[x.id])):
+        node = result.nodes[arg.id]
         docs = []
         for eid in arg.evidence:
             doc = evidence.by_id(eid) if evidence is not None else None
@@ -211,11 +211,11 @@ def argument_rows(
     return rows
 
 
-def labels_of(o: Option) -> dict[str, str]:
+def labels_of(option: Option) -> dict[str, str]:
     """S1, S2... for supporters and A1, A2... for attackers, in the option's order."""
     out: dict[str, str] = {}
     n = {"support": 0, "attack": 0}
-    for a in o.arguments:
+    for a in option.arguments:
         n[a.stance] += 1
         out[a.id] = ("S" if a.stance == "support" else "A") + str(n[a.stance])
     return out
@@ -285,24 +285,24 @@ def _line(s: Node, t: Node, relation: str, title: str, *, curved: bool) -> Line:
     return Line(s.x, s.y, x2, y2, relation, title, curved=True, cx=cx, cy=cy)
 
 
-def graph(o: Option, r: OptionResult) -> Graph:
+def graph(option: Option, result: OptionResult) -> Graph:
     """The option on top, supporters in a left column, attackers in a right one; edges to the
     option straight, argument-to-argument edges curved, clashes dotted, edges of rejected
     arguments grey."""
-    labels = labels_of(o)
+    labels = labels_of(option)
     nodes: dict[str, Node] = {
-        o.id: Node(o.id, "Activity", _W / 2, 50, "option", "active", r.score, "")
+        option.id: Node(option.id, "Activity", _W / 2, 50, "option", "active", result.score, "")
     }
     rows = {"support": 0, "attack": 0}
-    for a in o.arguments:
+    for a in option.arguments:
         x = _COL_S if a.stance == "support" else _COL_A
         y = _TOP + rows[a.stance] * _ROW
         rows[a.stance] += 1
         nodes[a.id] = Node(
-            a.id, labels[a.id], x, y, a.stance, a.status, r.nodes[a.id].sigma, a.role
+            a.id, labels[a.id], x, y, a.stance, a.status, result.nodes[a.id].sigma, a.role
         )
     lines: list[Line] = []
-    for e in o.edges:
+    for e in option.edges:
         s, t = nodes.get(e.source), nodes.get(e.target)
         if s is None or t is None:
             continue
@@ -310,7 +310,7 @@ def graph(o: Option, r: OptionResult) -> Graph:
         out = "rejected" in (s.status, t.status)
         title = f"{s.label} {verb} {t.label}" + (" (rejected, no longer counts)" if out else "")
         lines.append(_line(s, t, "out" if out else e.relation, title, curved=t.kind != "option"))
-    for c in o.clashes:
+    for c in option.clashes:
         s, t = nodes.get(c.support), nodes.get(c.attack)
         if s is None or t is None:
             continue
@@ -356,34 +356,34 @@ class Diff:
         return not self.options and not self.problems
 
 
-def describe_target(target: str, d: Deliberation) -> str:
+def describe_target(target: str, plan: Deliberation) -> str:
     """An argument, activity or problem in words, by label and text, not by id."""
-    for o in d.options:
+    for o in plan.options:
         if o.id == target:
             return repr(o.title)
         for a in o.arguments:
             if a.id == target:
                 return f"{labels_of(o)[a.id]} of {o.title!r} ({a.role}: {_short(a.text)})"
-    for pr in d.problems:
+    for pr in plan.problems:
         if pr.id == target:
             return f"problem {pr.display!r}"
     return target
 
 
-def describe(c: Contestation, d: Deliberation) -> str:
+def describe(contestation: Contestation, plan: Deliberation) -> str:
     """One contestation in words, naming arguments and options by text, not ids."""
-    p = c.payload
-    what = describe_target(c.target, d)
+    p = contestation.payload
+    what = describe_target(contestation.target, plan)
     verb = {
         "accept": "accepted",
         "reject": "rejected",
         "edit": "edited",
         "add": "added",
         "decide": "decided",
-    }[c.action]
-    if c.action == "decide":
+    }[contestation.action]
+    if contestation.action == "decide":
         return f"{verb} {what}: {p.get('decision') or 'cleared'}"
-    if c.action == "add":
+    if contestation.action == "add":
         return f"added an argument to {what}"
     return f"{verb} {what}"
 

@@ -6,7 +6,7 @@ Run:
 
     .venv/bin/python -m tests.benchmarks.bench_ingest [--repeat 5]
 
-Targets (issue 17): a typical bundle end to end under 20 ms, the 2 MB bundle under 200 ms. Not a
+Targets: a typical bundle end to end under 20 ms, the 2 MB bundle under 200 ms. Not a
 test: the numbers go in the closing note.
 """
 

@@ -1,4 +1,4 @@
-"""Benchmark: how fast ``/livez`` answers while the service is busy (issue 11, finding 7).
+"""Benchmark: how fast ``/livez`` answers while the service is busy.
 
 Starts ``canoe serve`` (embedded backend, fresh SQLite store) as its own process, then for
 ``--seconds``: ``--clients`` gRPC clients send GeneratePlan back to back (fixture bundles
@@ -12,7 +12,7 @@ round-trips. Run:
 
 ``--max-tasks`` sets ``CANOE_MAX_TASKS_PER_REQUEST`` so that the Contest is really parsed and
 validated (with the default 200 it is refused at once, after the JSON parse). Not a test: the
-numbers depend on the machine; the closing note of issue 11 reports them.
+numbers depend on the machine; run it on the target machine to know them.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Ranking by clinical priority, the clash reason in canoe.deliberation/1, and the clinician
-summary (issue 14), on hand-built deliberations."""
+summary, on hand-built deliberations."""
 
 from __future__ import annotations
 

@@ -13,16 +13,13 @@ it to stay until the plans stop making it).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
-from fhir_mapping.ingest import ingest
 from service.app import request_time
 from service.backends import build_planner
-from service.eval import check_case, load_cases
-from service.pipeline import new_plan_id
+from service.eval import load_cases, plan_cases
 from service.settings import load_settings
 
 BLIND = "blind_expectations.json"
@@ -62,18 +59,16 @@ def partition(folder: Path, created: str = CREATED) -> tuple[dict[str, Any], dic
         cases = load_cases(folder, scratch.name)
     finally:
         scratch.unlink()
-    for raw_case, case in zip(blind["cases"], cases, strict=True):
-        bundle = case.bundle.read_bytes()
-        profile = ingest(bundle, received=received, clock_skew=settings.fhir.clock_skew)
-        plan = asyncio.run(planner.plan(profile, plan_id=new_plan_id(bundle), created=created))
-        checks = iter(check_case(case, plan.deliberation, plan.evaluation).checks)
+    planned = plan_cases(cases, planner, settings, created=created, received=received)
+    for raw_case, checked in zip(blind["cases"], planned, strict=True):
+        checks = iter(checked.result.checks)
         kept: dict[str, list[Any]] = {"must_include": [], "must_not_include": []}
         gaps: dict[str, list[Any]] = {"must_include": [], "must_not_include": []}
         for kind in ("must_include", "must_not_include"):
             for raw in raw_case.get(kind, ()):
                 check = next(checks)
                 if check.status == "unsafe":
-                    unsafe.append(f"{case.name}: {check.activity}")
+                    unsafe.append(f"{checked.case.name}: {check.activity}")
                 (gaps if check.failed else kept)[kind].append(raw)
         head = {k: v for k, v in raw_case.items() if k not in kept}
         kept_cases.append(head | {k: v for k, v in kept.items() if v})

@@ -26,7 +26,7 @@ def test_trey_clopidogrel_with_warfarin_ranks_above_the_generic_medication_revie
     plan = list(result.evaluation.plan)
     options = {o.id: o for o in result.deliberation.options}
     # a safety item (an INR never measured on warfarin and a haemoglobin never measured with
-    # anaemia on two antithrombotics may come first; issue 13's second clinical review)
+    # anaemia on two antithrombotics may come first; found in a clinical review)
     assert options["opt-review-clopidogrel"].priority == "safety"
     assert "opt-review-clopidogrel" in plan
     if "opt-medication-review" in plan:

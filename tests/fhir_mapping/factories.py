@@ -3,7 +3,7 @@
 ``small_deliberation()`` is an older patient with falls, type 2 diabetes and insomnia on a
 Z-drug: three options (deprescribe the hypnotic, HbA1c monitoring, a physiotherapy referral),
 arguments from four roles citing the patient's resources, an argument -> argument support,
-two arena clashes, and problems on each router path. Worked by hand (DESIGN 6, delta 0.2,
+two arena clashes, and problems on each router path. Worked by hand (router delta 0.2,
 beta 0.15): the deprescribing option scores about 0.73 and is included; rejecting its strongest
 supporter ``arg-pharm-zdrug`` leaves one supporter (0.5) against one attacker (0.6), so its
 score falls to about 0.495 and it drops out. The referral is excluded by score.

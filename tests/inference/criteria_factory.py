@@ -3,6 +3,7 @@ exception (or a missing trigger part) excuses. Used by the table-driven criteria
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
@@ -246,6 +247,13 @@ def _satisfy_stay(b: Builder, t: Trigger, taken: set[str]) -> None:
 
 
 def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
+    """Add to ``b`` what trigger ``t`` needs, part by part, in a fixed order (the first
+    medicine ordered is the bound ``a``)."""
+    for step in _SATISFY_STEPS:
+        step(b, t, params, taken)
+
+
+def _demographics(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
     if t.stay is not None or t.change is not None:
         _satisfy_stay(b, t, taken)
     if t.age_min is not None:
@@ -254,6 +262,9 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
         b.age = min(b.age, int(params[t.age_max]) - 1)
     if t.sex is not None:
         b.sex = t.sex
+
+
+def _trigger_drugs(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
     for i, spec in enumerate(t.drugs):
         if i and spec == t.drugs[i - 1] and spec.startswith("drug:"):
             # The same ingredient twice: the second order is a combination product holding it.
@@ -263,20 +274,31 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
             continue
         name = drug_for(spec, frozenset(taken))
         taken.add(name)
-        dose = None
-        authored = date(2023, 1, 1)
-        if i == 0 and t.daily_mg_above is not None:
-            dose = params[t.daily_mg_above] * 2
-        if i == 0 and t.weight_dose is not None:  # twice the ceiling per kg at CHILD_KG
-            w = t.weight_dose
-            dose = 2 * CHILD_KG * params[w.per_dose or w.per_day or ""]
-        if i == 0 and t.min_years_on is not None:
-            authored = date(AS_OF.year - int(params[t.min_years_on]) - 1, 1, 1)
-        if i == 0 and t.min_days_on is not None:
-            authored = AS_OF - timedelta(days=int(params[t.min_days_on]) + 10)
-        if i == 0 and t.started_within is not None:
-            authored = AS_OF - timedelta(days=int(params[t.started_within]) // 2)
-        b.med(name, authored, dose)
+        if i == 0:
+            b.med(name, *_first_drug_order(t, params))
+        else:
+            b.med(name, date(2023, 1, 1), None)
+
+
+def _first_drug_order(t: Trigger, params: dict[str, float]) -> tuple[date, float | None]:
+    """When the bound medicine was ordered and its daily dose, as the trigger needs them."""
+    dose = None
+    authored = date(2023, 1, 1)
+    if t.daily_mg_above is not None:
+        dose = params[t.daily_mg_above] * 2
+    if t.weight_dose is not None:  # twice the ceiling per kg at CHILD_KG
+        w = t.weight_dose
+        dose = 2 * CHILD_KG * params[w.per_dose or w.per_day or ""]
+    if t.min_years_on is not None:
+        authored = date(AS_OF.year - int(params[t.min_years_on]) - 1, 1, 1)
+    if t.min_days_on is not None:
+        authored = AS_OF - timedelta(days=int(params[t.min_days_on]) + 10)
+    if t.started_within is not None:
+        authored = AS_OF - timedelta(days=int(params[t.started_within]) // 2)
+    return authored, dose
+
+
+def _conditions_and_labs(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
     for group in t.any_conditions[:1]:
         b.condition(group)
     for group in t.ever_conditions[:1]:
@@ -287,17 +309,11 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
         value = v * 0.9 if lab.op in ("<", "<=") else v * 1.1 + 1
         when = b.discharged if lab.quantity in unchecked else AS_OF  # the result at discharge
         b.lab("egfr" if lab.quantity == "kidney" else lab.quantity, value, when)
+
+
+def _count(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
     if t.count is not None and t.count.by == "acb":
-        total = n = 0
-        least = params[t.count.min_medicines] if t.count.min_medicines else 0
-        for d in DRUGS:
-            if total >= params[t.count.min] and n >= least:
-                break
-            if getattr(d, "acb", 0) and d.name not in taken:
-                taken.add(d.name)
-                b.med(d.name)
-                total += int(d.acb)
-                n += 1
+        _count_burden(b, t, params, taken)
     elif t.count is not None:
         need = int(params[t.count.min])
         # Trigger drugs already prescribed that the count's specs also match count toward it.
@@ -312,6 +328,25 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
                 taken.add(name)
                 b.med(name)
                 got += 1
+
+
+def _count_burden(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
+    """Anticholinergic medicines until the burden (and the number of medicines) is reached."""
+    assert t.count is not None
+    total = n = 0
+    least = params[t.count.min_medicines] if t.count.min_medicines else 0
+    for d in DRUGS:
+        if total >= params[t.count.min] and n >= least:
+            break
+        if getattr(d, "acb", 0) and d.name not in taken:
+            taken.add(d.name)
+            b.med(d.name)
+            total += int(d.acb)
+            n += 1
+
+
+def _record_flags(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
+    """The readings and medicines a trigger's yes/no parts ask for."""
     if t.kidney_discordant:
         b.lab("egfr", 85.0)
         b.lab("creatinine", 3.0)
@@ -335,39 +370,59 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
     if t.conflict:
         b.lab("potassium", 4.0)
         b.lab("potassium", 6.1)
-    if t.stroke_risk is not None:  # a man of 50 with one point per condition, to the threshold
-        b.age, b.sex = 50, "male"
-        need = int(params[t.stroke_risk.min_male]) - Facts(b.build()).stroke.score
-        have = {p.text for p in b.problems}
-        fresh = [
-            g
-            for g in ("hypertension", "diabetes", "heart-failure", "pad")
-            if GROUPS_BY_KEY[g].label not in have
-        ]
-        for group in fresh[: max(0, need)]:
-            b.condition(group)
-    if t.recent_event is not None:
-        ev = t.recent_event
-        when = AS_OF - timedelta(days=b.onset_days)
-        if ev.conditions:
-            b.condition(ev.groups[0])
-        else:
-            b.encounter(ev.groups[0], (ev.encounter_classes or ("EMER",))[0], when)
-    if t.pregnant or t.lactating:  # a woman of 30, pregnant (a Condition) or breastfeeding
-        b.age, b.sex = 30, "female"
-        code = ("77386006", "Pregnant") if t.pregnant else ("413712001", "Breastfeeding")
-        b.problems.append(
-            Condition(
-                f"Condition/{b._id()}",
-                code[1],
-                (Code(SNOMED, *code),),
-                "active",
-                "confirmed",
-                AS_OF - timedelta(days=b.onset_days),
-            )
+
+
+def _stroke_risk(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
+    if t.stroke_risk is None:
+        return
+    # A man of 50 with one point per condition, to the threshold.
+    b.age, b.sex = 50, "male"
+    need = int(params[t.stroke_risk.min_male]) - Facts(b.build()).stroke.score
+    have = {p.text for p in b.problems}
+    fresh = [
+        g
+        for g in ("hypertension", "diabetes", "heart-failure", "pad")
+        if GROUPS_BY_KEY[g].label not in have
+    ]
+    for group in fresh[: max(0, need)]:
+        b.condition(group)
+
+
+def _recent_event(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
+    if t.recent_event is None:
+        return
+    event = t.recent_event
+    when = AS_OF - timedelta(days=b.onset_days)
+    if event.conditions:
+        b.condition(event.groups[0])
+    else:
+        b.encounter(event.groups[0], (event.encounter_classes or ("EMER",))[0], when)
+
+
+def _pregnancy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
+    if not (t.pregnant or t.lactating):
+        return
+    # A woman of 30, pregnant (a Condition) or breastfeeding.
+    b.age, b.sex = 30, "female"
+    code = ("77386006", "Pregnant") if t.pregnant else ("413712001", "Breastfeeding")
+    b.problems.append(
+        Condition(
+            f"Condition/{b._id()}",
+            code[1],
+            (Code(SNOMED, *code),),
+            "active",
+            "confirmed",
+            AS_OF - timedelta(days=b.onset_days),
         )
+    )
+
+
+def _level(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
     if t.level is not None:
         _satisfy_level(b, t, params, taken)
+
+
+def _outside(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
     for marker in t.outside[:1]:  # a problem coded as the scope marker says (e.g. pregnant)
         m = next(x for x in SCOPE.markers if x.id == marker)
         # A marker read from a typed fact (pregnancy, lactation) is shown by its Condition.
@@ -385,8 +440,14 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
                 AS_OF - timedelta(days=30),
             )
         )
+
+
+def _any_of(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
     if t.any_of:
         _satisfy(b, t.any_of[0], params, taken)
+
+
+def _weight_and_vaccines(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
     if t.weight_dose is not None:
         b.obs.append(
             Observation(
@@ -396,6 +457,22 @@ def _satisfy(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) 
     if t.vaccine is not None and t.vaccine.only_with_history:  # some other vaccine on record
         other = next(c for c in ("08", "20", "10", "03") if c not in t.vaccine.cvx)
         b.immunization(other, AS_OF - timedelta(days=400))
+
+
+_SATISFY_STEPS: tuple[Callable[[Builder, Trigger, dict[str, float], set[str]], None], ...] = (
+    _demographics,
+    _trigger_drugs,
+    _conditions_and_labs,
+    _count,
+    _record_flags,
+    _stroke_risk,
+    _recent_event,
+    _pregnancy,
+    _level,
+    _outside,
+    _any_of,
+    _weight_and_vaccines,
+)
 
 
 def _level_entry(t: Trigger) -> LevelEntry:
@@ -463,103 +540,175 @@ def positive(c: Criterion) -> PatientProfile:
     return b.build()
 
 
-def negative(c: Criterion) -> tuple[PatientProfile, str]:
-    """A profile the criterion must not fire on, and why."""
+Negative = tuple[PatientProfile, str]
+
+
+def negative(c: Criterion) -> Negative:
+    """A profile the criterion must not fire on, and why: the positive case with the first
+    part of the criterion that can be undone, undone."""
     b = Builder()
     taken: set[str] = set(_excluded(c))
     _satisfy(b, c.trigger, c.params, taken)
-    if c.trigger.level is not None:  # the level itself on the other side
-        return _level_negative(b, c.trigger, c.params)
-    if c.exceptions:
-        ex = c.exceptions[0]
-        if ex.bound_matches:  # the bound drug is the excepted one
-            b.meds[0] = replace(b.meds[0], text=drug_for(ex.bound_matches[0]))
-        # An exception's labs replace the trigger's own readings of the same quantity.
-        qs = {("egfr" if lab.quantity == "kidney" else lab.quantity) for lab in ex.labs}
-        b.obs = [o for o in b.obs if o.display not in qs]
-        _satisfy(b, ex, c.params, taken)
-        if ex.monitor is not None:
-            b.lab(ex.monitor.quantity, 1.0)
-        return b.build(), "exception 0"
-    if c.trigger.pregnant or c.trigger.lactating:
-        b.problems = [p for p in b.problems if p.text not in ("Pregnant", "Breastfeeding")]
-        return b.build(), "not pregnant or breastfeeding"
-    t = c.trigger
-    if t.vaccine is not None:
-        v = t.vaccine
-        need = int(c.params[v.doses]) if v.doses else 1
-        for k in range(need):
-            b.immunization(v.cvx[0], AS_OF - timedelta(days=30 + 60 * k))
-        return b.build(), "the vaccine is recorded"
-    if t.stay is not None or t.change is not None:  # the same record, the stay long past
+    for undo in _UNDO:
+        found = undo(b, c, taken)
+        if found is not None:
+            return found
+    raise AssertionError(f"{c.id}: no negative case can be built")
+
+
+def _undo_level(b: Builder, c: Criterion, taken: set[str]) -> Negative | None:
+    if c.trigger.level is None:
+        return None
+    return _level_negative(b, c.trigger, c.params)  # the level itself on the other side
+
+
+def _undo_by_exception(b: Builder, c: Criterion, taken: set[str]) -> Negative | None:
+    if not c.exceptions:
+        return None
+    ex = c.exceptions[0]
+    if ex.bound_matches:  # the bound drug is the excepted one
+        b.meds[0] = replace(b.meds[0], text=drug_for(ex.bound_matches[0]))
+    # An exception's labs replace the trigger's own readings of the same quantity.
+    qs = {("egfr" if lab.quantity == "kidney" else lab.quantity) for lab in ex.labs}
+    b.obs = [o for o in b.obs if o.display not in qs]
+    _satisfy(b, ex, c.params, taken)
+    if ex.monitor is not None:
+        b.lab(ex.monitor.quantity, 1.0)
+    return b.build(), "exception 0"
+
+
+def _undo_pregnancy(b: Builder, c: Criterion, taken: set[str]) -> Negative | None:
+    if not (c.trigger.pregnant or c.trigger.lactating):
+        return None
+    b.problems = [p for p in b.problems if p.text not in ("Pregnant", "Breastfeeding")]
+    return b.build(), "not pregnant or breastfeeding"
+
+
+def _undo_vaccine(b: Builder, c: Criterion, taken: set[str]) -> Negative | None:
+    vaccine = c.trigger.vaccine
+    if vaccine is None:
+        return None
+    need = int(c.params[vaccine.doses]) if vaccine.doses else 1
+    for k in range(need):
+        b.immunization(vaccine.cvx[0], AS_OF - timedelta(days=30 + 60 * k))
+    return b.build(), "the vaccine is recorded"
+
+
+def _undo_window(b: Builder, c: Criterion, taken: set[str]) -> Negative | None:
+    """The same record with its stay or event before the window, or its drug started before."""
+    trigger = c.trigger
+    if trigger.stay is not None or trigger.change is not None:  # the stay long past
         old = Builder(discharged_days=TRANSITIONS.stay.days + 10)
-        _satisfy(old, t, c.params, set(_excluded(c)))
+        _satisfy(old, trigger, c.params, set(_excluded(c)))
         return old.build(), "the stay ended before the window"
-    if t.recent_event is not None:  # the same event, but before the window
-        old = Builder(onset_days=int(c.params[t.recent_event.days]) + 30)
-        _satisfy(old, t, c.params, set(_excluded(c)))
+    if trigger.recent_event is not None:  # the same event, but before the window
+        old = Builder(onset_days=int(c.params[trigger.recent_event.days]) + 30)
+        _satisfy(old, trigger, c.params, set(_excluded(c)))
         return old.build(), "the event lies outside the window"
-    if t.started_within is not None:
-        b.meds[0] = replace(
-            b.meds[0], authored=AS_OF - timedelta(days=int(c.params[t.started_within]) + 30)
-        )
+    if trigger.started_within is not None:
+        days = int(c.params[trigger.started_within]) + 30
+        b.meds[0] = replace(b.meds[0], authored=AS_OF - timedelta(days=days))
         return b.build(), "started before the window"
-    if t.stroke_risk is not None:
+    return None
+
+
+def _undo_stroke_risk_or_monitor(b: Builder, c: Criterion, taken: set[str]) -> Negative | None:
+    trigger = c.trigger
+    if trigger.stroke_risk is not None:
         b.problems = [p for p in b.problems if p.text == GROUPS_BY_KEY["af"].label]
         b.age, b.sex = 50, "male"
         return b.build(), "a CHA2DS2-VASc below the threshold"
-    if t.monitor is not None:
-        loinc = LOINC_GROUPS[t.monitor.quantity][0]
-        value = {"blood_pressure": 120.0, "inr": 2.5, "cognition": 25.0}.get(
-            t.monitor.quantity, 5.0
-        )
+    if trigger.monitor is not None:
+        quantity = trigger.monitor.quantity
+        loinc = LOINC_GROUPS[quantity][0]
+        value = {"blood_pressure": 120.0, "inr": 2.5, "cognition": 25.0}.get(quantity, 5.0)
         b.obs.append(Observation("Observation/recent", loinc, "", value, "", AS_OF))
         return b.build(), "a recent result"
-    if t.daily_mg_above is not None:
-        b.meds[0] = replace(b.meds[0], dose_value=c.params[t.daily_mg_above] / 2)
+    return None
+
+
+def _undo_dose(b: Builder, c: Criterion, taken: set[str]) -> Negative | None:
+    trigger = c.trigger
+    if trigger.daily_mg_above is not None:
+        b.meds[0] = replace(b.meds[0], dose_value=c.params[trigger.daily_mg_above] / 2)
         return b.build(), "dose within the ceiling"
-    if t.weight_dose is not None:
-        w = t.weight_dose
+    if trigger.weight_dose is not None:
+        w = trigger.weight_dose
         least = min(c.params[x] for x in (w.per_dose, w.per_day) if x)
         b.meds[0] = replace(b.meds[0], dose_value=least * CHILD_KG / 2)
         return b.build(), "dose per kg within the ceiling"
-    if t.labs:
-        lab = t.labs[0]
-        v = c.params[lab.param]
-        q = "egfr" if lab.quantity == "kidney" else lab.quantity
-        b.obs = [o for o in b.obs if o.display != q]
-        b.lab(q, v * 1.5 + 1 if lab.op in ("<", "<=") else v * 0.5)
-        return b.build(), "lab on the other side"
-    if t.absent_drugs:
-        b.med(drug_for(t.absent_drugs[0], frozenset(taken)))
+    return None
+
+
+def _undo_lab(b: Builder, c: Criterion, taken: set[str]) -> Negative | None:
+    if not c.trigger.labs:
+        return None
+    lab = c.trigger.labs[0]
+    v = c.params[lab.param]
+    quantity = "egfr" if lab.quantity == "kidney" else lab.quantity
+    b.obs = [o for o in b.obs if o.display != quantity]
+    b.lab(quantity, v * 1.5 + 1 if lab.op in ("<", "<=") else v * 0.5)
+    return b.build(), "lab on the other side"
+
+
+def _undo_drugs_or_condition(b: Builder, c: Criterion, taken: set[str]) -> Negative | None:
+    trigger = c.trigger
+    if trigger.absent_drugs:
+        b.med(drug_for(trigger.absent_drugs[0], frozenset(taken)))
         return b.build(), "the missing therapy is prescribed"
-    if t.drugs:
+    if trigger.drugs:
         b.meds.pop()
         return b.build(), "one trigger drug missing"
-    if t.any_conditions:
+    if trigger.any_conditions:
         b.problems.pop(0)
         return b.build(), "the condition is absent"
-    if t.age_min is not None:
-        b.age = int(c.params[t.age_min]) - 5
+    return None
+
+
+def _undo_age_or_perpetrator(b: Builder, c: Criterion, taken: set[str]) -> Negative | None:
+    trigger = c.trigger
+    if trigger.age_min is not None:
+        b.age = int(c.params[trigger.age_min]) - 5
         return b.build(), "younger than the threshold"
-    if t.pk_table is not None:
+    if trigger.pk_table is not None:
         b.meds = [m for m in b.meds if m.text not in ("clarithromycin", "rifampicin")]
         b.med("azithromycin")  # an antibiotic that spares CYP3A4
         return b.build(), "the perpetrator replaced by a drug that spares the pathway"
-    if t.age_max is not None:
-        b.age = int(c.params[t.age_max]) + 1
+    if trigger.age_max is not None:
+        b.age = int(c.params[trigger.age_max]) + 1
         return b.build(), "older than the threshold"
-    if t.renal_table:
+    return None
+
+
+def _undo_kidney_or_conflict(b: Builder, c: Criterion, taken: set[str]) -> Negative | None:
+    trigger = c.trigger
+    if trigger.renal_table:
         b.obs = [o for o in b.obs if o.display != "egfr"]
         b.lab("egfr", 95.0)
         return b.build(), "kidney function above every band"
-    if t.kidney_discordant:
+    if trigger.kidney_discordant:
         b.obs = [o for o in b.obs if o.display != "creatinine"]
         return b.build(), "a single kidney estimate"
-    if t.conflict:
+    if trigger.conflict:
         b.obs = b.obs[:-1]
         return b.build(), "one value on the day"
-    if t.kidney_unsteady:
+    if trigger.kidney_unsteady:
         b.obs = [o for o in b.obs if o.effective == AS_OF]
         return b.build(), "a stable creatinine"
-    raise AssertionError(f"{c.id}: no negative case can be built")
+    return None
+
+
+# In this order: the first that applies makes the negative case.
+_UNDO: tuple[Callable[[Builder, Criterion, set[str]], Negative | None], ...] = (
+    _undo_level,
+    _undo_by_exception,
+    _undo_pregnancy,
+    _undo_vaccine,
+    _undo_window,
+    _undo_stroke_risk_or_monitor,
+    _undo_dose,
+    _undo_lab,
+    _undo_drugs_or_condition,
+    _undo_age_or_perpetrator,
+    _undo_kidney_or_conflict,
+)

@@ -1,5 +1,5 @@
 """The clash comparator (inference.adjudication.compare): each rule on hand-built clashes, the
-order between rules, no keyword matching, and the fixture examples of issue 14."""
+order between rules, no keyword matching, and worked examples on the fixtures."""
 
 from __future__ import annotations
 
@@ -124,7 +124,7 @@ def test_rules_apply_in_order() -> None:
     assert compare(OPTION, sup, att, GRADES, FACTS).winner == "support"
 
 
-# ------------------------------------------------------------ the fixture examples of issue 14
+# ---------------------------------------------------------------- worked examples on fixtures
 
 
 def test_gayla_naproxen_supporter_wins_its_clash_and_bp_review_is_included() -> None:

@@ -1,4 +1,4 @@
-"""Positive and negative cases for the criteria that closed the issue-13 known gaps on seizure
+"""Positive and negative cases for the criteria that closed known gaps on seizure
 disorders, INR wording, chemotherapy reconciliation, heart failure with unclear kidney function,
 statin intensity, ACE inhibitor/ARB in diabetes and B12 on replacement; the generated tests in
 test_criteria.py exercise only each criterion's first exception."""

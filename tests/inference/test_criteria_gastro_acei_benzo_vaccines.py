@@ -1,4 +1,5 @@
-"""Positive and negative cases for the issue-13g corrections.
+"""Positive and negative cases for corrections on gastroprotection, ACE inhibitors, benzodiazepines
+and vaccines.
 
 - Gastroprotection on an anticoagulant plus an antiplatelet is a bleeding-prevention safety item
   (ESC 2017 DAPT focused update; ESC 2020 AF; ACCF/ACG/AHA 2010), not a routine omission, and

@@ -1,4 +1,4 @@
-"""One action per laboratory problem, not one per drug (issue 13y, ``LabGroup`` in the
+"""One action per laboratory problem, not one per drug (``LabGroup`` in the
 criteria schema): a low sodium or a high potassium with several drugs that can cause it is one
 activity naming every drug, carrying each drug's own points; a single drug keeps its per-drug
 review; a drug-drug interaction whose harm is the very result found joins the group, while a

@@ -1,4 +1,4 @@
-"""A QT-prolonging drug with potassium below the range (issue 13y, qt_electrolytes.json): the
+"""A QT-prolonging drug with potassium below the range (qt_electrolytes.json): the
 potassium is corrected and magnesium checked, and a long QTc on the latest ECG (LOINC 8636-3) is
 named (AHA 2020 drug-induced arrhythmias; ESC 2022 ventricular arrhythmias)."""
 

@@ -1,4 +1,4 @@
-"""Positive and negative cases for the issue-13d corrections: z-drugs are not antiseizure
+"""Positive and negative cases for these corrections: z-drugs are not antiseizure
 medicines; every benzodiazepine taper turns into a neurology review when a seizure disorder is on
 record; heart failure therapy asks for the ejection fraction first when none is recorded; a
 chemotherapy-class drug with no cancer coded is confirmed with its prescriber, not oncology."""

@@ -165,7 +165,7 @@ async def test_diabetes_ckd_gets_acei_arb(name: str) -> None:
 
 async def test_josue_metformin_adjusted_for_kidney_function() -> None:
     # Josue's reported eGFR is 37 but his creatinine gives a CKD-EPI 2021 eGFR of 28: the lower
-    # estimate governs dosing (issue 13), which puts metformin in the stop band below 30, and
+    # estimate governs dosing, which puts metformin in the stop band below 30, and
     # the disagreement itself asks for a repeat creatinine and eGFR.
     out = await run(load("josue"))
     ids = {o.id for o in out["assessment"].options}

@@ -188,7 +188,7 @@ def test_metformin_renal_dosing_uses_latest_egfr() -> None:
     dm = cond("c1", "Diabetes", "44054006")
     low = profile([dm], [met], [obs("o1", "33914-3", 37.0)])
     # no dose is stated and one 500 mg tablet is within the ceiling at eGFR 30-45: a routine
-    # request to verify the daily dose, never "reduce" (issue 13: the dose must be read)
+    # request to verify the daily dose, never "reduce" (the dose must be read first)
     assert "opt-verify-reduce-metformin" in option_ids(low)
     assert "opt-reduce-metformin" not in option_ids(low)
     very_low = profile([dm], [met], [obs("o1", "33914-3", 25.0)])

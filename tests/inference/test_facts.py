@@ -1,5 +1,5 @@
 """Typed facts are true of the patient: doses, durations, kidney function, blood pressure,
-conflicts, implausible values (issue 11 finding 6), stale and historical conditions."""
+conflicts, implausible values, stale and historical conditions."""
 
 from __future__ import annotations
 
@@ -153,7 +153,7 @@ def test_history_and_long_past_acute_conditions_are_not_active() -> None:
     assert not any(f.is_current(p, g) for p, g in f.problems)
 
 
-# -- ingest: implausible values are refused (issue 11, finding 6) -----------------------------
+# -- ingest: implausible values are refused ---------------------------------------------------
 
 
 def _with_values(egfr: float, mmse: float) -> bytes:

@@ -1,4 +1,4 @@
-"""Panel by domain (issue 14): the roles a record's domains need are on the panel whatever the
+"""Panel by domain: the roles a record's domains need are on the panel whatever the
 complexity, configured sizes are a floor, and complexity counts severe conditions."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Kidney-function dose bands (drugs.yaml ``renal_limits``): every band fires inside its own
 edges and not outside them, looked up directly and through the criteria interpreter; the bands
-corrected in the source audit of issue 13 keep their corrected edges, action and source."""
+corrected in an audit against their sources keep their corrected edges, action and source."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def _band(spec: str, action: str) -> drugs.RenalLimit:
     return band
 
 
-# ---------------------------------------------------------------- corrected bands (issue 13)
+# ------------------------------------------------------------------------ corrected bands
 
 
 @pytest.mark.parametrize(

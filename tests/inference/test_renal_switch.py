@@ -1,5 +1,5 @@
 """A drug whose indication outlives it at low kidney function is switched, not merely stopped
-(issue 13y): dabigatran below a creatinine clearance of 30 is contraindicated, but stopping it
+: dabigatran below a creatinine clearance of 30 is contraindicated, but stopping it
 leaves the stroke risk of atrial fibrillation untreated, so the action names what replaces it
 (an anticoagulant this kidney function allows: ESC 2020 AF guideline; product labels). Drugs
 without a replacement rule keep their plain stop.

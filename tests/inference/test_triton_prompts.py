@@ -1,4 +1,4 @@
-"""The prompts of one whole plan, as the Triton backend renders them (issue 18): one byte-identical
+"""The prompts of one whole plan, as the Triton backend renders them: one byte-identical
 prefix for every call, each step's own part carrying only the facts it may cite, and a plan
 through the prompts (answers derived from the embedded backend reading only what the prompts
 say) equal to the embedded plan on every realistic fixture. Plus the prefix-cache arithmetic on

@@ -1,4 +1,4 @@
-"""The patient record as the Triton prompts show it (issue 18): leaner than the profile's own
+"""The patient record as the Triton prompts show it: leaner than the profile's own
 JSON, lossless apart from the rounding of measured values, and rounded so that no threshold or
 display rounding sees a different value."""
 

@@ -1,4 +1,4 @@
-"""Untreated cardiovascular risk factors (issue 13z): stop-smoking support from the latest
+"""Untreated cardiovascular risk factors: stop-smoking support from the latest
 coded smoking status, confirmation of raised blood pressure with no hypertension recorded, and
 a QRISK3 assessment with a statin discussion for primary prevention that names the factors
 found and never states a risk. Each with the case it fires on and the near misses it must

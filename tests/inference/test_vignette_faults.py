@@ -1,4 +1,4 @@
-"""Faults the unseen-patient vignettes exposed (issue 13, 13v), fixed generally: kidney
+"""Faults the unseen-patient vignettes exposed, fixed generally: kidney
 estimates are compared like with like; a plan does not monitor a drug it stops; a narrow
 therapeutic index drug with no recent level is a safety item; levodopa carries no
 anticholinergic score. Each fix has a case where it acts and one where it must not."""

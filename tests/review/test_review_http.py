@@ -9,6 +9,8 @@ import uuid
 
 import httpx
 import jwt
+import pytest
+from markupsafe import escape
 
 from service.core import evaluate, from_document
 from service.review import review_link
@@ -315,3 +317,26 @@ async def test_a_patient_only_launch_opens_the_patients_plan_or_a_chooser(review
         assert nobody.status_code == 404 and "no care plan" in nobody.text
         # No choose cookie: the chooser is not reachable by URL alone.
         assert (await http.get("/review/choose")).status_code == 401
+
+
+async def test_the_plan_page_shows_the_summary_stored_with_the_version(
+    review: Review, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The summary is built once, when the version is written, and the page shows that one:
+    # the page renders with the review app unable to compute a summary of its own.
+    from service.review import routes
+    from service.stored_summary import summary_from_record
+
+    def recomputed(*_args: object) -> None:
+        raise AssertionError("the review page computed the summary again")
+
+    monkeypatch.setattr(routes, "summarise", recomputed)
+    rec = await review.service.plan_version(tenant="default", plan_id=review.plan_id, version=1)
+    stored = summary_from_record(rec.summary)
+    assert stored is not None and stored.lines
+    async with review.client() as http:
+        await review.launch(http)
+        page = await http.get(f"/review/plans/{review.plan_id}")
+    assert page.status_code == 200, page.text
+    summary = page.text.split('id="summary-title"')[1].split("</section>")[0]
+    assert all(str(escape(line.action)) in summary for line in stored.lines)

@@ -270,7 +270,7 @@ def test_the_patient_banner_gives_name_sex_and_age_or_the_reference_alone() -> N
 def test_cited_values_print_units_as_the_summary_does() -> None:
     from datetime import date
 
-    from service.facts import fact_index, patient_header
+    from service.cited_facts import fact_index, patient_header
     from service.record.profile import Observation, PatientProfile
 
     inr = Observation("Observation/inr", "6301-6", "INR", 3.1, "{INR}", None)

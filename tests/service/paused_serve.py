@@ -4,7 +4,7 @@
 
 Replaces the store's ``_in_transaction`` seam so the process prints a marker line and sleeps
 inside the transaction; the test then kills it there (or sends SIGTERM) and checks what survived.
-The runtime itself reads no test variable (issue 12).
+The runtime itself reads no test variable.
 """
 
 from __future__ import annotations

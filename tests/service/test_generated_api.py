@@ -13,6 +13,7 @@ import tomllib
 
 from canoe_client.v1 import careplan_pb2, careplan_pb2_grpc
 from service import grpc_api
+from service.pipeline import STAGES
 from tests.conftest import REPO_ROOT
 
 
@@ -54,3 +55,12 @@ def test_generated_code_is_written_only_by_the_build_hook() -> None:
         and p.name != "test_generated_api.py"
     ]
     assert offenders == []
+
+
+def test_the_protos_stage_list_is_the_pipelines() -> None:
+    # ProgressEvent.stage documents its values in a comment; it must name the pipeline's stages,
+    # in the pipeline's order, so that a client reading the proto knows what it will receive.
+    proto = (REPO_ROOT / "proto" / "canoe" / "v1" / "careplan.proto").read_text()
+    listed = re.search(r"//[^\n]*\n  // ([a-z, ]+)\.\n  string stage = 1;", proto)
+    assert listed is not None, "the comment above ProgressEvent.stage lists the stages"
+    assert tuple(s.strip() for s in listed.group(1).split(",")) == STAGES

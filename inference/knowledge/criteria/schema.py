@@ -81,7 +81,7 @@ Category = Literal[
     "referral",
     "follow-up",
 ]
-Severity = Literal["critical", "major", "moderate", "minor"]
+SeverityFactor = Literal["critical", "major", "moderate", "minor"]
 UrgencyClass = Literal["resolve-first", "urgent", "soon", "routine"]
 # An option's ``urgency`` runs from 0 (none) to this, the most urgent.
 MAX_URGENCY = 3
@@ -412,7 +412,7 @@ class PointTemplate(_Strict):
     text: str
     cites: tuple[str, ...] = ("a",)  # bindings whose FHIR refs the point cites
     evidence: tuple[str, ...] = ()
-    severity: Severity | None = None  # overrides the criterion's factor for this point
+    severity: SeverityFactor | None = None  # overrides the criterion's factor for this point
     directness: Directness | None = None
     # The point's own basis when weaker than the facts bound (a speculation, "may loosen..."):
     # the lower of this and the binding's certainty is used.
@@ -562,7 +562,7 @@ class Factors(_Strict):
     """Strength factors (see ``inference.knowledge.strength``); certainty of the patient fact
     is read from the facts themselves at evaluation time."""
 
-    severity: Severity
+    severity: SeverityFactor
     grade: Grade
     directness: Directness = "direct"
 

@@ -1,4 +1,4 @@
-"""Fourth clinical review (issue 13, helper 13h): one action per decision, and arguments that
+"""One action per decision, and arguments that
 read as a clinician would write them.
 
 A digoxin dose change absorbs the level that guides it; an anticoagulant-antiplatelet review

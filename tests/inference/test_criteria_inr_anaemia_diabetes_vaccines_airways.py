@@ -1,6 +1,7 @@
-"""Second clinical review (issue 13, helper 13e): each new criterion fires on the patient it is
-for and stays quiet on the one it is not; the merged INR/haemoglobin checks rank as safety;
-blood pressure is judged in whole mmHg; every vaccine due is named in one activity."""
+"""Anticoagulant safety checks, anaemia, diabetes, vaccines and airways: each criterion fires
+on the patient it is for and stays quiet on the one it is not; the merged INR/haemoglobin
+checks rank as safety; blood pressure is judged in whole mmHg; every vaccine due is named in
+one activity."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Positive and negative cases for the criteria the ten new vignettes (examples/vignettes) found
-missing (issue 13v):
+missing:
 
 - a typical antipsychotic in Parkinson's disease is a safety item to stop, with the Parkinson's
   specialist asked about the psychotic symptoms (Beers 2023 table 3; NICE NG71, 2017); quetiapine

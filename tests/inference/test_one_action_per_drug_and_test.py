@@ -1,4 +1,4 @@
-"""Third clinical review (issue 13, helper 13f): one action per drug and per blood test.
+"""One action per drug and per blood test.
 
 A burden that one medicine makes up alone is that medicine's own action; every drug that is
 strongly anticholinergic on its own has such an action (the invariant the burden rule rests on).

@@ -1,4 +1,4 @@
-"""Third blind vignette set (issue 13, helper 13u): levothyroxine with a suppressed TSH is
+"""Levothyroxine with a suppressed TSH is
 over-replacement, proposed as a dose reduction with a TSH recheck (NICE NG145, 2019), and the
 article of an age phrase follows how the number is spoken ("an 85-year-old")."""
 
@@ -114,7 +114,7 @@ def test_short_prednisolone_course_does_not_ask_for_bone_protection() -> None:
     assert "start-bone-protection-steroid" not in _fired(b.build())
 
 
-# -- named alternatives and the bone check after a fall (helper 13r) --------------------------
+# -- named alternatives and the bone check after a fall ---------------------------------------
 
 
 def _proposal(profile: PatientProfile, option_id: str) -> Proposal:

@@ -1,4 +1,4 @@
-"""Key facts and summary reasons that justify the action (issue 13, helper 13k).
+"""Key facts and summary reasons that justify the action.
 
 The governing kidney value's own observation is cited first (the creatinine when the estimate
 computed from it is the lower); a point that applies only under its own ``when`` cites first
