@@ -513,6 +513,7 @@ class Planner:
                     priority=o.priority,
                     findings=o.findings,
                     urgency_class=o.urgency_class,
+                    treats=o.treats,
                 )
             )
         return tuple(options)
@@ -530,6 +531,7 @@ class Planner:
                 o,
                 findings=o.findings or k.findings,
                 urgency_class=o.urgency_class or k.urgency_class,
+                treats=o.treats or k.treats,
             )
             if (k := known.get(o.id)) is not None
             else o
@@ -586,6 +588,7 @@ class Planner:
                 medication_ref=o.medication_ref,
                 priority=_priority(o.priority),
                 urgency_class=_urgency_class(o.urgency_class),
+                treats=o.treats,
             )
             (included if r.decision == "include" else excluded).append((cand, r.score))
         return await self.experts.run(Synthesize(profile, tuple(included), tuple(excluded)), ctx)

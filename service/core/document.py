@@ -187,6 +187,8 @@ def to_document(d: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]
             options[-1]["findings"] = findings
         if o.urgency_class is not None:  # optional as well, for the same reason
             options[-1]["urgency_class"] = o.urgency_class
+        if o.treats is not None:  # optional as well
+            options[-1]["treats"] = o.treats
     return {
         "format": DELIBERATION_FORMAT,
         "plan_id": d.plan_id,
@@ -556,6 +558,7 @@ def _option(
             Finding(f["kind"], f["severity"], f["criterion"]) for f in raw.get("findings", ())
         ),
         urgency_class=raw.get("urgency_class"),
+        treats=raw.get("treats"),
     )
 
 

@@ -126,6 +126,10 @@ class Option:
     # ``service.core.evaluation``): orders the plan before the priority class. None in
     # documents written before it existed; those keep the priority order.
     urgency_class: str | None = None
+    # The clinical problem (a condition group id of the knowledge) the option treats together
+    # with other options: the clinician summary shows them on one line. None when the knowledge
+    # groups it with nothing, and in documents written before it existed.
+    treats: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
 """The clinician summary: a plan in at most eight ranked lines a busy clinician can read.
 
-Each line is one included activity in plan order (urgency class, priority class, then score):
+Each line is one clinical problem in plan order (urgency class, priority class, then score):
+its first, most urgent included activity, naming the later ones on the same medicine or problem;
 the action with how soon to act ("urgent", "act soon", "routine"), a one-line reason (the
 strongest supporting argument's first sentence), the key patient fact with its value and date
 (the fact that decided it: never the very medicine the action changes when another is cited),
@@ -80,8 +81,8 @@ class SummaryLine:
     proposed_by: tuple[str, ...]  # supporting roles, strongest first
     borderline: bool
     urgency_class: str = ""  # "" for documents without one
-    # Titles of later actions on the same medicine, folded into this line (one line per
-    # medicine: its first action is the most urgent; each keeps its reasons in the detail).
+    # Titles of later actions on the same medicine or problem, folded into this line (one line
+    # per problem: its first action is the most urgent; each keeps its reasons in the detail).
     also: tuple[str, ...] = ()
 
     @property
@@ -289,7 +290,7 @@ def _line(rank: int, o: Option, ev: Evaluation, facts: dict[str, str]) -> Summar
 def summarise(d: Deliberation, ev: Evaluation, limit: int = MAX_LINES) -> Summary:
     options = {o.id: o for o in d.options}
     facts = dict(d.meta.facts)
-    groups = _by_medicine([options[oid] for oid in ev.plan], limit)
+    groups = _by_problem([options[oid] for oid in ev.plan], limit)
     lines = tuple(
         replace(_line(k, g[0], ev, facts), also=tuple(_clean(o.title) for o in g[1:]))
         for k, g in enumerate(groups, 1)
@@ -305,19 +306,31 @@ def summarise(d: Deliberation, ev: Evaluation, limit: int = MAX_LINES) -> Summar
     return Summary(lines, max(0, len(ev.plan) - shown), awaiting)
 
 
-def _by_medicine(included: list[Option], limit: int) -> list[list[Option]]:
-    """The plan's actions in order, those on one medicine (the same ``medication_ref``, the
-    knowledge's own link) joined to the first, most urgent; at most ``limit`` groups."""
+def _by_problem(included: list[Option], limit: int) -> list[list[Option]]:
+    """The plan's actions in order, those on one medicine (the same ``medication_ref``) or for
+    one clinical problem (the same ``treats``: the knowledge's own links) joined to the first,
+    most urgent; at most ``limit`` groups."""
     groups: list[list[Option]] = []
     first: dict[str, list[Option]] = {}
     for o in included:
-        if o.medication_ref is not None and o.medication_ref in first:
-            first[o.medication_ref].append(o)
+        keys = _problem_keys(o)
+        group = next((first[k] for k in keys if k in first), None)
+        if group is not None:
+            group.append(o)
         elif len(groups) < limit:
-            groups.append([o])
-            if o.medication_ref is not None:
-                first[o.medication_ref] = groups[-1]
+            group = [o]
+            groups.append(group)
+        else:
+            continue
+        for k in keys:
+            first.setdefault(k, group)
     return groups
+
+
+def _problem_keys(o: Option) -> tuple[str, ...]:
+    """What an action is about: its medicine and the problem it treats with others."""
+    med = (f"medicine {o.medication_ref}",) if o.medication_ref is not None else ()
+    return med + ((f"problem {o.treats}",) if o.treats is not None else ())
 
 
 def coverage_lines(c: Coverage) -> tuple[str, ...]:

@@ -51,3 +51,30 @@ def test_a_cut_reason_keeps_the_creatinine_based_egfr() -> None:
     first = summarise(d, ev).lines[0].text()
     assert "reported eGFR 9.9" in first and "from creatinine 24)" in first
     assert "8 of 10 shown" in summary_text(d, ev)
+
+
+def test_actions_for_one_problem_share_one_line() -> None:
+    """Blood-pressure review and an ACE inhibitor/ARB for blood pressure in diabetes treat one
+    problem (the knowledge's ``treats``): one line, the more urgent first, the other named."""
+    d, ev = _plan(EXAMPLES / "fixtures/fhir/renea_quigley_ab4e7a7d.json")
+    s = summarise(d, ev)
+    bp = [line for line in s.lines if "blood pressure" in line.action.lower()]
+    assert len(bp) == 1
+    assert bp[0].action.startswith("Review blood pressure treatment")
+    assert bp[0].also == ("Add an ACE inhibitor or ARB for blood pressure in diabetes",)
+    assert bp[0].label == "urgent"
+    # nothing is lost: every included action is on a line or counted as more
+    assert sum(1 + len(line.also) for line in s.lines) + s.more == len(ev.plan)
+
+
+def test_two_problems_of_one_condition_keep_two_lines() -> None:
+    """A statin and an SGLT2 inhibitor both answer diabetes but treat different problems
+    (cardiovascular risk, kidney disease): two lines, neither folded into the other."""
+    d, ev = _plan(EXAMPLES / "fixtures/fhir/renea_quigley_ab4e7a7d.json")
+    lines = summarise(d, ev).lines
+    statin = [line for line in lines if line.action == "Start a statin"]
+    sglt2 = [line for line in lines if "SGLT2" in line.action]
+    assert len(statin) == 1 and len(sglt2) == 1
+    assert not statin[0].also and not sglt2[0].also
+    vaccines = [line for line in lines if "vaccinations" in line.action]
+    assert len(vaccines) == 1 and not vaccines[0].also
