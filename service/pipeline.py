@@ -65,7 +65,7 @@ from service.core.model import (
     Vote as CoreVote,
 )
 from service.core.profile import PatientProfile
-from service.core.summary import fact_words, patient_words
+from service.core.summary import display_names, fact_words, patient_words
 from service.errors import BackendTimeout, BackendUnavailable, StepFailed
 
 __all__ = [
@@ -352,6 +352,7 @@ class Planner:
                         for r in (*(f for a in o.arguments for f in a.facts), *o.refs)
                     ),
                 ),
+                names=display_names(profile),
                 coverage=self.coverage(profile) if self.coverage is not None else None,
                 sources=_cited_sources(profile, problems, options),
                 source_base=source_base,

@@ -263,6 +263,10 @@ class Meta:
     # (reference, words): each cited patient fact with its value and date, for the clinician
     # summary, which never shows the reference itself.
     facts: tuple[tuple[str, str], ...] = ()
+    # (full name, display name): the record's long official medicine names and the ingredient
+    # and strength the summary shows in their place (``service.core.summary.display_names``);
+    # the detailed view keeps the full names. Empty in documents written before it existed.
+    names: tuple[tuple[str, str], ...] = ()
     # What the plan checked and could not (None in documents written before it existed).
     coverage: Coverage | None = None
     # Where the cited resources of the patient's record live (absent in older documents: their

@@ -18,6 +18,7 @@ from service.core.model import SourceRecord
 
 __all__ = [
     "LOINC_GROUPS",
+    "LOINC_SHORT_NAMES",
     "MAX_AGE_YEARS",
     "Allergy",
     "Code",
@@ -80,6 +81,37 @@ LOINC_GROUPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "eosinophils": ("711-2", "26449-9"),
         # tobacco smoking status, a coded value (SNOMED CT or LOINC answer)
         "smoking_status": ("72166-2",),
+    }
+)
+
+
+# What a clinician calls the quantity of each group in a line of text ("eGFR", not "Glomerular
+# filtration rate/1.73 sq M.predicted"): the clinician summary's name for a result.
+LOINC_SHORT_NAMES: Mapping[str, str] = MappingProxyType(
+    {
+        "egfr": "eGFR",
+        "creatinine": "Creatinine",
+        "potassium": "Potassium",
+        "hba1c": "HbA1c",
+        "inr": "INR",
+        "weight": "Weight",
+        "bmi": "BMI",
+        "uacr": "Urine albumin:creatinine ratio",
+        "sodium": "Sodium",
+        "haemoglobin": "Haemoglobin",
+        "ldl": "LDL cholesterol",
+        "tsh": "TSH",
+        "mmse": "MMSE",
+        "phq9": "PHQ-9",
+        "digoxin_level": "Digoxin level",
+        "lithium_level": "Lithium level",
+        "alt": "ALT",
+        "platelets": "Platelets",
+        "urate": "Urate",
+        "vitamin_b12": "Vitamin B12",
+        "lvef": "Ejection fraction",
+        "qtc": "QTc",
+        "eosinophils": "Eosinophils",
     }
 )
 

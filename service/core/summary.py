@@ -24,8 +24,14 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from service.core.evaluation import URGENCY_LABELS, Evaluation
-from service.core.model import Coverage, Deliberation, Option
-from service.core.profile import LOINC_GROUPS, Observation, PatientProfile, unit_words
+from service.core.model import Argument, Coverage, Deliberation, Option
+from service.core.profile import (
+    LOINC_GROUPS,
+    LOINC_SHORT_NAMES,
+    Observation,
+    PatientProfile,
+    unit_words,
+)
 
 __all__ = [
     "LINE_CHARS",
@@ -34,6 +40,7 @@ __all__ = [
     "SummaryLine",
     "coverage_detail",
     "coverage_lines",
+    "display_names",
     "duration_words",
     "fact_words",
     "patient_words",
@@ -45,15 +52,43 @@ MAX_LINES = 8
 # A summary line reads at a glance: the reason is cut (at a word, with an ellipsis) so the line
 # stays near this length; the whole reasoning is in the detailed view and the review app.
 LINE_CHARS = 200
-_REASON_FLOOR = 60
+_REASON_FLOOR = 40
 # A value further into the reason than this is detail, not what decided the line.
-_VALUE_WITHIN = 160
+_VALUE_WITHIN = 90
+# A number with the unit that follows it ("20 mg/mL", "9.9", "168/89 mmHg", "5 months").
+_VALUE = re.compile(
+    r"(?:\d[\w.,/%-]*\d|\d)(?: ?(?:[mµnk]?g|m?mol|mL|mmHg|units|days?|weeks?|months?|years?)"
+    r"(?:/[\w.]+)?\b|%)?"
+)
 # A reference to a FHIR resource ("Observation/abc", "urn:uuid:...") never reaches the summary.
 _FHIR_ID = re.compile(
     r"(?:urn:uuid:[0-9a-fA-F-]+|\b(?:Patient|Condition|MedicationRequest|Medication|Observation"
     r"|Encounter|AllergyIntolerance|Procedure|Practitioner|Organization|DiagnosticReport"
     r"|Immunization|CarePlan|Task|Provenance|Binary|Device)/[A-Za-z0-9\-.]{1,64})"
 )
+# SNOMED CT's semantic tags ("Anemia (disorder)"): a coding convention, not a clinician's words.
+_SEMANTIC_TAG = re.compile(
+    r" \((?:disorder|finding|situation|procedure|morphologic abnormality|event|observable entity"
+    r"|regime/therapy|person|qualifier value)\)"
+)
+# RxNorm names a clinical drug "[quantity] ingredient strength [/ ingredient strength] dose form
+# [brand]" ("24 HR metformin hydrochloride 500 MG Extended Release Oral Tablet"); the summary
+# shows the ingredient and strength ("metformin hydrochloride 500 mg").
+_RX_UNIT = r"(?:MG|MCG|UNT|MEQ|%)(?:/(?:MG|MCG|ML|UNT|ACTUAT|HR))?"
+_RX_QUANTITY = r"\d+(?:\.\d+)?\s(?:HR|ML|ACTUAT)\s"
+_RX_NAME = re.compile(
+    rf"^(?:.*?{_RX_QUANTITY})?(?P<core>.+?\d+(?:\.\d+)?\s?{_RX_UNIT})(?:\s[A-Z\[].*)?$"
+)
+_RX_UNIT_WORDS = {"MG": "mg", "MCG": "mcg", "ML": "mL", "UNT": "units", "MEQ": "mEq"}
+_RX_UNIT_WORDS |= {"ACTUAT": "dose", "HR": "h"}
+# A LOINC long name is "component [property] in system --method": the component names it.
+_LOINC_COMPONENT = re.compile(r" \[[^\]]*\].*$")
+_LAB_NAMES = {
+    code: LOINC_SHORT_NAMES[group]
+    for group, codes in LOINC_GROUPS.items()
+    if group in LOINC_SHORT_NAMES
+    for code in codes
+}
 # Which cited fact best explains an activity: a measured value first, then a diagnosis, a
 # medicine, a social fact, the person (age).
 _FACT_ORDER = ("Observation/", "Condition/", "MedicationRequest/", "Patient/")
@@ -102,14 +137,15 @@ class SummaryLine:
 
 
 def _value_end(text: str) -> int:
-    """Where the values that justify the reason end: after the last number of the reason (the
-    eGFR, the dose, the date), with the parenthesis it stands in closed; 0 when it has none.
+    """Where the values that justify the reason end: after the last number (with its unit) in
+    its first ``_VALUE_WITHIN`` characters (the eGFR, the dose, the date), with the parenthesis it
+    stands in closed; 0 when it has none.
 
     >>> t = "Estimates disagree (reported eGFR 9.9, from creatinine 61) and so on."
     >>> t[: _value_end(t)]
     'Estimates disagree (reported eGFR 9.9, from creatinine 61)'
     """
-    numbers = list(re.finditer(r"\d[\w.,/%-]*\d|\d", text[:_VALUE_WITHIN]))
+    numbers = list(re.finditer(_VALUE, text[:_VALUE_WITHIN]))
     if not numbers:
         return 0
     end = numbers[-1].end()
@@ -123,9 +159,9 @@ def _cut(text: str, room: int) -> str:
     """``text`` cut at a word to at most ``room`` characters, but never before the values that
     justify it (``_value_end``) nor below ``_REASON_FLOOR``, ending in an ellipsis when cut.
 
-    >>> _cut("Naproxen with clopidogrel: the pair more than doubles the risk of a stomach "
-    ...      "bleed in a man of 82 with a past peptic ulcer.", 10)[-34:]
-    'of a stomach bleed in a man of 82…'
+    >>> _cut("Naproxen with clopidogrel in a man of 82 with a past peptic ulcer: the pair "
+    ...      "more than doubles the risk of a stomach bleed.", 10)
+    'Naproxen with clopidogrel in a man of 82…'
     """
     room = max(room, _REASON_FLOOR)
     if len(text) <= room:
@@ -142,6 +178,33 @@ class Summary:
     lines: tuple[SummaryLine, ...]
     more: int  # included activities beyond the first MAX_LINES
     awaiting: tuple[str, ...]  # titles of activities left out but flagged for a decision
+
+
+def short_name(text: str) -> str:
+    """A medicine's official RxNorm name as the summary prints it: ingredient and strength;
+    ``text`` itself when it is not such a name.
+
+    >>> short_name("24 HR metformin hydrochloride 500 MG Extended Release Oral Tablet")
+    'metformin hydrochloride 500 mg'
+    >>> short_name("1 ML DOCEtaxel 20 MG/ML Injection"), short_name("Diazepam [Valium]")
+    ('DOCEtaxel 20 mg/mL', 'Diazepam [Valium]')
+    """
+    m = _RX_NAME.match(text)
+    if m is None:
+        return text
+    return re.sub(rf"(?<=\d)\s?({_RX_UNIT})", _rx_unit_words, m["core"])
+
+
+def _rx_unit_words(unit: re.Match[str]) -> str:
+    return " " + "/".join(_RX_UNIT_WORDS.get(u, u) for u in unit[1].split("/"))
+
+
+def display_names(profile: PatientProfile) -> tuple[tuple[str, str], ...]:
+    """(full name, display name) of each medicine of the record whose name the summary
+    shortens (``short_name``), longest first so that no name is cut inside a longer one."""
+    names = {m.text: short_name(m.text) for m in profile.medications}
+    pairs = [(n, s) for n, s in names.items() if s != n]
+    return tuple(sorted(pairs, key=lambda p: (-len(p[0]), p[0])))
 
 
 def _date(d: object) -> str:
@@ -176,15 +239,20 @@ def fact_words(profile: PatientProfile, refs: Iterable[str]) -> tuple[tuple[str,
         texts = []
         for o in obs:
             value = _number(o.value) if o.value is not None else o.value_text
-            texts.append(f"{o.display} {value} {unit_words(o.unit)}".strip())
+            name = _LAB_NAMES.get(o.loinc) or _LOINC_COMPONENT.sub("", o.display)
+            texts.append(f"{name} {value} {unit_words(o.unit)}".strip())
         when = next((o.effective for o in obs if o.effective), None)
         words[ref] = ", ".join(texts) + (f" on {_date(when)}" if when else "")
     for p in profile.problems:
         words[p.ref] = p.text + (f" (since {_date(p.onset)})" if p.onset else "")
     for m in profile.medications:
-        words[m.ref] = m.text + (f" (prescribed {_date(m.authored)})" if m.authored else "")
+        when = f" (prescribed {_date(m.authored)})" if m.authored else ""
+        words[m.ref] = short_name(m.text) + when
     for s in profile.social:
         words[s.ref] = s.text
+    for e in profile.encounters:
+        why = f" for {e.reason_text}" if e.reason_text else ""
+        words[e.ref] = f"{e.kind}{why}" + (f" on {_date(e.start)}" if e.start else "")
     if profile.age is not None:
         words[profile.ref] = f"age {profile.age} on {_date(profile.as_of)}"
     return tuple((r, words[r]) for r in dict.fromkeys(refs) if r in words)
@@ -235,37 +303,57 @@ def duration_words(days: int) -> str:
     return f"{n} year{'s' if n != 1 else ''}"
 
 
-def _clean(text: str) -> str:
-    text = _FHIR_ID.sub("", text)
+def _clean(text: str, names: Iterable[tuple[str, str]] = ()) -> str:
+    """``text`` without FHIR ids and SNOMED semantic tags, each long medicine name of ``names``
+    (``Meta.names``) replaced by its display name."""
+    text = _SEMANTIC_TAG.sub("", _FHIR_ID.sub("", text))
+    for name, short in names:
+        text = text.replace(name, short)
     return re.sub(r"\s+", " ", text).strip()
 
 
-def _first_sentence(text: str) -> str:
-    text = _clean(text)
+def _first_sentence(text: str, names: Iterable[tuple[str, str]]) -> str:
+    text = _clean(text, names)
     m = re.search(r"(?<=[a-z0-9)%])\.\s+(?=[A-Z])", text)
     out = text[: m.start() + 1] if m else text
     return out if out.endswith((".", "!", "?")) else out + "."
 
 
-def _line(rank: int, o: Option, ev: Evaluation, facts: dict[str, str]) -> SummaryLine:
+def _line(
+    rank: int, o: Option, ev: Evaluation, facts: dict[str, str], names: tuple[tuple[str, str], ...]
+) -> SummaryLine:
     r = ev.option(o.id)
     live = [a for a in o.arguments if a.stance == "support" and a.status != "rejected"]
     live.sort(key=lambda a: (-(r.nodes[a.id].sigma or 0.0), a.id))
     roles = tuple(dict.fromkeys(a.role for a in live if a.role != "human"))
     if live:
-        reason = _first_sentence(live[0].text)
+        reason = _first_sentence(live[0].text, names)
     elif o.description:
-        reason = _first_sentence(o.description)
+        reason = _first_sentence(o.description, names)
     else:
         reason = "Included by a clinician's decision."
-    # the key fact: the strongest supporter's own, a measured value first; then the others'.
-    # The medicine the action changes is what the line is about, not why: another cited fact
-    # (the partner drug of an interaction, the result) says why, when there is one.
-    fact = ""
-    for cited in (*(a.facts for a in live), o.refs):
-        known = [f for f in cited if f in facts]
-        if len(known) > 1 and o.medication_ref in known:
-            known.remove(o.medication_ref)
+    fact = _key_fact(o, live, facts)
+    return SummaryLine(
+        rank,
+        _clean(o.title, names),
+        o.priority or "",
+        reason,
+        _clean(fact, names),
+        roles,
+        r.borderline,
+        o.urgency_class or "",
+    )
+
+
+def _key_fact(o: Option, live: list[Argument], facts: dict[str, str]) -> str:
+    """The fact that decided the line: among the strongest supporter's cited facts, a measured
+    value first (``_FACT_ORDER``); then the other supporters' the same way. The medicine the
+    action changes is what the line is about, not why: another cited fact (the partner drug of
+    an interaction, the result) says why, when there is one. Only when no supporter cites a
+    known fact, the option's own facts in the knowledge's order: what its trigger matched comes
+    first there, context the criterion merely has at hand (a smoking status) last."""
+    for cited in (a.facts for a in live):
+        known = _known(cited, o, facts)
         ranked = sorted(
             known,
             key=lambda f: next(
@@ -273,30 +361,29 @@ def _line(rank: int, o: Option, ev: Evaluation, facts: dict[str, str]) -> Summar
             ),
         )
         if ranked:
-            fact = _clean(facts[ranked[0]])
-            break
-    return SummaryLine(
-        rank,
-        _clean(o.title),
-        o.priority or "",
-        reason,
-        fact,
-        roles,
-        r.borderline,
-        o.urgency_class or "",
-    )
+            return facts[ranked[0]]
+    known = _known(o.refs, o, facts)
+    return facts[known[0]] if known else ""
+
+
+def _known(cited: Iterable[str], o: Option, facts: dict[str, str]) -> list[str]:
+    known = [f for f in cited if f in facts]
+    if len(known) > 1 and o.medication_ref in known:
+        known.remove(o.medication_ref)
+    return known
 
 
 def summarise(d: Deliberation, ev: Evaluation, limit: int = MAX_LINES) -> Summary:
     options = {o.id: o for o in d.options}
     facts = dict(d.meta.facts)
+    names = d.meta.names
     groups = _by_problem([options[oid] for oid in ev.plan], limit)
     lines = tuple(
-        replace(_line(k, g[0], ev, facts), also=tuple(_clean(o.title) for o in g[1:]))
+        replace(_line(k, g[0], ev, facts, names), also=tuple(_clean(o.title, names) for o in g[1:]))
         for k, g in enumerate(groups, 1)
     )
     awaiting = tuple(
-        _clean(o.title)
+        _clean(o.title, names)
         for o in d.options
         if o.id not in ev.plan
         and ev.option(o.id).borderline

@@ -13,6 +13,7 @@ from service.core.evaluation import Evaluation
 from service.core.model import Deliberation
 from service.core.summary import summarise, summary_text
 from service.pipeline import new_plan_id
+from service.render import render_plan
 from service.settings import load_settings
 
 CREATED = "2026-11-30T09:00:00+00:00"
@@ -78,3 +79,24 @@ def test_two_problems_of_one_condition_keep_two_lines() -> None:
     assert not statin[0].also and not sglt2[0].also
     vaccines = [line for line in lines if "vaccinations" in line.action]
     assert len(vaccines) == 1 and not vaccines[0].also
+
+
+def test_the_key_fact_is_the_event_that_decided_the_action() -> None:
+    """Glimepiride after an emergency visit for hypoglycaemia: the visit decided the line, not
+    the glimepiride it changes (the visit was not worded before, so the line fell back on it)."""
+    d, ev = _plan(EXAMPLES / "vignettes/diabetes_hypo.json")
+    first = summarise(d, ev).lines[0]
+    assert "glimepiride" in first.action
+    assert "Hypoglycemia" in first.fact and "2026-10-05" in first.fact
+    assert "glimepiride" not in first.fact.lower()
+
+
+def test_official_drug_and_lab_names_shortened_in_the_summary_only() -> None:
+    """The summary names a medicine by ingredient and strength and a result by what a clinician
+    calls it; the detailed view keeps the record's full names."""
+    d, ev = _plan(EXAMPLES / "fixtures/fhir/ali_herman_d00b080d.json")
+    text = summary_text(d, ev)
+    assert "DOCEtaxel 20 mg/mL" in text and "Injection" not in text
+    assert "Key fact: eGFR 9.9" in text and "sq M.predicted" not in text
+    assert "(disorder)" not in text
+    assert "1 ML DOCEtaxel 20 MG/ML Injection" in render_plan(d, ev)
