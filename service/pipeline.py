@@ -65,7 +65,7 @@ from service.core.model import (
     Vote as CoreVote,
 )
 from service.core.profile import PatientProfile
-from service.core.summary import display_names, fact_words, patient_words
+from service.core.summary import Wording, display_names, fact_words, patient_words
 from service.errors import BackendTimeout, BackendUnavailable, StepFailed
 
 __all__ = [
@@ -257,6 +257,7 @@ class Planner:
         coverage: Callable[[PatientProfile], Coverage] | None = knowledge_coverage,
         knowledge: Callable[[], KnowledgeStamp] | None = knowledge_stamp,
         known: Callable[[PatientProfile], Mapping[str, KnownOption]] | None = knowledge_options,
+        wording: Wording | None = None,
     ) -> None:
         self.experts = experts
         self.evidence_base = evidence_base
@@ -267,6 +268,7 @@ class Planner:
         self.coverage = coverage
         self.knowledge = knowledge
         self.known = known
+        self.wording = wording or Wording()
 
     async def plan(
         self,
@@ -326,7 +328,7 @@ class Planner:
                         "arena", self._argue(run, profile, assessment.options, drafts, evidence)
                     )
                 )
-        problems, options = votes_task.result(), arena_task.result()
+        problems, options = votes_task.result(), _spelled(arena_task.result(), self.wording)
 
         deliberation = Deliberation(
             plan_id=plan_id,
@@ -351,6 +353,7 @@ class Planner:
                         for o in options
                         for r in (*(f for a in o.arguments for f in a.facts), *o.refs)
                     ),
+                    self.wording,
                 ),
                 names=display_names(profile),
                 coverage=self.coverage(profile) if self.coverage is not None else None,
@@ -593,6 +596,22 @@ class Planner:
             )
             (included if r.decision == "include" else excluded).append((cand, r.score))
         return await self.experts.run(Synthesize(profile, tuple(included), tuple(excluded)), ctx)
+
+
+def _spelled(options: tuple[Option, ...], wording: Wording) -> tuple[Option, ...]:
+    """The options' clinician text (titles, descriptions, arguments) in the locale's
+    spellings; as they are when it has none."""
+    if not wording.spellings:
+        return options
+    return tuple(
+        replace(
+            o,
+            title=wording.spell(o.title),
+            description=wording.spell(o.description),
+            arguments=tuple(replace(a, text=wording.spell(a.text)) for a in o.arguments),
+        )
+        for o in options
+    )
 
 
 def _cited_sources(

@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date
+from functools import lru_cache
 
 from service.core.evaluation import URGENCY_LABELS, Evaluation
 from service.core.model import Argument, Coverage, Deliberation, Option
@@ -38,6 +39,8 @@ __all__ = [
     "MAX_LINES",
     "Summary",
     "SummaryLine",
+    "UnitChange",
+    "Wording",
     "coverage_detail",
     "coverage_lines",
     "display_names",
@@ -180,6 +183,55 @@ class Summary:
     awaiting: tuple[str, ...]  # titles of activities left out but flagged for a decision
 
 
+@dataclass(frozen=True, slots=True)
+class UnitChange:
+    """A result shown in another unit than the record's: ``loinc`` codes of the quantity, the
+    record's UCUM unit ``source``, the unit shown ``target`` and ``factor`` (shown value =
+    recorded value x factor)."""
+
+    loinc: frozenset[str]
+    source: str
+    target: str
+    factor: float
+
+
+@dataclass(frozen=True, slots=True)
+class Wording:
+    """How clinician text is worded where the plan is read: results in the locale's units and
+    the locale's spellings ((written, shown) whole words). The default changes nothing."""
+
+    units: tuple[UnitChange, ...] = ()
+    spellings: tuple[tuple[str, str], ...] = ()
+
+    def spell(self, text: str) -> str:
+        """``text`` in the locale's spellings (whole words; a capital first letter kept).
+
+        >>> Wording(spellings=(("anaemia", "anemia"),)).spell("Anaemia, not anaemias: anaemia.")
+        'Anemia, not anaemias: anemia.'
+        """
+        if not self.spellings:
+            return text
+        table = {w: s for written, shown in self.spellings for w, s in _cases(written, shown)}
+        return _spelling_pattern(tuple(table)).sub(lambda m: table[m[0]], text)
+
+    def value(self, o: Observation) -> tuple[float | None, str]:
+        """The observation's value and UCUM unit as shown."""
+        for u in self.units:
+            if o.loinc in u.loinc and o.unit == u.source and o.value is not None:
+                return o.value * u.factor, u.target
+        return o.value, o.unit
+
+
+def _cases(written: str, shown: str) -> tuple[tuple[str, str], ...]:
+    return ((written, shown), (written[:1].upper() + written[1:], shown[:1].upper() + shown[1:]))
+
+
+@lru_cache(maxsize=8)
+def _spelling_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    longest = "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
+    return re.compile(rf"\b(?:{longest})\b")
+
+
 def short_name(text: str) -> str:
     """A medicine's official RxNorm name as the summary prints it: ingredient and strength;
     ``text`` itself when it is not such a name.
@@ -225,8 +277,11 @@ def _bp_words(readings: list[Observation]) -> str | None:
     return text + (f" on {_date(when)}" if when else "")
 
 
-def fact_words(profile: PatientProfile, refs: Iterable[str]) -> tuple[tuple[str, str], ...]:
-    """(reference, words with value and date) for each of ``refs`` the profile holds."""
+def fact_words(
+    profile: PatientProfile, refs: Iterable[str], wording: Wording = Wording()
+) -> tuple[tuple[str, str], ...]:
+    """(reference, words with value and date) for each of ``refs`` the profile holds, results
+    in ``wording``'s units and the words in its spellings."""
     words: dict[str, str] = {}
     shared: dict[str, list[Observation]] = {}
     for o in profile.observations:
@@ -238,9 +293,10 @@ def fact_words(profile: PatientProfile, refs: Iterable[str]) -> tuple[tuple[str,
             continue
         texts = []
         for o in obs:
-            value = _number(o.value) if o.value is not None else o.value_text
+            number, unit = wording.value(o)
+            value = _number(number) if number is not None else o.value_text
             name = _LAB_NAMES.get(o.loinc) or _LOINC_COMPONENT.sub("", o.display)
-            texts.append(f"{name} {value} {unit_words(o.unit)}".strip())
+            texts.append(f"{name} {value} {unit_words(unit)}".strip())
         when = next((o.effective for o in obs if o.effective), None)
         words[ref] = ", ".join(texts) + (f" on {_date(when)}" if when else "")
     for p in profile.problems:
@@ -255,7 +311,7 @@ def fact_words(profile: PatientProfile, refs: Iterable[str]) -> tuple[tuple[str,
         words[e.ref] = f"{e.kind}{why}" + (f" on {_date(e.start)}" if e.start else "")
     if profile.age is not None:
         words[profile.ref] = f"age {profile.age} on {_date(profile.as_of)}"
-    return tuple((r, words[r]) for r in dict.fromkeys(refs) if r in words)
+    return tuple((r, wording.spell(words[r])) for r in dict.fromkeys(refs) if r in words)
 
 
 # A record whose latest entry is older than this when the plan is made gets a plain warning: a
