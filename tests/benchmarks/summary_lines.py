@@ -5,7 +5,9 @@ backend (at the plan-hash time, so the numbers are repeatable) and prints:
 
 * the length in characters of the summary's ranked lines: median, 90th centile and longest;
 * how many plans rank a routine item (an activity whose urgency class is ``routine``: due
-  vaccinations, screening, generic reviews) among their first three lines.
+  vaccinations, screening, generic reviews) among their first three lines; of those, how many
+  have three or more other lines (the routine item crowds out a real problem there), and how
+  many rank a routine line above a line that is not routine.
 
     .venv/bin/python -m tests.benchmarks.summary_lines [--locale us] [--dump DIR]
 
@@ -40,7 +42,7 @@ def main() -> None:
     settings = load_settings(environ={"CANOE_LOCALE": args.locale})
     planner = build_planner(settings)
     lengths: list[int] = []
-    plans = routine_on_top = 0
+    plans = routine_on_top = crowding = above = 0
     for path in bundles():
         bundle = path.read_bytes()
         try:
@@ -54,7 +56,10 @@ def main() -> None:
         s = summarise(d, ev)
         plans += 1
         lengths += [len(line.text()) for line in s.lines]
-        routine_on_top += any(line.urgency_class == "routine" for line in s.lines[:TOP])
+        routine = [line.urgency_class == "routine" for line in s.lines]
+        routine_on_top += any(routine[:TOP])
+        crowding += any(routine[:TOP]) and routine.count(False) >= TOP
+        above += any(r and not later for k, r in enumerate(routine) for later in routine[k + 1 :])
         if args.dump is not None:
             args.dump.mkdir(parents=True, exist_ok=True)
             name = str(path.relative_to(ROOT)).replace("/", "__").removesuffix(".json")
@@ -66,6 +71,8 @@ def main() -> None:
         f"max {max(lengths)} characters"
     )
     print(f"plans with a routine item in the first {TOP} lines: {routine_on_top} of {plans}")
+    print(f"  ... though {TOP} or more lines are not routine: {crowding}")
+    print(f"plans with a routine line above one that is not: {above}")
 
 
 if __name__ == "__main__":
