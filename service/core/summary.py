@@ -302,8 +302,8 @@ def fact_words(
     for p in profile.problems:
         words[p.ref] = p.text + (f" (since {_date(p.onset)})" if p.onset else "")
     for m in profile.medications:
-        when = f" (prescribed {_date(m.authored)})" if m.authored else ""
-        words[m.ref] = short_name(m.text) + when
+        prescribed = f" (prescribed {_date(m.authored)})" if m.authored else ""
+        words[m.ref] = short_name(m.text) + prescribed
     for s in profile.social:
         words[s.ref] = s.text
     for e in profile.encounters:
@@ -388,6 +388,7 @@ def _line(
         reason = _first_sentence(o.description, names)
     else:
         reason = "Included by a clinician's decision."
+    reason = _unrepeated(reason, _clean(o.title, names))
     fact = _key_fact(o, live, facts)
     return SummaryLine(
         rank,
@@ -399,6 +400,20 @@ def _line(
         r.borderline,
         o.urgency_class or "",
     )
+
+
+def _unrepeated(reason: str, title: str) -> str:
+    """``reason`` without a lead-in that only repeats most of the title ("Liver tests on
+    chemotherapy (last result 5 months ago): due every 3 months" under "Check liver tests on
+    chemotherapy (last result 5 months ago)" keeps "Due every 3 months").
+
+    >>> _unrepeated("Blood count on docetaxel: due every cycle.", "Check blood count on docetaxel")
+    'Due every cycle.'
+    """
+    lead, colon, rest = reason.partition(": ")
+    if colon and rest and lead.lower() in title.lower() and 2 * len(lead) >= len(title):
+        return rest[:1].upper() + rest[1:]
+    return reason
 
 
 def _key_fact(o: Option, live: list[Argument], facts: dict[str, str]) -> str:
