@@ -58,10 +58,11 @@ LINE_CHARS = 200
 _REASON_FLOOR = 40
 # A value further into the reason than this is detail, not what decided the line.
 _VALUE_WITHIN = 90
-# A number with the unit that follows it ("20 mg/mL", "9.9", "168/89 mmHg", "5 months").
+# A number with the unit that follows it ("20 mg/mL", "9.9", "168/89 mmHg", "5 months",
+# "71-year-old").
 _VALUE = re.compile(
     r"(?:\d[\w.,/%-]*\d|\d)(?: ?(?:[mµnk]?g|m?mol|mL|mmHg|units|days?|weeks?|months?|years?)"
-    r"(?:/[\w.]+)?\b|%)?"
+    r"(?:/[\w.]+)?\b|%|(?:-[a-z]+)+)?"
 )
 # A reference to a FHIR resource ("Observation/abc", "urn:uuid:...") never reaches the summary.
 _FHIR_ID = re.compile(
@@ -140,15 +141,15 @@ class SummaryLine:
 
 
 def _value_end(text: str) -> int:
-    """Where the values that justify the reason end: after the last number (with its unit) in
-    its first ``_VALUE_WITHIN`` characters (the eGFR, the dose, the date), with the parenthesis it
-    stands in closed; 0 when it has none.
+    """Where the values that justify the reason end: after the last number (with its unit)
+    that starts in its first ``_VALUE_WITHIN`` characters (the eGFR, the dose, the date), with
+    the parenthesis it stands in closed; 0 when it has none.
 
     >>> t = "Estimates disagree (reported eGFR 9.9, from creatinine 61) and so on."
     >>> t[: _value_end(t)]
     'Estimates disagree (reported eGFR 9.9, from creatinine 61)'
     """
-    numbers = list(re.finditer(_VALUE, text[:_VALUE_WITHIN]))
+    numbers = [m for m in _VALUE.finditer(text) if m.start() < _VALUE_WITHIN]
     if not numbers:
         return 0
     end = numbers[-1].end()
