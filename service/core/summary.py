@@ -390,13 +390,20 @@ def _line(
     else:
         reason = "Included by a clinician's decision."
     reason = _unrepeated(reason, _clean(o.title, names))
-    fact = _key_fact(o, live, facts)
+    title = _clean(o.title, names)
+    key = _key_fact(o, live, facts)
+    fact = _clean(facts[key], names) if key is not None else ""
+    if key is not None and key.startswith("MedicationRequest/"):
+        # a medicine the line already names adds only its prescribing date
+        medicine = fact.split(" (prescribed ", 1)[0].lower()
+        if medicine in f"{title} {reason[:_REASON_FLOOR]}".lower():
+            fact = ""
     return SummaryLine(
         rank,
-        _clean(o.title, names),
+        title,
         o.priority or "",
         reason,
-        _clean(fact, names),
+        fact,
         roles,
         r.borderline,
         o.urgency_class or "",
@@ -417,13 +424,14 @@ def _unrepeated(reason: str, title: str) -> str:
     return reason
 
 
-def _key_fact(o: Option, live: list[Argument], facts: dict[str, str]) -> str:
-    """The fact that decided the line: among the strongest supporter's cited facts, a measured
-    value first (``_FACT_ORDER``); then the other supporters' the same way. The medicine the
-    action changes is what the line is about, not why: another cited fact (the partner drug of
-    an interaction, the result) says why, when there is one. Only when no supporter cites a
-    known fact, the option's own facts in the knowledge's order: what its trigger matched comes
-    first there, context the criterion merely has at hand (a smoking status) last."""
+def _key_fact(o: Option, live: list[Argument], facts: dict[str, str]) -> str | None:
+    """The reference of the fact that decided the line (None: none is known): among the
+    strongest supporter's cited facts, a measured value first (``_FACT_ORDER``); then the other
+    supporters' the same way. The medicine the action changes is what the line is about, not
+    why: another cited fact (the partner drug of an interaction, the result) says why, when
+    there is one. Only when no supporter cites a known fact, the option's own facts in the
+    knowledge's order: what its trigger matched comes first there, context the criterion
+    merely has at hand (a smoking status) last."""
     for cited in (a.facts for a in live):
         known = _known(cited, o, facts)
         ranked = sorted(
@@ -433,9 +441,9 @@ def _key_fact(o: Option, live: list[Argument], facts: dict[str, str]) -> str:
             ),
         )
         if ranked:
-            return facts[ranked[0]]
+            return ranked[0]
     known = _known(o.refs, o, facts)
-    return facts[known[0]] if known else ""
+    return known[0] if known else None
 
 
 def _known(cited: Iterable[str], o: Option, facts: dict[str, str]) -> list[str]:

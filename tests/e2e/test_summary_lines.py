@@ -100,3 +100,15 @@ def test_official_drug_and_lab_names_shortened_in_the_summary_only() -> None:
     assert "Key fact: eGFR 9.9" in text and "sq M.predicted" not in text
     assert "(disorder)" not in text
     assert "1 ML DOCEtaxel 20 MG/ML Injection" in render_plan(d, ev)
+
+
+def test_a_medicine_the_line_names_is_not_repeated_as_its_key_fact() -> None:
+    """'Stop chlorpheniramine' whose reason opens on chlorpheniramine needs no key fact saying
+    chlorpheniramine again; a line whose key fact is another medicine (the leuprolide behind a
+    bone-density check) keeps it."""
+    d, ev = _plan(EXAMPLES / "fixtures/fhir/ali_herman_d00b080d.json")
+    lines = {line.action: line for line in summarise(d, ev).lines}
+    stop = lines["Stop chlorpheniramine and use a non-sedating alternative"]
+    assert stop.fact == "" and "Key fact" not in stop.text()
+    bone = lines["Assess fracture risk and bone density on leuprolide"]
+    assert bone.fact.startswith("Leuprolide Acetate 30 mg/mL (prescribed 2020-06-08)")
