@@ -53,6 +53,7 @@ from inference.knowledge import ROLE_BY_NAME, Analysis, analyse
 from inference.knowledge.changelog import changelog
 from inference.knowledge.conditions import classify
 from inference.knowledge.criteria import Criterion
+from inference.knowledge.problem_groups import treats
 from inference.knowledge.roles import DOMAIN_ROLES, SEVERE_GROUPS
 from inference.knowledge.rules import CRITERIA, Point, Proposal
 from inference.knowledge.themes import answers, supports
@@ -244,6 +245,7 @@ def _assess(a: Analysis, profile: PatientProfile) -> Assessment:
             _urgency_class(p),
             p.answers,
             _findings(p),
+            treats(p.id),
         )
         for p in _specific_first(a.proposals)
     )
@@ -253,7 +255,10 @@ def _assess(a: Analysis, profile: PatientProfile) -> Assessment:
 def known_options(profile: PatientProfile) -> dict[str, KnownOption]:
     """What the knowledge states about every option it proposes for ``profile``, by id: the
     findings of its criteria and its urgency class."""
-    return {p.id: KnownOption(_findings(p), _urgency_class(p)) for p in analyse(profile).proposals}
+    return {
+        p.id: KnownOption(_findings(p), _urgency_class(p), treats(p.id))
+        for p in analyse(profile).proposals
+    }
 
 
 def _findings(p: Proposal) -> tuple[Finding, ...]:

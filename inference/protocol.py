@@ -122,6 +122,9 @@ class CandidateOption:
     answers: tuple[str, ...] = ()
     # The safety findings behind the option, from the knowledge criteria that proposed it.
     findings: tuple[Finding, ...] = ()
+    # The condition group the option treats together with others (one summary line per
+    # problem); None where the knowledge groups it with nothing.
+    treats: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +135,7 @@ class KnownOption:
 
     findings: tuple[Finding, ...] = ()
     urgency_class: UrgencyClass | None = None
+    treats: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,6 +53,8 @@ def install_knowledge(settings: Settings) -> None:
 
 
 def build_planner(settings: Settings, experts: Experts | None = None) -> Planner:
+    from inference.knowledge.locale import clinician_wording
+
     install_knowledge(settings)
     evidence = EvidenceBase.load()
     return Planner(
@@ -61,6 +63,7 @@ def build_planner(settings: Settings, experts: Experts | None = None) -> Planner
         parameters=settings.reasoning.parameters,
         concurrency=settings.triton.concurrency,
         call_deadline_s=settings.inference.call_deadline_s,
+        wording=clinician_wording(settings.inference.locale),
     )
 
 

@@ -66,7 +66,7 @@ from service.core.model import (
 )
 from service.errors import BackendTimeout, BackendUnavailable, StepFailed
 from service.record.profile import PatientProfile
-from service.text.summary import fact_words, patient_words
+from service.text.summary import Wording, display_names, fact_words, patient_words
 
 __all__ = [
     "DELIBERATED_OPTION_FIELDS",
@@ -260,6 +260,7 @@ class Planner:
         coverage: Callable[[PatientProfile], Coverage] | None = knowledge_coverage,
         knowledge: Callable[[], KnowledgeStamp] | None = knowledge_stamp,
         known: Callable[[PatientProfile], Mapping[str, KnownOption]] | None = knowledge_options,
+        wording: Wording | None = None,
     ) -> None:
         self.experts = experts
         self.evidence_base = evidence_base
@@ -270,6 +271,7 @@ class Planner:
         self.coverage = coverage
         self.knowledge = knowledge
         self.known = known
+        self.wording = wording or Wording()
 
     async def plan(
         self,
@@ -329,7 +331,7 @@ class Planner:
                         "arena", self._argue(run, profile, assessment.options, drafts, evidence)
                     )
                 )
-        problems, options = votes_task.result(), arena_task.result()
+        problems, options = votes_task.result(), _spelled(arena_task.result(), self.wording)
 
         deliberation = Deliberation(
             plan_id=plan_id,
@@ -354,7 +356,9 @@ class Planner:
                         for o in options
                         for r in (*(f for a in o.arguments for f in a.facts), *o.refs)
                     ),
+                    self.wording,
                 ),
+                names=display_names(profile),
                 coverage=self.coverage(profile) if self.coverage is not None else None,
                 sources=_cited_sources(profile, problems, options),
                 source_base=source_base,
@@ -518,6 +522,7 @@ class Planner:
                 o,
                 findings=o.findings or k.findings,
                 urgency_class=o.urgency_class or k.urgency_class,
+                treats=o.treats or k.treats,
             )
             if (k := known.get(o.id)) is not None
             else o
@@ -566,6 +571,22 @@ class Planner:
             cand = candidate_from_option(o)
             (included if r.decision == "include" else excluded).append((cand, r.score))
         return await self.experts.run(Synthesize(profile, tuple(included), tuple(excluded)), ctx)
+
+
+def _spelled(options: tuple[Option, ...], wording: Wording) -> tuple[Option, ...]:
+    """The options' clinician text (titles, descriptions, arguments) in the locale's
+    spellings; as they are when it has none."""
+    if not wording.spellings:
+        return options
+    return tuple(
+        replace(
+            o,
+            title=wording.spell(o.title),
+            description=wording.spell(o.description),
+            arguments=tuple(replace(a, text=wording.spell(a.text)) for a in o.arguments),
+        )
+        for o in options
+    )
 
 
 def _cited_sources(

@@ -190,6 +190,8 @@ def to_document(deliberation: Deliberation, ev: Evaluation | None = None) -> dic
             options[-1]["urgency_class"] = o.urgency_class
         if o.answers:  # optional as well
             options[-1]["answers"] = list(o.answers)
+        if o.treats is not None:  # optional as well
+            options[-1]["treats"] = o.treats
     return {
         "format": DELIBERATION_FORMAT,
         "plan_id": deliberation.plan_id,
@@ -214,6 +216,7 @@ def to_document(deliberation: Deliberation, ev: Evaluation | None = None) -> dic
             "synthesis": m.synthesis,
             "created": m.created,
             **({"facts": [{"ref": r, "text": x} for r, x in m.facts]} if m.facts else {}),
+            **({"names": [{"name": n, "short": s} for n, s in m.names]} if m.names else {}),
             **({"coverage": _coverage_dict(m.coverage)} if m.coverage is not None else {}),
             **({"sources": [_source_dict(x) for x in m.sources]} if m.sources else {}),
             **({"source_base": m.source_base} if m.source_base else {}),
@@ -377,6 +380,7 @@ def _meta(raw: Mapping[str, Any]) -> Meta:
         synthesis=raw.get("synthesis", ""),
         created=raw.get("created", ""),
         facts=tuple((f["ref"], f["text"]) for f in raw.get("facts", ())),
+        names=tuple((n["name"], n["short"]) for n in raw.get("names", ())),
         coverage=_coverage(raw.get("coverage")),
         sources=tuple(_source(x) for x in raw.get("sources", ())),
         source_base=raw.get("source_base", ""),
@@ -560,6 +564,7 @@ def _option(
         ),
         urgency_class=raw.get("urgency_class"),
         answers=tuple(raw.get("answers", ())),
+        treats=raw.get("treats"),
     )
 
 

@@ -130,6 +130,10 @@ class Option:
     # "abrupt-withdrawal"), by which an objection raising one lost its clash. Empty in
     # documents written before they were kept.
     answers: tuple[str, ...] = ()
+    # The clinical problem (a condition group id of the knowledge) the option treats together
+    # with other options: the clinician summary shows them on one line. None when the knowledge
+    # groups it with nothing, and in documents written before it existed.
+    treats: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +267,10 @@ class Meta:
     # (reference, words): each cited patient fact with its value and date, for the clinician
     # summary, which never shows the reference itself.
     facts: tuple[tuple[str, str], ...] = ()
+    # (full name, display name): the record's long official medicine names and the ingredient
+    # and strength the summary shows in their place (``service.text.summary.display_names``);
+    # the detailed view keeps the full names. Empty in documents written before it existed.
+    names: tuple[tuple[str, str], ...] = ()
     # What the plan checked and could not (None in documents written before it existed).
     coverage: Coverage | None = None
     # Where the cited resources of the patient's record live (absent in older documents: their

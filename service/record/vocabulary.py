@@ -14,6 +14,7 @@ __all__ = [
     "ICD10",
     "LOINC",
     "LOINC_GROUPS",
+    "LOINC_SHORT_NAMES",
     "RXNORM",
     "SNOMED",
 ]
@@ -61,5 +62,36 @@ LOINC_GROUPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "eosinophils": ("711-2", "26449-9"),
         # tobacco smoking status, a coded value (SNOMED CT or LOINC answer)
         "smoking_status": ("72166-2",),
+    }
+)
+
+
+# What a clinician calls the quantity of each group in a line of text ("eGFR", not "Glomerular
+# filtration rate/1.73 sq M.predicted"): the clinician summary's name for a result.
+LOINC_SHORT_NAMES: Mapping[str, str] = MappingProxyType(
+    {
+        "egfr": "eGFR",
+        "creatinine": "Creatinine",
+        "potassium": "Potassium",
+        "hba1c": "HbA1c",
+        "inr": "INR",
+        "weight": "Weight",
+        "bmi": "BMI",
+        "uacr": "Urine albumin:creatinine ratio",
+        "sodium": "Sodium",
+        "haemoglobin": "Haemoglobin",
+        "ldl": "LDL cholesterol",
+        "tsh": "TSH",
+        "mmse": "MMSE",
+        "phq9": "PHQ-9",
+        "digoxin_level": "Digoxin level",
+        "lithium_level": "Lithium level",
+        "alt": "ALT",
+        "platelets": "Platelets",
+        "urate": "Urate",
+        "vitamin_b12": "Vitamin B12",
+        "lvef": "Ejection fraction",
+        "qtc": "QTc",
+        "eosinophils": "Eosinophils",
     }
 )

@@ -1,6 +1,7 @@
 """The clinician summary: a plan in at most eight ranked lines a busy clinician can read.
 
-Each line is one included activity in plan order (urgency class, priority class, then score):
+Each line is one clinical problem in plan order (urgency class, priority class, then score):
+its first, most urgent included activity, naming the later ones on the same medicine or problem;
 the action with how soon to act ("urgent", "act soon", "routine"), a one-line reason (the
 strongest supporting argument's first sentence), the key patient fact with its value and date
 (the fact that decided it: never the very medicine the action changes when another is cited),
@@ -21,11 +22,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date
+from functools import lru_cache
 
 from service.core.evaluation import URGENCY_LABELS, Evaluation
-from service.core.model import Coverage, Deliberation, Option
+from service.core.model import Argument, Coverage, Deliberation, Option
 from service.record.profile import Observation, PatientProfile
-from service.record.vocabulary import LOINC_GROUPS
+from service.record.vocabulary import LOINC_GROUPS, LOINC_SHORT_NAMES
 from service.text.words import duration_words, unit_words
 
 __all__ = [
@@ -33,8 +35,11 @@ __all__ = [
     "MAX_LINES",
     "Summary",
     "SummaryLine",
+    "UnitChange",
+    "Wording",
     "coverage_detail",
     "coverage_lines",
+    "display_names",
     "fact_words",
     "patient_words",
     "summarise",
@@ -45,15 +50,44 @@ MAX_LINES = 8
 # A summary line reads at a glance: the reason is cut (at a word, with an ellipsis) so the line
 # stays near this length; the whole reasoning is in the detailed view and the review app.
 LINE_CHARS = 200
-_REASON_FLOOR = 60
+_REASON_FLOOR = 40
 # A value further into the reason than this is detail, not what decided the line.
-_VALUE_WITHIN = 160
+_VALUE_WITHIN = 90
+# A number with the unit that follows it ("20 mg/mL", "9.9", "168/89 mmHg", "5 months",
+# "71-year-old").
+_VALUE = re.compile(
+    r"(?:\d[\w.,/%-]*\d|\d)(?: ?(?:[mµnk]?g|m?mol|mL|mmHg|units|days?|weeks?|months?|years?)"
+    r"(?:/[\w.]+)?\b|%|(?:-[a-z]+)+)?"
+)
 # A reference to a FHIR resource ("Observation/abc", "urn:uuid:...") never reaches the summary.
 _FHIR_ID = re.compile(
     r"(?:urn:uuid:[0-9a-fA-F-]+|\b(?:Patient|Condition|MedicationRequest|Medication|Observation"
     r"|Encounter|AllergyIntolerance|Procedure|Practitioner|Organization|DiagnosticReport"
     r"|Immunization|CarePlan|Task|Provenance|Binary|Device)/[A-Za-z0-9\-.]{1,64})"
 )
+# SNOMED CT's semantic tags ("Anemia (disorder)"): a coding convention, not a clinician's words.
+_SEMANTIC_TAG = re.compile(
+    r" \((?:disorder|finding|situation|procedure|morphologic abnormality|event|observable entity"
+    r"|regime/therapy|person|qualifier value)\)"
+)
+# RxNorm names a clinical drug "[quantity] ingredient strength [/ ingredient strength] dose form
+# [brand]" ("24 HR metformin hydrochloride 500 MG Extended Release Oral Tablet"); the summary
+# shows the ingredient and strength ("metformin hydrochloride 500 mg").
+_RX_UNIT = r"(?:MG|MCG|UNT|MEQ|%)(?:/(?:MG|MCG|ML|UNT|ACTUAT|HR))?"
+_RX_QUANTITY = r"\d+(?:\.\d+)?\s(?:HR|ML|ACTUAT)\s"
+_RX_NAME = re.compile(
+    rf"^(?:.*?{_RX_QUANTITY})?(?P<core>.+?\d+(?:\.\d+)?\s?{_RX_UNIT})(?:\s[A-Z\[].*)?$"
+)
+_RX_UNIT_WORDS = {"MG": "mg", "MCG": "mcg", "ML": "mL", "UNT": "units", "MEQ": "mEq"}
+_RX_UNIT_WORDS |= {"ACTUAT": "dose", "HR": "h"}
+# A LOINC long name is "component [property] in system --method": the component names it.
+_LOINC_COMPONENT = re.compile(r" \[[^\]]*\].*$")
+_LAB_NAMES = {
+    code: LOINC_SHORT_NAMES[group]
+    for group, codes in LOINC_GROUPS.items()
+    if group in LOINC_SHORT_NAMES
+    for code in codes
+}
 # Which cited fact best explains an activity: a measured value first, then a diagnosis, a
 # medicine, a social fact, the person (age).
 _FACT_ORDER = ("Observation/", "Condition/", "MedicationRequest/", "Patient/")
@@ -81,8 +115,8 @@ class SummaryLine:
     proposed_by: tuple[str, ...]  # supporting roles, strongest first
     borderline: bool
     urgency_class: str = ""  # "" for documents without one
-    # Titles of later actions on the same medicine, folded into this line (one line per
-    # medicine: its first action is the most urgent; each keeps its reasons in the detail).
+    # Titles of later actions on the same medicine or problem, folded into this line (one line
+    # per problem: its first action is the most urgent; each keeps its reasons in the detail).
     also: tuple[str, ...] = ()
 
     @property
@@ -102,14 +136,15 @@ class SummaryLine:
 
 
 def _value_end(text: str) -> int:
-    """Where the values that justify the reason end: after the last number of the reason (the
-    eGFR, the dose, the date), with the parenthesis it stands in closed; 0 when it has none.
+    """Where the values that justify the reason end: after the last number (with its unit)
+    that starts in its first ``_VALUE_WITHIN`` characters (the eGFR, the dose, the date), with
+    the parenthesis it stands in closed; 0 when it has none.
 
     >>> t = "Estimates disagree (reported eGFR 9.9, from creatinine 61) and so on."
     >>> t[: _value_end(t)]
     'Estimates disagree (reported eGFR 9.9, from creatinine 61)'
     """
-    numbers = list(re.finditer(r"\d[\w.,/%-]*\d|\d", text[:_VALUE_WITHIN]))
+    numbers = [m for m in _VALUE.finditer(text) if m.start() < _VALUE_WITHIN]
     if not numbers:
         return 0
     end = numbers[-1].end()
@@ -123,9 +158,9 @@ def _cut(text: str, room: int) -> str:
     """``text`` cut at a word to at most ``room`` characters, but never before the values that
     justify it (``_value_end``) nor below ``_REASON_FLOOR``, ending in an ellipsis when cut.
 
-    >>> _cut("Naproxen with clopidogrel: the pair more than doubles the risk of a stomach "
-    ...      "bleed in a man of 82 with a past peptic ulcer.", 10)[-34:]
-    'of a stomach bleed in a man of 82…'
+    >>> _cut("Naproxen with clopidogrel in a man of 82 with a past peptic ulcer: the pair "
+    ...      "more than doubles the risk of a stomach bleed.", 10)
+    'Naproxen with clopidogrel in a man of 82…'
     """
     room = max(room, _REASON_FLOOR)
     if len(text) <= room:
@@ -142,6 +177,82 @@ class Summary:
     lines: tuple[SummaryLine, ...]
     more: int  # included activities beyond the first MAX_LINES
     awaiting: tuple[str, ...]  # titles of activities left out but flagged for a decision
+
+
+@dataclass(frozen=True, slots=True)
+class UnitChange:
+    """A result shown in another unit than the record's: ``loinc`` codes of the quantity, the
+    record's UCUM unit ``source``, the unit shown ``target`` and ``factor`` (shown value =
+    recorded value x factor)."""
+
+    loinc: frozenset[str]
+    source: str
+    target: str
+    factor: float
+
+
+@dataclass(frozen=True, slots=True)
+class Wording:
+    """How clinician text is worded where the plan is read: results in the locale's units and
+    the locale's spellings ((written, shown) whole words). The default changes nothing."""
+
+    units: tuple[UnitChange, ...] = ()
+    spellings: tuple[tuple[str, str], ...] = ()
+
+    def spell(self, text: str) -> str:
+        """``text`` in the locale's spellings (whole words; a capital first letter kept).
+
+        >>> Wording(spellings=(("anaemia", "anemia"),)).spell("Anaemia, not anaemias: anaemia.")
+        'Anemia, not anaemias: anemia.'
+        """
+        if not self.spellings:
+            return text
+        table = {w: s for written, shown in self.spellings for w, s in _cases(written, shown)}
+        return _spelling_pattern(tuple(table)).sub(lambda m: table[m[0]], text)
+
+    def value(self, o: Observation) -> tuple[float | None, str]:
+        """The observation's value and UCUM unit as shown."""
+        for u in self.units:
+            if o.loinc in u.loinc and o.unit == u.source and o.value is not None:
+                return o.value * u.factor, u.target
+        return o.value, o.unit
+
+
+def _cases(written: str, shown: str) -> tuple[tuple[str, str], ...]:
+    return ((written, shown), (written[:1].upper() + written[1:], shown[:1].upper() + shown[1:]))
+
+
+@lru_cache(maxsize=8)
+def _spelling_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    longest = "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
+    return re.compile(rf"\b(?:{longest})\b")
+
+
+def short_name(text: str) -> str:
+    """A medicine's official RxNorm name as the summary prints it: ingredient and strength;
+    ``text`` itself when it is not such a name.
+
+    >>> short_name("24 HR metformin hydrochloride 500 MG Extended Release Oral Tablet")
+    'metformin hydrochloride 500 mg'
+    >>> short_name("1 ML DOCEtaxel 20 MG/ML Injection"), short_name("Diazepam [Valium]")
+    ('DOCEtaxel 20 mg/mL', 'Diazepam [Valium]')
+    """
+    m = _RX_NAME.match(text)
+    if m is None:
+        return text
+    return re.sub(rf"(?<=\d)\s?({_RX_UNIT})", _rx_unit_words, m["core"])
+
+
+def _rx_unit_words(unit: re.Match[str]) -> str:
+    return " " + "/".join(_RX_UNIT_WORDS.get(u, u) for u in unit[1].split("/"))
+
+
+def display_names(profile: PatientProfile) -> tuple[tuple[str, str], ...]:
+    """(full name, display name) of each medicine of the record whose name the summary
+    shortens (``short_name``), longest first so that no name is cut inside a longer one."""
+    names = {m.text: short_name(m.text) for m in profile.medications}
+    pairs = [(n, s) for n, s in names.items() if s != n]
+    return tuple(sorted(pairs, key=lambda p: (-len(p[0]), p[0])))
 
 
 def _date(d: object) -> str:
@@ -162,8 +273,11 @@ def _bp_words(readings: list[Observation]) -> str | None:
     return text + (f" on {_date(when)}" if when else "")
 
 
-def fact_words(profile: PatientProfile, refs: Iterable[str]) -> tuple[tuple[str, str], ...]:
-    """(reference, words with value and date) for each of ``refs`` the profile holds."""
+def fact_words(
+    profile: PatientProfile, refs: Iterable[str], wording: Wording = Wording()
+) -> tuple[tuple[str, str], ...]:
+    """(reference, words with value and date) for each of ``refs`` the profile holds, results
+    in ``wording``'s units and the words in its spellings."""
     words: dict[str, str] = {}
     shared: dict[str, list[Observation]] = {}
     for o in profile.observations:
@@ -175,19 +289,25 @@ def fact_words(profile: PatientProfile, refs: Iterable[str]) -> tuple[tuple[str,
             continue
         texts = []
         for o in obs:
-            value = _number(o.value) if o.value is not None else o.value_text
-            texts.append(f"{o.display} {value} {unit_words(o.unit)}".strip())
+            number, unit = wording.value(o)
+            value = _number(number) if number is not None else o.value_text
+            name = _LAB_NAMES.get(o.loinc) or _LOINC_COMPONENT.sub("", o.display)
+            texts.append(f"{name} {value} {unit_words(unit)}".strip())
         when = next((o.effective for o in obs if o.effective), None)
         words[ref] = ", ".join(texts) + (f" on {_date(when)}" if when else "")
     for p in profile.problems:
         words[p.ref] = p.text + (f" (since {_date(p.onset)})" if p.onset else "")
     for m in profile.medications:
-        words[m.ref] = m.text + (f" (prescribed {_date(m.authored)})" if m.authored else "")
+        prescribed = f" (prescribed {_date(m.authored)})" if m.authored else ""
+        words[m.ref] = short_name(m.text) + prescribed
     for s in profile.social:
         words[s.ref] = s.text
+    for e in profile.encounters:
+        why = f" for {e.reason_text}" if e.reason_text else ""
+        words[e.ref] = f"{e.kind}{why}" + (f" on {_date(e.start)}" if e.start else "")
     if profile.age is not None:
         words[profile.ref] = f"age {profile.age} on {_date(profile.as_of)}"
-    return tuple((r, words[r]) for r in dict.fromkeys(refs) if r in words)
+    return tuple((r, wording.spell(words[r])) for r in dict.fromkeys(refs) if r in words)
 
 
 # A record whose latest entry is older than this when the plan is made gets a plain warning: a
@@ -220,49 +340,47 @@ def patient_words(profile: PatientProfile, created: str) -> str:
     return f"{out}: {old} older than this plan; the plan is only as current as the record."
 
 
-def _clean(text: str) -> str:
-    text = _FHIR_ID.sub("", text)
+def _clean(text: str, names: Iterable[tuple[str, str]] = ()) -> str:
+    """``text`` without FHIR ids and SNOMED semantic tags, each long medicine name of ``names``
+    (``Meta.names``) replaced by its display name."""
+    text = _SEMANTIC_TAG.sub("", _FHIR_ID.sub("", text))
+    for name, short in names:
+        text = text.replace(name, short)
     return re.sub(r"\s+", " ", text).strip()
 
 
-def _first_sentence(text: str) -> str:
-    text = _clean(text)
+def _first_sentence(text: str, names: Iterable[tuple[str, str]]) -> str:
+    text = _clean(text, names)
     m = re.search(r"(?<=[a-z0-9)%])\.\s+(?=[A-Z])", text)
     out = text[: m.start() + 1] if m else text
     return out if out.endswith((".", "!", "?")) else out + "."
 
 
-def _line(rank: int, o: Option, ev: Evaluation, facts: dict[str, str]) -> SummaryLine:
+def _line(
+    rank: int, o: Option, ev: Evaluation, facts: dict[str, str], names: tuple[tuple[str, str], ...]
+) -> SummaryLine:
     r = ev.option(o.id)
     live = [a for a in o.arguments if a.stance == "support" and a.status != "rejected"]
     live.sort(key=lambda a: (-(r.nodes[a.id].sigma or 0.0), a.id))
     roles = tuple(dict.fromkeys(a.role for a in live if a.role != "human"))
     if live:
-        reason = _first_sentence(live[0].text)
+        reason = _first_sentence(live[0].text, names)
     elif o.description:
-        reason = _first_sentence(o.description)
+        reason = _first_sentence(o.description, names)
     else:
         reason = "Included by a clinician's decision."
-    # the key fact: the strongest supporter's own, a measured value first; then the others'.
-    # The medicine the action changes is what the line is about, not why: another cited fact
-    # (the partner drug of an interaction, the result) says why, when there is one.
-    fact = ""
-    for cited in (*(a.facts for a in live), o.refs):
-        known = [f for f in cited if f in facts]
-        if len(known) > 1 and o.medication_ref in known:
-            known.remove(o.medication_ref)
-        ranked = sorted(
-            known,
-            key=lambda f: next(
-                (k for k, p in enumerate(_FACT_ORDER) if f.startswith(p)), len(_FACT_ORDER)
-            ),
-        )
-        if ranked:
-            fact = _clean(facts[ranked[0]])
-            break
+    reason = _unrepeated(reason, _clean(o.title, names))
+    title = _clean(o.title, names)
+    key = _key_fact(o, live, facts)
+    fact = _clean(facts[key], names) if key is not None else ""
+    if key is not None and key.startswith("MedicationRequest/"):
+        # a medicine the line already names adds only its prescribing date
+        medicine = fact.split(" (prescribed ", 1)[0].lower()
+        if medicine in f"{title} {reason[:_REASON_FLOOR]}".lower():
+            fact = ""
     return SummaryLine(
         rank,
-        _clean(o.title),
+        title,
         o.priority or "",
         reason,
         fact,
@@ -272,16 +390,60 @@ def _line(rank: int, o: Option, ev: Evaluation, facts: dict[str, str]) -> Summar
     )
 
 
+def _unrepeated(reason: str, title: str) -> str:
+    """``reason`` without a lead-in that only repeats most of the title ("Liver tests on
+    chemotherapy (last result 5 months ago): due every 3 months" under "Check liver tests on
+    chemotherapy (last result 5 months ago)" keeps "Due every 3 months").
+
+    >>> _unrepeated("Blood count on docetaxel: due every cycle.", "Check blood count on docetaxel")
+    'Due every cycle.'
+    """
+    lead, colon, rest = reason.partition(": ")
+    if colon and rest and lead.lower() in title.lower() and 2 * len(lead) >= len(title):
+        return rest[:1].upper() + rest[1:]
+    return reason
+
+
+def _key_fact(o: Option, live: list[Argument], facts: dict[str, str]) -> str | None:
+    """The reference of the fact that decided the line (None: none is known): among the
+    strongest supporter's cited facts, a measured value first (``_FACT_ORDER``); then the other
+    supporters' the same way. The medicine the action changes is what the line is about, not
+    why: another cited fact (the partner drug of an interaction, the result) says why, when
+    there is one. Only when no supporter cites a known fact, the option's own facts in the
+    knowledge's order: what its trigger matched comes first there, context the criterion
+    merely has at hand (a smoking status) last."""
+    for cited in (a.facts for a in live):
+        known = _known(cited, o, facts)
+        ranked = sorted(
+            known,
+            key=lambda f: next(
+                (k for k, p in enumerate(_FACT_ORDER) if f.startswith(p)), len(_FACT_ORDER)
+            ),
+        )
+        if ranked:
+            return ranked[0]
+    known = _known(o.refs, o, facts)
+    return known[0] if known else None
+
+
+def _known(cited: Iterable[str], o: Option, facts: dict[str, str]) -> list[str]:
+    known = [f for f in cited if f in facts]
+    if len(known) > 1 and o.medication_ref in known:
+        known.remove(o.medication_ref)
+    return known
+
+
 def summarise(d: Deliberation, ev: Evaluation, limit: int = MAX_LINES) -> Summary:
     options = {o.id: o for o in d.options}
     facts = dict(d.meta.facts)
-    groups = _by_medicine([options[oid] for oid in ev.plan], limit)
+    names = d.meta.names
+    groups = _by_problem([options[oid] for oid in ev.plan], limit)
     lines = tuple(
-        replace(_line(k, g[0], ev, facts), also=tuple(_clean(o.title) for o in g[1:]))
+        replace(_line(k, g[0], ev, facts, names), also=tuple(_clean(o.title, names) for o in g[1:]))
         for k, g in enumerate(groups, 1)
     )
     awaiting = tuple(
-        _clean(o.title)
+        _clean(o.title, names)
         for o in d.options
         if o.id not in ev.plan
         and ev.option(o.id).borderline
@@ -291,19 +453,31 @@ def summarise(d: Deliberation, ev: Evaluation, limit: int = MAX_LINES) -> Summar
     return Summary(lines, max(0, len(ev.plan) - shown), awaiting)
 
 
-def _by_medicine(included: list[Option], limit: int) -> list[list[Option]]:
-    """The plan's actions in order, those on one medicine (the same ``medication_ref``, the
-    knowledge's own link) joined to the first, most urgent; at most ``limit`` groups."""
+def _by_problem(included: list[Option], limit: int) -> list[list[Option]]:
+    """The plan's actions in order, those on one medicine (the same ``medication_ref``) or for
+    one clinical problem (the same ``treats``: the knowledge's own links) joined to the first,
+    most urgent; at most ``limit`` groups."""
     groups: list[list[Option]] = []
     first: dict[str, list[Option]] = {}
     for o in included:
-        if o.medication_ref is not None and o.medication_ref in first:
-            first[o.medication_ref].append(o)
+        keys = _problem_keys(o)
+        group = next((first[k] for k in keys if k in first), None)
+        if group is not None:
+            group.append(o)
         elif len(groups) < limit:
-            groups.append([o])
-            if o.medication_ref is not None:
-                first[o.medication_ref] = groups[-1]
+            group = [o]
+            groups.append(group)
+        else:
+            continue
+        for k in keys:
+            first.setdefault(k, group)
     return groups
+
+
+def _problem_keys(o: Option) -> tuple[str, ...]:
+    """What an action is about: its medicine and the problem it treats with others."""
+    med = (f"medicine {o.medication_ref}",) if o.medication_ref is not None else ()
+    return med + ((f"problem {o.treats}",) if o.treats is not None else ())
 
 
 def coverage_lines(c: Coverage) -> tuple[str, ...]:

@@ -140,6 +140,8 @@ def test_eval_reports_both_grades_per_case_and_over_the_run() -> None:
     report = json.loads(js.stdout)
     grades = [c["fkgl"] for c in report["cases"]]
     assert len(grades) == report["totals"]["cases"]
-    assert all(0 < g["patient"] <= MAX_PATIENT_GRADE < g["clinician"] for g in grades)
+    # the patient version reads easier than the clinician text of the same plan, within the bound
+    assert all(0 < g["patient"] <= MAX_PATIENT_GRADE for g in grades)
+    assert all(g["patient"] < g["clinician"] for g in grades)
     assert report["fkgl"]["patient"]["max"] == max(g["patient"] for g in grades)
     assert report["fkgl"]["patient_over_bound"] == 0

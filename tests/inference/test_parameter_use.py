@@ -41,13 +41,19 @@ def _profile(name: str) -> PatientProfile:
 
 
 def _reader_text() -> str:
-    files = [p for d in READERS for p in (ROOT / d).rglob("*") if p.suffix in (".py", ".json")]
+    suffixes = (".py", ".json", ".yaml")
+    files = [p for d in READERS for p in (ROOT / d).rglob("*") if p.suffix in suffixes]
     return "\n".join(p.read_text(encoding="utf-8") for p in files if p != PARAMETERS_FILE)
 
 
 def test_every_shipped_parameter_is_read_by_name() -> None:
     text = _reader_text()
-    unread = [n for n in shipped_parameters() if not re.search(rf"[\"']{re.escape(n)}[\"']", text)]
+    # quoted in code and criteria, or a bare YAML value (``divide_by: units.creatinine_...``)
+    unread = [
+        n
+        for n in shipped_parameters()
+        if not re.search(rf"(?<![\w.]){re.escape(n)}(?![\w.])", text)
+    ]
     assert not unread, f"parameters no code or criterion reads (remove them): {unread}"
 
 

@@ -30,6 +30,7 @@ FULL = CandidateOption(
     urgency_class="soon",
     answers=("abrupt-withdrawal",),
     findings=(Finding("drug-age", "major", "beers-z-drug"),),
+    treats="insomnia",
 )
 
 
