@@ -8,11 +8,20 @@ rejecting and reinstating an argument, version after version. Both phases are bo
 request count and a time limit. Run:
 
     .venv/bin/python -m tests.benchmarks.load_grpc [--clients 16] [--requests 320] [--seconds 60]
-        [--workers N] [--store sqlite|postgresql] [--postgres-dsn DSN]
+        [--workers N] [--store sqlite|postgresql] [--postgres-dsn DSN] [--max-concurrent-plans N]
 
 ``--workers`` is ``canoe serve --workers`` (the clients' connections are spread over the
 workers by the kernel); ``--store postgresql`` runs against a fresh schema of ``--postgres-dsn``
-(default the local test server), dropped afterwards.
+(default the local test server), dropped afterwards; ``--max-concurrent-plans`` is the server's
+bound per worker (default 0: none the clients can reach).
+
+Each client is closed-loop and behaves as a real one: a request refused as busy
+(RESOURCE_EXHAUSTED with a retry pushback) is retried after canoe_client's ``RetryPolicy``
+backoff (the server's hint or an exponential backoff, jittered). Per phase it reports the rate
+of answered requests, p50/p99 of the attempts the server admitted ("served": what the bound
+keeps short), the share of attempts refused ("shed"), and p50/p99 from a request's first attempt
+to its answer ("client-seen": with closed-loop clients this is clients / rate by Little's law,
+bound or not).
 
 Side by side, the same run measures the in-process rate on the same fixtures (``bench_plan``'s
 steps: parse, profile, deliberation, CarePlan bundle and text, one plan after another on one
@@ -20,11 +29,14 @@ thread), once before the served phases and once after, and prints the served rat
 the served p50/p99 over the in-process time per plan: on a shared machine only these ratios mean
 much. ``--inprocess-rounds 0`` skips it; ``--contest-requests 0`` skips the Contest phase.
 
-Prints requests/s and latency percentiles per phase (and ``--json`` for machines). Not a test.
-The serving goal: one worker at 16 clients serves at least 0.7 of the in-process rate with a
-p99 within 4 times the in-process time per plan. E.g.::
+Prints requests/s and latency percentiles per phase and a last ``row | ...`` line for the
+comparison table (``--json`` for machines). Not a test. The serving goal: one worker at 16
+clients serves at least 0.7 of the in-process rate, and with a bound a served p99 within 4
+times the in-process time per plan. E.g.::
 
     .venv/bin/python -m tests.benchmarks.load_grpc --clients 16 --seconds 30 --workers 1
+    .venv/bin/python -m tests.benchmarks.load_grpc --clients 16 --seconds 30 --workers 1 \
+        --max-concurrent-plans 2
     .venv/bin/python -m tests.benchmarks.load_grpc --clients 16 --seconds 30 --workers 2 \
         --store postgresql
 """
@@ -34,6 +46,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
+import itertools
 import json
 import os
 import statistics
@@ -42,12 +56,19 @@ import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
 
+from canoe_client import RetryPolicy
+from canoe_client._status import retry_after_s
 from tests.conftest import REALISTIC_BUNDLES, REPO_ROOT
 from tests.service.conftest import first_argument, pb, pb_grpc, reject_task
+
+_UNBOUNDED = 1_000_000
+# A client that retries a refusal as busy for as long as the phase lasts, backing off to 1 s.
+_RETRY = RetryPolicy(attempts=1_000_000, max_backoff_s=1.0)
 
 
 @contextlib.contextmanager
@@ -98,7 +119,8 @@ async def spawned_server(env: dict[str, str]) -> AsyncIterator[str]:
         CANOE_METRICS_PORT="0",
         CANOE_STORE_DSN=f"sqlite:///{tmp}/canoe.sqlite3",
         CANOE_LOG_LEVEL="warning",
-        PYTHONPATH=str(REPO_ROOT),
+        # This checkout first; then the caller's path (a checkout's own client/src, say).
+        PYTHONPATH=os.pathsep.join(filter(None, (str(REPO_ROOT), os.environ.get("PYTHONPATH")))),
     )
     environ.update(env)
     environ["CANOE_LOG_LEVEL"] = "info"  # the start-up line carries the port
@@ -168,25 +190,75 @@ def compare(
     }
 
 
-def _stats(latencies: list[float], errors: dict[str, int], wall: float) -> dict[str, Any]:
-    lat = sorted(latencies)
-    if not lat:
-        return {"ok": 0, "errors": errors, "seconds": round(wall, 2)}
+def _pct(lat: list[float], p: float) -> float:
+    return round(lat[min(len(lat) - 1, round(p / 100.0 * (len(lat) - 1)))] * 1000.0, 1)
 
-    def pct(p: float) -> float:
-        return lat[min(len(lat) - 1, round(p / 100.0 * (len(lat) - 1)))] * 1000.0
 
-    return {
-        "ok": len(lat),
-        "errors": errors,
-        "seconds": round(wall, 2),
-        "rps": round(len(lat) / wall, 2),
-        "p50_ms": round(pct(50), 1),
-        "p90_ms": round(pct(90), 1),
-        "p99_ms": round(pct(99), 1),
-        "mean_ms": round(statistics.fmean(lat) * 1000.0, 1),
-        "max_ms": round(lat[-1] * 1000.0, 1),
-    }
+@dataclass
+class _Tally:
+    """One phase's outcome. ``served``: the time of each admitted attempt (what the server's
+    bound keeps short); ``waited``: from a request's first attempt to its answer, backing off
+    and retrying after refusals included (what the client sees); ``shed``: attempts refused
+    as busy (RESOURCE_EXHAUSTED with a retry hint); ``abandoned``: requests still refused when
+    the phase ended."""
+
+    served: list[float] = field(default_factory=list)
+    waited: list[float] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)
+    shed: int = 0
+    abandoned: int = 0
+
+    def stats(self, wall: float) -> dict[str, Any]:
+        out: dict[str, Any] = {"ok": len(self.served), "errors": self.errors}
+        attempts = len(self.served) + self.shed + sum(self.errors.values())
+        out.update(
+            seconds=round(wall, 2),
+            shed=self.shed,
+            abandoned=self.abandoned,
+            shed_pct=round(100.0 * self.shed / attempts, 1) if attempts else 0.0,
+        )
+        if not self.served:
+            return out
+        lat, waited = sorted(self.served), sorted(self.waited)
+        out.update(
+            rps=round(len(lat) / wall, 2),
+            p50_ms=_pct(lat, 50),
+            p90_ms=_pct(lat, 90),
+            p99_ms=_pct(lat, 99),
+            mean_ms=round(statistics.fmean(lat) * 1000.0, 1),
+            max_ms=round(lat[-1] * 1000.0, 1),
+            waited_p50_ms=_pct(waited, 50),
+            waited_p99_ms=_pct(waited, 99),
+        )
+        return out
+
+
+async def _attempts(
+    one: Callable[[], Awaitable[None]], policy: RetryPolicy, until: float, tally: _Tally
+) -> None:
+    """One request as a client with ``policy`` makes it: refused as busy, it backs off (the
+    server's hint or its own backoff, jittered) and tries again, until ``until``."""
+    first = time.perf_counter()
+    for retry in itertools.count():
+        s = time.perf_counter()
+        try:
+            await one()
+        except grpc.aio.AioRpcError as exc:
+            hint = retry_after_s(exc.trailing_metadata())
+            if exc.code() is not grpc.StatusCode.RESOURCE_EXHAUSTED or hint is None:
+                tally.errors[exc.code().name] = tally.errors.get(exc.code().name, 0) + 1
+                return
+            tally.shed += 1
+            wait = policy.delay_s(retry, hint)
+            if time.perf_counter() + wait >= until:
+                tally.abandoned += 1
+                return
+            await asyncio.sleep(wait)
+            continue
+        done = time.perf_counter()
+        tally.served.append(done - s)
+        tally.waited.append(done - first)
+        return
 
 
 async def run_phase(
@@ -194,10 +266,13 @@ async def run_phase(
     requests: int,
     seconds: float,
     one: Callable[[int, int], Awaitable[None]],
+    policy: RetryPolicy | None = None,
 ) -> dict[str, Any]:
-    """``clients`` workers call ``one(client, k)`` until ``requests`` are done or time is up."""
-    latencies: list[float] = []
-    errors: dict[str, int] = {}
+    """``clients`` workers call ``one(client, k)`` until ``requests`` are done or time is up,
+    each retrying refusals as busy under ``policy`` (default: canoe_client's backoff, retrying
+    for as long as the phase lasts)."""
+    policy = policy or _RETRY
+    tally = _Tally()
     issued = 0
     t0 = time.perf_counter()
     deadline = t0 + seconds
@@ -207,16 +282,11 @@ async def run_phase(
         k = 0
         while issued < requests and time.perf_counter() < deadline:
             issued += 1
-            s = time.perf_counter()
-            try:
-                await one(c, k)
-                latencies.append(time.perf_counter() - s)
-            except grpc.aio.AioRpcError as exc:
-                errors[exc.code().name] = errors.get(exc.code().name, 0) + 1
+            await _attempts(functools.partial(one, c, k), policy, deadline, tally)
             k += 1
 
     await asyncio.gather(*(worker(c) for c in range(clients)))
-    return _stats(latencies, errors, time.perf_counter() - t0)
+    return tally.stats(time.perf_counter() - t0)
 
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
@@ -236,7 +306,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
 async def serve_and_load(args: argparse.Namespace) -> dict[str, Any]:
     bundles = [p.read_bytes() for p in REALISTIC_BUNDLES]
     env = {
-        "CANOE_MAX_CONCURRENT_PLANS": str(max(8, args.clients)),
+        # 0: no bound any load here reaches (the clients' requests all run at once).
+        "CANOE_MAX_CONCURRENT_PLANS": str(args.max_concurrent_plans or _UNBOUNDED),
         "CANOE_WORKERS": str(args.workers),
     }
     async with contextlib.AsyncExitStack() as stack:
@@ -255,14 +326,10 @@ async def serve_and_load(args: argparse.Namespace) -> dict[str, Any]:
         stubs = [pb_grpc.CarePlanServiceStub(ch) for ch in channels]
         await asyncio.gather(*(ch.channel_ready() for ch in channels))
 
-        # Warm-up, not measured: imports, caches, first SQLite pages.
-        # Every connection once, so that every worker is warm too.
-        await asyncio.gather(
-            *(
-                stub.GeneratePlan(pb.GeneratePlanRequest(bundle_json=bundles[c % 3]), timeout=120)
-                for c, stub in enumerate(stubs)
-            )
-        )
+        # Warm-up, not measured: imports, caches, first SQLite pages. Every connection once,
+        # so that every worker is warm too; one after another, so that no bound refuses one.
+        for c, stub in enumerate(stubs):
+            await stub.GeneratePlan(pb.GeneratePlanRequest(bundle_json=bundles[c % 3]), timeout=120)
 
         plans: dict[int, list[pb.GeneratePlanResponse]] = {c: [] for c in range(args.clients)}
 
@@ -277,6 +344,11 @@ async def serve_and_load(args: argparse.Namespace) -> dict[str, Any]:
         state: dict[int, list[tuple[str, int, str, str]]] = {}
         for c, rs in plans.items() if args.contest_requests else ():
             state[c] = []
+            if not rs:  # every request of this client was refused: it needs one plan to contest
+                tally = _Tally()
+                while not plans[c]:
+                    until = time.perf_counter() + 60
+                    await _attempts(functools.partial(generate, c, 0), _RETRY, until, tally)
             for r in rs[: args.plans_per_client]:
                 got = await stubs[c].GetDeliberation(pb.GetDeliberationRequest(plan_id=r.plan_id))
                 doc = json.loads(got.deliberation_json)
@@ -301,6 +373,7 @@ async def serve_and_load(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "clients": args.clients,
         "workers": args.workers,
+        "max_concurrent_plans": args.max_concurrent_plans,
         "store": args.store,
         "cpus": os.cpu_count(),
         "GeneratePlan": gen,
@@ -318,6 +391,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--target", help="host:port of a running server (default: spawn one)")
     p.add_argument("--workers", type=int, default=1, help="canoe serve --workers")
     p.add_argument("--store", choices=("sqlite", "postgresql"), default="sqlite")
+    p.add_argument(
+        "--max-concurrent-plans",
+        type=int,
+        default=0,
+        help="the server's bound per worker (CANOE_MAX_CONCURRENT_PLANS); 0: unbounded",
+    )
     p.add_argument("--postgres-dsn", default="postgresql://postgres@127.0.0.1:5432/test")
     p.add_argument(
         "--inprocess-rounds",
@@ -329,31 +408,43 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def report(result: dict[str, Any], contest: bool) -> list[str]:
+    """The human-readable lines of a run; the last one is the row of the comparison table."""
+    bound = result["max_concurrent_plans"] or "none"
+    lines = [
+        f"{result['clients']} clients, {result['workers']} worker(s), {result['store']}, "
+        f"bound {bound} per worker (CANOE_MAX_CONCURRENT_PLANS), {result['cpus']} CPUs"
+    ]
+    for phase in ("GeneratePlan", "Contest") if contest else ("GeneratePlan",):
+        r = result[phase]
+        lines.append(
+            f"{phase:13s} {r.get('rps', 0):7.2f} req/s  served p50 {r.get('p50_ms', 0):7.1f} ms"
+            f"  p99 {r.get('p99_ms', 0):7.1f} ms  shed {r['shed_pct']:5.1f} % ({r['shed']})  "
+            f"client-seen p50 {r.get('waited_p50_ms', 0):7.1f} ms  "
+            f"p99 {r.get('waited_p99_ms', 0):7.1f} ms  ok {r['ok']}  errors {r['errors']}  "
+            f"abandoned {r['abandoned']}  ({r['seconds']} s)"
+        )
+    if "InProcess" not in result:
+        return lines
+    b, a = result["InProcess"]["before"], result["InProcess"]["after"]
+    v = result["GeneratePlan vs in-process"]
+    g = result["GeneratePlan"]
+    lines += [
+        f"{'in-process':13s} {v['inprocess_rps']:7.2f} plans/s (before {b['rps']}, after "
+        f"{a['rps']}; {v['inprocess_mean_ms']} ms a plan, one thread)",
+        f"{'served/in-proc':13s} {v['served_over_inprocess']:7.3f}       served p50 "
+        f"{v['p50_over_inprocess_time']:5.2f}x  p99 {v['p99_over_inprocess_time']:5.2f}x "
+        "the in-process time a plan",
+        "row | workers | store | bound | in-process/s | plans/s | served/in-proc | p50 ms | "
+        "p99 ms | p99/in-proc time | shed %",
+        f"row | {result['workers']} | {result['store']} | {bound} | {v['inprocess_rps']} | "
+        f"{g.get('rps', 0)} | {v['served_over_inprocess']} | {g.get('p50_ms', 0)} | "
+        f"{g.get('p99_ms', 0)} | {v['p99_over_inprocess_time']} | {g['shed_pct']}",
+    ]
+    return lines
+
+
 if __name__ == "__main__":
     ns = _parser().parse_args()
-    result = asyncio.run(main(ns))
-    if ns.json:
-        print(json.dumps(result, indent=2))
-    else:
-        for phase in ("GeneratePlan", "Contest"):
-            r = result[phase]
-            if phase == "Contest" and not ns.contest_requests:
-                continue
-            print(
-                f"{phase:13s} {r.get('rps', 0):7.2f} req/s  p50 {r.get('p50_ms', 0):7.1f} ms  "
-                f"p99 {r.get('p99_ms', 0):7.1f} ms  ok {r['ok']}  errors {r['errors']}  "
-                f"({result['clients']} clients, {result['workers']} worker(s), {result['store']}, "
-                f"{r['seconds']} s, {result['cpus']} CPUs)"
-            )
-        if "InProcess" in result:
-            b, a = result["InProcess"]["before"], result["InProcess"]["after"]
-            v = result["GeneratePlan vs in-process"]
-            print(
-                f"{'in-process':13s} {v['inprocess_rps']:7.2f} plans/s (before {b['rps']}, after "
-                f"{a['rps']}; {v['inprocess_mean_ms']} ms a plan, one thread)"
-            )
-            print(
-                f"{'served/in-proc':13s} {v['served_over_inprocess']:7.3f}       p50 "
-                f"{v['p50_over_inprocess_time']:5.2f}x  p99 {v['p99_over_inprocess_time']:5.2f}x "
-                "the in-process time a plan"
-            )
+    out = asyncio.run(main(ns))
+    print(json.dumps(out, indent=2) if ns.json else "\n".join(report(out, ns.contest_requests > 0)))
