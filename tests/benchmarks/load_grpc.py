@@ -27,7 +27,11 @@ Side by side, the same run measures the in-process rate on the same fixtures (``
 steps: parse, profile, deliberation, CarePlan bundle and text, one plan after another on one
 thread), once before the served phases and once after, and prints the served rate over it and
 the served p50/p99 over the in-process time per plan: on a shared machine only these ratios mean
-much. ``--inprocess-rounds 0`` skips it; ``--contest-requests 0`` skips the Contest phase.
+much. It also prints CPU time a plan: the in-process plans' own (thread CPU time) against the
+spawned server's over the GeneratePlan phase (all its workers, from /proc; a PostgreSQL
+server's work is not counted), and their quotient, the share of the server's work that is
+planning: on a busy machine the rates swing with the neighbours, the CPU times much less.
+``--inprocess-rounds 0`` skips it; ``--contest-requests 0`` skips the Contest phase.
 
 Prints requests/s and latency percentiles per phase and a last ``row | ...`` line for the
 comparison table (``--json`` for machines). Not a test. The serving goal: one worker at 16
@@ -57,6 +61,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -108,8 +113,24 @@ async def start_serve(
                 return proc, int(event["port"])
 
 
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) used so far by process ``pid`` and its live descendants
+    (``canoe serve``'s workers), from Linux's /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        with contextlib.suppress(OSError, ValueError):
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+    return total
+
+
 @contextlib.asynccontextmanager
-async def spawned_server(env: dict[str, str]) -> AsyncIterator[str]:
+async def spawned_server(env: dict[str, str], pids: list[int] | None = None) -> AsyncIterator[str]:
+    """``canoe serve`` on a free port; its pid is appended to ``pids``."""
     tmp = tempfile.mkdtemp(prefix="canoe-load-")
     environ = {k: v for k, v in os.environ.items() if not k.startswith("CANOE_")}
     environ.update(
@@ -125,6 +146,8 @@ async def spawned_server(env: dict[str, str]) -> AsyncIterator[str]:
     environ.update(env)
     environ["CANOE_LOG_LEVEL"] = "info"  # the start-up line carries the port
     proc, port = await start_serve(environ)
+    if pids is not None:
+        pids.append(proc.pid)
 
     async def drain() -> None:  # keep the pipe from filling up (one log line per request)
         assert proc.stderr is not None
@@ -166,10 +189,12 @@ def inprocess(rounds: int) -> dict[str, Any]:
     evidence = EvidenceBase.load()
     planner = Planner(EmbeddedExperts(evidence.version), evidence)
     one(REALISTIC_BUNDLES[0], planner)
+    cpu0 = time.thread_time()  # this thread's CPU: what the plans cost, however busy the box
     times = [one(p, planner)["total"] for _ in range(rounds) for p in REALISTIC_BUNDLES]
     return {
         "plans": len(times),
         "rps": round(len(times) / sum(times), 2),
+        "cpu_ms": round((time.thread_time() - cpu0) / len(times) * 1000.0, 1),
         "mean_ms": round(statistics.fmean(times) * 1000.0, 1),
         "p50_ms": round(statistics.median(times) * 1000.0, 1),
     }
@@ -181,9 +206,15 @@ def compare(
     """The served phase against the mean of the in-process runs before and after it."""
     rps = (before["rps"] + after["rps"]) / 2
     mean_ms = (before["mean_ms"] + after["mean_ms"]) / 2
+    cpu_ms = (before["cpu_ms"] + after["cpu_ms"]) / 2
+    served_cpu = served.get("server_cpu_ms_per_plan")
     return {
         "inprocess_rps": round(rps, 2),
         "inprocess_mean_ms": round(mean_ms, 1),
+        "inprocess_cpu_ms": round(cpu_ms, 1),
+        # In-process CPU a plan over the server's CPU an answered plan: the share of the
+        # server's work that is planning; unlike the rates it holds on a busy machine.
+        "cpu_efficiency": round(cpu_ms / served_cpu, 3) if served_cpu else None,
         "served_over_inprocess": round(served.get("rps", 0.0) / rps, 3),
         "p50_over_inprocess_time": round(served.get("p50_ms", 0.0) / mean_ms, 2),
         "p99_over_inprocess_time": round(served.get("p99_ms", 0.0) / mean_ms, 2),
@@ -313,7 +344,8 @@ async def serve_and_load(args: argparse.Namespace) -> dict[str, Any]:
     async with contextlib.AsyncExitStack() as stack:
         if args.store == "postgresql":
             env["CANOE_STORE_DSN"] = stack.enter_context(postgres_schema(args.postgres_dsn))
-        target = args.target or await stack.enter_async_context(spawned_server(env))
+        pids: list[int] = []
+        target = args.target or await stack.enter_async_context(spawned_server(env, pids))
         options = [
             ("grpc.max_receive_message_length", 64 * 1024 * 1024),
             # Without it, channels to one target share one connection (gRPC's global subchannel
@@ -338,7 +370,10 @@ async def serve_and_load(args: argparse.Namespace) -> dict[str, Any]:
             r = await stubs[c].GeneratePlan(pb.GeneratePlanRequest(bundle_json=b), timeout=120)
             plans[c].append(r)
 
+        cpu0 = cpu_s(pids[0]) if pids else 0.0
         gen = await run_phase(args.clients, args.requests, args.seconds, generate)
+        if pids and gen["ok"]:
+            gen["server_cpu_ms_per_plan"] = round((cpu_s(pids[0]) - cpu0) / gen["ok"] * 1000, 1)
 
         # Contest: each client works through its own plans; one contest per version.
         state: dict[int, list[tuple[str, int, str, str]]] = {}
@@ -401,7 +436,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--inprocess-rounds",
         type=int,
-        default=2,
+        default=5,
         help="times over the fixtures for the in-process rate, before and after (0: skip)",
     )
     p.add_argument("--json", action="store_true")
@@ -435,11 +470,16 @@ def report(result: dict[str, Any], contest: bool) -> list[str]:
         f"{'served/in-proc':13s} {v['served_over_inprocess']:7.3f}       served p50 "
         f"{v['p50_over_inprocess_time']:5.2f}x  p99 {v['p99_over_inprocess_time']:5.2f}x "
         "the in-process time a plan",
+        f"{'CPU a plan':13s} in-process {v['inprocess_cpu_ms']} ms, server "
+        f"{g.get('server_cpu_ms_per_plan', '-')} ms (all workers, store server not counted): "
+        f"efficiency {v['cpu_efficiency']}",
         "row | workers | store | bound | in-process/s | plans/s | served/in-proc | p50 ms | "
-        "p99 ms | p99/in-proc time | shed %",
+        "p99 ms | p99/in-proc time | shed % | in-proc CPU ms | server CPU ms | efficiency",
         f"row | {result['workers']} | {result['store']} | {bound} | {v['inprocess_rps']} | "
         f"{g.get('rps', 0)} | {v['served_over_inprocess']} | {g.get('p50_ms', 0)} | "
-        f"{g.get('p99_ms', 0)} | {v['p99_over_inprocess_time']} | {g['shed_pct']}",
+        f"{g.get('p99_ms', 0)} | {v['p99_over_inprocess_time']} | {g['shed_pct']} | "
+        f"{v['inprocess_cpu_ms']} | {g.get('server_cpu_ms_per_plan', '-')} | "
+        f"{v['cpu_efficiency']}",
     ]
     return lines
 
