@@ -50,6 +50,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import itertools
 import json
@@ -72,8 +73,8 @@ from tests.conftest import REALISTIC_BUNDLES, REPO_ROOT
 from tests.service.conftest import first_argument, pb, pb_grpc, reject_task
 
 _UNBOUNDED = 1_000_000
-# A client that retries a refusal as busy for as long as the phase lasts, backing off to 1 s.
-_RETRY = RetryPolicy(attempts=1_000_000, max_backoff_s=1.0)
+# A client that retries a refusal as busy for as long as the phase lasts (--max-backoff-s).
+_RETRY = RetryPolicy(attempts=1_000_000, max_backoff_s=0.25)
 
 
 @contextlib.contextmanager
@@ -371,7 +372,8 @@ async def serve_and_load(args: argparse.Namespace) -> dict[str, Any]:
             plans[c].append(r)
 
         cpu0 = cpu_s(pids[0]) if pids else 0.0
-        gen = await run_phase(args.clients, args.requests, args.seconds, generate)
+        retry = dataclasses.replace(_RETRY, max_backoff_s=args.max_backoff_s)
+        gen = await run_phase(args.clients, args.requests, args.seconds, generate, retry)
         if pids and gen["ok"]:
             gen["server_cpu_ms_per_plan"] = round((cpu_s(pids[0]) - cpu0) / gen["ok"] * 1000, 1)
 
@@ -404,11 +406,12 @@ async def serve_and_load(args: argparse.Namespace) -> dict[str, Any]:
             )
             mine[i] = (plan_id, out.version, arg, patient)
 
-        con = await run_phase(args.clients, args.contest_requests, args.seconds, contest)
+        con = await run_phase(args.clients, args.contest_requests, args.seconds, contest, retry)
     return {
         "clients": args.clients,
         "workers": args.workers,
         "max_concurrent_plans": args.max_concurrent_plans,
+        "max_backoff_s": args.max_backoff_s,
         "store": args.store,
         "cpus": os.cpu_count(),
         "GeneratePlan": gen,
@@ -434,6 +437,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--postgres-dsn", default="postgresql://postgres@127.0.0.1:5432/test")
     p.add_argument(
+        "--max-backoff-s",
+        type=float,
+        default=_RETRY.max_backoff_s,
+        help="the clients' longest wait before retrying a refusal as busy: longer waits cost "
+        "the server fewer refusals but can leave its places empty for a while",
+    )
+    p.add_argument(
         "--inprocess-rounds",
         type=int,
         default=5,
@@ -448,7 +458,8 @@ def report(result: dict[str, Any], contest: bool) -> list[str]:
     bound = result["max_concurrent_plans"] or "none"
     lines = [
         f"{result['clients']} clients, {result['workers']} worker(s), {result['store']}, "
-        f"bound {bound} per worker (CANOE_MAX_CONCURRENT_PLANS), {result['cpus']} CPUs"
+        f"bound {bound} per worker (CANOE_MAX_CONCURRENT_PLANS), clients back off up to "
+        f"{result['max_backoff_s']} s, {result['cpus']} CPUs"
     ]
     for phase in ("GeneratePlan", "Contest") if contest else ("GeneratePlan",):
         r = result[phase]
