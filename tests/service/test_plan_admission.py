@@ -14,7 +14,7 @@ from typing import Any
 import grpc
 import pytest
 
-from canoe_client import AsyncCarePlanClient, RetryPolicy
+from canoe_client import AsyncCarePlanClient, CarePlanClient, RetryPolicy
 from canoe_client._status import RETRY_PUSHBACK_KEY
 from service.errors import LimitError
 from tests.service.conftest import (
@@ -134,6 +134,7 @@ async def test_the_client_reads_the_hint_and_retries_when_asked(tmp_path: Path) 
             assert refused.value.status_code == "RESOURCE_EXHAUSTED"
             # The retrying client is refused while the first holds the place, then served.
             second: dict[str, Any] = await patient.plan(bundle_bytes())
+            assert first.done()  # with one place, it was admitted only after the first ended
             assert second["version"] == 1
             assert (await first)["plan_id"] != second["plan_id"]
 
@@ -148,3 +149,18 @@ def test_retry_policy_backs_off_from_the_hint_within_bounds() -> None:
     assert policy.wait_s(busy, 2, deadline=float("inf")) is None  # three tries in all
     assert policy.wait_s(busy, 0, deadline=0.0) is None  # never past the deadline
     assert policy.wait_s(LimitError("too big"), 0, deadline=float("inf")) is None
+
+
+async def test_the_blocking_client_retries_too(tmp_path: Path) -> None:
+    slow = Faulty(real_experts(), delay_s=0.05)
+    async with serving(tmp_path, experts=slow, max_concurrent_plans=1) as h:
+        retry = RetryPolicy(attempts=1000, max_backoff_s=0.2)
+        with CarePlanClient(f"127.0.0.1:{h.port}", timeout_s=60, retry=retry) as client:
+            first = asyncio.ensure_future(plan(h))
+            await asyncio.wait_for(slow.started.wait(), 10)
+            # On a thread: the server runs on this test's loop.
+            second = await asyncio.to_thread(client.plan, bundle_bytes())
+            assert first.done()  # with one place, it was admitted only after the first ended
+            assert second["version"] == 1
+            assert (await first).plan_id != second["plan_id"]
+            assert slow.completed > 0
