@@ -94,24 +94,31 @@ def postgres_schema(server: str) -> Iterator[str]:
 
 
 async def start_serve(
-    environ: dict[str, str], timeout_s: float = 60
+    environ: dict[str, str], timeout_s: float = 120
 ) -> tuple[asyncio.subprocess.Process, int]:
     """``canoe serve`` as its own process (log level info or lower); returns it and the gRPC port
-    its ``server.started`` line names. Its stderr stays piped: the caller drains it."""
+    its ``server.started`` line names. Its stderr stays piped: the caller drains it. A server
+    that does not start in time is killed, not left running."""
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "service.cli", "serve",
         cwd=REPO_ROOT, env=environ,
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     assert proc.stderr is not None
-    while True:
-        line = await asyncio.wait_for(proc.stderr.readline(), timeout_s)
-        if not line:
-            raise RuntimeError("canoe serve exited before it started")
-        with contextlib.suppress(ValueError):
-            event = json.loads(line)
-            if event.get("event") == "server.started":
-                return proc, int(event["port"])
+    try:
+        while True:
+            line = await asyncio.wait_for(proc.stderr.readline(), timeout_s)
+            if not line:
+                raise RuntimeError("canoe serve exited before it started")
+            with contextlib.suppress(ValueError):
+                event = json.loads(line)
+                if event.get("event") == "server.started":
+                    return proc, int(event["port"])
+    except BaseException:
+        if proc.returncode is None:
+            proc.kill()  # its workers die with it (parent-death signal)
+        await proc.wait()
+        raise
 
 
 def cpu_s(pid: int) -> float:
