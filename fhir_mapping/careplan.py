@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import html
 import json
@@ -82,6 +83,7 @@ _KIND: Final[dict[str, str]] = {
 }
 
 
+@functools.cache  # a metadata lookup scans site-packages: once per process, not per plan
 def service_version_default() -> str:
     try:
         return metadata.version("canoe-careplan")

@@ -69,6 +69,9 @@ T = TypeVar("T")
 _PARSED_CACHE = 512
 _JTI_PURGE_EVERY_S = 300.0  # how often a process sweeps expired JWT ids out of the store
 CPU_WORKERS = 2  # threads for CPU-heavy work; see CarePlanService.__init__
+# Bounds on the retry hint of a refusal for too many plans at once (see CarePlanService._slot).
+_RETRY_AFTER_MIN_S = 0.005
+_RETRY_AFTER_MAX_S = 10.0
 
 
 def utc_now() -> str:
@@ -172,7 +175,8 @@ class CarePlanService:
         self.store = store
         self.telemetry = telemetry or Telemetry()
         self.clock = clock
-        self._running = 0  # plans in flight (for max_concurrent_plans)
+        self._running = 0  # plans and contestations in flight (for max_concurrent_plans)
+        self._held_s: float | None = None  # moving mean of how long one holds its place
         # Parsed deliberations by (plan id, version). Versions are immutable (append-only), so
         # the cache can never be stale, even with other replicas writing: it only saves
         # re-validating a stored document when the next contestation arrives.
@@ -366,7 +370,7 @@ class CarePlanService:
         # remap_core_error: core field paths of a refused action -> FHIRPath of the Task element.
         from fhir_mapping.tasks import parse_tasks, remap_core_error, task_outcomes
 
-        async with self._deadline(None):
+        async with self._slot(), self._deadline(None):
             rec = await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
             d = await self._deliberation_of(rec)
             base = self.settings.fhir.base
@@ -577,20 +581,30 @@ class CarePlanService:
 
     @asynccontextmanager
     async def _slot(self) -> AsyncIterator[None]:
-        # Refuse at once rather than queue: a client waiting behind a full house would only
-        # spend its deadline; RESOURCE_EXHAUSTED tells it to back off now.
-        if self._running >= self.settings.limits.max_concurrent_plans:
-            raise LimitError(
-                f"{self._running} plans are in progress; the limit is "
-                f"{self.settings.limits.max_concurrent_plans} (CANOE_MAX_CONCURRENT_PLANS)"
-            )
+        """One of the ``max_concurrent_plans`` places for a plan or a contestation (both are
+        CPU work on this process's few threads). A request over the limit is refused at once,
+        before any work and with nothing stored, rather than queued: behind a full house it
+        would only spend its deadline, and the admitted ones would wait longer too. The refusal
+        carries a hint of when a place is likely to be free."""
+        limit = self.settings.limits.max_concurrent_plans
+        if self._running >= limit:
+            raise _busy(self._running, limit, self._retry_after_s(limit))
         self._running += 1
         self.telemetry.in_flight.add(1)
+        t0 = time.perf_counter()
         try:
             yield
         finally:
             self._running -= 1
             self.telemetry.in_flight.add(-1)
+            took = time.perf_counter() - t0
+            self._held_s = took if self._held_s is None else 0.8 * self._held_s + 0.2 * took
+
+    def _retry_after_s(self, limit: int) -> float:
+        """When a place is likely free: with ``limit`` requests in flight, each holding its
+        place for about ``_held_s``, one ends every ``_held_s / limit`` on average."""
+        held = self._held_s if self._held_s is not None else 0.1
+        return min(_RETRY_AFTER_MAX_S, max(_RETRY_AFTER_MIN_S, held / limit))
 
     @asynccontextmanager
     async def _deadline(self, deadline_s: float | None) -> AsyncIterator[None]:
@@ -649,7 +663,7 @@ async def off_loop(
         return await make()
 
     def work() -> T:
-        return asyncio.run(runner())
+        return _thread_loop().run_until_complete(_settled(runner()))
 
     ctx = contextvars.copy_context()
     future = asyncio.get_running_loop().run_in_executor(executor, ctx.run, work)
@@ -662,6 +676,43 @@ async def off_loop(
             with contextlib.suppress(RuntimeError):  # its loop may have finished meanwhile
                 loop.call_soon_threadsafe(task.cancel)
         raise
+
+
+class _ThreadLoop:
+    """A worker thread's own event loop, made once and kept: ``asyncio.run`` per plan would
+    make and close a loop (and its self-pipe socket pair) every time, several percent of a
+    plan's CPU under load. Closed when its thread ends (the thread-local is then dropped)."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+
+    def __del__(self) -> None:
+        if not self.loop.is_running():
+            self.loop.close()
+
+
+_loops = threading.local()
+
+
+def _thread_loop() -> asyncio.AbstractEventLoop:
+    held: _ThreadLoop | None = getattr(_loops, "held", None)
+    if held is None or held.loop.is_closed():
+        held = _loops.held = _ThreadLoop()
+    return held.loop
+
+
+async def _settled(work: Coroutine[Any, Any, T]) -> T:
+    """``work``, after which no task it started is left on this thread's loop (as
+    ``asyncio.run`` would leave none): each is cancelled and awaited."""
+    try:
+        return await work
+    finally:
+        me = asyncio.current_task()
+        left = [t for t in asyncio.all_tasks() if t is not me]
+        for t in left:
+            t.cancel()
+        if left:
+            await asyncio.gather(*left, return_exceptions=True)
 
 
 def _threadsafe(progress: ProgressFn) -> ProgressFn:
@@ -681,6 +732,14 @@ def _emit(progress: ProgressFn | None, p: Progress) -> None:
 
 def _unique(ids: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(ids))
+
+
+def _busy(running: int, limit: int, retry_after_s: float) -> LimitError:
+    msg = (
+        f"{running} plans are in progress; the limit is {limit} (CANOE_MAX_CONCURRENT_PLANS): "
+        f"retry in about {math.ceil(retry_after_s * 1000)} ms"
+    )
+    return LimitError(msg, retry_after_s=retry_after_s, issues=(Issue("error", "throttled", msg),))
 
 
 def _stale(plan_id: str, current: int) -> StaleVersionError:

@@ -156,6 +156,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     srv.add_argument("--host", help="listen address (default: CANOE_GRPC_HOST, 127.0.0.1)")
     srv.add_argument(
+        "--max-concurrent-plans",
+        type=int,
+        metavar="N",
+        help="plans and contestations at once per worker; more are refused as busy, with a "
+        "retry hint (default: CANOE_MAX_CONCURRENT_PLANS, 8)",
+    )
+    srv.add_argument(
         "--allow-unauthenticated",
         action="store_true",
         help="INSECURE: listen on a non-loopback address although gRPC callers are not "
@@ -453,6 +460,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     overrides: dict[str, Any] = {} if args.workers is None else {"workers": args.workers}
     if args.host is not None:
         overrides["grpc_host"] = args.host
+    if args.max_concurrent_plans is not None:
+        overrides["max_concurrent_plans"] = args.max_concurrent_plans
     if args.allow_unauthenticated:
         overrides["allow_unauthenticated"] = True
     return serve_forever(load_settings(**overrides))
@@ -482,6 +491,7 @@ _SERVE_SETTINGS: tuple[tuple[str, str], ...] = (
     ("fhir_base", "canonical base of every project FHIR URL"),
     ("max_tasks_per_request", "contestation Tasks per Contest (more: RESOURCE_EXHAUSTED/413)"),
     ("max_feedback_items", "items per CDS Hooks feedback request (more: HTTP 413)"),
+    ("max_concurrent_plans", "plans + contests at once per worker (more: RESOURCE_EXHAUSTED/429)"),
     ("workers", "worker processes sharing the ports (--workers; default: usable CPUs)"),
     ("review_signing_key", "review app HMAC key, >= 32 bytes (default: one per start)"),
     ("review_smart_issuers", "EHRs allowed to launch the review app: tenant=FHIR base,..."),

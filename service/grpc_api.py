@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import re
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
 import grpc
@@ -24,6 +26,7 @@ from grpc_status import rpc_status
 from opentelemetry import propagate
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from canoe_client._status import RETRY_PUSHBACK_KEY
 from canoe_client.v1 import careplan_pb2 as pb
 from canoe_client.v1 import careplan_pb2_grpc as pb_grpc
 from fhir_mapping.definitions import check_base
@@ -84,9 +87,21 @@ def rich_status(exc: BaseException) -> grpc.Status:
     detail.Pack(
         pb.OperationOutcomeDetail(fhir_json=json.dumps(operation_outcome(exc)).encode("utf-8"))
     )
-    return rpc_status.to_status(
+    status = rpc_status.to_status(
         status_pb2.Status(code=code.value[0], message=message, details=[detail])
     )
+    if not isinstance(exc, LimitError) or exc.retry_after_s is None:
+        return status
+    # gRPC's own retry pushback (a client retry policy honours it), in whole milliseconds.
+    pushback = (RETRY_PUSHBACK_KEY, str(math.ceil(exc.retry_after_s * 1000.0)))
+    return _Status(status.code, status.details, (*status.trailing_metadata, pushback))
+
+
+@dataclass(frozen=True, slots=True)
+class _Status(grpc.Status):
+    code: grpc.StatusCode
+    details: str
+    trailing_metadata: tuple[tuple[str, str | bytes], ...]
 
 
 def _plan_response(p: PlanOutcome) -> pb.GeneratePlanResponse:

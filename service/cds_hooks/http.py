@@ -22,6 +22,7 @@ ledger and the seen JWT ids live in the plan store, so any replica can answer an
 from __future__ import annotations
 
 import asyncio
+import math
 import ssl
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -224,8 +225,9 @@ def _error(exc: CanoeError) -> JSONResponse:
     body = _outcome(exc.issues)
     body["text"] = {"status": "generated", "div": _div(exc.message)}
     headers = {"WWW-Authenticate": 'Bearer error="invalid_token"'} if status == 401 else None
-    if isinstance(exc, LimitError) and "in progress" in exc.message:
+    if isinstance(exc, LimitError) and exc.retry_after_s is not None:
         status = 429  # too many plans at once: back off and retry, not "too large"
+        headers = {"Retry-After": str(max(1, math.ceil(exc.retry_after_s)))}  # whole seconds
     return JSONResponse(body, status_code=status, headers=headers)
 
 

@@ -8,23 +8,39 @@ rejecting and reinstating an argument, version after version. Both phases are bo
 request count and a time limit. Run:
 
     .venv/bin/python -m tests.benchmarks.load_grpc [--clients 16] [--requests 320] [--seconds 60]
-        [--workers N] [--store sqlite|postgresql] [--postgres-dsn DSN]
+        [--workers N] [--store sqlite|postgresql] [--postgres-dsn DSN] [--max-concurrent-plans N]
 
 ``--workers`` is ``canoe serve --workers`` (the clients' connections are spread over the
 workers by the kernel); ``--store postgresql`` runs against a fresh schema of ``--postgres-dsn``
-(default the local test server), dropped afterwards.
+(default the local test server), dropped afterwards; ``--max-concurrent-plans`` is the server's
+bound per worker (default 0: none the clients can reach).
+
+Each client is closed-loop and behaves as a real one: a request refused as busy
+(RESOURCE_EXHAUSTED with a retry pushback) is retried after canoe_client's ``RetryPolicy``
+backoff (the server's hint or an exponential backoff, jittered). Per phase it reports the rate
+of answered requests, p50/p99 of the attempts the server admitted ("served": what the bound
+keeps short), the share of attempts refused ("shed"), and p50/p99 from a request's first attempt
+to its answer ("client-seen": with closed-loop clients this is clients / rate by Little's law,
+bound or not).
 
 Side by side, the same run measures the in-process rate on the same fixtures (``bench_plan``'s
 steps: parse, profile, deliberation, CarePlan bundle and text, one plan after another on one
 thread), once before the served phases and once after, and prints the served rate over it and
 the served p50/p99 over the in-process time per plan: on a shared machine only these ratios mean
-much. ``--inprocess-rounds 0`` skips it; ``--contest-requests 0`` skips the Contest phase.
+much. It also prints CPU time a plan: the in-process plans' own (thread CPU time) against the
+spawned server's over the GeneratePlan phase (all its workers, from /proc; a PostgreSQL
+server's work is not counted), and their quotient, the share of the server's work that is
+planning: on a busy machine the rates swing with the neighbours, the CPU times much less.
+``--inprocess-rounds 0`` skips it; ``--contest-requests 0`` skips the Contest phase.
 
-Prints requests/s and latency percentiles per phase (and ``--json`` for machines). Not a test.
-The serving goal: one worker at 16 clients serves at least 0.7 of the in-process rate with a
-p99 within 4 times the in-process time per plan. E.g.::
+Prints requests/s and latency percentiles per phase and a last ``row | ...`` line for the
+comparison table (``--json`` for machines). Not a test. The serving goal: one worker at 16
+clients serves at least 0.7 of the in-process rate, and with a bound a served p99 within 4
+times the in-process time per plan. E.g.::
 
     .venv/bin/python -m tests.benchmarks.load_grpc --clients 16 --seconds 30 --workers 1
+    .venv/bin/python -m tests.benchmarks.load_grpc --clients 16 --seconds 30 --workers 1 \
+        --max-concurrent-plans 2
     .venv/bin/python -m tests.benchmarks.load_grpc --clients 16 --seconds 30 --workers 2 \
         --store postgresql
 """
@@ -34,6 +50,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
+import functools
+import itertools
 import json
 import os
 import statistics
@@ -42,12 +61,20 @@ import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
 
+from canoe_client import RetryPolicy
+from canoe_client._status import retry_after_s
 from tests.conftest import REALISTIC_BUNDLES, REPO_ROOT
 from tests.service.conftest import first_argument, pb, pb_grpc, reject_task
+
+_UNBOUNDED = 1_000_000
+# A client that retries a refusal as busy for as long as the phase lasts (--max-backoff-s).
+_RETRY = RetryPolicy(attempts=1_000_000, max_backoff_s=0.25)
 
 
 @contextlib.contextmanager
@@ -67,28 +94,51 @@ def postgres_schema(server: str) -> Iterator[str]:
 
 
 async def start_serve(
-    environ: dict[str, str], timeout_s: float = 60
+    environ: dict[str, str], timeout_s: float = 120
 ) -> tuple[asyncio.subprocess.Process, int]:
     """``canoe serve`` as its own process (log level info or lower); returns it and the gRPC port
-    its ``server.started`` line names. Its stderr stays piped: the caller drains it."""
+    its ``server.started`` line names. Its stderr stays piped: the caller drains it. A server
+    that does not start in time is killed, not left running."""
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "service.cli", "serve",
         cwd=REPO_ROOT, env=environ,
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     assert proc.stderr is not None
-    while True:
-        line = await asyncio.wait_for(proc.stderr.readline(), timeout_s)
-        if not line:
-            raise RuntimeError("canoe serve exited before it started")
-        with contextlib.suppress(ValueError):
-            event = json.loads(line)
-            if event.get("event") == "server.started":
-                return proc, int(event["port"])
+    try:
+        while True:
+            line = await asyncio.wait_for(proc.stderr.readline(), timeout_s)
+            if not line:
+                raise RuntimeError("canoe serve exited before it started")
+            with contextlib.suppress(ValueError):
+                event = json.loads(line)
+                if event.get("event") == "server.started":
+                    return proc, int(event["port"])
+    except BaseException:
+        if proc.returncode is None:
+            proc.kill()  # its workers die with it (parent-death signal)
+        await proc.wait()
+        raise
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) used so far by process ``pid`` and its live descendants
+    (``canoe serve``'s workers), from Linux's /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        with contextlib.suppress(OSError, ValueError):
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+    return total
 
 
 @contextlib.asynccontextmanager
-async def spawned_server(env: dict[str, str]) -> AsyncIterator[str]:
+async def spawned_server(env: dict[str, str], pids: list[int] | None = None) -> AsyncIterator[str]:
+    """``canoe serve`` on a free port; its pid is appended to ``pids``."""
     tmp = tempfile.mkdtemp(prefix="canoe-load-")
     environ = {k: v for k, v in os.environ.items() if not k.startswith("CANOE_")}
     environ.update(
@@ -98,11 +148,14 @@ async def spawned_server(env: dict[str, str]) -> AsyncIterator[str]:
         CANOE_METRICS_PORT="0",
         CANOE_STORE_DSN=f"sqlite:///{tmp}/canoe.sqlite3",
         CANOE_LOG_LEVEL="warning",
-        PYTHONPATH=str(REPO_ROOT),
+        # This checkout first; then the caller's path (a checkout's own client/src, say).
+        PYTHONPATH=os.pathsep.join(filter(None, (str(REPO_ROOT), os.environ.get("PYTHONPATH")))),
     )
     environ.update(env)
     environ["CANOE_LOG_LEVEL"] = "info"  # the start-up line carries the port
     proc, port = await start_serve(environ)
+    if pids is not None:
+        pids.append(proc.pid)
 
     async def drain() -> None:  # keep the pipe from filling up (one log line per request)
         assert proc.stderr is not None
@@ -144,10 +197,12 @@ def inprocess(rounds: int) -> dict[str, Any]:
     evidence = EvidenceBase.load()
     planner = Planner(EmbeddedExperts(evidence.version), evidence)
     one(REALISTIC_BUNDLES[0], planner)
+    cpu0 = time.thread_time()  # this thread's CPU: what the plans cost, however busy the box
     times = [one(p, planner)["total"] for _ in range(rounds) for p in REALISTIC_BUNDLES]
     return {
         "plans": len(times),
         "rps": round(len(times) / sum(times), 2),
+        "cpu_ms": round((time.thread_time() - cpu0) / len(times) * 1000.0, 1),
         "mean_ms": round(statistics.fmean(times) * 1000.0, 1),
         "p50_ms": round(statistics.median(times) * 1000.0, 1),
     }
@@ -159,34 +214,90 @@ def compare(
     """The served phase against the mean of the in-process runs before and after it."""
     rps = (before["rps"] + after["rps"]) / 2
     mean_ms = (before["mean_ms"] + after["mean_ms"]) / 2
+    cpu_ms = (before["cpu_ms"] + after["cpu_ms"]) / 2
+    served_cpu = served.get("server_cpu_ms_per_plan")
     return {
         "inprocess_rps": round(rps, 2),
         "inprocess_mean_ms": round(mean_ms, 1),
+        "inprocess_cpu_ms": round(cpu_ms, 1),
+        # In-process CPU a plan over the server's CPU an answered plan: the share of the
+        # server's work that is planning; unlike the rates it holds on a busy machine.
+        "cpu_efficiency": round(cpu_ms / served_cpu, 3) if served_cpu else None,
         "served_over_inprocess": round(served.get("rps", 0.0) / rps, 3),
         "p50_over_inprocess_time": round(served.get("p50_ms", 0.0) / mean_ms, 2),
         "p99_over_inprocess_time": round(served.get("p99_ms", 0.0) / mean_ms, 2),
     }
 
 
-def _stats(latencies: list[float], errors: dict[str, int], wall: float) -> dict[str, Any]:
-    lat = sorted(latencies)
-    if not lat:
-        return {"ok": 0, "errors": errors, "seconds": round(wall, 2)}
+def _pct(lat: list[float], p: float) -> float:
+    return round(lat[min(len(lat) - 1, round(p / 100.0 * (len(lat) - 1)))] * 1000.0, 1)
 
-    def pct(p: float) -> float:
-        return lat[min(len(lat) - 1, round(p / 100.0 * (len(lat) - 1)))] * 1000.0
 
-    return {
-        "ok": len(lat),
-        "errors": errors,
-        "seconds": round(wall, 2),
-        "rps": round(len(lat) / wall, 2),
-        "p50_ms": round(pct(50), 1),
-        "p90_ms": round(pct(90), 1),
-        "p99_ms": round(pct(99), 1),
-        "mean_ms": round(statistics.fmean(lat) * 1000.0, 1),
-        "max_ms": round(lat[-1] * 1000.0, 1),
-    }
+@dataclass
+class _Tally:
+    """One phase's outcome. ``served``: the time of each admitted attempt (what the server's
+    bound keeps short); ``waited``: from a request's first attempt to its answer, backing off
+    and retrying after refusals included (what the client sees); ``shed``: attempts refused
+    as busy (RESOURCE_EXHAUSTED with a retry hint); ``abandoned``: requests still refused when
+    the phase ended."""
+
+    served: list[float] = field(default_factory=list)
+    waited: list[float] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)
+    shed: int = 0
+    abandoned: int = 0
+
+    def stats(self, wall: float) -> dict[str, Any]:
+        out: dict[str, Any] = {"ok": len(self.served), "errors": self.errors}
+        attempts = len(self.served) + self.shed + sum(self.errors.values())
+        out.update(
+            seconds=round(wall, 2),
+            shed=self.shed,
+            abandoned=self.abandoned,
+            shed_pct=round(100.0 * self.shed / attempts, 1) if attempts else 0.0,
+        )
+        if not self.served:
+            return out
+        lat, waited = sorted(self.served), sorted(self.waited)
+        out.update(
+            rps=round(len(lat) / wall, 2),
+            p50_ms=_pct(lat, 50),
+            p90_ms=_pct(lat, 90),
+            p99_ms=_pct(lat, 99),
+            mean_ms=round(statistics.fmean(lat) * 1000.0, 1),
+            max_ms=round(lat[-1] * 1000.0, 1),
+            waited_p50_ms=_pct(waited, 50),
+            waited_p99_ms=_pct(waited, 99),
+        )
+        return out
+
+
+async def _attempts(
+    one: Callable[[], Awaitable[None]], policy: RetryPolicy, until: float, tally: _Tally
+) -> None:
+    """One request as a client with ``policy`` makes it: refused as busy, it backs off (the
+    server's hint or its own backoff, jittered) and tries again, until ``until``."""
+    first = time.perf_counter()
+    for retry in itertools.count():
+        s = time.perf_counter()
+        try:
+            await one()
+        except grpc.aio.AioRpcError as exc:
+            hint = retry_after_s(exc.trailing_metadata())
+            if exc.code() is not grpc.StatusCode.RESOURCE_EXHAUSTED or hint is None:
+                tally.errors[exc.code().name] = tally.errors.get(exc.code().name, 0) + 1
+                return
+            tally.shed += 1
+            wait = policy.delay_s(retry, hint)
+            if time.perf_counter() + wait >= until:
+                tally.abandoned += 1
+                return
+            await asyncio.sleep(wait)
+            continue
+        done = time.perf_counter()
+        tally.served.append(done - s)
+        tally.waited.append(done - first)
+        return
 
 
 async def run_phase(
@@ -194,10 +305,13 @@ async def run_phase(
     requests: int,
     seconds: float,
     one: Callable[[int, int], Awaitable[None]],
+    policy: RetryPolicy | None = None,
 ) -> dict[str, Any]:
-    """``clients`` workers call ``one(client, k)`` until ``requests`` are done or time is up."""
-    latencies: list[float] = []
-    errors: dict[str, int] = {}
+    """``clients`` workers call ``one(client, k)`` until ``requests`` are done or time is up,
+    each retrying refusals as busy under ``policy`` (default: canoe_client's backoff, retrying
+    for as long as the phase lasts)."""
+    policy = policy or _RETRY
+    tally = _Tally()
     issued = 0
     t0 = time.perf_counter()
     deadline = t0 + seconds
@@ -207,16 +321,11 @@ async def run_phase(
         k = 0
         while issued < requests and time.perf_counter() < deadline:
             issued += 1
-            s = time.perf_counter()
-            try:
-                await one(c, k)
-                latencies.append(time.perf_counter() - s)
-            except grpc.aio.AioRpcError as exc:
-                errors[exc.code().name] = errors.get(exc.code().name, 0) + 1
+            await _attempts(functools.partial(one, c, k), policy, deadline, tally)
             k += 1
 
     await asyncio.gather(*(worker(c) for c in range(clients)))
-    return _stats(latencies, errors, time.perf_counter() - t0)
+    return tally.stats(time.perf_counter() - t0)
 
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
@@ -236,13 +345,15 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
 async def serve_and_load(args: argparse.Namespace) -> dict[str, Any]:
     bundles = [p.read_bytes() for p in REALISTIC_BUNDLES]
     env = {
-        "CANOE_MAX_CONCURRENT_PLANS": str(max(8, args.clients)),
+        # 0: no bound any load here reaches (the clients' requests all run at once).
+        "CANOE_MAX_CONCURRENT_PLANS": str(args.max_concurrent_plans or _UNBOUNDED),
         "CANOE_WORKERS": str(args.workers),
     }
     async with contextlib.AsyncExitStack() as stack:
         if args.store == "postgresql":
             env["CANOE_STORE_DSN"] = stack.enter_context(postgres_schema(args.postgres_dsn))
-        target = args.target or await stack.enter_async_context(spawned_server(env))
+        pids: list[int] = []
+        target = args.target or await stack.enter_async_context(spawned_server(env, pids))
         options = [
             ("grpc.max_receive_message_length", 64 * 1024 * 1024),
             # Without it, channels to one target share one connection (gRPC's global subchannel
@@ -255,14 +366,10 @@ async def serve_and_load(args: argparse.Namespace) -> dict[str, Any]:
         stubs = [pb_grpc.CarePlanServiceStub(ch) for ch in channels]
         await asyncio.gather(*(ch.channel_ready() for ch in channels))
 
-        # Warm-up, not measured: imports, caches, first SQLite pages.
-        # Every connection once, so that every worker is warm too.
-        await asyncio.gather(
-            *(
-                stub.GeneratePlan(pb.GeneratePlanRequest(bundle_json=bundles[c % 3]), timeout=120)
-                for c, stub in enumerate(stubs)
-            )
-        )
+        # Warm-up, not measured: imports, caches, first SQLite pages. Every connection once,
+        # so that every worker is warm too; one after another, so that no bound refuses one.
+        for c, stub in enumerate(stubs):
+            await stub.GeneratePlan(pb.GeneratePlanRequest(bundle_json=bundles[c % 3]), timeout=120)
 
         plans: dict[int, list[pb.GeneratePlanResponse]] = {c: [] for c in range(args.clients)}
 
@@ -271,12 +378,21 @@ async def serve_and_load(args: argparse.Namespace) -> dict[str, Any]:
             r = await stubs[c].GeneratePlan(pb.GeneratePlanRequest(bundle_json=b), timeout=120)
             plans[c].append(r)
 
-        gen = await run_phase(args.clients, args.requests, args.seconds, generate)
+        cpu0 = cpu_s(pids[0]) if pids else 0.0
+        retry = dataclasses.replace(_RETRY, max_backoff_s=args.max_backoff_s)
+        gen = await run_phase(args.clients, args.requests, args.seconds, generate, retry)
+        if pids and gen["ok"]:
+            gen["server_cpu_ms_per_plan"] = round((cpu_s(pids[0]) - cpu0) / gen["ok"] * 1000, 1)
 
         # Contest: each client works through its own plans; one contest per version.
         state: dict[int, list[tuple[str, int, str, str]]] = {}
         for c, rs in plans.items() if args.contest_requests else ():
             state[c] = []
+            if not rs:  # every request of this client was refused: it needs one plan to contest
+                tally = _Tally()
+                while not plans[c]:
+                    until = time.perf_counter() + 60
+                    await _attempts(functools.partial(generate, c, 0), _RETRY, until, tally)
             for r in rs[: args.plans_per_client]:
                 got = await stubs[c].GetDeliberation(pb.GetDeliberationRequest(plan_id=r.plan_id))
                 doc = json.loads(got.deliberation_json)
@@ -297,10 +413,12 @@ async def serve_and_load(args: argparse.Namespace) -> dict[str, Any]:
             )
             mine[i] = (plan_id, out.version, arg, patient)
 
-        con = await run_phase(args.clients, args.contest_requests, args.seconds, contest)
+        con = await run_phase(args.clients, args.contest_requests, args.seconds, contest, retry)
     return {
         "clients": args.clients,
         "workers": args.workers,
+        "max_concurrent_plans": args.max_concurrent_plans,
+        "max_backoff_s": args.max_backoff_s,
         "store": args.store,
         "cpus": os.cpu_count(),
         "GeneratePlan": gen,
@@ -318,42 +436,73 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--target", help="host:port of a running server (default: spawn one)")
     p.add_argument("--workers", type=int, default=1, help="canoe serve --workers")
     p.add_argument("--store", choices=("sqlite", "postgresql"), default="sqlite")
+    p.add_argument(
+        "--max-concurrent-plans",
+        type=int,
+        default=0,
+        help="the server's bound per worker (CANOE_MAX_CONCURRENT_PLANS); 0: unbounded",
+    )
     p.add_argument("--postgres-dsn", default="postgresql://postgres@127.0.0.1:5432/test")
+    p.add_argument(
+        "--max-backoff-s",
+        type=float,
+        default=_RETRY.max_backoff_s,
+        help="the clients' longest wait before retrying a refusal as busy: longer waits cost "
+        "the server fewer refusals but can leave its places empty for a while",
+    )
     p.add_argument(
         "--inprocess-rounds",
         type=int,
-        default=2,
+        default=5,
         help="times over the fixtures for the in-process rate, before and after (0: skip)",
     )
     p.add_argument("--json", action="store_true")
     return p
 
 
+def report(result: dict[str, Any], contest: bool) -> list[str]:
+    """The human-readable lines of a run; the last one is the row of the comparison table."""
+    bound = result["max_concurrent_plans"] or "none"
+    lines = [
+        f"{result['clients']} clients, {result['workers']} worker(s), {result['store']}, "
+        f"bound {bound} per worker (CANOE_MAX_CONCURRENT_PLANS), clients back off up to "
+        f"{result['max_backoff_s']} s, {result['cpus']} CPUs"
+    ]
+    for phase in ("GeneratePlan", "Contest") if contest else ("GeneratePlan",):
+        r = result[phase]
+        lines.append(
+            f"{phase:13s} {r.get('rps', 0):7.2f} req/s  served p50 {r.get('p50_ms', 0):7.1f} ms"
+            f"  p99 {r.get('p99_ms', 0):7.1f} ms  shed {r['shed_pct']:5.1f} % ({r['shed']})  "
+            f"client-seen p50 {r.get('waited_p50_ms', 0):7.1f} ms  "
+            f"p99 {r.get('waited_p99_ms', 0):7.1f} ms  ok {r['ok']}  errors {r['errors']}  "
+            f"abandoned {r['abandoned']}  ({r['seconds']} s)"
+        )
+    if "InProcess" not in result:
+        return lines
+    b, a = result["InProcess"]["before"], result["InProcess"]["after"]
+    v = result["GeneratePlan vs in-process"]
+    g = result["GeneratePlan"]
+    lines += [
+        f"{'in-process':13s} {v['inprocess_rps']:7.2f} plans/s (before {b['rps']}, after "
+        f"{a['rps']}; {v['inprocess_mean_ms']} ms a plan, one thread)",
+        f"{'served/in-proc':13s} {v['served_over_inprocess']:7.3f}       served p50 "
+        f"{v['p50_over_inprocess_time']:5.2f}x  p99 {v['p99_over_inprocess_time']:5.2f}x "
+        "the in-process time a plan",
+        f"{'CPU a plan':13s} in-process {v['inprocess_cpu_ms']} ms, server "
+        f"{g.get('server_cpu_ms_per_plan', '-')} ms (all workers, store server not counted): "
+        f"efficiency {v['cpu_efficiency']}",
+        "row | workers | store | bound | in-process/s | plans/s | served/in-proc | p50 ms | "
+        "p99 ms | p99/in-proc time | shed % | in-proc CPU ms | server CPU ms | efficiency",
+        f"row | {result['workers']} | {result['store']} | {bound} | {v['inprocess_rps']} | "
+        f"{g.get('rps', 0)} | {v['served_over_inprocess']} | {g.get('p50_ms', 0)} | "
+        f"{g.get('p99_ms', 0)} | {v['p99_over_inprocess_time']} | {g['shed_pct']} | "
+        f"{v['inprocess_cpu_ms']} | {g.get('server_cpu_ms_per_plan', '-')} | "
+        f"{v['cpu_efficiency']}",
+    ]
+    return lines
+
+
 if __name__ == "__main__":
     ns = _parser().parse_args()
-    result = asyncio.run(main(ns))
-    if ns.json:
-        print(json.dumps(result, indent=2))
-    else:
-        for phase in ("GeneratePlan", "Contest"):
-            r = result[phase]
-            if phase == "Contest" and not ns.contest_requests:
-                continue
-            print(
-                f"{phase:13s} {r.get('rps', 0):7.2f} req/s  p50 {r.get('p50_ms', 0):7.1f} ms  "
-                f"p99 {r.get('p99_ms', 0):7.1f} ms  ok {r['ok']}  errors {r['errors']}  "
-                f"({result['clients']} clients, {result['workers']} worker(s), {result['store']}, "
-                f"{r['seconds']} s, {result['cpus']} CPUs)"
-            )
-        if "InProcess" in result:
-            b, a = result["InProcess"]["before"], result["InProcess"]["after"]
-            v = result["GeneratePlan vs in-process"]
-            print(
-                f"{'in-process':13s} {v['inprocess_rps']:7.2f} plans/s (before {b['rps']}, after "
-                f"{a['rps']}; {v['inprocess_mean_ms']} ms a plan, one thread)"
-            )
-            print(
-                f"{'served/in-proc':13s} {v['served_over_inprocess']:7.3f}       p50 "
-                f"{v['p50_over_inprocess_time']:5.2f}x  p99 {v['p99_over_inprocess_time']:5.2f}x "
-                "the in-process time a plan"
-            )
+    out = asyncio.run(main(ns))
+    print(json.dumps(out, indent=2) if ns.json else "\n".join(report(out, ns.contest_requests > 0)))

@@ -424,3 +424,16 @@ def test_malformed_allowlists_are_refused_at_start_up(spec: dict[str, Any], keys
     load_trusted_clients({"test-iss": {"jwks": keys.jwks()}})  # the keys themselves are fine
     with pytest.raises(InputError, match=r"test-iss.*fhir_"):
         load_trusted_clients({"test-iss": {"jwks": keys.jwks(), **spec}})
+
+
+def test_busy_is_429_with_retry_after_and_a_request_over_a_limit_is_413() -> None:
+    from service.cds_hooks.http import _error
+    from service.errors import LimitError
+
+    busy = _error(LimitError("8 plans are in progress", retry_after_s=0.02))
+    assert busy.status_code == 429
+    assert busy.headers["Retry-After"] == "1"  # whole seconds, at least one
+    assert json.loads(busy.body)["resourceType"] == "OperationOutcome"
+    assert _error(LimitError("busy", retry_after_s=2.5)).headers["Retry-After"] == "3"
+    too_big = _error(LimitError("request body over 1024 bytes"))
+    assert too_big.status_code == 413 and "Retry-After" not in too_big.headers

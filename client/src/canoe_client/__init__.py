@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         AsyncCarePlanClient,
         CarePlanClient,
         ClientOptions,
+        RetryPolicy,
         error_from_rpc,
     )
 
@@ -51,12 +52,13 @@ __all__ = [
     "Issue",
     "LimitError",
     "NotFoundError",
+    "RetryPolicy",
     "StaleVersionError",
     "error_from_rpc",
 ]
 
 _CLIENT_NAMES = frozenset(
-    {"AsyncCarePlanClient", "CarePlanClient", "ClientOptions", "error_from_rpc"}
+    {"AsyncCarePlanClient", "CarePlanClient", "ClientOptions", "RetryPolicy", "error_from_rpc"}
 )
 
 

@@ -16,8 +16,11 @@ This module needs grpcio and protobuf only; it imports nothing of the server.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import random
 import re
+import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +45,13 @@ from canoe_client.errors import (
 from canoe_client.v1 import careplan_pb2 as pb
 from canoe_client.v1 import careplan_pb2_grpc as pb_grpc
 
-__all__ = ["AsyncCarePlanClient", "CarePlanClient", "ClientOptions", "error_from_rpc"]
+__all__ = [
+    "AsyncCarePlanClient",
+    "CarePlanClient",
+    "ClientOptions",
+    "RetryPolicy",
+    "error_from_rpc",
+]
 
 Json = dict[str, Any]
 FhirInput = bytes | str | Path | Mapping[str, Any]
@@ -59,12 +68,50 @@ _ERRORS: Final[dict[grpc.StatusCode, type[CanoeError]]] = {
 
 
 @dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Retrying a call the service refused for having too much work at once (RESOURCE_EXHAUSTED
+    with a retry pushback: nothing was done or stored, so sending it again is safe, GeneratePlan
+    included). Up to ``attempts`` tries in all (1: never retry); before each retry it waits the
+    longer of the server's hint and an exponential backoff from ``initial_backoff_s`` (times
+    ``multiplier`` per retry), at most ``max_backoff_s``, scaled by a random factor in
+    [0.5, 1.5) so refused clients do not all come back together; never past the call's
+    deadline. No other error is retried."""
+
+    attempts: int = 1
+    initial_backoff_s: float = 0.05
+    max_backoff_s: float = 2.0
+    multiplier: float = 2.0
+
+    def delay_s(self, retry: int, hint_s: float | None, jitter: float | None = None) -> float:
+        """The wait before retry number ``retry`` (0 first); ``jitter`` in [0, 1), else random.
+
+        >>> RetryPolicy().delay_s(0, None, 0.5), RetryPolicy().delay_s(3, 0.1, 0.5)
+        (0.05, 0.4)
+        >>> RetryPolicy(max_backoff_s=1.0).delay_s(0, 30.0, 0.0)  # the hint, capped, jittered
+        0.5
+        """
+        backoff = self.initial_backoff_s * self.multiplier**retry
+        base = min(self.max_backoff_s, max(backoff, hint_s or 0.0))
+        return base * (0.5 + (random.random() if jitter is None else jitter))
+
+    def wait_s(self, err: CanoeError, retry: int, deadline: float) -> float | None:
+        """How long to wait before retrying after ``err`` (``time.monotonic()`` ``deadline``),
+        or None: do not retry."""
+        hint = err.retry_after_s if isinstance(err, LimitError) else None
+        if hint is None or retry + 1 >= self.attempts:
+            return None
+        wait = self.delay_s(retry, hint)
+        return wait if time.monotonic() + wait < deadline else None
+
+
+@dataclass(frozen=True, slots=True)
 class ClientOptions:
     """How to reach the service. ``tls``: use TLS (implied by any of the PEM settings);
     ``root_certificates``: the CA to trust (PEM bytes or a file; default: the system's);
     ``client_certificate``/``client_key``: for mutual TLS; ``server_name``: the name the
     server certificate must carry when it is not the host dialled; ``timeout_s``: the deadline
-    of every call unless the call gives its own."""
+    of every call unless the call gives its own (retries included); ``retry``: whether and how
+    a call refused for too much work at once is retried."""
 
     token: str = ""
     tls: bool = False
@@ -74,6 +121,7 @@ class ClientOptions:
     server_name: str = ""
     timeout_s: float = 120.0
     max_message_bytes: int = 64 * 1024 * 1024
+    retry: RetryPolicy = RetryPolicy()  # unary calls refused as busy (default: no retry)
 
     def credentials(self) -> grpc.ChannelCredentials | None:
         pems = (self.root_certificates, self.client_certificate, self.client_key)
@@ -146,6 +194,11 @@ def error_from_rpc(err: grpc.RpcError) -> CanoeError:
         found = re.search(r"current version(?: of plan \S+)?(?: is|:)\s*(\d+)", message)
         exc = StaleVersionError(
             message, current_version=int(found.group(1)) if found else 0, issues=issues or None
+        )
+    elif code is grpc.StatusCode.RESOURCE_EXHAUSTED:
+        trailing = err.trailing_metadata() if hasattr(err, "trailing_metadata") else None
+        exc = LimitError(
+            message, retry_after_s=_status.retry_after_s(trailing), issues=issues or None
         )
     else:
         exc = _ERRORS.get(code, CanoeError)(message, issues=issues or None)
@@ -264,10 +317,19 @@ class CarePlanClient:
         return {"timeout": t, "metadata": self.options.metadata()}
 
     def _call(self, method: Any, request: Any, timeout_s: float | None) -> Any:
-        try:
-            return method(request, **self._kw(timeout_s))
-        except grpc.RpcError as err:
-            raise error_from_rpc(err) from err
+        deadline = time.monotonic() + self._kw(timeout_s)["timeout"]
+        retry = 0
+        while True:
+            left = max(0.0, deadline - time.monotonic())
+            try:
+                return method(request, timeout=left, metadata=self.options.metadata())
+            except grpc.RpcError as err:
+                exc = error_from_rpc(err)
+                wait = self.options.retry.wait_s(exc, retry, deadline)
+                if wait is None:
+                    raise exc from err
+            time.sleep(wait)
+            retry += 1
 
     def plan(
         self, bundle: FhirInput, *, timeout_s: float | None = None, source_base: str = ""
@@ -352,10 +414,19 @@ class AsyncCarePlanClient:
         return {"timeout": t, "metadata": self.options.metadata()}
 
     async def _call(self, method: Any, request: Any, timeout_s: float | None) -> Any:
-        try:
-            return await method(request, **self._kw(timeout_s))
-        except grpc.RpcError as err:
-            raise error_from_rpc(err) from err
+        deadline = time.monotonic() + self._kw(timeout_s)["timeout"]
+        retry = 0
+        while True:
+            left = max(0.0, deadline - time.monotonic())
+            try:
+                return await method(request, timeout=left, metadata=self.options.metadata())
+            except grpc.RpcError as err:
+                exc = error_from_rpc(err)
+                wait = self.options.retry.wait_s(exc, retry, deadline)
+                if wait is None:
+                    raise exc from err
+            await asyncio.sleep(wait)
+            retry += 1
 
     async def plan(
         self, bundle: FhirInput, *, timeout_s: float | None = None, source_base: str = ""

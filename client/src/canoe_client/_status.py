@@ -15,9 +15,12 @@ from typing import Any, Final
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import DecodeError
 
-__all__ = ["STATUS_DETAILS_KEY", "details"]
+__all__ = ["RETRY_PUSHBACK_KEY", "STATUS_DETAILS_KEY", "details", "retry_after_s"]
 
 STATUS_DETAILS_KEY: Final = "grpc-status-details-bin"
+# gRPC's server pushback (the retry design, A6): milliseconds until the call may be retried.
+# A refusal for too many requests at once carries it; gRPC's own retry policy honours it.
+RETRY_PUSHBACK_KEY: Final = "grpc-retry-pushback-ms"
 
 _F = descriptor_pb2.FieldDescriptorProto
 
@@ -67,4 +70,18 @@ def details(trailing: Iterable[Any] | None, type_name: str) -> bytes | None:
         for detail in status.details:
             if str(detail.type_url).rsplit("/", 1)[-1] == type_name:
                 return bytes(detail.value)
+    return None
+
+
+def retry_after_s(trailing: Iterable[Any] | None) -> float | None:
+    """The server's retry pushback in seconds, if a call's trailing metadata carries one.
+
+    >>> retry_after_s([("grpc-retry-pushback-ms", "250")])
+    0.25
+    >>> retry_after_s([("grpc-retry-pushback-ms", "-1")]) is None  # A6: negative = do not retry
+    True
+    """
+    for key, value in trailing or ():
+        if key == RETRY_PUSHBACK_KEY and isinstance(value, str) and value.isdigit():
+            return int(value) / 1000.0
     return None

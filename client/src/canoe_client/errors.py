@@ -7,6 +7,7 @@
     ├── AuthError                  missing/invalid credentials              <- UNAUTHENTICATED
     │   └── ForbiddenError         valid credentials, wrong tenant          <- PERMISSION_DENIED
     ├── LimitError                 a configured limit was hit               <- RESOURCE_EXHAUSTED
+    │                              (retry_after_s: busy now, try again then)
     └── BackendError               the model backend failed                 <- UNAVAILABLE
         ├── BackendUnavailable     unreachable / not ready / circuit open
         └── BackendTimeout         a call passed its deadline               <- DEADLINE_EXCEEDED
@@ -88,7 +89,15 @@ class ForbiddenError(AuthError):
 
 
 class LimitError(CanoeError):
+    """A configured limit was hit. ``retry_after_s`` is set when the limit passes with time (the
+    service has too much work at once): a hint of when to try again. ``None``: the request
+    itself is over a limit, and sending it again is refused again."""
+
     issue_code = "too-costly"
+
+    def __init__(self, message: str, *, retry_after_s: float | None = None, **kw: object) -> None:
+        super().__init__(message, **kw)  # type: ignore[arg-type]
+        self.retry_after_s = retry_after_s
 
 
 class BackendError(CanoeError):
