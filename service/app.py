@@ -68,7 +68,7 @@ ProgressFn = Callable[[Progress], None]
 T = TypeVar("T")
 _PARSED_CACHE = 512
 _JTI_PURGE_EVERY_S = 300.0  # how often a process sweeps expired JWT ids out of the store
-CPU_WORKERS = 2  # threads for CPU-heavy work; see CarePlanService.__init__
+CPU_WORKERS = 1  # the thread for CPU-heavy work; see CarePlanService.__init__
 # Bounds on the retry hint of a refusal for too many plans at once (see CarePlanService._slot).
 _RETRY_AFTER_MIN_S = 0.005
 _RETRY_AFTER_MAX_S = 10.0
@@ -168,8 +168,10 @@ class CarePlanService:
         # (ingest, FHIR writing, contestation) still leave the loop.
         self.offload_planning = offload_planning
         # CPU work (ingest, planning on the embedded backend, Task parsing, recomputation)
-        # runs here, on few threads: under the GIL more threads would not plan faster, and
-        # each extra one would make the serving loop wait longer for its turn.
+        # runs here, on one thread: under the GIL a second would not plan faster, and two
+        # plans interleaved cost more (one worker, 16 clients, tests/benchmarks/load_grpc.py:
+        # 40-45 ms of server CPU a plan on two threads, 30-39 ms on one). More cores are
+        # used by more worker processes (``--workers``).
         self._pool = ThreadPoolExecutor(max_workers=CPU_WORKERS, thread_name_prefix="canoe-cpu")
         self.planner = planner
         self.store = store

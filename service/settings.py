@@ -226,11 +226,11 @@ class LimitSettings(_Group):
     max_message_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
     max_bundle_resources: int = Field(default=5000, ge=1)
     # Plans and contestations admitted at once per worker process; one more is refused at once
-    # (RESOURCE_EXHAUSTED / HTTP 429, with a retry hint), not queued. Admitted ones share the
-    # process's two CPU threads, so each takes about this many plan-times: 8 keeps that under
+    # (RESOURCE_EXHAUSTED / HTTP 429, with a retry hint), not queued. Admitted ones queue for
+    # the process's one CPU thread, so each takes about this many plan-times: 8 keeps that under
     # a second for typical records while the few concurrent requests of normal use (an EHR's
     # hook calls, a clinician's contests) are never refused. Lower it to bound latency under
-    # overload (2 or 3 keeps an admitted plan within a few plan-times); raise it for bursts.
+    # overload (1 to 3 keeps an admitted plan within a few plan-times); raise it for bursts.
     max_concurrent_plans: int = Field(default=8, ge=1)
     request_deadline_s: float = Field(default=120.0, gt=0)
     max_tasks_per_request: int = Field(default=200, ge=1)
