@@ -16,9 +16,9 @@ from inference.protocol import Locale
 from service.core.model import Stance
 from service.record.profile import Condition, PatientProfile
 
+from .analysis import Cited, Output, Point, ProblemCase, refs, rid
 from .facts import Facts, MedFact
 from .facts import age_phrase as _age_of
-from .model import Cited, Output, Point, ProblemCase, refs, rid
 from .parameters import param
 from .strength import rounded
 

@@ -22,7 +22,7 @@ from service.core.evaluation import CATEGORY_ORDER, URGENCY_ORDER
 from service.core.model import Stance
 
 from ._datafile import DATA_DIR, load_file
-from .model import Cited, Point, refs
+from .analysis import Cited, Point, refs
 from .roles import ROLE_BY_NAME
 from .themes import THEMES
 

@@ -25,11 +25,7 @@ from service.record.profile import (
     years_between,
 )
 
-from .conditions import GROUPS_BY_KEY, is_sdoh_need
-from .criteria.interpret import _ago, apply_criteria
-from .drugs import CLASS_LABELS
-from .facts import BloodPressure, MedFact, fmt, setting_of, without_tag
-from .model import (
+from .analysis import (
     Analysis,
     Cited,
     Output,
@@ -40,6 +36,10 @@ from .model import (
     refs,
     rid,
 )
+from .conditions import GROUPS_BY_KEY, is_sdoh_need
+from .criteria.interpret import _ago, apply_criteria
+from .drugs import CLASS_LABELS
+from .facts import BloodPressure, MedFact, fmt, setting_of, without_tag
 from .parameters import param
 from .pregnancy import PREGNANCY
 from .registry import Case, age_phrase, names, prob_ids, rule, run_rules

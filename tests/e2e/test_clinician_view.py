@@ -1,4 +1,4 @@
-"""Issue 14 end to end on the shared fixtures: ranking by clinical priority, the clinician
+"""The clinician view end to end on the shared fixtures: ranking by clinical priority, the clinician
 summary on every fixture (CLI, CarePlan), and ``canoe eval`` on a small case folder."""
 
 from __future__ import annotations

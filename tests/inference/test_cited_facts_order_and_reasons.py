@@ -16,9 +16,9 @@ from pathlib import Path
 from inference.adjudication import fact_status
 from inference.embedded import _argue
 from inference.evidence import EvidenceBase
+from inference.knowledge.analysis import Proposal
 from inference.knowledge.criteria.loader import load
 from inference.knowledge.facts import Facts
-from inference.knowledge.model import Proposal
 from inference.knowledge.rules import analyse
 from inference.protocol import CandidateOption, PanelMember
 from service.record.profile import PatientProfile

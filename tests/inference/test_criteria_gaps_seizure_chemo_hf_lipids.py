@@ -94,7 +94,7 @@ CHEMO = (
 def test_chemotherapy_without_an_active_cancer_is_reconciled_first() -> None:
     b = Builder()
     b.med("oxaliplatin", date(2018, 5, 28))
-    b.resolved("cancer")  # with no cancer ever recorded the prescriber is asked (13d)
+    b.resolved("cancer")  # with no cancer ever recorded the prescriber is asked
     got = _fired(b.build(), *CHEMO)
     assert got["chemotherapy-reconcile-no-active-cancer"] == [
         "Confirm with oncology whether oxaliplatin is still given (medicines reconciliation)"
@@ -208,7 +208,7 @@ def test_no_acei_proposal_at_target_on_one_already_or_with_kidney_disease() -> N
     assert _fired(_diabetes_bp(130.0, 80.0), ACEI)[ACEI] == []
     assert _fired(_diabetes_bp(150.0, 111.0, drug="lisinopril"), ACEI)[ACEI] == []
     # chronic kidney disease with albuminuria: the diabetic-kidney criterion proposes it instead
-    # (KDIGO 2022 1.2.1); without albuminuria it stays a blood-pressure proposal (13g)
+    # (KDIGO 2022 1.2.1); without albuminuria it stays a blood-pressure proposal
     assert _fired(_diabetes_bp(150.0, 111.0, "ckd", uacr=120.0), ACEI)[ACEI] == []
     assert _fired(_diabetes_bp(150.0, 111.0, "ckd", uacr=18.7), ACEI)[ACEI]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from datetime import date
 
 from inference.knowledge import analyse
-from inference.knowledge.model import Proposal
+from inference.knowledge.analysis import Proposal
 from service.record.profile import PatientProfile
 
 from .criteria_factory import Builder

@@ -9,7 +9,7 @@ CKD 2024 practice point 3.6.5).
 from __future__ import annotations
 
 from inference.knowledge import analyse
-from inference.knowledge.model import Proposal
+from inference.knowledge.analysis import Proposal
 from service.record.profile import PatientProfile
 
 from .criteria_factory import Builder

@@ -19,7 +19,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from inference.knowledge import analyse
-from inference.knowledge.model import Proposal
+from inference.knowledge.analysis import Proposal
 from service.record.profile import PatientProfile
 
 from .criteria_factory import AS_OF, Builder

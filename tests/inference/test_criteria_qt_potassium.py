@@ -5,7 +5,7 @@ named (AHA 2020 drug-induced arrhythmias; ESC 2022 ventricular arrhythmias)."""
 from __future__ import annotations
 
 from inference.knowledge import analyse
-from inference.knowledge.model import Proposal
+from inference.knowledge.analysis import Proposal
 
 from .criteria_factory import Builder
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import date
 
 from inference.knowledge import analyse
-from inference.knowledge.model import Proposal
+from inference.knowledge.analysis import Proposal
 from inference.knowledge.rules import CRITERIA
 from service.record.profile import PatientProfile
 
@@ -189,7 +189,7 @@ def test_a_preserved_ejection_fraction_keeps_only_the_sglt2_inhibitor() -> None:
 
 
 def test_the_echo_review_and_the_kidney_review_are_one_activity() -> None:
-    # 13a's review for discordant kidney estimates proposes the same activity: one line, not two
+    # the review for discordant kidney estimates proposes the same activity: one line, not two
     b = Builder(age=67)
     b.condition("heart-failure")
     b.lab("egfr", 84.0)

@@ -7,9 +7,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 from inference.embedded import _priority
+from inference.knowledge.analysis import Proposal
 from inference.knowledge.criteria.interpret import evaluate
 from inference.knowledge.facts import Facts, age_phrase
-from inference.knowledge.model import Proposal
 from inference.knowledge.rules import CRITERIA, analyse
 from service.record.profile import PatientProfile
 

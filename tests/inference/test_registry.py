@@ -9,9 +9,9 @@ from datetime import date
 
 import pytest
 
+from inference.knowledge.analysis import Output
 from inference.knowledge.criteria.schema import NUMBER
 from inference.knowledge.facts import Facts
-from inference.knowledge.model import Output
 from inference.knowledge.registry import RULES, Case, rule
 from inference.knowledge.rules import analyse
 from service.record.profile import (

@@ -11,8 +11,8 @@ import pytest
 from pydantic import ValidationError
 
 from inference.knowledge import analyse, drugs
+from inference.knowledge.analysis import Proposal
 from inference.knowledge.drugs import RenalLimitDef
-from inference.knowledge.model import Proposal
 
 from .criteria_factory import Builder
 

@@ -11,9 +11,9 @@ import pytest
 
 import inference.embedded as embedded
 from inference.embedded import _argue, _priority, _relate, _stated_themes
+from inference.knowledge.analysis import Analysis, Point, Proposal
 from inference.knowledge.criteria import KnowledgeError
 from inference.knowledge.criteria.loader import CRITERIA_DIR, load, load_file, point_library
-from inference.knowledge.model import Analysis, Point, Proposal
 from inference.knowledge.themes import THEMES
 from inference.protocol import CandidateOption, PanelMember
 

@@ -1,6 +1,6 @@
-"""Issue 13 gaps (eura, trey, ali): kidney function that is not settled is repeated before
-dosing; response monitoring of a drug the plan proposes to stop is not proposed; advance care
-planning is an omission that frames the plan at 90 or over; fracture risk on androgen
+"""Gaps found on three fixtures (eura, trey, ali): kidney function that is not settled is repeated
+before dosing; response monitoring of a drug the plan proposes to stop is not proposed; advance
+care planning is an omission that frames the plan at 90 or over; fracture risk on androgen
 deprivation; COVID-19 vaccination by age; arterial thromboembolism in CHA2DS2-VASc."""
 
 from __future__ import annotations

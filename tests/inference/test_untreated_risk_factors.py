@@ -10,8 +10,8 @@ import re
 from dataclasses import replace
 from datetime import date, timedelta
 
+from inference.knowledge.analysis import Output, Proposal
 from inference.knowledge.facts import Facts
-from inference.knowledge.model import Output, Proposal
 from inference.knowledge.registry import RULES, Case
 from inference.knowledge.rules import analyse
 from service.record.profile import Code, Condition, Medication, Observation, PatientProfile

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from inference.knowledge.analysis import Output, Proposal
 from inference.knowledge.criteria.interpret import apply_criteria, evaluate
 from inference.knowledge.facts import Facts
-from inference.knowledge.model import Output, Proposal
 from inference.knowledge.rules import CRITERIA
 
 from .criteria_factory import AS_OF, Builder

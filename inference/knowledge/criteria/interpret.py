@@ -20,10 +20,10 @@ from service.core.evaluation import CATEGORY_ORDER, PRIORITY_ORDER
 from service.record.profile import Condition, Immunization, Observation
 from service.text.words import duration_words, unit_words
 
+from ..analysis import Output, Point, Proposal, add_or_merge, most_urgent, refs, rid, slug
 from ..drugs import RenalLimit, drug, matches, renal_limit
 from ..facts import Conflict, Event, Facts, MedFact, Unsteady, age_phrase, fmt, without_tag
 from ..levels import Level, LevelEntry, Reading, level_entry, level_of
-from ..model import Output, Point, Proposal, add_or_merge, most_urgent, refs, rid, slug
 from ..panels import PANELS
 from ..parameters import param_int
 from ..pk import PkEffect, interactions
