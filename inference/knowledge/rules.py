@@ -554,7 +554,7 @@ def _ldl_mg_dl(o: Observation) -> float | None:
     if o.value is None:
         return None
     if "mmol" in unit:
-        return o.value * param("unit.cholesterol_mg_dl_per_mmol_l")
+        return o.value * param("units.cholesterol_mg_dl_per_mmol_l")
     if unit in ("mg/dl", "mg/100ml"):
         return o.value
     return None

@@ -48,11 +48,13 @@ class Checked:
                 for a in back.arguments
             ]
         elif req.step == "assess":
-            # An option's safety findings come from the criteria that made it, and the model's
-            # answer format (assess.v3) carries no urgency class yet (a Triton plan ranks by
-            # priority class): the decoded options have neither.
-            assert all(o.urgency_class is None for o in back.options)
-            options = tuple(replace(o, findings=(), urgency_class=None) for o in result.options)
+            # An option's safety findings, urgency class and the problem it treats with others
+            # come from the knowledge by option id (the planner fills them in for a model's
+            # options); the model's answer format (assess.v3) carries none of them.
+            assert all(o.urgency_class is None and o.treats is None for o in back.options)
+            options = tuple(
+                replace(o, findings=(), urgency_class=None, treats=None) for o in result.options
+            )
             assert back == replace(result, options=options)
         else:
             assert back == result

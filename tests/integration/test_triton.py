@@ -90,9 +90,11 @@ async def test_ready_only_when_server_and_every_model_are(triton_server: ServerH
 
 
 def _stated(a: Assessment) -> Assessment:
-    """What a model's assessment states: no safety findings and no urgency class (the planner
-    takes both from the knowledge by option id, ``tests/pipeline/test_findings.py``)."""
-    return replace(a, options=tuple(replace(o, findings=(), urgency_class=None) for o in a.options))
+    """What a model's assessment states: no safety findings, urgency class or problem treated
+    with others (the planner takes them from the knowledge by option id,
+    ``tests/pipeline/test_findings.py``)."""
+    bare = tuple(replace(o, findings=(), urgency_class=None, treats=None) for o in a.options)
+    return replace(a, options=bare)
 
 
 async def test_every_step_through_triton_equals_the_expert_behind_it(

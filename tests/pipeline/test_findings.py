@@ -33,7 +33,9 @@ class FindingsDropped:
         out = await self.inner.run(step, ctx)
         if isinstance(step, Assess):
             assert isinstance(out, Assessment)
-            options = tuple(replace(o, findings=(), urgency_class=None) for o in out.options)
+            options = tuple(
+                replace(o, findings=(), urgency_class=None, treats=None) for o in out.options
+            )
             return replace(out, options=options)
         return out
 
@@ -48,7 +50,8 @@ async def test_model_options_get_the_knowledges_findings_by_id() -> None:
             for experts in (EmbeddedExperts(), FindingsDropped())
         ]
         want, got = (
-            {o.id: (o.findings, o.urgency_class) for o in p.deliberation.options} for p in plans
+            {o.id: (o.findings, o.urgency_class, o.treats) for o in p.deliberation.options}
+            for p in plans
         )
         assert got == want, bundle.name
         compared += sum(1 for f in want.values() if f)
@@ -62,3 +65,4 @@ async def test_without_the_knowledge_a_models_options_keep_none() -> None:
     )
     assert all(o.findings == () for o in plan.deliberation.options)
     assert all(o.urgency_class is None for o in plan.deliberation.options)
+    assert all(o.treats is None for o in plan.deliberation.options)
