@@ -127,11 +127,21 @@ def text_of(drv: Any, css: str) -> str:
 def until(drv: Any, what: str, check: Any) -> None:
     """Wait (up to 20 s) for a page the click led to: clicks return before navigation ends, so
     an element read while the old page is replaced may go stale: that is a retry, not a failure."""
-    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
+    def replaced_page_is_a_retry(d: Any) -> Any:
+        try:
+            return check(d)
+        except WebDriverException as exc:
+            # Chromium's DevTools may report an element of the page being replaced this way
+            # rather than as a stale reference: the same race, read again.
+            if "does not belong to the document" in str(exc):
+                return False
+            raise
+
     WebDriverWait(drv, 20, ignored_exceptions=(StaleElementReferenceException,)).until(
-        lambda d: check(d), message=f"waiting for {what}"
+        replaced_page_is_a_retry, message=f"waiting for {what}"
     )
 
 
