@@ -1,9 +1,9 @@
 """How clinician text is worded where the plan is read (``data/locale.yaml``): units, spellings.
 
 ``clinician_wording(locale)`` gives the ``Wording`` the planner applies to a plan's clinician
-text: the results the locale shows in another unit (the factor a named, cited parameter of
-``parameters.yaml``, read when the wording is built so that a site's value holds) and, for
-``us``, the US spellings. Validated at import (a bad file stops start-up naming the place).
+text: the results the locale shows in another unit (the factor a named constant of ``units``:
+a fact of measurement, the same for every site, like the factors the kidney equations use) and,
+for ``us``, the US spellings. Validated at import (a bad file stops start-up naming the place).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from service.text.summary import UnitChange, Wording
 
+from . import units
 from ._datafile import DATA_DIR, load_file
-from .parameters import param, shipped_parameters
 
 __all__ = ["LOCALE_FILE", "LocaleFile", "clinician_wording"]
 
@@ -38,15 +38,15 @@ class Conversion(_Strict):
         named = [n for n in (self.multiply_by, self.divide_by) if n is not None]
         if len(named) != 1:
             raise ValueError("give exactly one of multiply_by and divide_by")
-        if named[0] not in shipped_parameters():
-            raise ValueError(f"{named[0]} is not a parameter of parameters.yaml")
+        if named[0] not in units.__all__:
+            raise ValueError(f"{named[0]} is not a unit factor of inference/knowledge/units.py")
         return self
 
     def change(self) -> UnitChange:
         if self.multiply_by is not None:
-            factor = param(self.multiply_by)
+            factor = float(getattr(units, self.multiply_by))
         else:
-            factor = 1 / param(str(self.divide_by))
+            factor = 1 / float(getattr(units, str(self.divide_by)))
         return UnitChange(frozenset(self.loinc), self.source, self.target, factor)
 
 

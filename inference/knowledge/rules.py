@@ -47,6 +47,7 @@ from .roles import POOL, ROLE_BY_NAME
 from .rule_points import make_point as _point
 from .rule_points import rule_option
 from .site import active, firing, shipped
+from .units import CHOLESTEROL_MG_DL_PER_MMOL_L
 
 __all__ = ["CRITERIA", "Analysis", "MedFact", "Point", "ProblemCase", "Proposal", "analyse"]
 
@@ -554,7 +555,7 @@ def _ldl_mg_dl(o: Observation) -> float | None:
     if o.value is None:
         return None
     if "mmol" in unit:
-        return o.value * param("units.cholesterol_mg_dl_per_mmol_l")
+        return o.value * CHOLESTEROL_MG_DL_PER_MMOL_L
     if unit in ("mg/dl", "mg/100ml"):
         return o.value
     return None

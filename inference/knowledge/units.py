@@ -10,12 +10,14 @@ Constants only: no imports, no logic.
 from __future__ import annotations
 
 __all__ = [
+    "CHOLESTEROL_MG_DL_PER_MMOL_L",
     "CREATININE_UMOL_L_PER_MG_DL",
     "DAYS_PER_MONTH",
     "DAYS_PER_WEEK",
     "DAYS_PER_WHOLE_MONTH",
     "DAYS_PER_YEAR",
     "DAYS_STATED_BELOW",
+    "GLUCOSE_MG_DL_PER_MMOL_L",
     "KG_PER_G",
     "KG_PER_LB",
     "MAX_DAYS_PER_YEAR",
@@ -31,8 +33,13 @@ MG_PER_MCG = 0.001
 # body weight: kilograms in one gram and in one avoirdupois pound (exact, by definition)
 KG_PER_G = 0.001
 KG_PER_LB = 0.45359237
-# creatinine: µmol/L in one mg/dL (molar mass 113.12 g/mol); the kidney equations take mg/dL
+# creatinine: µmol/L in one mg/dL (molar mass 113.12 g/mol; KDIGO 2012 uses 88.4); the kidney
+# equations take mg/dL, and the US clinician text shows it (``data/locale.yaml``)
 CREATININE_UMOL_L_PER_MG_DL = 88.4
+# cholesterol: mg/dL in one mmol/L (molar mass 386.65 g/mol, the factor laboratories use)
+CHOLESTEROL_MG_DL_PER_MMOL_L = 38.67
+# glucose: mg/dL in one mmol/L (molar mass 180.16 g/mol; ADA Standards of Care conversion table)
+GLUCOSE_MG_DL_PER_MMOL_L = 18.016
 # blood cell counts: cells per µL in one unit of 10*3/µL (the same as 10*9/L, "K/µL")
 PER_UL_PER_THOUSAND_PER_UL = 1000.0
 

@@ -1,7 +1,7 @@
 """Clinician text worded for where the plan is read (CANOE_LOCALE): units and spellings.
 
-The wordings are the shipped ones (``data/locale.yaml`` and the cited factors of
-``parameters.yaml``); the plans are planned end to end on the embedded backend."""
+The wordings are the shipped ones (``data/locale.yaml`` and the unit factors of
+``inference/knowledge/units.py``); the plans are planned end to end on the embedded backend."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from fhir_mapping.ingest import ingest
 from inference.knowledge.locale import clinician_wording
-from inference.knowledge.parameters import param
+from inference.knowledge.units import CREATININE_UMOL_L_PER_MG_DL, GLUCOSE_MG_DL_PER_MMOL_L
 from service.app import request_time
 from service.backends import build_planner
 from service.pipeline import new_plan_id
@@ -44,8 +44,8 @@ def test_us_shows_creatinine_and_glucose_in_mg_per_dl() -> None:
     facts = dict(
         fact_words(_profile(), ["Observation/c", "Observation/g"], clinician_wording("us"))
     )
-    creatinine = 133.0 / param("units.creatinine_umol_l_per_mg_dl")
-    glucose = 5.5 * param("units.glucose_mg_dl_per_mmol_l")
+    creatinine = 133.0 / CREATININE_UMOL_L_PER_MG_DL
+    glucose = 5.5 * GLUCOSE_MG_DL_PER_MMOL_L
     assert facts["Observation/c"] == f"Creatinine {creatinine:.1f} mg/dL on 2026-11-20"
     assert facts["Observation/g"] == f"Glucose {glucose:.1f} mg/dL on 2026-11-20"
     assert (creatinine, glucose) == (pytest.approx(1.5, abs=0.01), pytest.approx(99, abs=0.2))
