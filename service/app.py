@@ -588,9 +588,9 @@ class CarePlanService:
         before any work and with nothing stored, rather than queued: behind a full house it
         would only spend its deadline, and the admitted ones would wait longer too. The refusal
         carries a hint of when a place is likely to be free."""
-        limit = self.settings.limits.max_concurrent_plans
-        if self._running >= limit:
-            raise _busy(self._running, limit, self._retry_after_s(limit))
+        busy = self.refusal()
+        if busy is not None:
+            raise busy
         self._running += 1
         self.telemetry.in_flight.add(1)
         t0 = time.perf_counter()
@@ -601,6 +601,14 @@ class CarePlanService:
             self.telemetry.in_flight.add(-1)
             took = time.perf_counter() - t0
             self._held_s = took if self._held_s is None else 0.8 * self._held_s + 0.2 * took
+
+    def refusal(self) -> LimitError | None:
+        """The refusal a plan or contestation arriving now would get, or None while a place is
+        free: a transport asks first, so that a request refused for load costs it nothing more."""
+        limit = self.settings.limits.max_concurrent_plans
+        if self._running < limit:
+            return None
+        return _busy(self._running, limit, self._retry_after_s(limit))
 
     def _retry_after_s(self, limit: int) -> float:
         """When a place is likely free: with ``limit`` requests in flight, each holding its

@@ -17,7 +17,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Any, Final, NoReturn, TypeVar
 
 import grpc
 from google.protobuf import any_pb2
@@ -55,6 +55,7 @@ __all__ = ["SERVICE_NAME", "CarePlanServicer", "rich_status", "status_code"]
 SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["CarePlanService"].full_name
 T = TypeVar("T")
 _log = get_logger("canoe.grpc")
+_REQUEST_ID_KEY: Final = "x-request-id"  # the caller's, or a new one; echoed back
 
 # Most specific first: ForbiddenError is an AuthError, BackendTimeout a BackendError.
 _CODES: Final[tuple[tuple[type[BaseException], grpc.StatusCode], ...]] = (
@@ -156,14 +157,17 @@ def _source_base(value: str) -> str:
         raise InputError(msg, issues=(Issue("error", "value", msg, ("source_base",)),)) from exc
 
 
+def _metadata(context: Any) -> dict[str, str]:
+    return {k.lower(): v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
+
+
 class _Call:
     """Per-RPC bookkeeping: request id, span, principal, outcome, metrics and the log line."""
 
     def __init__(self, servicer: CarePlanServicer, context: Any, method: str) -> None:
         self.s, self.context, self.method = servicer, context, method
-        md = {k.lower(): v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
-        self.metadata = md
-        self.request_id = new_request_id(md.get("x-request-id"))
+        self.metadata = md = _metadata(context)
+        self.request_id = new_request_id(md.get(_REQUEST_ID_KEY))
         self.attrs: dict[str, Any] = {}
 
     async def principal(self, scope: str) -> Principal:
@@ -183,7 +187,21 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
         self.auth = auth
         self.tel = telemetry
 
-    async def _run(self, context: Any, method: str, body: Callable[[_Call], Awaitable[T]]) -> T:
+    async def _run(
+        self,
+        context: Any,
+        method: str,
+        body: Callable[[_Call], Awaitable[T]],
+        *,
+        needs_place: bool = False,
+    ) -> T:
+        """``body`` inside the request's log context, span, metrics and error mapping. A plan or
+        a contestation (``needs_place``) that finds every place taken is refused first, before
+        even the span and the caller's credentials: under overload most requests are such
+        refusals, and what each costs comes out of the plans being served. It reveals nothing
+        but the load."""
+        if needs_place and (busy := self.app.refusal()) is not None:
+            await self._refuse(context, method, busy)
         call = _Call(self, context, method)
         t0 = time.perf_counter()
         code = grpc.StatusCode.OK
@@ -203,7 +221,7 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
                 set_status_on_exception=False,
             ) as span,
         ):
-            await context.send_initial_metadata((("x-request-id", call.request_id),))
+            await context.send_initial_metadata(((_REQUEST_ID_KEY, call.request_id),))
             try:
                 return await body(call)
             except asyncio.CancelledError:
@@ -234,6 +252,27 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
                     **call.attrs,
                 )
 
+    async def _refuse(self, context: Any, method: str, busy: LimitError) -> NoReturn:
+        """RESOURCE_EXHAUSTED with the retry hint, the request id in the trailers, counted in the
+        metrics and logged like any other outcome."""
+        request_id = new_request_id(_metadata(context).get(_REQUEST_ID_KEY))
+        code = grpc.StatusCode.RESOURCE_EXHAUSTED
+        labels = {"rpc.method": method, "rpc.grpc.status_code": code.name}
+        self.tel.requests.add(1, labels)
+        self.tel.errors.add(1, labels)
+        _log.info(
+            "rpc.finished", code=code.name, duration_ms=0.0, request_id=request_id, rpc=method
+        )
+        status = rich_status(busy)
+        await context.abort_with_status(
+            _Status(
+                status.code,
+                status.details,
+                (*status.trailing_metadata, (_REQUEST_ID_KEY, request_id)),
+            )
+        )
+        raise AssertionError("unreachable")  # abort always raises
+
     # ------------------------------------------------------------------ RPCs
 
     async def GeneratePlan(
@@ -251,7 +290,7 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
             call.attrs.update(plan_id=out.plan_id, version=out.version)
             return _plan_response(out)
 
-        return await self._run(context, "GeneratePlan", body)
+        return await self._run(context, "GeneratePlan", body, needs_place=True)
 
     async def StreamPlan(self, request: pb.GeneratePlanRequest, context: Any) -> None:
         """Writes the events with ``context.write`` (grpc.aio's alternative to a generator)."""
@@ -294,7 +333,7 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
                     work.cancel()
                     await asyncio.gather(work, return_exceptions=True)
 
-        await self._run(context, "StreamPlan", body)
+        await self._run(context, "StreamPlan", body, needs_place=True)
 
     async def Contest(self, request: pb.ContestRequest, context: Any) -> pb.ContestResponse:
         async def body(call: _Call) -> pb.ContestResponse:
@@ -328,7 +367,7 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
                 replayed=out.replayed,
             )
 
-        return await self._run(context, "Contest", body)
+        return await self._run(context, "Contest", body, needs_place=True)
 
     async def GetDeliberation(
         self, request: pb.GetDeliberationRequest, context: Any

@@ -13,10 +13,14 @@ from typing import Any
 
 import grpc
 import pytest
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import TracerProvider
 
 from canoe_client import AsyncCarePlanClient, CarePlanClient, RetryPolicy
 from canoe_client._status import RETRY_PUSHBACK_KEY
 from service.errors import LimitError
+from service.telemetry import Telemetry
 from tests.service.conftest import (
     Faulty,
     Harness,
@@ -77,6 +81,50 @@ async def test_over_the_limit_is_refused_naming_it_and_stores_nothing(tmp_path: 
         assert done.version == 1  # the admitted one is unaffected
         # Only the admitted plan was stored.
         assert await stored_plans(h, patient_of(done)) == {done.plan_id}
+
+
+async def test_a_refusal_comes_first_and_is_counted_with_its_request_id(tmp_path: Path) -> None:
+    """Refused for load before anything else, the caller's credentials included (they are
+    checked once a place is free), with the request id in the trailers and in the metrics."""
+    tokens = tmp_path / "tokens.yaml"
+    tokens.write_text("tokens:\n  - {token: token-a, tenant: clinic-a}\n")
+    reader = InMemoryMetricReader()
+    telemetry = Telemetry(TracerProvider(), MeterProvider(metric_readers=[reader]))
+    slow = Faulty(real_experts(), delay_s=0.2)
+    async with serving(
+        tmp_path,
+        experts=slow,
+        telemetry=telemetry,
+        max_concurrent_plans=1,
+        auth_mode="tokens",
+        auth_tokens_file=str(tokens),
+    ) as h:
+        request = pb.GeneratePlanRequest(bundle_json=bundle_bytes())
+        first = asyncio.ensure_future(
+            h.stub.GeneratePlan(request, metadata=(("authorization", "Bearer token-a"),))
+        )
+        await asyncio.wait_for(slow.started.wait(), 10)
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await h.stub.GeneratePlan(request, metadata=(("x-request-id", "req-busy"),))
+        trailers = dict(refusal(err.value).trailing_metadata() or ())
+        assert trailers["x-request-id"] == "req-busy"
+        assert int(str(trailers[RETRY_PUSHBACK_KEY])) >= 1
+        assert (await first).version == 1
+        # Once a place is free, the same anonymous request is refused for what it is.
+        with pytest.raises(grpc.aio.AioRpcError) as anonymous:
+            await h.stub.GeneratePlan(request)
+        assert anonymous.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    counted = {
+        (dict(p.attributes or {}).get("rpc.grpc.status_code"), m.name): p.value
+        for rm in reader.get_metrics_data().resource_metrics
+        for sm in rm.scope_metrics
+        for m in sm.metrics
+        if m.name in ("canoe.rpc.requests", "canoe.rpc.errors")
+        for p in m.data.data_points
+    }
+    assert counted[("RESOURCE_EXHAUSTED", "canoe.rpc.requests")] == 1
+    assert counted[("RESOURCE_EXHAUSTED", "canoe.rpc.errors")] == 1
+    assert counted[("OK", "canoe.rpc.requests")] == 1
 
 
 async def test_under_the_limit_nothing_is_refused(tmp_path: Path) -> None:
