@@ -387,6 +387,11 @@ async def serve_and_load(args: argparse.Namespace) -> dict[str, Any]:
         gen = await run_phase(args.clients, args.requests, args.seconds, generate, retry)
         if pids and gen["ok"]:
             gen["server_cpu_ms_per_plan"] = round((cpu_s(pids[0]) - cpu0) / gen["ok"] * 1000, 1)
+        # What the server says its store write took (timings_ms.store), over the answered plans.
+        stored = [r.summary.timings_ms["store"] for rs in plans.values() for r in rs]
+        if stored:
+            gen["store_p50_ms"] = _pct(sorted(x / 1000.0 for x in stored), 50)
+            gen["store_p99_ms"] = _pct(sorted(x / 1000.0 for x in stored), 99)
 
         # Contest: each client works through its own plans; one contest per version.
         state: dict[int, list[tuple[str, int, str, str]]] = {}
@@ -480,6 +485,12 @@ def report(result: dict[str, Any], contest: bool) -> list[str]:
             f"client-seen p50 {r.get('waited_p50_ms', 0):7.1f} ms  "
             f"p99 {r.get('waited_p99_ms', 0):7.1f} ms  ok {r['ok']}  errors {r['errors']}  "
             f"abandoned {r['abandoned']}  ({r['seconds']} s)"
+        )
+    if "store_p50_ms" in result["GeneratePlan"]:
+        g = result["GeneratePlan"]
+        lines.append(
+            f"{'store write':13s} p50 {g['store_p50_ms']} ms  p99 {g['store_p99_ms']} ms "
+            "(timings_ms.store of the answered plans)"
         )
     if "InProcess" not in result:
         return lines
