@@ -45,6 +45,7 @@ from service.core import from_document, to_document
 from service.core.evaluation import Evaluation, OptionResult
 from service.core.model import Argument, Deliberation, Option
 from service.errors import BundleError, DocumentError, Issue
+from service.jsonio import canonical_json
 from service.text.patient import PatientVersion, patient_version
 from service.text.summary import Summary, coverage_detail, coverage_lines, summarise, summary_text
 
@@ -745,6 +746,7 @@ def plan_bundle(
     base: str = DEFAULT_BASE,
     document: Mapping[str, Any] | None = None,
     summary: Summary | None = None,
+    document_json: bytes | None = None,
 ) -> dict[str, object]:
     """The FHIR Bundle (type ``collection``) for plan version ``plan.version``, every project URL
     under the canonical ``base``.
@@ -754,8 +756,9 @@ def plan_bundle(
     contestation Tasks, as given) when there are any.
     ``previous_version`` marks this version as a contestation result: CarePlan.replaces, a
     ``revision`` entity and the Tasks' requesters as Provenance agents.
-    ``document`` (``to_document(plan, ev)``) and ``summary`` (``summarise(plan, ev)``): given by a
-    caller that has them already, so neither is built twice for one plan.
+    ``document`` (``to_document(plan, ev)``), ``summary`` (``summarise(plan, ev)``) and
+    ``document_json`` (``canonical_json(document)``): given by a caller that has them already,
+    so none is built twice for one plan.
     """
     if not _ID.match(careplan_id(plan.plan_id, plan.version) + "-deliberation"):
         raise ValueError(f"plan id {plan.plan_id!r} does not make a valid FHIR id")
@@ -772,7 +775,7 @@ def plan_bundle(
         "contentType": DELIBERATION_CONTENT_TYPE,
         "securityContext": _ref(plan.patient_ref),
         "data": base64.b64encode(
-            json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+            document_json if document_json is not None else canonical_json(doc)
         ).decode("ascii"),
     }
     author = f"Device/{service['id']}"

@@ -37,7 +37,7 @@ from service.errors import (
     StaleVersionError,
     TaskError,
 )
-from service.jsonio import dump_json
+from service.jsonio import canonical_json, dump_json
 from service.pipeline import Planner, PlanResult, Progress, new_plan_id
 from service.record.profile import PatientProfile
 from service.settings import Settings
@@ -139,10 +139,17 @@ def write_plan(result: PlanResult, *, recorded: str, base: str) -> WrittenPlan:
 
     plan, evaluation = result.deliberation, result.evaluation
     document, clinician = to_document(plan, evaluation), summarise(plan, evaluation)
+    document_json = canonical_json(document)
     bundle = plan_bundle(
-        plan, evaluation, recorded=recorded, base=base, document=document, summary=clinician
+        plan,
+        evaluation,
+        recorded=recorded,
+        base=base,
+        document=document,
+        summary=clinician,
+        document_json=document_json,
     )
-    return WrittenPlan(bundle, document, clinician, dump_json(bundle), dump_json(document))
+    return WrittenPlan(bundle, document, clinician, dump_json(bundle), document_json)
 
 
 class CarePlanService:
@@ -402,7 +409,7 @@ class CarePlanService:
             now = self.clock()
 
             def recompute() -> tuple[
-                Deliberation, list[dict[str, Any]], Any, dict[str, Any], Summary, bytes
+                Deliberation, list[dict[str, Any]], Any, dict[str, Any], Summary, bytes, bytes
             ]:
                 actions = [(t.action, t.task_id, t.actor, t.at or now, t.reason) for t in fresh]
                 try:
@@ -418,6 +425,7 @@ class CarePlanService:
                     at=now,
                 )
                 document, clinician = to_document(new_d, ev), summarise(new_d, ev)
+                document_json = canonical_json(document)
                 bundle = plan_bundle(
                     new_d,
                     ev,
@@ -427,11 +435,21 @@ class CarePlanService:
                     base=base,
                     document=document,
                     summary=clinician,
+                    document_json=document_json,
                 )
                 outcomes = rebase(at_source(outcomes, new_d), base)  # as the Bundle holds them
-                return new_d, outcomes, bundle, document, clinician, dump_json(bundle)
+                bundle_json = dump_json(bundle)
+                return new_d, outcomes, bundle, document, clinician, bundle_json, document_json
 
-            new_d, outcomes, bundle, document, clinician, bundle_json = await self._cpu(recompute)
+            (
+                new_d,
+                outcomes,
+                bundle,
+                document,
+                clinician,
+                bundle_json,
+                document_json,
+            ) = await self._cpu(recompute)
             new_cid = careplan_id(plan_id, new_d.version)
             new_version = new_d.version
             await self.store.append_version(
@@ -445,6 +463,8 @@ class CarePlanService:
                     created=now,
                     deliberation=document,
                     bundle=bundle,
+                    deliberation_json=document_json,
+                    bundle_json=bundle_json,
                     summary={
                         "tasks": len(fresh),
                         "replaces": version,

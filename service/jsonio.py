@@ -68,6 +68,12 @@ def dump_json(value: Any) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
 
 
+def canonical_json(value: Any) -> bytes:
+    """``dump_json`` with every object's keys sorted: the one serialisation of a deliberation
+    document, stored, returned and embedded (base64) in the plan's Binary, byte for byte."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
 def _refuse(error: type[InputError], what: str, why: str, where: tuple[str, ...]) -> InputError:
     message = f"{what} {why}"
     return error(message, issues=(Issue("error", "structure", message, where),))

@@ -5,6 +5,7 @@ SQLite and PostgreSQL, and each refusal with its status code and OperationOutcom
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -167,6 +168,29 @@ async def test_contest_makes_a_new_version_and_keeps_the_old(
             if v.plan_id == r.plan_id
         ]
         assert mine == [(1, "generated", False, []), (2, "contested", True, ["task-reject-1"])]
+
+
+async def test_each_version_serialises_its_deliberation_once(tmp_path: Path) -> None:
+    """The stored, returned deliberation is the very bytes the plan's Binary carries, for a
+    generated version and a contested one: one serialisation, with sorted keys."""
+    async with serving(tmp_path) as h:
+        r = await plan(h)
+        task = reject_task(
+            r.plan_id,
+            1,
+            first_argument(await doc_of(h, r.plan_id)),
+            tid="t-1",
+            patient=patient_of(r),
+        )
+        c = await contest(h, r.plan_id, 1, task)
+        for version, bundle_json in ((1, r.careplan_bundle_json), (2, c.careplan_bundle_json)):
+            (binary,) = resources(bundle_json, "Binary")
+            got = await h.stub.GetDeliberation(
+                pb.GetDeliberationRequest(plan_id=r.plan_id, version=version)
+            )
+            assert got.deliberation_json == base64.b64decode(binary["data"])
+            doc = json.loads(got.deliberation_json)
+            assert list(doc) == sorted(doc) and doc["version"] == version
 
 
 async def test_the_same_task_twice_changes_nothing(tmp_path: Path, store_dsn: str) -> None:
