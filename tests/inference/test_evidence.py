@@ -7,9 +7,19 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rank_bm25 import BM25Okapi
 
 from fhir_mapping.ingest import ingest
-from inference.evidence import EvidenceBase, preferred_ids, profile_query
+from inference.evidence import (
+    EvidenceBase,
+    _bm25,
+    _doc_text,
+    preferred_ids,
+    profile_query,
+    tokenize,
+)
 from inference.protocol import EvidenceDoc
 from service.record.profile import Code, Medication, PatientProfile
 from service.record.vocabulary import RXNORM
@@ -78,3 +88,16 @@ def test_fixture_retrieval_hits_the_relevant_guidelines() -> None:
     assert {"EB-DDI-002", "EB-DDI-005"} <= set(trey)
     josue = [d.id for d in eb.retrieve(ingest(fixture_bundle("josue").read_bytes()))]
     assert {"EB-CKD-001", "EB-RENAL-001"} <= set(josue)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_scores_are_rank_bm25s_to_the_last_bit(data: st.DataObject) -> None:
+    """The cached term columns give exactly the floats ``BM25Okapi.get_scores`` gives, for any
+    query over the base's vocabulary, unknown and repeated terms included."""
+    base = EvidenceBase.load()
+    reference = BM25Okapi([tokenize(_doc_text(d)) for d in base.docs])
+    vocabulary = sorted(reference.idf)
+    term = st.one_of(st.sampled_from(vocabulary), st.sampled_from(["zzz-unknown", "the", ""]))
+    query = data.draw(st.lists(term, min_size=1, max_size=80))
+    assert _bm25(base).get_scores(query).tobytes() == reference.get_scores(query).tobytes()
