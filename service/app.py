@@ -188,7 +188,10 @@ class CarePlanService:
         self._held_s: float | None = None  # moving mean of how long one holds its place
         # Parsed deliberations by (plan id, version). Versions are immutable (append-only), so
         # the cache can never be stale, even with other replicas writing: it only saves
-        # re-validating a stored document when the next contestation arrives.
+        # re-validating a stored document when the next contestation arrives. Filled by
+        # contestations only: most plans are never contested, and keeping every generated one
+        # made each full collection walk hundreds of plans' objects (4 ms of GC a served plan
+        # at 16 clients, load_grpc; 1.5 ms without them).
         self._parsed: OrderedDict[tuple[str, int], Deliberation] = OrderedDict()
         self._jti_purged: float | None = None  # time.monotonic() of the last sweep of JWT ids
 
@@ -341,7 +344,6 @@ class CarePlanService:
             "total": round((done - started) * 1000.0, 3),
         }
         summary = {**stored, "timings_ms": timings}
-        self._remember(d)
         self.telemetry.plans.add(1, {"backend": self.planner.experts.name})
         self.telemetry.plan_duration.record(time.perf_counter() - t0)
         return PlanOutcome(
