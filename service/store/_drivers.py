@@ -11,6 +11,7 @@ nothing about plans; the SQL lives in ``_sql``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -40,7 +41,10 @@ class Tx(Protocol):
 class Driver(Protocol):
     dialect: str
 
-    def transaction(self) -> Any: ...  # async context manager yielding a Tx
+    # An async context manager yielding a Tx. ``pipeline``: the caller reads no result inside
+    # (no rowcount, no fetch), so a driver may send every statement in one round trip; errors
+    # such as UniqueViolation may then be raised when the block ends rather than at execute.
+    def transaction(self, *, pipeline: bool = False) -> Any: ...
 
     async def aclose(self) -> None: ...
 
@@ -157,7 +161,7 @@ class SqliteDriver:
             c.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[Tx]:
+    async def transaction(self, *, pipeline: bool = False) -> AsyncIterator[Tx]:
         async with self._lock:
             conn = await self.run(self._begin)
             try:
@@ -238,16 +242,21 @@ class PostgresDriver:
             raise BackendUnavailable(f"the plan store is unreachable: {exc}") from exc
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[Tx]:
+    async def transaction(self, *, pipeline: bool = False) -> AsyncIterator[Tx]:
         import psycopg
 
         async with self._slots:
             conn = await self._get()
             ok = False
             try:
-                async with conn.transaction():
+                async with contextlib.AsyncExitStack() as stack:
+                    if pipeline:  # BEGIN, the statements and COMMIT in one round trip
+                        await stack.enter_async_context(conn.pipeline())
+                    await stack.enter_async_context(conn.transaction())
                     yield _PgTx(conn)
                 ok = True
+            except psycopg.errors.UniqueViolation as exc:  # raised at the end of a pipeline
+                raise UniqueViolation(str(exc)) from exc
             except psycopg.OperationalError as exc:
                 raise BackendUnavailable(f"the plan store failed: {exc}") from exc
             finally:

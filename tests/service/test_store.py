@@ -4,6 +4,7 @@ compare-and-set versions, Task idempotency keys, tenancy and all-or-nothing writ
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 
 import pytest
@@ -142,6 +143,24 @@ async def test_a_failed_write_leaves_nothing_behind(store: SqlPlanStore) -> None
     assert await store.get_tasks(tenant="t1", task_ids=["d"]) == {}
     # And the plan still moves on normally afterwards.
     await store.append_version(_rec(pid, 2), expected_current=1, tasks=[_task(pid, "d", 2)])
+
+
+async def test_a_plan_id_is_created_once(store: SqlPlanStore) -> None:
+    """The plan's first write sends no statement's result back until it ends (one round trip on
+    PostgreSQL): a second plan with the same id is still refused as such, whole, and the
+    connection it used serves the next write."""
+    pid = uuid.uuid4().hex
+    await store.create_plan(_rec(pid, 1))
+    clash = dataclasses.replace(_rec(pid, 1), patient_ref="Patient/other", summary={"n": 99})
+    with pytest.raises(InputError, match=f"plan {pid} already exists"):
+        await store.create_plan(clash)
+    got = await store.get_version(tenant="t1", plan_id=pid)
+    assert (got.patient_ref, dict(got.summary)) == ("Patient/p1", {"n": 1})
+    other = uuid.uuid4().hex
+    for _ in range(6):  # more than the pool's connections: none was left broken
+        await store.create_plan(_rec(other, 1))
+        other = uuid.uuid4().hex
+    assert await store.current_version(tenant="t1", plan_id=pid) == 1
 
 
 async def test_plans_are_visible_to_their_tenant_only(store: SqlPlanStore) -> None:
