@@ -251,3 +251,23 @@ async def test_a_token_id_is_claimed_once_until_it_expires(store: SqlPlanStore) 
     # Purging forgets expired ids only.
     assert await store.purge_token_ids(now=1400) >= 2
     assert not await store.claim_token_id(issuer="i", jti=race, expires_at=5000, now=1400)
+
+
+async def test_large_postgres_values_are_compressed_with_lz4(
+    store: SqlPlanStore, store_dsn: str
+) -> None:
+    if not store_dsn.startswith("postgresql"):
+        pytest.skip("SQLite stores values uncompressed: nothing to choose")
+    import psycopg
+
+    with psycopg.connect(store_dsn, autocommit=True) as c:
+        try:
+            c.execute("SET default_toast_compression = lz4")
+        except psycopg.errors.DatabaseError:
+            pytest.skip("this PostgreSQL server is built without lz4: pglz is kept")
+        rows = c.execute(
+            "SELECT attname, attcompression FROM pg_attribute "
+            "WHERE attrelid = 'plan_versions'::regclass "
+            "AND attname IN ('deliberation', 'bundle', 'summary', 'history')"
+        ).fetchall()
+    assert dict(rows) == {c: "l" for c in ("deliberation", "bundle", "summary", "history")}
