@@ -132,12 +132,20 @@ class WrittenPlan:
     document_json: bytes
 
 
-def write_plan(result: PlanResult, *, recorded: str, base: str) -> WrittenPlan:
-    """Write a planned deliberation as the FHIR answer: ``recorded`` is the plan's time stamp,
-    ``base`` the canonical base of the service's own resources."""
+def write_plan(
+    plan: Deliberation,
+    evaluation: Evaluation,
+    *,
+    recorded: str,
+    base: str,
+    tasks: Sequence[Mapping[str, Any]] = (),
+    previous_version: int | None = None,
+) -> WrittenPlan:
+    """Write a deliberation as the FHIR answer: ``recorded`` is the version's time stamp,
+    ``base`` the canonical base of the service's own resources; ``tasks`` and
+    ``previous_version`` for a contested version (see ``plan_bundle``)."""
     from fhir_mapping.careplan import plan_bundle
 
-    plan, evaluation = result.deliberation, result.evaluation
     document, clinician = to_document(plan, evaluation), summarise(plan, evaluation)
     document_json = canonical_json(document)
     bundle = plan_bundle(
@@ -145,6 +153,8 @@ def write_plan(result: PlanResult, *, recorded: str, base: str) -> WrittenPlan:
         evaluation,
         recorded=recorded,
         base=base,
+        tasks=tasks,
+        previous_version=previous_version,
         document=document,
         summary=clinician,
         document_json=document_json,
@@ -287,7 +297,12 @@ class CarePlanService:
             return profile
 
         def write(result: PlanResult) -> WrittenPlan:
-            return write_plan(result, recorded=created, base=self.settings.fhir.base)
+            return write_plan(
+                result.deliberation,
+                result.evaluation,
+                recorded=created,
+                base=self.settings.fhir.base,
+            )
 
         async def deliberate() -> tuple[PlanResult, WrittenPlan]:
             profile = ingested() if offload else await self._cpu(ingested)
@@ -375,7 +390,7 @@ class CarePlanService:
         A ``version`` that is no longer current raises StaleVersionError naming the current one;
         of two concurrent contestations of one version exactly one wins.
         """
-        from fhir_mapping.careplan import at_source, careplan_id, plan_bundle
+        from fhir_mapping.careplan import at_source, careplan_id
         from fhir_mapping.definitions import rebase
 
         # remap_core_error: core field paths of a refused action -> FHIRPath of the Task element.
@@ -410,9 +425,7 @@ class CarePlanService:
             fresh = [t for t in parsed if t.task_id not in known]
             now = self.clock()
 
-            def recompute() -> tuple[
-                Deliberation, list[dict[str, Any]], Any, dict[str, Any], Summary, bytes, bytes
-            ]:
+            def recompute() -> tuple[Deliberation, list[dict[str, Any]], WrittenPlan]:
                 actions = [(t.action, t.task_id, t.actor, t.at or now, t.reason) for t in fresh]
                 try:
                     new_d = apply_all(d, actions)
@@ -426,32 +439,13 @@ class CarePlanService:
                     careplan_ref=f"CarePlan/{new_cid}/_history/{new_d.version}",
                     at=now,
                 )
-                document, clinician = to_document(new_d, ev), summarise(new_d, ev)
-                document_json = canonical_json(document)
-                bundle = plan_bundle(
-                    new_d,
-                    ev,
-                    recorded=now,
-                    tasks=outcomes,
-                    previous_version=version,
-                    base=base,
-                    document=document,
-                    summary=clinician,
-                    document_json=document_json,
+                written = write_plan(
+                    new_d, ev, recorded=now, base=base, tasks=outcomes, previous_version=version
                 )
                 outcomes = rebase(at_source(outcomes, new_d), base)  # as the Bundle holds them
-                bundle_json = dump_json(bundle)
-                return new_d, outcomes, bundle, document, clinician, bundle_json, document_json
+                return new_d, outcomes, written
 
-            (
-                new_d,
-                outcomes,
-                bundle,
-                document,
-                clinician,
-                bundle_json,
-                document_json,
-            ) = await self._cpu(recompute)
+            new_d, outcomes, written = await self._cpu(recompute)
             new_cid = careplan_id(plan_id, new_d.version)
             new_version = new_d.version
             await self.store.append_version(
@@ -463,14 +457,14 @@ class CarePlanService:
                     careplan_id=new_cid,
                     kind="contested",
                     created=now,
-                    deliberation=document,
-                    bundle=bundle,
-                    deliberation_json=document_json,
-                    bundle_json=bundle_json,
+                    deliberation=written.document,
+                    bundle=written.bundle,
+                    deliberation_json=written.document_json,
+                    bundle_json=written.bundle_json,
                     summary={
                         "tasks": len(fresh),
                         "replaces": version,
-                        "clinician": summary_record(clinician),
+                        "clinician": summary_record(written.clinician),
                     },
                     task_ids=tuple(t.task_id for t in fresh),
                 ),
@@ -488,10 +482,10 @@ class CarePlanService:
             return ContestOutcome(
                 plan_id,
                 new_version,
-                bundle,
+                written.bundle,
                 [by_id[i] for i in _unique(ids)],
-                document,
-                bundle_json=bundle_json,
+                written.document,
+                bundle_json=written.bundle_json,
             )
 
     async def _replay(

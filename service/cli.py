@@ -274,7 +274,9 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     show = not args.no_progress and sys.stderr.isatty()
     result = asyncio.run(_plan_with_progress(planner, profile, plan_id, created, show, source_base))
     t1 = time.perf_counter()
-    written = write_plan(result, recorded=created, base=settings.fhir.base)
+    written = write_plan(
+        result.deliberation, result.evaluation, recorded=created, base=settings.fhir.base
+    )
     if args.deliberation:
         args.deliberation.write_bytes(written.document_json + b"\n")
     _write_out(_plan_output(args, result, written, patient_text))
