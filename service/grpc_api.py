@@ -236,33 +236,28 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
                 raise AssertionError("unreachable") from exc  # abort always raises
             finally:
                 seconds = time.perf_counter() - t0
-                labels = {"rpc.method": method, "rpc.grpc.status_code": code.name}
                 span.set_attributes(
                     {"rpc.grpc.status_code": code.value[0], **_span_attrs(call.attrs)}
                 )
                 if code is not grpc.StatusCode.OK:
                     span.set_status(Status(StatusCode.ERROR, code.name))
-                    self.tel.errors.add(1, labels)
-                self.tel.requests.add(1, labels)
                 self.tel.latency.record(seconds, {"rpc.method": method})
-                _log.info(
-                    "rpc.finished",
-                    code=code.name,
-                    duration_ms=round(seconds * 1000.0, 3),
-                    **call.attrs,
-                )
+                self._finished(method, code, seconds, **call.attrs)
+
+    def _finished(self, method: str, code: grpc.StatusCode, seconds: float, **fields: Any) -> None:
+        """An RPC's outcome in the request and error counters and its ``rpc.finished`` line."""
+        labels = {"rpc.method": method, "rpc.grpc.status_code": code.name}
+        if code is not grpc.StatusCode.OK:
+            self.tel.errors.add(1, labels)
+        self.tel.requests.add(1, labels)
+        _log.info("rpc.finished", code=code.name, duration_ms=round(seconds * 1000.0, 3), **fields)
 
     async def _refuse(self, context: Any, method: str, busy: LimitError) -> NoReturn:
         """RESOURCE_EXHAUSTED with the retry hint, the request id in the trailers, counted in the
         metrics and logged like any other outcome."""
         request_id = new_request_id(_metadata(context).get(_REQUEST_ID_KEY))
         code = grpc.StatusCode.RESOURCE_EXHAUSTED
-        labels = {"rpc.method": method, "rpc.grpc.status_code": code.name}
-        self.tel.requests.add(1, labels)
-        self.tel.errors.add(1, labels)
-        _log.info(
-            "rpc.finished", code=code.name, duration_ms=0.0, request_id=request_id, rpc=method
-        )
+        self._finished(method, code, 0.0, request_id=request_id, rpc=method)
         status = rich_status(busy)
         await context.abort_with_status(
             _Status(
