@@ -771,6 +771,7 @@ def build(
         sources=_sources(parsed.entries),
         immunizations=tuple(sorted(b.immunizations, key=lambda i: (i.occurred or date.min, i.ref))),
         name=_patient_name(parsed.patient),
+        received=window.received,
     )
 
 

@@ -229,14 +229,24 @@ class PatientProfile:
     sources: tuple[SourceRecord, ...] = ()
     # The patient's name as the record gives it, for the clinician's heading only (never logged).
     name: str = field(default="", repr=False)
+    # The day the plan is made (the request's day); None when the caller gave no time, and
+    # then ``as_of`` stands in. Intervals a sentence states about "now" are counted to it.
+    received: date | None = None
+
+    @property
+    def plan_day(self) -> date:
+        """The day the plan is made: the request's day, else the record's reference date."""
+        return self.received or self.as_of
 
     @property
     def age(self) -> int | None:
-        """Whole years on ``as_of``; None when unknown or impossible (born after ``as_of``, or
-        older than ``MAX_AGE_YEARS``), so no fact is ever computed from an impossible age."""
+        """Whole years on the plan day (``plan_day``: every view states the age the patient
+        is when the plan is made, however old the record); None when unknown or impossible
+        (born after that day, or older than ``MAX_AGE_YEARS``), so no fact is ever computed
+        from an impossible age."""
         if self.birth_date is None:
             return None
-        age = years_between(self.birth_date, self.as_of)
+        age = years_between(self.birth_date, self.plan_day)
         return age if 0 <= age <= MAX_AGE_YEARS else None
 
     @property

@@ -738,11 +738,16 @@ def _status(exc: CanoeError) -> tuple[int, str]:
 
 
 def _banner_of(first: VersionRecord) -> views.PatientBanner:
+    """The banner with the age on the day the plan was made, as every other view states it."""
     from datetime import date
 
     stored = first.summary.get("patient")
+    try:
+        made = date.fromisoformat(first.created[:10])
+    except ValueError:
+        made = date.today()
     return views.patient_banner(
-        first.patient_ref, stored if isinstance(stored, Mapping) else None, date.today()
+        first.patient_ref, stored if isinstance(stored, Mapping) else None, made
     )
 
 

@@ -72,8 +72,9 @@ class PatientBanner:
 
 
 def patient_banner(ref: str, stored: Mapping[str, Any] | None, today: date) -> PatientBanner:
-    """The banner from what version 1 stored of the patient (``patient_header``); plans stored
-    before the service kept it show the reference alone."""
+    """The banner from what version 1 stored of the patient (``patient_header``), the age on
+    ``today`` (the day the plan was made); plans stored before the service kept it show the
+    reference alone."""
     raw = stored if isinstance(stored, Mapping) else {}
     born = str(raw.get("birth_date") or "")
     try:
