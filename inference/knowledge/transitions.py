@@ -12,6 +12,7 @@ request's status, ``priorPrescription``, ``statusReason``, category, encounter, 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -57,6 +58,7 @@ class StayDef(_Strict):
 
 class ChangesDef(_Strict):
     home_categories: tuple[_Code, ...] = Field(min_length=1)
+    stop_reason_words: tuple[str, ...] = Field(min_length=1)
     discharge_categories: tuple[_Code, ...] = Field(min_length=1)
     ending_within_days: _Days
 
@@ -185,14 +187,19 @@ def changes_of(
         return ()
     meds = profile.medications
     by_ref = {m.ref: m for m in meds}
-    replaced = {m.prior for m in meds if m.prior}
+    replaced = {m.prior for m in meds if m.prior} | _replaced_by_same(meds, names)
     grace = data.stay.discharge_grace_days
     out: list[MedChange] = []
     for m in meds:
         drugs = names(m)
-        if m.status == "on-hold":
+        if m.status == "on-hold" and _in_stay(m, stay, data):
             out.append(MedChange("held", m, drugs, m.status_reason))
-        elif m.status == "stopped" and m.ref not in replaced and _stopped_for_stay(m, stay):
+        elif (
+            m.status == "stopped"
+            and m.ref not in replaced
+            and bool(m.status_reason)
+            and _in_stay(m, stay, data)
+        ):
             out.append(MedChange("stopped", m, drugs, m.status_reason))
         elif m.status == "active":
             change = _started(m, drugs, stay, meds, by_ref, names, grace)
@@ -202,15 +209,29 @@ def changes_of(
     return tuple(out)
 
 
-def _stopped_for_stay(m: Medication, stay: Stay) -> bool:
-    """A stop with a stated reason, written before discharge and not tied to another Encounter:
-    FHIR R4 gives a MedicationRequest no stop date, so the stay is the stop that the reason
-    explains (a stop with no reason is not read as one of the stay's changes)."""
-    return (
-        bool(m.status_reason)
-        and m.encounter in ("", stay.encounter.ref)
-        and (m.authored is None or m.authored <= stay.discharged)
-    )
+def _replaced_by_same(
+    meds: tuple[Medication, ...], names: Callable[[Medication], tuple[str, ...]]
+) -> set[str]:
+    """Stopped requests that a current request of the same ingredient replaces: a dose change
+    (or a renewal), never a stop, whether or not the new request names its prior one."""
+    current = {d for m in meds if m.status in ("active", "on-hold", "draft") for d in names(m)}
+    return {m.ref for m in meds if m.status == "stopped" and set(names(m)) & current}
+
+
+def _in_stay(m: Medication, stay: Stay, data: TransitionsFile = TRANSITIONS) -> bool:
+    """A stop or hold placed in the stay: written in its Encounter, dated inside it (the
+    request or the end of its course), or with a reason that names the stay
+    (``stop_reason_words``). FHIR R4 gives a MedicationRequest no stop date, so an old stop
+    whose reason says nothing of a hospital is not the stay's change (a stop with no reason at
+    all is not read as one either)."""
+    if m.encounter not in ("", stay.encounter.ref):
+        return False
+    if m.encounter == stay.encounter.ref:
+        return True
+    if any(stay.during(d) for d in (m.authored, m.ends)):
+        return True
+    reason = m.status_reason.lower()
+    return any(re.search(rf"\b{re.escape(w)}\b", reason) for w in data.changes.stop_reason_words)
 
 
 def _started(

@@ -165,7 +165,7 @@ class Builder:
         m = self.med(name, at if kind in ("new", "course-ending") else date(2023, 1, 1))
         shape = {
             "held": {"status": "on-hold", "status_reason": "held in hospital"},
-            "stopped": {"status": "stopped", "status_reason": "stopped for harm"},
+            "stopped": {"status": "stopped", "status_reason": "stopped in hospital for harm"},
             "course-ending": {"starts": at, "ends": AS_OF + timedelta(days=7)},
             "course-ended": {
                 "status": "completed",

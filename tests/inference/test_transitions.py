@@ -166,9 +166,19 @@ def test_each_kind_of_medicine_change_is_read() -> None:
         old,
         _med("up", "furosemide 40 MG Oral Tablet", dose=80, authored=_days(5), prior=old.ref),
         _med("new", "spironolactone 25 MG Oral Tablet", dose=25, authored=_days(5)),
-        _med("held", "lisinopril 20 MG Oral Tablet", dose=20, status="on-hold"),
         _med(
-            "stop", "naproxen 500 MG Oral Tablet", dose=500, status="stopped", status_reason="AKI"
+            "held",
+            "lisinopril 20 MG Oral Tablet",
+            dose=20,
+            status="on-hold",
+            status_reason="held on admission",
+        ),
+        _med(
+            "stop",
+            "naproxen 500 MG Oral Tablet",
+            dose=500,
+            status="stopped",
+            status_reason="stopped in hospital: AKI",
         ),
         _med("ends", "enoxaparin 40 MG", dose=40, authored=_days(5), ends=_days(-12)),
         _med("ended", "cephalexin 500 MG", status="completed", authored=_days(7), ends=_days(2)),
@@ -262,18 +272,35 @@ def test_inr_is_due_after_warfarin_started_and_not_once_measured() -> None:
 
 
 def test_a_held_kidney_medicine_needs_a_decision_with_a_creatinine() -> None:
-    held = _med("h", "lisinopril 20 MG Oral Tablet", dose=20, status="on-hold")
+    held = _med(
+        "h",
+        "lisinopril 20 MG Oral Tablet",
+        dose=20,
+        status="on-hold",
+        status_reason="held in hospital",
+    )
     p = _profile(problems=(_cond("c1", AKI),), encounters=(_stay("c1"),), meds=(held,))
     titles = _titles(p)
     assert "decide when lisinopril goes back on: check creatinine and potassium first" in titles
     assert "sick-day guidance" in titles
-    held_bp = _med("h", "amlodipine 5 MG Oral Tablet", dose=5, status="on-hold")
+    held_bp = _med(
+        "h",
+        "amlodipine 5 MG Oral Tablet",
+        dose=5,
+        status="on-hold",
+        status_reason="held on the ward",
+    )
     other = _titles(_profile(encounters=(_stay(),), meds=(held_bp,)))
     assert "decide when amlodipine goes back on (held" in other and "creatinine" not in other
 
 
 def test_a_medicine_stopped_in_hospital_stays_off_and_never_says_restart() -> None:
-    stopped = _med("s", "naproxen 500 MG Oral Tablet", status="stopped", status_reason="AKI")
+    stopped = _med(
+        "s",
+        "naproxen 500 MG Oral Tablet",
+        status="stopped",
+        status_reason="stopped in hospital: AKI",
+    )
     p = _profile(encounters=(_stay(),), meds=(stopped,))
     titles = _titles(p)
     assert "keep naproxen off the medicine list" in titles and "start" not in titles
@@ -353,3 +380,50 @@ def test_an_unindicated_antiplatelet_beside_an_anticoagulant_is_stopped_not_prot
     assert "gastroprotection" not in titles
     with_mi = _titles(_profile(problems=(_cond("c1", AF), _cond("c2", NSTEMI)), meds=meds))
     assert "gastroprotection" in with_mi and "no indication" not in with_mi
+
+
+# ------------------------------------------------------- a stop is the stay's only when dated
+
+
+def test_an_old_stop_whose_reason_names_no_stay_is_not_blamed_on_the_stay() -> None:
+    """A sulfonylurea stopped years ago for a dose change, with a stay last week for something
+    else: the stop is not "during the hospital stay"."""
+    old = _med(
+        "g",
+        "gliclazide 80 MG Oral Tablet",
+        status="stopped",
+        status_reason="dose changed",
+        authored=date(2019, 3, 1),
+    )
+    assert _changes(old) == {}
+    assert "keep gliclazide off" not in _titles(_profile(encounters=(_stay(),), meds=(old,)))
+
+
+def test_an_order_replaced_by_a_higher_dose_of_the_same_medicine_is_no_stop() -> None:
+    """An opioid-agonist treatment raised after an overdose: the old order is stopped with a
+    reason and a new active order of the same ingredient replaces it, without a
+    priorPrescription link. That is a dose change, never "keep it off the list"."""
+    old = _med(
+        "m1",
+        "methadone hydrochloride 10 MG/ML Oral Solution",
+        dose=60,
+        status="stopped",
+        status_reason="dose increased in hospital",
+        authored=_days(40),
+    )
+    new = _med("m2", "methadone hydrochloride 10 MG/ML Oral Solution", dose=80, authored=_days(5))
+    got = _changes(old, new)
+    assert "MedicationRequest/m1" not in got
+    titles = _titles(_profile(encounters=(_stay(),), meds=(old, new)))
+    assert "keep methadone off" not in titles
+
+
+def test_a_stop_dated_inside_the_stay_is_the_stays_without_a_reason_word() -> None:
+    inside = _med(
+        "n",
+        "naproxen 500 MG Oral Tablet",
+        status="stopped",
+        status_reason="gastric bleed",
+        authored=_days(7),
+    )
+    assert _changes(inside) == {"MedicationRequest/n": ("stopped",)}
