@@ -53,6 +53,7 @@ from inference.knowledge import ROLE_BY_NAME, Analysis, analyse
 from inference.knowledge.changelog import changelog
 from inference.knowledge.conditions import classify
 from inference.knowledge.criteria import Criterion
+from inference.knowledge.criteria.interpret import VERIFY_PREFIX
 from inference.knowledge.problem_groups import treats
 from inference.knowledge.roles import DOMAIN_ROLES, SEVERE_GROUPS
 from inference.knowledge.rules import CRITERIA, Point, Proposal
@@ -264,8 +265,11 @@ def known_options(profile: PatientProfile) -> dict[str, KnownOption]:
 def _findings(p: Proposal) -> tuple[Finding, ...]:
     """What the criteria that proposed ``p`` found: each one's kind and harm severity, as the
     knowledge states them (a rule function's proposal names no criterion, so has none)."""
+    # A request to verify a dose the record does not state found nothing yet: its finding is
+    # the lowest severity, whatever harm the finding it may lead to would carry.
+    verify = p.id.startswith(VERIFY_PREFIX)
     return tuple(
-        Finding(c.kind, c.factors.severity, c.id)
+        Finding(c.kind, "minor" if verify else c.factors.severity, c.id)
         for cid in p.criteria
         for c in (_CRITERIA_BY_ID.get(cid),)
         if c is not None

@@ -38,6 +38,7 @@ from service.errors import (
     TaskError,
 )
 from service.jsonio import canonical_json, dump_json
+from service.logs import get_logger
 from service.pipeline import Planner, PlanResult, Progress, new_plan_id
 from service.record.profile import PatientProfile
 from service.settings import Settings
@@ -65,6 +66,7 @@ __all__ = [
 ]
 
 ProgressFn = Callable[[Progress], None]
+_log = get_logger("canoe.plan")
 T = TypeVar("T")
 _PARSED_CACHE = 512
 _JTI_PURGE_EVERY_S = 300.0  # how often a process sweeps expired JWT ids out of the store
@@ -322,6 +324,9 @@ class CarePlanService:
                 await asyncio.sleep(0)  # let the last posted progress events run first
             stages.close()
         d = result.deliberation
+        cov = d.meta.coverage
+        if cov is not None and cov.withheld:  # criterion ids and claim kinds: no patient data
+            _log.info("plan.claims_withheld", checked=cov.claims_checked, withheld=cov.withheld)
         # The stored copy cannot hold its own write time: its total ends just before the write.
         stored = _summary(
             result, ingest_s[0], time.perf_counter() - started, self.planner.experts.name

@@ -209,9 +209,11 @@ def knowledge_coverage(profile: PatientProfile) -> Coverage:
     """The coverage statement from the embedded knowledge (``inference.knowledge.coverage``),
     whichever backend argues: it says where the deterministic knowledge stops. Imported on
     first use, so a process that never plans does not load the knowledge."""
+    from inference.knowledge import analyse
     from inference.knowledge.coverage import assess
 
-    return assess(profile)
+    said = analyse(profile)  # cached per profile: the backend's own analysis
+    return replace(assess(profile), claims_checked=said.claims_checked, withheld=said.withheld)
 
 
 def knowledge_options(profile: PatientProfile) -> Mapping[str, KnownOption]:

@@ -116,6 +116,9 @@ class Analysis:
     query_terms: tuple[str, ...]
     fact_texts: tuple[tuple[str, str], ...] = field(default=())  # (ref, quotable text)
     fired: tuple[str, ...] = ()  # ids of the data criteria that fired
+    # The claims checked against the record, and the withheld ("<criterion id>:<claim kind>").
+    claims_checked: int = 0
+    withheld: tuple[str, ...] = ()
 
     def proposal(self, option_id: str) -> Proposal | None:
         for p in self.proposals:
@@ -160,6 +163,10 @@ class Output:
     problems: list[ProblemCase] = field(default_factory=list)
     proposals: list[Proposal] = field(default_factory=list)
     high_risk: int = 0
+    # Claims the checker held against the record, and those it withheld ("<criterion id>:
+    # <claim kind>", no patient data): a firing with a withheld claim is not said.
+    claims_checked: int = 0
+    withheld: list[str] = field(default_factory=list)
 
     def problem(
         self,

@@ -652,8 +652,9 @@ def cardiovascular_risk(c: Case, o: Output) -> None:
             f"No cardiovascular disease or statin recorded, with risk factors: {factors}. This "
             f"plan does not calculate the score: enter the measured values in {tool} with the "
             "person, and offer atorvastatin at the primary-prevention dose when the risk "
-            f"reaches the {body} threshold, alongside help to stop smoking and blood-pressure "
-            "control.",
+            f"reaches the {body} threshold, alongside "
+            + ("help to stop smoking and " if c.smoking is not None and c.smoking.current else "")
+            + "blood-pressure control.",
             refs(cited),
             (),
             pts,
@@ -1217,4 +1218,6 @@ def analyse(profile: PatientProfile, locale: Locale = "uk") -> Analysis:
         _terms(c, problems, proposals),
         _facts_text(c),
         fired,
+        o.claims_checked,
+        tuple(o.withheld),
     )

@@ -17,6 +17,7 @@ __all__ = [
     "DAYS_PER_WHOLE_MONTH",
     "DAYS_PER_YEAR",
     "DAYS_STATED_BELOW",
+    "DAYS_STATED_IN_YEARS_FROM",
     "GLUCOSE_MG_DL_PER_MMOL_L",
     "KG_PER_G",
     "KG_PER_LB",
@@ -53,5 +54,7 @@ DAYS_PER_MONTH = 30.4
 DAYS_PER_WHOLE_MONTH = 30
 # an interval shorter than this many days is stated in days, a longer one in months
 DAYS_STATED_BELOW = 60
+# an interval of this many days or more is stated in whole years ("6 years ago")
+DAYS_STATED_IN_YEARS_FROM = 730
 # numbers from this size up are written whole in texts ("188", not "187.6"); see ``facts.fmt``
 WHOLE_NUMBERS_FROM = 20

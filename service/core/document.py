@@ -323,6 +323,8 @@ def _coverage_dict(c: Coverage) -> dict[str, Any]:
             for g in c.gaps
         ],
         "high_risk": c.high_risk,
+        **({"claims_checked": c.claims_checked} if c.claims_checked else {}),
+        **({"withheld": list(c.withheld)} if c.withheld else {}),
     }
 
 
@@ -365,6 +367,8 @@ def _coverage(raw: Mapping[str, Any] | None) -> Coverage | None:
             )
             for g in raw.get("gaps", ())
         ),
+        claims_checked=int(raw.get("claims_checked", 0)),
+        withheld=tuple(raw.get("withheld", ())),
     )
 
 

@@ -206,6 +206,11 @@ class Coverage:
     population: str  # what the knowledge was built and validated for, in words
     families: tuple[CoverageFamily, ...] = ()
     gaps: tuple[CoverageGap, ...] = ()
+    # The claims about the record that the plan's findings rested on and were checked against
+    # it, and those the checker withheld ("<criterion id>:<claim kind>"): a finding whose
+    # claim the record does not bear out is not said. 0 and empty in older documents.
+    claims_checked: int = 0
+    withheld: tuple[str, ...] = ()
 
     @property
     def high_risk(self) -> bool:

@@ -21,6 +21,17 @@ from service.record.profile import Condition, Immunization, Observation
 from service.text.words import duration_words, unit_words
 
 from ..analysis import Output, Point, Proposal, add_or_merge, most_urgent, refs, rid, slug
+from ..claims import (
+    AboveLimit,
+    Claim,
+    CurrentSmoker,
+    NoResult,
+    Recent,
+    StoppedInStay,
+    TakenTogether,
+    check,
+    latest_named,
+)
 from ..drugs import RenalLimit, drug, matches, renal_limit
 from ..facts import Conflict, Event, Facts, MedFact, Unsteady, age_phrase, fmt, without_tag
 from ..levels import Level, LevelEntry, Reading, level_entry, level_of
@@ -34,6 +45,7 @@ from ..units import (
     DAYS_PER_WHOLE_MONTH,
     DAYS_PER_YEAR,
     DAYS_STATED_BELOW,
+    DAYS_STATED_IN_YEARS_FROM,
     PER_UL_PER_THOUSAND_PER_UL,
 )
 from ..weight_dosing import WeightDose, per_kg
@@ -48,7 +60,10 @@ from .schema import (
     urgency_class_of,
 )
 
-__all__ = ["Firing", "apply_criteria", "evaluate"]
+__all__ = ["VERIFY_PREFIX", "Firing", "apply_criteria", "claims_of", "evaluate"]
+
+# The id of an activity that asks to verify a fact the record does not state (a dose).
+VERIFY_PREFIX = "opt-verify-"
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)(?:\.([a-z_0-9]+))?\}")
 
@@ -343,7 +358,7 @@ def _bind_monitor(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding 
     if t.monitor is None:
         return b
     q = t.monitor.quantity
-    last = f.p.latest_of(_loincs(q))
+    last = f.p.latest_of(_loincs(q)) or latest_named(f.p, q)
     age_days = f.days_since(last.effective) if last is not None else None
     if last is not None and age_days is not None and age_days <= params[t.monitor.days]:
         return None
@@ -923,6 +938,26 @@ def _ago(days: int) -> str:
     return f"{_months(days)} months before the record date"
 
 
+def _since(plan_day: date, day: date) -> str:
+    """How long before the plan day ``day`` was, counted to the plan day (not the record's
+    last date): "today", "3 days ago", "15 months ago"."""
+    days = max(0, (plan_day - day).days)
+    if days == 0:
+        return "today"
+    if days < DAYS_STATED_BELOW:
+        return "1 day ago" if days == 1 else f"{days} days ago"
+    if days < DAYS_STATED_IN_YEARS_FROM:
+        return f"{_months(days)} months ago"
+    return f"{int(days // DAYS_PER_YEAR)} years ago"
+
+
+def _since_number(plan_day: date, day: date) -> str:
+    days = max(0, (plan_day - day).days)
+    if days < DAYS_STATED_BELOW:
+        return str(days)
+    return str(_months(days) if days < DAYS_STATED_IN_YEARS_FROM else int(days // DAYS_PER_YEAR))
+
+
 def _ago_number(days: int) -> str:
     return str(days if days < DAYS_STATED_BELOW else _months(days))
 
@@ -1103,10 +1138,12 @@ def _monitor_text(attr: str | None, f: Facts, b: Binding, params: dict[str, floa
     last = b.monitor_last
     if last is None:
         return "no result in the record"
-    days = f.days_since(last.effective)
-    if days is None:
-        return "the last result has no date"
-    return f"last result {_months(days)} months before the record date"
+    value = f"{fmt(last.value)} {unit_words(last.unit)}".strip() if last.value is not None else ""
+    value = value or last.value_text
+    head = f"last result {value}" if value else "last result"
+    if last.effective is None:
+        return f"{head}, which has no date"
+    return f"{head} on {last.effective.isoformat()}, {_since(f.p.plan_day, last.effective)}"
 
 
 def _vaccine_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
@@ -1335,13 +1372,27 @@ def _per_kg_phrase(w: WeightDose, attr: str | None) -> str:
     return "?"
 
 
+def _monitor_numbers(last: Observation | None, f: Facts) -> set[str]:
+    """The last result of a monitored test: its value, its date and how long before the plan
+    day (and the months before the record date older texts state)."""
+    if last is None:
+        return set()
+    out = set()
+    days = f.days_since(last.effective)
+    if days is not None:
+        out.add(str(_months(days)))
+    if last.value is not None:
+        out.add(fmt(last.value))
+    if last.effective is not None:
+        out |= set(re.findall(r"\d+", last.effective.isoformat()))
+        out.add(_since_number(f.p.plan_day, last.effective))
+    return out
+
+
 def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
     """Derived numbers a binding may state (counts and months), beyond ``Facts.numbers``."""
     out = {str(b.count_value)}
-    if b.monitor_last is not None:
-        days = f.days_since(b.monitor_last.effective)
-        if days is not None:
-            out.add(str(_months(days)))
+    out |= _monitor_numbers(b.monitor_last, f)
     if f.bp is not None:
         out |= {str(f.bp.readings), str(f.bp.raised)}
     for m in b.meds.values():
@@ -1542,16 +1593,24 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
         points = tuple(replace(x, evidence=evidence) for x in points)
     if o.caveat and (o.caveat_when is None or _held(o.caveat_when, f, p, b) is not None):
         title = f"{title} ({o.caveat})"
+    held = _held_meds(f, b) if c.kind == "drug-drug" else ()
+    if held:
+        # one of the pair is on hold: the interaction matters when it is restarted, not now
+        names = _and([m.name for m in b.meds.values() if m.ref in held])
+        title = f"Before restarting {names}: {title[:1].lower()}{title[1:]}"
+        if when in ("resolve-first", "urgent"):
+            when = "soon"
+        category = "medication" if category == "immediate-safety" else category
     pid = slug_id(render(oid, f, b, p))
     if b.uncertain:
         # A request to verify is its own activity, not the action it may lead to (whose id
         # reads as a safety verb: "opt-reduce-..."), so it ranks as the routine review it is.
-        pid = "opt-verify-" + pid.removeprefix("opt-")
+        pid = VERIFY_PREFIX + pid.removeprefix("opt-")
     return Proposal(
         pid,
         render(o.verify_title if b.uncertain else title, f, b, p),
         "medication" if b.uncertain and category == "immediate-safety" else category,
-        render(o.description, f, b, p),
+        render(o.verify_description if b.uncertain else o.description, f, b, p),
         every,
         pids,
         points,
@@ -1615,8 +1674,17 @@ def _bindings(
     stops, whether a criterion's or a rule function's: the test would judge a treatment that
     is ending. Safety monitoring (levels, INR, potassium, kidney function) stays: a stop is a
     proposal the clinician may decline, and until the drug is out the check still protects."""
-    found = _pair_wins(
-        [(c, b) for c in criteria for b in _match(c.trigger, f, c.params) if not _excused(c, f, b)]
+    found = _said(
+        _pair_wins(
+            [
+                (c, b)
+                for c in criteria
+                for b in _match(c.trigger, f, c.params)
+                if not _excused(c, f, b)
+            ]
+        ),
+        f,
+        out,
     )
     stopping = _stopped_proposals(out) | {
         ref for c, b in found for ref in (_stops(c, f, b),) if ref is not None
@@ -1631,6 +1699,51 @@ def _bindings(
             and b.meds["a"].ref in stopping
         )
     ]
+
+
+def claims_of(c: Criterion, f: Facts, b: Binding) -> tuple[Claim, ...]:
+    """What a firing asserts about the record, for ``claims.check`` to hold against it."""
+    t = c.trigger
+    out: list[Claim] = []
+    if b.change is not None and b.change.kind in ("stopped", "held") and b.stay is not None:
+        out.append(StoppedInStay(b.change.med.ref, b.stay.encounter.ref))
+    if b.monitor_quantity and b.monitor_last is None:
+        out.append(NoResult(b.monitor_quantity))
+    a = b.meds.get("a")
+    if t.daily_mg_above is not None and a is not None and not b.uncertain:
+        daily = a.daily_mg if a.daily_mg is not None else a.unit_mg
+        out.append(AboveLimit(a.ref, daily, ">", c.params[t.daily_mg_above]))
+    if c.kind == "drug-drug" and "b" in b.meds and not _held_meds(f, b):
+        out.append(TakenTogether(tuple(m.ref for m in b.meds.values())))
+    if "current" in t.smoking:
+        out.append(CurrentSmoker())
+    if b.event is not None and t.recent_event is not None:
+        out.append(Recent(b.event.day, int(c.params[t.recent_event.days])))
+    return tuple(out)
+
+
+def _held_meds(f: Facts, b: Binding) -> tuple[str, ...]:
+    """The bound medicines on hold (to be resumed): an interaction with one is for its
+    restart, not for now."""
+    bound = {m.ref for m in b.meds.values()}
+    return tuple(m.ref for m in f.p.medications if m.ref in bound and m.status == "on-hold")
+
+
+def _said(
+    found: list[tuple[Criterion, Binding]], f: Facts, out: Output | None
+) -> list[tuple[Criterion, Binding]]:
+    """The firings whose every claim holds for the record on the plan day; each withheld one
+    is named in ``out`` by criterion and claim kind."""
+    kept = []
+    for c, b in found:
+        claims = claims_of(c, f, b)
+        failed = [x for x in claims if check(x, f.p, f.p.plan_day) is not None]
+        if out is not None:
+            out.claims_checked += len(claims)
+            out.withheld += [f"{c.id}:{x.kind}" for x in failed]
+        if not failed:
+            kept.append((c, b))
+    return kept
 
 
 def _pair(b: Binding) -> frozenset[str] | None:

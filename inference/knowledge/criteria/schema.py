@@ -500,6 +500,12 @@ class OptionTemplate(_Strict):
     acts_on: str | None = None  # binding whose MedicationRequest the activity changes
     # Title when the dose the criterion rests on is not stated (the activity is to verify it).
     verify_title: str = "Verify the daily dose of {a} (dose not stated)"
+    # What the request to verify says in place of ``description``, which states the finding
+    # the unknown dose may or may not make true.
+    verify_description: str = (
+        "The record does not state the daily dose of {a.text}: confirm it, then apply this "
+        "check to the confirmed dose."
+    )
     urgency: int = Field(default=1, ge=0, le=MAX_URGENCY)
     # How soon to act (``KIND_URGENCY`` and ``urgency_class_of`` when absent): routine for due
     # vaccinations, urgent for a recent high-stakes event the kind does not make urgent.
@@ -525,7 +531,9 @@ class OptionTemplate(_Strict):
     merged_title: str | None = None
     group: LabGroup | None = None
 
-    @field_validator("title", "description", "verify_title", "merged_title", "caveat")
+    @field_validator(
+        "title", "description", "verify_title", "verify_description", "merged_title", "caveat"
+    )
     @classmethod
     def _numbers(cls, v: str | None) -> str | None:
         return None if v is None else _no_literal_numbers(v)

@@ -1,0 +1,257 @@
+"""Typed claims about the record, and the one checker that holds each against it.
+
+Every activity the criteria propose rests on facts about the patient, and its sentences assert
+them: a medicine was stopped during a stay, a test has no result, a daily dose is above a limit,
+two medicines are taken together, the patient smokes, an event was recent. The
+interpreter states each firing's claims (``claims_of`` in ``criteria.interpret``) as the types
+below; ``check`` reads the ``PatientProfile`` again by the plainest rule that decides the claim,
+not through the facts the firing was built from, and says why a claim does not hold. A firing
+with a failing claim is not said; the plan's meta counts the claims checked and names the
+withheld ones by criterion id and claim kind (no patient data).
+
+The words that name each test group's results, the statuses of a medicine being taken and the
+words of a smoking status are data (``data/claims.yaml``); the words of a stop reason that name
+a stay are the transitions' (``data/transitions.yaml``). Pure: no I/O after import, no clock
+(the plan day is passed in).
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.record.profile import Medication, Observation, PatientProfile
+from service.record.vocabulary import LOINC_GROUPS
+
+from ._datafile import DATA_DIR, load_yaml
+from .facts import smoking_status
+from .transitions import TRANSITIONS
+
+__all__ = [
+    "CLAIMS_FILE",
+    "AboveLimit",
+    "Claim",
+    "ClaimsFile",
+    "CurrentSmoker",
+    "NoResult",
+    "Recent",
+    "StoppedInStay",
+    "TakenTogether",
+    "check",
+    "latest_named",
+    "load_claims",
+    "result_by_name",
+]
+
+CLAIMS_FILE = DATA_DIR / "claims.yaml"
+
+_Word = Annotated[str, Field(min_length=2, pattern=r"^[a-z0-9][a-z0-9 ./:&-]*$")]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ClaimsFile(_Strict):
+    version: str
+    sources: dict[str, str] = Field(min_length=1)
+    # Words of an Observation's name that make it a result of a test group, whatever its code.
+    test_words: dict[str, tuple[_Word, ...]]
+    # Words of a name that make it another test, whatever ``test_words`` it also holds.
+    test_not_words: dict[str, tuple[_Word, ...]] = {}
+    # Statuses of a MedicationRequest that mean the medicine is being taken (or is the order
+    # being signed).
+    taken_statuses: tuple[str, ...] = Field(min_length=1)
+    # Smoking statuses (as the record's coded value reads) that make a current smoker.
+    current_smoking_words: tuple[_Word, ...] = Field(min_length=1)
+    not_smoking_words: tuple[_Word, ...] = Field(min_length=1)
+
+
+def load_claims(path: Path = CLAIMS_FILE) -> ClaimsFile:
+    data = load_yaml(path, ClaimsFile)
+    unknown = (set(data.test_words) | set(data.test_not_words)) - set(LOINC_GROUPS)
+    if unknown:
+        raise ValueError(f"{path}: test_words names unknown test groups {sorted(unknown)}")
+    return data
+
+
+CLAIMS = load_claims()
+
+
+@dataclass(frozen=True, slots=True)
+class StoppedInStay:
+    """``medicine`` (a MedicationRequest reference) was stopped or held during ``stay`` (an
+    Encounter reference), not replaced by another order of the same medicine."""
+
+    medicine: str
+    stay: str
+    kind: Literal["stopped-in-stay"] = "stopped-in-stay"
+
+
+@dataclass(frozen=True, slots=True)
+class NoResult:
+    """The record holds no result of ``test`` (a ``LOINC_GROUPS`` key), by code or by name."""
+
+    test: str
+    kind: Literal["no-result"] = "no-result"
+
+
+@dataclass(frozen=True, slots=True)
+class AboveLimit:
+    """``medicine``'s stated daily dose compares to ``limit`` as ``op`` says (the source's
+    own operator)."""
+
+    medicine: str
+    daily: float | None
+    op: str
+    limit: float
+    kind: Literal["above-limit"] = "above-limit"
+
+
+@dataclass(frozen=True, slots=True)
+class TakenTogether:
+    """Every medicine in ``medicines`` is being taken now (none on hold or stopped)."""
+
+    medicines: tuple[str, ...]
+    kind: Literal["taken-together"] = "taken-together"
+
+
+@dataclass(frozen=True, slots=True)
+class CurrentSmoker:
+    """The latest smoking status recorded says the patient smokes."""
+
+    kind: Literal["current-smoker"] = "current-smoker"
+
+
+@dataclass(frozen=True, slots=True)
+class Recent:
+    """An event on ``day`` happened at most ``within_days`` before the plan day."""
+
+    day: date
+    within_days: int
+    kind: Literal["recent"] = "recent"
+
+
+Claim = StoppedInStay | NoResult | AboveLimit | TakenTogether | CurrentSmoker | Recent
+
+_OPS: Mapping[str, Callable[[float, float], bool]] = {
+    ">": operator.gt,
+    ">=": operator.ge,
+    "<": operator.lt,
+    "<=": operator.le,
+}
+_WORD = re.compile(r"[a-z][a-z0-9]+")
+
+
+def check(claim: Claim, p: PatientProfile, plan_day: date, data: ClaimsFile = CLAIMS) -> str | None:
+    """Why ``claim`` does not hold for ``p`` on ``plan_day``; None when it holds."""
+    if isinstance(claim, StoppedInStay):
+        return _stopped_in_stay(claim, p, data)
+    if isinstance(claim, NoResult):
+        found = result_by_name(p, claim.test, data)
+        return None if found is None else f"a result is recorded ({found})"
+    if isinstance(claim, AboveLimit):
+        if claim.daily is None:
+            return "the daily dose is not stated"
+        compare = _OPS.get(claim.op)
+        if compare is None:
+            return f"unknown comparison {claim.op!r}"
+        return None if compare(claim.daily, claim.limit) else "the dose is within the limit"
+    if isinstance(claim, TakenTogether):
+        by_ref = {m.ref: m for m in p.medications}
+        for ref in claim.medicines:
+            m = by_ref.get(ref)
+            if m is None or m.status not in data.taken_statuses:
+                return f"a medicine is {m.status if m is not None else 'absent'}"
+        return None
+    if isinstance(claim, CurrentSmoker):
+        return _smoker(p, data)
+    days = (plan_day - claim.day).days
+    return None if 0 <= days <= claim.within_days else f"{days} days before the plan day"
+
+
+def result_by_name(p: PatientProfile, test: str, data: ClaimsFile = CLAIMS) -> str | None:
+    """The reference of a result of ``test`` in the record, found by the group's codes or by a
+    word of the result's name; None when there is none."""
+    found = latest_named(p, test, data)
+    return found.ref if found is not None else None
+
+
+def latest_named(p: PatientProfile, test: str, data: ClaimsFile = CLAIMS) -> Observation | None:
+    """The latest result of ``test`` (a ``LOINC_GROUPS`` key), by the group's codes or by a
+    word of the result's name (``test_words``): a result a site codes another way is still a
+    result. None when the record holds none."""
+    codes = set(LOINC_GROUPS.get(test, ()))
+    found = [o for o in p.observations if o.loinc in codes or _named(o.display, test, data)]
+    return max(found, key=lambda o: o.effective or date.min) if found else None
+
+
+def _named(name: str, test: str, data: ClaimsFile) -> bool:
+    low = name.lower()
+    return any(_has_word(low, w) for w in data.test_words.get(test, ())) and not any(
+        _has_word(low, w) for w in data.test_not_words.get(test, ())
+    )
+
+
+def _has_word(text: str, word: str) -> bool:
+    return re.search(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", text) is not None
+
+
+def _stopped_in_stay(claim: StoppedInStay, p: PatientProfile, data: ClaimsFile) -> str | None:
+    by_ref = {m.ref: m for m in p.medications}
+    m = by_ref.get(claim.medicine)
+    if m is None or m.status not in ("stopped", "on-hold", "cancelled"):
+        return f"the request is {m.status if m is not None else 'absent'}"
+    if any(_replaces(o, m) for o in p.medications if o.ref != m.ref):
+        return "another order of the same medicine replaces it (a dose change)"
+    stay = next((e for e in p.encounters if e.ref == claim.stay), None)
+    if stay is None or stay.end is None:
+        return "the stay is not in the record"
+    start = stay.start or stay.end
+    dated = [d for d in (m.ends, m.authored) if d is not None and start <= d <= stay.end]
+    reason = m.status_reason.lower()
+    words = TRANSITIONS.changes.stop_reason_words
+    if m.encounter == stay.ref or dated or any(_has_word(reason, w) for w in words):
+        return None
+    return "nothing dates the stop inside the stay"
+
+
+def _replaces(other: Medication, m: Medication) -> bool:
+    """``other`` is a current order that replaces ``m``: it names ``m`` as its prior order, or
+    it is the same medicine (a shared code, or the same first word of its name)."""
+    if other.status not in ("active", "on-hold", "draft"):
+        return False
+    if other.prior == m.ref:
+        return True
+    if {(c.system, c.code) for c in other.codes if c.code} & {
+        (c.system, c.code) for c in m.codes if c.code
+    }:
+        return True
+    first = _WORD.findall(other.text.lower())[:1]
+    return bool(first) and first == _WORD.findall(m.text.lower())[:1]
+
+
+def _smoker(p: PatientProfile, data: ClaimsFile) -> str | None:
+    statuses = [o for o in p.observations if o.loinc in LOINC_GROUPS["smoking_status"]]
+    if statuses:
+        latest = max(statuses, key=lambda o: o.effective or date.min)
+        coded = smoking_status(latest.value_codes)
+        if coded is not None:
+            return None if coded == "current" else f"the latest smoking status is {coded}"
+        text = " ".join([latest.value_text, *(c.display for c in latest.value_codes)]).lower()
+    else:  # a smoking problem on the list (tobacco dependence) speaks when no status does
+        text = " ".join(c.text for c in p.active_problems if "smok" in c.text.lower()).lower()
+    if not text:
+        return "no smoking status is recorded"
+    if any(_has_word(text, w) for w in data.not_smoking_words):
+        return "the latest smoking status is not current"
+    if any(_has_word(text, w) for w in data.current_smoking_words):
+        return None
+    return "the latest smoking status does not say current"
