@@ -158,7 +158,12 @@ def assess(profile: PatientProfile) -> Coverage:
     f = Facts(profile)
     families = tuple(_family(fd, f) for fd in SCOPE.families if _applies(fd.applies, f))
     out_of_scope = tuple(g for m in SCOPE.markers if (g := _marker(m, f)) is not None)
-    gaps = (*out_of_scope, *_unrecognised(f), *_missing(f, {g.key for g in out_of_scope}))
+    gaps = (
+        *out_of_scope,
+        *_unrecognised(f),
+        *_missing(f, {g.key for g in out_of_scope}),
+        *_unread_conditions(f),
+    )
     return Coverage(knowledge_version(), SCOPE.population, families, gaps)
 
 
@@ -282,6 +287,29 @@ def _unrecognised(f: Facts) -> Iterator[CoverageGap]:
                 True,
                 (med.ref,),
             )
+
+
+def _unread_conditions(f: Facts) -> Iterator[CoverageGap]:
+    """Each active disorder on the problem list that no condition group of the knowledge reads:
+    no check could fire on it, so the plan is silent about it. Findings and situations (a
+    semantic tag other than "disorder") are left to the checks that read them."""
+    for pr in f.p.active_problems:
+        tag = _SEMANTIC_TAG.search(pr.text)
+        if tag is not None and tag.group(1) != "disorder":
+            continue
+        if pr.verification in ("refuted", "entered-in-error") or conditions.classify(pr):
+            continue
+        yield CoverageGap(
+            "unrecognised",
+            "unread-condition",
+            f"condition no check reads: {_SEMANTIC_TAG.sub('', pr.text).strip() or pr.ref}",
+            "no check of this knowledge reads it: review its treatment and monitoring yourself",
+            False,
+            (pr.ref,),
+        )
+
+
+_SEMANTIC_TAG = re.compile(r"\s*\(([a-z ]+)\)\s*$")
 
 
 def _window(days: int) -> str:

@@ -480,6 +480,15 @@ def _problem_keys(o: Option) -> tuple[str, ...]:
     return med + ((f"problem {o.treats}",) if o.treats is not None else ())
 
 
+# What the coverage line says when no gap was found: what was verified, and no more (it does
+# not say that nothing lies outside the knowledge: results, reports and symptoms that no check
+# reads are not reviewed).
+NO_GAP = (
+    "Every active medicine and condition is one the knowledge reads; results, reports and "
+    "symptoms are reviewed only where a check above reads them."
+)
+
+
 def coverage_lines(c: Coverage) -> tuple[str, ...]:
     """The coverage statement in one or two lines: the checks that ran (and the knowledge
     version), then, when any, what could not be checked, high-risk first."""
@@ -489,7 +498,7 @@ def coverage_lines(c: Coverage) -> tuple[str, ...]:
     if not_run:
         first += " Not run: " + "; ".join(not_run) + "."
     if not c.gaps:
-        return (first + " Nothing found outside what the knowledge covers.",)
+        return (first + " " + NO_GAP,)
     gaps = sorted(c.gaps, key=lambda g: not g.high_risk)
     lead = "NOT CHECKED, needs a human" if c.high_risk else "Not checked"
     outside = [g.label for g in gaps if g.kind == "out-of-scope"]
@@ -508,6 +517,16 @@ def coverage_detail(c: Coverage) -> tuple[str, ...]:
     ]
     if not c.gaps:
         out.append("No gap found: in scope, every medicine recognised, no fact missing.")
+    if c.claims_checked:
+        out.append(
+            f"Statements checked against the record: {c.claims_checked}; "
+            + (
+                f"{len(c.withheld)} finding{'s' if len(c.withheld) != 1 else ''} not said, "
+                "the record did not bear out what it rested on."
+                if c.withheld
+                else "none withheld."
+            )
+        )
     return tuple(out)
 
 
