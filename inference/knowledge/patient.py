@@ -34,7 +34,14 @@ from .drugs import identify, named_in
 from .parameters import param, param_int, shipped_parameters
 from .transitions import changes_of, index_stay
 
-__all__ = ["PATIENT_WORDING_FILE", "PatientWordings", "load_wordings", "patient_wordings"]
+__all__ = [
+    "ANOTHER_MEDICINE",
+    "PATIENT_WORDING_FILE",
+    "PatientWordings",
+    "cited_numbers",
+    "load_wordings",
+    "patient_wordings",
+]
 
 PATIENT_WORDING_FILE = DATA_DIR / "patient_wording.yaml"
 Section = Literal["medicines", "tests", "visits", "watch", "other", "intro"]
@@ -269,6 +276,11 @@ def _plan_facts(profile: PatientProfile, options: tuple[Option, ...]) -> _Plan:
         if c.ends is not None and c.kind in ("course-ending", "course-ended")
     }
     return _Plan(profile, child, glucagon, where.get(stay.setting, "") if stay else "", ends)
+
+
+def cited_numbers() -> frozenset[str]:
+    """The numbers the wording states from cited parameters (``{fast_sugar_g}``), as written."""
+    return frozenset(f"{param(name):g}" for name in WORDINGS.parameters.values())
 
 
 def patient_wordings(
