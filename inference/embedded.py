@@ -50,6 +50,7 @@ from typing import Any, TypeVar, cast
 
 from inference.adjudication import FactStatus, compare, fact_status
 from inference.knowledge import ROLE_BY_NAME, Analysis, analyse
+from inference.knowledge.actions import action_kind, medicine_withdrawal_risk, taper_title
 from inference.knowledge.changelog import changelog
 from inference.knowledge.conditions import classify
 from inference.knowledge.criteria import Criterion
@@ -93,7 +94,7 @@ from inference.protocol import (
     UrgencyClass,
 )
 from service.core.evaluation import PRIORITY_ORDER
-from service.core.model import Finding
+from service.core.model import ActionKind, Finding
 from service.errors import BackendTimeout, CanoeError, StepFailed
 from service.record.profile import PatientProfile
 from service.record.vocabulary import LOINC_GROUPS, SNOMED
@@ -235,7 +236,7 @@ def _assess(a: Analysis, profile: PatientProfile) -> Assessment:
     options = tuple(
         CandidateOption(
             p.id,
-            p.title,
+            title,
             p.category,
             p.description,
             p.refs,
@@ -247,17 +248,31 @@ def _assess(a: Analysis, profile: PatientProfile) -> Assessment:
             p.answers,
             _findings(p),
             treats(p.id),
+            kind,
         )
         for p in _specific_first(a.proposals)
+        for kind, title in (_action(p, profile),)
     )
     return Assessment(_complexity(a, profile), a.dimensions, problems, options)
+
+
+def _action(p: Proposal, profile: PatientProfile) -> tuple[ActionKind, str]:
+    """What the proposal does and its clinician title: the kind the knowledge states for it,
+    else the one its id and urgency say; a stop of a medicine that must not be stopped
+    suddenly becomes a taper, titled so (``inference.knowledge.actions``)."""
+    kind = action_kind(p.id, _urgency_class(p), p.action or None)
+    if kind in ("stop-now", "stop-at-review"):
+        risk = medicine_withdrawal_risk(profile, p.medication_ref)
+        if risk is not None:
+            return "taper", taper_title(p.title, risk[0])
+    return kind, p.title
 
 
 def known_options(profile: PatientProfile) -> dict[str, KnownOption]:
     """What the knowledge states about every option it proposes for ``profile``, by id: the
     findings of its criteria and its urgency class."""
     return {
-        p.id: KnownOption(_findings(p), _urgency_class(p), treats(p.id))
+        p.id: KnownOption(_findings(p), _urgency_class(p), treats(p.id), _action(p, profile)[0])
         for p in analyse(profile).proposals
     }
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, get_args, runtime_checkable
 
 from service.core.evaluation import CATEGORY_ORDER
-from service.core.model import Finding, Stance
+from service.core.model import ActionKind, Finding, Stance
 from service.record.profile import PatientProfile
 
 __all__ = [
@@ -125,6 +125,9 @@ class CandidateOption:
     # The condition group the option treats together with others (one summary line per
     # problem); None where the knowledge groups it with nothing.
     treats: str | None = None
+    # What the activity does and when (``service.core.model.ACTION_KINDS``); None where the
+    # backend does not say (a model's option takes the knowledge's, by id).
+    action: ActionKind | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +139,7 @@ class KnownOption:
     findings: tuple[Finding, ...] = ()
     urgency_class: UrgencyClass | None = None
     treats: str | None = None
+    action: ActionKind | None = None
 
 
 @dataclass(frozen=True, slots=True)

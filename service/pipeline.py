@@ -48,6 +48,7 @@ from inference.protocol import (
 )
 from service.core import Evaluation, evaluate, find_clashes, route
 from service.core.model import (
+    ActionKind,
     Argument,
     Clash,
     Coverage,
@@ -515,7 +516,8 @@ class Planner:
         """Options that state no findings or urgency class (a model's) get what the knowledge
         states for the same id; an option the knowledge does not propose keeps none."""
         if self.known is None or all(
-            o.findings and o.urgency_class is not None for o in assessment.options
+            o.findings and o.urgency_class is not None and o.action is not None
+            for o in assessment.options
         ):
             return assessment
         known = self.known(profile)
@@ -525,6 +527,7 @@ class Planner:
                 findings=o.findings or k.findings,
                 urgency_class=o.urgency_class or k.urgency_class,
                 treats=o.treats or k.treats,
+                action=o.action or k.action,
             )
             if (k := known.get(o.id)) is not None
             else o
@@ -657,6 +660,7 @@ def candidate_from_option(option: Option) -> CandidateOption:
     shared = {name: getattr(option, name) for name in _SHARED_OPTION_FIELDS}
     shared["priority"] = _priority(option.priority)
     shared["urgency_class"] = _urgency_class(option.urgency_class)
+    shared["action"] = _action(option.action)
     return CandidateOption(**shared)
 
 
@@ -671,6 +675,11 @@ def _priority(value: str | None) -> Priority:
 def _urgency_class(value: str | None) -> UrgencyClass | None:
     """An option's stored urgency class as the protocol's type (None when none was stored)."""
     return next((cast(UrgencyClass, u) for u in get_args(UrgencyClass) if u == value), None)
+
+
+def _action(value: str | None) -> ActionKind | None:
+    """An option's stored action kind as the protocol's type (None when none was stored)."""
+    return next((cast(ActionKind, k) for k in get_args(ActionKind) if k == value), None)
 
 
 def _vote(v: ProblemVote) -> CoreVote:

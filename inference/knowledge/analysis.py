@@ -81,6 +81,9 @@ class Proposal:
     urgency_class: str = ""
     # Concerns the option's own design answers (a gradual taper answers abrupt stopping).
     answers: tuple[str, ...] = ()
+    # What the activity does, where the knowledge states it (a criterion's or a kidney band's
+    # ``action``): "" leaves it to the option's id (``inference.knowledge.actions``).
+    action: str = ""
 
 
 def most_urgent(*classes: str) -> str:
@@ -212,6 +215,7 @@ def add_or_merge(o: Output, new: Proposal) -> None:
                 p.query,
                 most_urgent(p.urgency_class, new.urgency_class),
                 tuple(dict.fromkeys((*p.answers, *new.answers))),
+                p.action or new.action,
             )
             return
     o.proposals.append(new)

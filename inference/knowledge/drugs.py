@@ -49,6 +49,7 @@ __all__ = [
     "matches",
     "max_daily_mg",
     "members",
+    "named_in",
     "renal_limit",
     "renal_limits",
     "strength_mg",
@@ -408,6 +409,11 @@ def drug(name: str) -> Drug:
 @lru_cache(maxsize=4096)
 def _from_text(text: str) -> tuple[str, ...]:
     return tuple(sorted({_NAME_OF[m.group(1)] for m in _NAMES_RE.finditer(text.lower())}))
+
+
+def named_in(text: str) -> tuple[str, ...]:
+    """Ingredient names a free text names, in the order it names them (each once)."""
+    return tuple(dict.fromkeys(_NAME_OF[m.group(1)] for m in _NAMES_RE.finditer(text.lower())))
 
 
 def identify(med: Medication) -> tuple[str, ...]:

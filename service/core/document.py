@@ -192,6 +192,8 @@ def to_document(deliberation: Deliberation, ev: Evaluation | None = None) -> dic
             options[-1]["answers"] = list(o.answers)
         if o.treats is not None:  # optional as well
             options[-1]["treats"] = o.treats
+        if o.action is not None:  # optional as well
+            options[-1]["action"] = o.action
     return {
         "format": DELIBERATION_FORMAT,
         "plan_id": deliberation.plan_id,
@@ -569,6 +571,7 @@ def _option(
         urgency_class=raw.get("urgency_class"),
         answers=tuple(raw.get("answers", ())),
         treats=raw.get("treats"),
+        action=raw.get("action"),
     )
 
 

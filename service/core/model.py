@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = [
+    "ACTION_KINDS",
+    "ActionKind",
     "Argument",
     "Clash",
     "Contestation",
@@ -38,6 +40,27 @@ Judgement = Literal["accept", "reject"]
 OptionDecision = Literal["include", "exclude"]
 ArgumentStatus = Literal["active", "accepted", "rejected"]
 Action = Literal["accept", "reject", "edit", "add", "decide"]
+# What an activity does and when: start a medicine, stop one today (a harm now) or at the next
+# review, switch it for another, raise or lower its dose, hold it, restart it, end a course on
+# its date, taper it step by step (a medicine that must not be stopped suddenly), check a test,
+# refer, teach, or review.
+ActionKind = Literal[
+    "start",
+    "stop-now",
+    "stop-at-review",
+    "switch",
+    "raise",
+    "lower",
+    "hold",
+    "restart",
+    "end-course",
+    "taper",
+    "check",
+    "refer",
+    "teach",
+    "review",
+]
+ACTION_KINDS: tuple[str, ...] = ActionKind.__args__  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +157,10 @@ class Option:
     # with other options: the clinician summary shows them on one line. None when the knowledge
     # groups it with nothing, and in documents written before it existed.
     treats: str | None = None
+    # What the activity does to the patient's care and when (``ACTION_KINDS``: "stop-now",
+    # "taper", "switch"...), stated by the knowledge: the clinician and the patient wording both
+    # read it, so they cannot disagree. None in documents written before it existed.
+    action: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,8 @@
 clinician summary (``service.text.summary``), never instead of it.
 
 It tells only the activities the plan includes now (a rejected or contested-out activity is not
-told), each in the wording rendered at plan time from the knowledge's patient templates
+told), each in the wording (one line or more) rendered at plan time from the knowledge's patient
+templates
 (``Meta.patient_wordings``), grouped as the patient asks: what changes in my medicines, which
 tests, who do I see, what do I watch for. An activity without a wording (a clinician's added
 activity, a document written before wordings existed) gets a generic line that names no number,
@@ -87,10 +88,16 @@ def generic_wording(option: Option) -> PatientWording:
 def patient_version(d: Deliberation, ev: Evaluation) -> PatientVersion:
     """The included activities of this version in the patient's words, by section."""
     options = {o.id: o for o in d.options}
-    words = {w.option_id: w for w in d.meta.patient_wordings if w.option_id}
-    chosen = [words.get(oid) or generic_wording(options[oid]) for oid in ev.plan]
-    # Plan-wide lines (no option id): said whatever the plan holds.
-    chosen += [w for w in d.meta.patient_wordings if not w.option_id] or [
+    words: dict[str, list[PatientWording]] = {}
+    for w in d.meta.patient_wordings:
+        if w.option_id:
+            words.setdefault(w.option_id, []).append(w)
+    chosen = [w for oid in ev.plan for w in words.get(oid) or [generic_wording(options[oid])]]
+    # Plan-wide lines (no option id): said whatever the plan holds; the intro among them (a
+    # child's plan speaks to the parent) replaces the one every plan has.
+    plan_wide = [w for w in d.meta.patient_wordings if not w.option_id]
+    intro = next((w.text for w in plan_wide if w.section == "intro"), INTRO)
+    chosen += [w for w in plan_wide if w.section != "intro"] or [
         PatientWording("", "watch", ALWAYS_WATCH)
     ]
     lines: dict[str, list[str]] = {key: [] for key, _ in SECTIONS}
@@ -105,7 +112,7 @@ def patient_version(d: Deliberation, ev: Evaluation) -> PatientVersion:
     sections = tuple(
         PatientSection(key, heading, tuple(lines[key])) for key, heading in SECTIONS if lines[key]
     )
-    return PatientVersion(TITLE, INTRO, sections)
+    return PatientVersion(TITLE, intro, sections)
 
 
 def patient_text(d: Deliberation, ev: Evaluation) -> str:

@@ -63,9 +63,16 @@ def test_ids_are_unique_across_files() -> None:
 def _content(c: Criterion) -> str:
     """A criterion's content as the interpreter reads it, as canonical JSON: reusable points
     in place, defaults filled in, without the governance fields and the relations, concerns
-    and option priority stated since (they were read from words and ids before)."""
+    and option priority and action kind stated since (they were read from words and ids
+    before)."""
     raw = c.model_dump(mode="json", exclude=set(GOVERNANCE))
-    raw["option"] = {k: v for k, v in raw["option"].items() if k not in ("priority", "answers")}
+    raw["option"] = {
+        k: v for k, v in raw["option"].items() if k not in ("priority", "answers", "action")
+    }
+    raw["variants"] = {
+        name: {k: v for k, v in variant.items() if k != "action"}
+        for name, variant in raw["variants"].items()
+    }
     raw["points"] = [
         {k: v for k, v in pt.items() if k not in ("themes", "concern")} for pt in raw["points"]
     ]

@@ -31,6 +31,7 @@ FULL = CandidateOption(
     answers=("abrupt-withdrawal",),
     findings=(Finding("drug-age", "major", "beers-z-drug"),),
     treats="insomnia",
+    action="taper",
 )
 
 

@@ -1574,11 +1574,12 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
     every = refs(every, *(pt.facts for pt in points))
     acts = b.meds.get(o.acts_on) if o.acts_on else None
     oid, title, category, urgency = o.id, o.title, c.category, o.urgency
-    priority, answers = o.priority or c.priority, o.answers
+    priority, answers, action = o.priority or c.priority, o.answers, o.action
     when = urgency_class_of(c)
     if b.limit is not None and b.limit.action in c.variants:
         v = c.variants[b.limit.action]
         oid, title, category, priority, answers = v.id, v.title, v.category, v.priority, ()
+        action = v.action
         if b.limit.urgent:
             category, priority, urgency = "immediate-safety", "safety", MAX_URGENCY
             when = "urgent"
@@ -1622,6 +1623,7 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
         # a request to verify a dose is the routine check it is, not the action it may lead to
         urgency_class="routine" if b.uncertain and when != "resolve-first" else when,
         answers=() if b.uncertain else answers,
+        action="" if b.uncertain or action is None else action,
     )
 
 
@@ -1853,6 +1855,7 @@ def _absorb(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, out: Ou
                 tuple(dict.fromkeys((*host.criteria, *gone.criteria))),
                 urgency_class=most_urgent(host.urgency_class, gone.urgency_class),
                 answers=host.answers,  # what the host's design answers; the gone one's is moot
+                action=host.action,
             )
             del out.proposals[j]
 

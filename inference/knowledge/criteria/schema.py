@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from inference.protocol import Priority
+from service.core.model import ActionKind
 
 from .._datafile import DATA_DIR, load_file
 
@@ -530,6 +531,9 @@ class OptionTemplate(_Strict):
     absorbs: tuple[str, ...] = ()
     merged_title: str | None = None
     group: LabGroup | None = None
+    # What the activity does (``service.core.model.ACTION_KINDS``), for an option whose id does
+    # not say it (``data/actions.yaml`` reads the kind from the id otherwise).
+    action: ActionKind | None = None
 
     @field_validator(
         "title", "description", "verify_title", "verify_description", "merged_title", "caveat"
@@ -559,6 +563,7 @@ class Variant(_Strict):
     title: str
     category: Category
     priority: Priority
+    action: ActionKind | None = None  # as ``OptionTemplate.action``
 
     @field_validator("title")
     @classmethod
