@@ -11,7 +11,7 @@ Pure: no I/O, no clock.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from service.record.profile import (
@@ -372,6 +372,11 @@ class Facts:
         self.female = profile.sex == "female"
         self.conflicts = self._conflicts()
         self.meds = self._meds(profile)
+        self._by_ref = {m.ref: m for m in self.meds}
+        # Active orders identical in all but their id (a record that repeats one order) are one
+        # medicine to the criteria: combinations bind each once, and a claim about it cites
+        # every copy. Work then grows with the distinct medicines, not with the orders.
+        self.distinct_meds, self._copies = _identical_orders(profile, self.meds)
         self.problems: tuple[tuple[Condition, tuple[str, ...]], ...] = tuple(
             (pr, classify(pr)) for pr in profile.problems
         )
@@ -537,8 +542,17 @@ class Facts:
     def med_fact(self, m: Medication) -> MedFact:
         """The typed view of any request, stopped or completed ones included (a medicine
         stopped in hospital is named by the criteria that read the stay)."""
-        got = next((x for x in self.meds if x.ref == m.ref), None)
+        got = self._by_ref.get(m.ref)
         return got if got is not None else _med_fact(m, self._first_orders(self.p))
+
+    def copies(self, ref: str) -> tuple[str, ...]:
+        """Every active order identical to the one at ``ref`` (itself first); ``(ref,)`` for
+        an order that has no copy, or that is not an active order."""
+        return self._copies.get(ref, (ref,))
+
+    def distinct_with_spec(self, spec: str) -> tuple[MedFact, ...]:
+        """``with_spec`` over the distinct medicines (one of each set of identical orders)."""
+        return tuple(m for m in self.with_spec(spec) if m.ref in self._copies)
 
     def stay_values(self, quantity: str) -> tuple[Observation, Observation] | None:
         """The first and last reading of a quantity (``LOINC_GROUPS`` key) during the index stay:
@@ -851,6 +865,26 @@ class Facts:
             vals += [float(_course_days(c)) for c in self.changes if _course_days(c)]
         words = {w for t in quoted for w in _QUOTED_NUMBER.findall(t)}
         return frozenset(fmt(v) for v in vals if v is not None) | words
+
+
+def _identical_orders(
+    profile: PatientProfile, meds: tuple[MedFact, ...]
+) -> tuple[tuple[MedFact, ...], dict[str, tuple[str, ...]]]:
+    """The first of each set of active orders that differ in their id only (in ``meds``
+    order), and, by the first one's ref, the refs of the whole set in that order."""
+    requests = {m.ref: m for m in profile.active_medications}
+    sets: dict[object, list[str]] = {}
+    firsts: list[MedFact] = []
+    for m in meds:
+        request = requests.get(m.ref)
+        key = (replace(m, ref=""), replace(request, ref="") if request is not None else m.ref)
+        found = sets.get(key)
+        if found is None:
+            sets[key] = [m.ref]
+            firsts.append(m)
+        else:
+            found.append(m.ref)
+    return tuple(firsts), {refs[0]: tuple(refs) for refs in sets.values()}
 
 
 def _med_fact(m: Medication, first: dict[str, date]) -> MedFact:
