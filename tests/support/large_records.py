@@ -51,7 +51,9 @@ def repeated_orders(n: int) -> dict[str, Any]:
 def many_extensions(n: int) -> dict[str, Any]:
     """The base patient with ``n`` simple extensions added to its Patient resource."""
     bundle = _base()
-    patient = next(e["resource"] for e in bundle["entry"] if e["resource"]["resourceType"] == "Patient")
+    patient = next(
+        e["resource"] for e in bundle["entry"] if e["resource"]["resourceType"] == "Patient"
+    )
     patient["extension"] = [
         *patient.get("extension", []),
         *(
