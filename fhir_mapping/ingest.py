@@ -64,6 +64,7 @@ from fhir_mapping._refs import RefIndex, entry_ref
 from service.errors import BundleError, CanoeError, Issue, LimitError
 from service.jsonio import load_json_object
 from service.record.profile import PatientProfile
+from service.work import checkpoint
 
 __all__ = [
     "ACCEPTED_BUNDLE_TYPES",
@@ -407,6 +408,7 @@ def _parse(
     parsed: list[ParsedEntry] = []
     shared = _Shared()
     for i, raw_entry in enumerate(raw_entries):
+        checkpoint()
         entry = _validate_entry(i, raw_entry, issues, shared)
         if entry is not None:
             parsed.append(entry)

@@ -26,6 +26,7 @@ from service.record.profile import (
     years_between,
 )
 from service.record.vocabulary import LOINC, LOINC_GROUPS, SNOMED
+from service.work import checkpoint
 
 from .conditions import GROUPS_BY_KEY, classify
 from .drugs import drug, identify, matches, strength_mg
@@ -890,6 +891,7 @@ def _identical_orders(
     sets: dict[object, list[str]] = {}
     firsts: list[MedFact] = []
     for m in meds:
+        checkpoint()
         request = requests.get(m.ref)
         key = (_content(m), _content(request) if request is not None else m.ref)
         found = sets.get(key)

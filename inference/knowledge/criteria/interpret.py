@@ -19,6 +19,7 @@ from inference.protocol import Severity
 from service.core.evaluation import CATEGORY_ORDER, PRIORITY_ORDER
 from service.record.profile import Condition, Immunization, Observation
 from service.text.words import duration_words, unit_words
+from service.work import checkpoint
 
 from ..analysis import Output, Point, Proposal, add_or_merge, most_urgent, refs, rid, slug
 from ..drugs import RenalLimit, drug, matches, renal_limit
@@ -505,6 +506,7 @@ def _medicine_bindings(t: Trigger, f: Facts, params: _Params, b0: Binding) -> It
     binds: list[MedChange | None] = [*changes] or [None]
     combos: list[tuple[MedFact, ...]] = list(product(*pools)) if pools else [()]
     for ch, rest in [(ch, rest) for ch in binds for rest in combos]:
+        checkpoint()
         combo = ((f.med_fact(ch.med),) if ch is not None else ()) + rest
         if not _combo_allowed(t, f, ch, combo, specs):
             continue
@@ -764,6 +766,7 @@ def _pk_bindings(f: Facts, base: Binding, direction: str) -> Iterator[Binding]:
     """One binding per (perpetrator, substrate) pair of distinct active medicines that the
     mechanism table links in ``direction``, every shared pathway in one claim."""
     for m, n in product(f.distinct_meds, f.distinct_meds):
+        checkpoint()
         if m.ref == n.ref:
             continue
         for a_name, b_name in product(m.drugs, n.drugs):
@@ -1879,6 +1882,7 @@ def apply_criteria(criteria: Sequence[Criterion], f: Facts, out: Output) -> tupl
     grouped = _grouped(found, f)
     groups: dict[str, list[tuple[Criterion, Binding, Proposal]]] = {}
     for i, (c, b) in enumerate(found):
+        checkpoint()
         prop = _proposal(c, f, b, out)
         gid = grouped.get(i)
         if gid is not None:
