@@ -291,6 +291,7 @@ class CarePlanService:
             profile = ingest(
                 bundle,
                 max_resources=self.settings.limits.max_bundle_resources,
+                memory_budget_mb=self.settings.limits.max_plan_memory_mb,
                 received=request_time(created),
                 clock_skew=self.settings.fhir.clock_skew,
             )

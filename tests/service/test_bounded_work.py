@@ -12,9 +12,10 @@ from pathlib import Path
 import grpc
 import pytest
 
-from service.errors import BackendTimeout
+from service.errors import BackendTimeout, InputError
+from service.settings import load_settings
 from service.work import Work, checkpoint, working
-from tests.service.conftest import Harness, bundle_bytes, pb, serving
+from tests.service.conftest import Harness, bundle_bytes, outcome_of, pb, serving
 from tests.support.large_records import repeated_orders, to_bytes
 
 # Thousands of orders: seconds of planning on this worker's one CPU thread if nothing stops it.
@@ -80,3 +81,21 @@ def test_a_checkpoint_stops_work_that_is_cancelled_or_past_its_deadline() -> Non
     with working(Work(0.0)), pytest.raises(BackendTimeout, match="deadline of 0 s"):
         time.sleep(0.001)
         checkpoint()
+
+
+async def test_a_record_over_the_memory_budget_is_refused_before_the_work(tmp_path: Path) -> None:
+    async with serving(tmp_path, max_plan_memory_mb=16, **LIMITS) as h:
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await h.stub.GeneratePlan(pb.GeneratePlanRequest(bundle_json=MONSTER), timeout=60)
+        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        (issue,) = outcome_of(err.value)["issue"]
+        assert issue["code"] == "too-costly"
+        assert "memory budget is 16 MB" in issue["diagnostics"]
+        assert "CANOE_MAX_PLAN_MEMORY_MB" in issue["diagnostics"]
+        await ordinary(h)  # an ordinary record is well within the same budget
+
+
+def test_the_memory_budget_setting_is_validated() -> None:
+    assert load_settings(environ={"CANOE_MAX_PLAN_MEMORY_MB": "64"}).limits.max_plan_memory_mb == 64
+    with pytest.raises(InputError, match="CANOE_MAX_PLAN_MEMORY_MB"):
+        load_settings(environ={"CANOE_MAX_PLAN_MEMORY_MB": "0"})
