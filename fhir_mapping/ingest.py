@@ -157,7 +157,7 @@ def planning_memory_mb(doc: Mapping[str, Any]) -> float:
     """The estimated peak memory of planning the decoded Bundle ``doc``, from its count of JSON
     objects (every FHIR element with content is one): a walk of the decoded JSON, before any
     model is built."""
-    objects, stack = 0, [doc]
+    objects, stack = 0, list[object]([doc])
     while stack:
         value = stack.pop()
         if isinstance(value, Mapping):
