@@ -25,6 +25,7 @@ from typing import Any, Final, TypeVar
 from fhir_mapping._refs import relative_ref
 from fhir_mapping.definitions import ext_url
 from service.core.model import Contestation, Deliberation, Finding, Option, SourceRecord
+from service.work import checkpoint
 
 __all__ = [
     "ISSUE_CODES",
@@ -245,6 +246,7 @@ def at_source(value: J, plan: Deliberation) -> J:
 
     def walk(value: object) -> object:
         if isinstance(value, Mapping):
+            checkpoint()
             out = {k: walk(x) for k, x in value.items()}
             return _source_ref(out, sources, base) if _record_ref(out) else out
         if isinstance(value, list | tuple):

@@ -51,6 +51,7 @@ from service.record.profile import (
     UnusedFact,
 )
 from service.record.vocabulary import CVX
+from service.work import checkpoint
 
 if TYPE_CHECKING:
     from fhir_mapping.ingest import ParsedBundle, ParsedEntry
@@ -725,6 +726,7 @@ def build(
     window = DateWindow.of(received, clock_skew)
     b = _Builder(parsed, window)
     for order, e in enumerate(parsed.entries):
+        checkpoint()
         rt = e.resource_type
         if rt == "Condition":
             if b._is_patients(e, "subject"):

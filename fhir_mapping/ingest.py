@@ -64,6 +64,7 @@ from fhir_mapping._refs import RefIndex, entry_ref
 from service.errors import BundleError, CanoeError, Issue, LimitError
 from service.jsonio import load_json_object
 from service.record.profile import PatientProfile
+from service.work import checkpoint
 
 __all__ = [
     "ACCEPTED_BUNDLE_TYPES",
@@ -143,6 +144,38 @@ def _load(raw: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> Mapp
     if isinstance(raw, Mapping):
         return raw
     return load_json_object(raw, what="request body", error=BundleError, expression="Bundle")
+
+
+# What one JSON object of a Bundle costs at the peak of planning it: its validated FHIR model,
+# the profile facts and the output made from it. Measured with tests/benchmarks/bench_scaling.py
+# (tracemalloc peak over JSON objects: about 1.4 KiB for records of repeated orders, up to
+# 6 KiB for a Patient with 100,000 extensions); the larger, so the estimate errs on the safe side.
+_PEAK_BYTES_PER_OBJECT: Final = 6 * 1024
+
+
+def planning_memory_mb(doc: Mapping[str, Any]) -> float:
+    """The estimated peak memory of planning the decoded Bundle ``doc``, from its count of JSON
+    objects (every FHIR element with content is one): a walk of the decoded JSON, before any
+    model is built."""
+    objects, stack = 0, list[object]([doc])
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Mapping):
+            objects += 1
+            stack.extend(v for v in value.values() if isinstance(v, Mapping | list))
+        elif isinstance(value, list):
+            stack.extend(v for v in value if isinstance(v, Mapping | list))
+    return objects * _PEAK_BYTES_PER_OBJECT / 2**20
+
+
+def _within_budget(doc: Mapping[str, Any], budget_mb: int) -> None:
+    need = planning_memory_mb(doc)
+    if need > budget_mb:
+        text = (
+            f"planning this Bundle would need about {need:.0f} MB; the per-plan memory budget "
+            f"is {budget_mb} MB (CANOE_MAX_PLAN_MEMORY_MB)"
+        )
+        raise LimitError(text, issues=(Issue("error", "too-costly", text, ("Bundle",)),))
 
 
 def _fail(issues: IssueList) -> BundleError:
@@ -368,14 +401,17 @@ def parse_bundle(
     raw: bytes | bytearray | memoryview | str | Mapping[str, Any],
     *,
     max_resources: int | None = None,
+    memory_budget_mb: int | None = None,
 ) -> ParsedBundle:
     """Validate a FHIR R4 Bundle (JSON bytes/str or an already decoded mapping).
 
     Raises ``BundleError`` with every issue found (entry and field named) and ``LimitError`` when
-    the bundle holds more than ``max_resources`` entries (checked before any model validation).
+    the bundle holds more than ``max_resources`` entries, or when planning it would need more
+    than ``memory_budget_mb`` by ``planning_memory_mb`` (both checked before any model
+    validation).
     """
     try:
-        return _parse(raw, max_resources)
+        return _parse(raw, max_resources, memory_budget_mb)
     except CanoeError:
         raise
     except Exception as exc:
@@ -383,9 +419,13 @@ def parse_bundle(
 
 
 def _parse(
-    raw: bytes | bytearray | memoryview | str | Mapping[str, Any], max_resources: int | None
+    raw: bytes | bytearray | memoryview | str | Mapping[str, Any],
+    max_resources: int | None,
+    memory_budget_mb: int | None = None,
 ) -> ParsedBundle:
     doc = _load(raw)
+    if memory_budget_mb is not None:
+        _within_budget(doc, memory_budget_mb)
     issues = IssueList()
     top = _check_shell(doc, issues)
     if top is None:
@@ -407,6 +447,7 @@ def _parse(
     parsed: list[ParsedEntry] = []
     shared = _Shared()
     for i, raw_entry in enumerate(raw_entries):
+        checkpoint()
         entry = _validate_entry(i, raw_entry, issues, shared)
         if entry is not None:
             parsed.append(entry)
@@ -474,7 +515,8 @@ def ingest(
     max_resources: int | None = None,
     received: datetime | None = None,
     clock_skew: timedelta = DEFAULT_CLOCK_SKEW,
+    memory_budget_mb: int | None = None,
 ) -> PatientProfile:
     """``parse_bundle`` then ``build_profile``."""
-    parsed = parse_bundle(raw, max_resources=max_resources)
+    parsed = parse_bundle(raw, max_resources=max_resources, memory_budget_mb=memory_budget_mb)
     return build_profile(parsed, received=received, clock_skew=clock_skew)

@@ -54,6 +54,7 @@ from service.store import (
 from service.stored_summary import summary_record
 from service.telemetry import Telemetry, TracedExperts
 from service.text.summary import Summary, summarise
+from service.work import Work, working
 
 __all__ = [
     "CarePlanService",
@@ -252,8 +253,9 @@ class CarePlanService:
                 f"the Bundle is {len(bundle)} bytes; the limit is "
                 f"{self.settings.limits.max_message_bytes} (CANOE_MAX_MESSAGE_BYTES)"
             )
-        async with self._slot(), self._deadline(deadline_s):
-            return await self._plan(bundle, tenant, progress, started, created, source_base)
+        async with self._slot(), self._deadline(deadline_s) as work:
+            with working(work):
+                return await self._plan(bundle, tenant, progress, started, created, source_base)
 
     async def _plan(
         self,
@@ -291,6 +293,7 @@ class CarePlanService:
             profile = ingest(
                 bundle,
                 max_resources=self.settings.limits.max_bundle_resources,
+                memory_budget_mb=self.settings.limits.max_plan_memory_mb,
                 received=request_time(created),
                 clock_skew=self.settings.fhir.clock_skew,
             )
@@ -638,15 +641,23 @@ class CarePlanService:
         return min(_RETRY_AFTER_MAX_S, max(_RETRY_AFTER_MIN_S, held / limit))
 
     @asynccontextmanager
-    async def _deadline(self, deadline_s: float | None) -> AsyncIterator[None]:
+    async def _deadline(self, deadline_s: float | None) -> AsyncIterator[Work]:
+        """The request's deadline on this loop, and a token with the same deadline that the
+        worker thread's planning loops check: cancelling the request (deadline, client gone)
+        cancels the token, so the thread stops too instead of planning on for nobody."""
         limit = self.settings.limits.request_deadline_s
         if deadline_s is not None:
             limit = min(limit, deadline_s)
+        work = Work(limit)
         try:
             async with asyncio.timeout(limit):
-                yield
+                yield work
         except TimeoutError as exc:
+            work.cancel(f"the request passed its deadline of {limit:g} s")
             raise BackendTimeout(f"the request passed its deadline of {limit:g} s") from exc
+        except BaseException:
+            work.cancel()
+            raise
 
 
 class _StageSpans:

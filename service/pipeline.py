@@ -68,6 +68,7 @@ from service.core.model import (
 from service.errors import BackendTimeout, BackendUnavailable, StepFailed
 from service.record.profile import PatientProfile
 from service.text.summary import Wording, display_names, fact_words, patient_words
+from service.work import checkpoint
 
 __all__ = [
     "DELIBERATED_OPTION_FIELDS",
@@ -197,6 +198,7 @@ class _Run:
             return None
 
     async def stage(self, name: str, work: Awaitable[T]) -> T:
+        checkpoint()
         self.emit(name, "started")
         t0 = time.perf_counter()
         try:

@@ -225,6 +225,11 @@ class LimitSettings(_Group):
 
     max_message_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
     max_bundle_resources: int = Field(default=5000, ge=1)
+    # Per-plan memory budget (MB). A Bundle whose estimated planning peak (from its count of
+    # JSON objects, before any model is built: fhir_mapping.ingest.planning_memory_mb) is above
+    # it is refused with RESOURCE_EXHAUSTED / an OperationOutcome "too-costly". With up to
+    # max_concurrent_plans plans at once, a worker may need about that many times this.
+    max_plan_memory_mb: int = Field(default=512, ge=16, le=65536)
     # Plans and contestations admitted at once per worker process; one more is refused at once
     # (RESOURCE_EXHAUSTED / HTTP 429, with a retry hint), not queued. Admitted ones queue for
     # the process's one CPU thread, so each takes about this many plan-times: 8 keeps that under

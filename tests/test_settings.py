@@ -273,6 +273,7 @@ EVERY_SETTING: list[tuple[str, str, str, Any]] = [
     ("CANOE_LOG_LEVEL", "telemetry.log_level", "debug", "debug"),
     ("CANOE_MAX_MESSAGE_BYTES", "limits.max_message_bytes", "4096", 4096),
     ("CANOE_MAX_BUNDLE_RESOURCES", "limits.max_bundle_resources", "77", 77),
+    ("CANOE_MAX_PLAN_MEMORY_MB", "limits.max_plan_memory_mb", "256", 256),
     ("CANOE_MAX_CONCURRENT_PLANS", "limits.max_concurrent_plans", "2", 2),
     ("CANOE_REQUEST_DEADLINE_S", "limits.request_deadline_s", "60", 60.0),
     ("CANOE_MAX_TASKS_PER_REQUEST", "limits.max_tasks_per_request", "9", 9),

@@ -152,12 +152,11 @@ def rid(ref: str) -> str:
 
 
 def refs(*groups: Iterable[str | Cited]) -> tuple[str, ...]:
-    out: list[str] = []
+    # A dict keeps first-seen order and finds a repeat in constant time.
+    out: dict[str, None] = {}
     for g in groups:
         for x in g:
-            ref = x if isinstance(x, str) else x.ref
-            if ref not in out:
-                out.append(ref)
+            out[x if isinstance(x, str) else x.ref] = None
     return tuple(out)
 
 

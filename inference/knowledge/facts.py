@@ -11,7 +11,7 @@ Pure: no I/O, no clock.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import date
 
 from service.record.profile import (
@@ -26,6 +26,7 @@ from service.record.profile import (
     years_between,
 )
 from service.record.vocabulary import LOINC, LOINC_GROUPS, SNOMED
+from service.work import checkpoint
 
 from .conditions import GROUPS_BY_KEY, classify
 from .drugs import drug, identify, matches, strength_mg
@@ -372,6 +373,12 @@ class Facts:
         self.female = profile.sex == "female"
         self.conflicts = self._conflicts()
         self.meds = self._meds(profile)
+        self._by_ref = {m.ref: m for m in self.meds}
+        self._by_spec: dict[str, tuple[MedFact, ...]] = {}
+        # Active orders identical in all but their id (a record that repeats one order) are one
+        # medicine to the criteria: combinations bind each once, and a claim about it cites
+        # every copy. Work then grows with the distinct medicines, not with the orders.
+        self.distinct_meds, self._copies = _identical_orders(profile, self.meds)
         self.problems: tuple[tuple[Condition, tuple[str, ...]], ...] = tuple(
             (pr, classify(pr)) for pr in profile.problems
         )
@@ -537,8 +544,17 @@ class Facts:
     def med_fact(self, m: Medication) -> MedFact:
         """The typed view of any request, stopped or completed ones included (a medicine
         stopped in hospital is named by the criteria that read the stay)."""
-        got = next((x for x in self.meds if x.ref == m.ref), None)
+        got = self._by_ref.get(m.ref)
         return got if got is not None else _med_fact(m, self._first_orders(self.p))
+
+    def copies(self, ref: str) -> tuple[str, ...]:
+        """Every active order identical to the one at ``ref`` (itself first); ``(ref,)`` for
+        an order that has no copy, or that is not an active order."""
+        return self._copies.get(ref, (ref,))
+
+    def distinct_with_spec(self, spec: str) -> tuple[MedFact, ...]:
+        """``with_spec`` over the distinct medicines (one of each set of identical orders)."""
+        return _with_spec(self.distinct_meds, spec)
 
     def stay_values(self, quantity: str) -> tuple[Observation, Observation] | None:
         """The first and last reading of a quantity (``LOINC_GROUPS`` key) during the index stay:
@@ -548,12 +564,11 @@ class Facts:
         return stay_values(self.p, self.stay, LOINC_GROUPS[quantity])
 
     def with_spec(self, spec: str) -> tuple[MedFact, ...]:
-        kind, _, name = spec.partition(":")
-        if kind == "drug":
-            return tuple(m for m in self.meds if name in m.drugs)
-        if kind == "flag":
-            return tuple(m for m in self.meds if name in m.flags)
-        return tuple(m for m in self.meds if name in m.classes)
+        # Every criterion asks again: each spec is looked up in the medicines once.
+        got = self._by_spec.get(spec)
+        if got is None:
+            got = self._by_spec[spec] = _with_spec(self.meds, spec)
+        return got
 
     def years_on(self, m: MedFact) -> int | None:
         return _years(m.first_authored, self.p.as_of)
@@ -851,6 +866,41 @@ class Facts:
             vals += [float(_course_days(c)) for c in self.changes if _course_days(c)]
         words = {w for t in quoted for w in _QUOTED_NUMBER.findall(t)}
         return frozenset(fmt(v) for v in vals if v is not None) | words
+
+
+def _with_spec(meds: tuple[MedFact, ...], spec: str) -> tuple[MedFact, ...]:
+    kind, _, name = spec.partition(":")
+    if kind == "drug":
+        return tuple(m for m in meds if name in m.drugs)
+    if kind == "flag":
+        return tuple(m for m in meds if name in m.flags)
+    return tuple(m for m in meds if name in m.classes)
+
+
+def _content(value: MedFact | Medication) -> tuple[object, ...]:
+    """Every field but the ref (``dataclasses.replace`` is several times slower)."""
+    return tuple(getattr(value, f.name) for f in fields(value) if f.name != "ref")
+
+
+def _identical_orders(
+    profile: PatientProfile, meds: tuple[MedFact, ...]
+) -> tuple[tuple[MedFact, ...], dict[str, tuple[str, ...]]]:
+    """The first of each set of active orders that differ in their id only (in ``meds``
+    order), and, by the first one's ref, the refs of the whole set in that order."""
+    requests = {m.ref: m for m in profile.active_medications}
+    sets: dict[object, list[str]] = {}
+    firsts: list[MedFact] = []
+    for m in meds:
+        checkpoint()
+        request = requests.get(m.ref)
+        key = (_content(m), _content(request) if request is not None else m.ref)
+        found = sets.get(key)
+        if found is None:
+            sets[key] = [m.ref]
+            firsts.append(m)
+        else:
+            found.append(m.ref)
+    return tuple(firsts), {refs[0]: tuple(refs) for refs in sets.values()}
 
 
 def _med_fact(m: Medication, first: dict[str, date]) -> MedFact:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from inference.protocol import Locale
 from service.core.model import Stance
 from service.record.profile import Condition, PatientProfile
+from service.work import checkpoint
 
 from .analysis import Cited, Output, Point, ProblemCase, refs, rid
 from .facts import Facts, MedFact
@@ -77,6 +78,7 @@ def rule(rule_id: str, source: str) -> Callable[[RuleFn], RuleFn]:
 def run_rules(c: Case, o: Output, skip: frozenset[str] = frozenset()) -> None:
     """Every registered rule in order, less those whose id is in ``skip``."""
     for r in RULES:
+        checkpoint()
         if r.id not in skip:
             r.fn(c, o)
 

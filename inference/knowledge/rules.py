@@ -1188,10 +1188,15 @@ def _proposals(o: Output, problems: Sequence[ProblemCase]) -> tuple[Proposal, ..
     return tuple(sorted(out, key=lambda p: (CATEGORY_ORDER.index(p.category), -p.urgency, p.id)))
 
 
-@lru_cache(maxsize=64)
 def analyse(profile: PatientProfile, locale: Locale = "uk") -> Analysis:
     """The whole deterministic case analysis for one profile (cached per profile value: every
     step of a plan asks for it); ``locale`` picks the risk tools a clinician there uses."""
+    # One cache key whether the locale was passed or defaulted: the cache keys the call.
+    return _analyse(profile, locale)
+
+
+@lru_cache(maxsize=64)
+def _analyse(profile: PatientProfile, locale: Locale) -> Analysis:
     c = Case(profile, locale)
     base = _record_problems(c)
     c.base = tuple(base)
@@ -1221,3 +1226,8 @@ def analyse(profile: PatientProfile, locale: Locale = "uk") -> Analysis:
         o.claims_checked,
         tuple(o.withheld),
     )
+
+
+def clear_analyses() -> None:
+    """Forget every cached analysis (the active knowledge changed)."""
+    _analyse.cache_clear()

@@ -342,8 +342,8 @@ def active() -> Knowledge:
 def install(knowledge: Knowledge) -> None:
     """Make ``knowledge`` the one plans use (at start-up; the case analysis cache is cleared,
     so no plan mixes two)."""
-    from .rules import analyse  # local: rules reads the active knowledge from here
+    from .rules import clear_analyses  # local: rules reads the active knowledge from here
 
     _ACTIVE[:] = [knowledge]
     set_site_values(knowledge.parameters)
-    analyse.cache_clear()
+    clear_analyses()

@@ -19,6 +19,7 @@ from inference.protocol import Severity
 from service.core.evaluation import CATEGORY_ORDER, PRIORITY_ORDER
 from service.record.profile import Condition, Immunization, Observation
 from service.text.words import duration_words, unit_words
+from service.work import checkpoint
 
 from ..analysis import Output, Point, Proposal, add_or_merge, most_urgent, refs, rid, slug
 from ..claims import (
@@ -516,10 +517,11 @@ def _medicine_bindings(t: Trigger, f: Facts, params: _Params, b0: Binding) -> It
     if t.change is not None and not changes:
         return
     specs = (("",) if t.change is not None else ()) + t.drugs
-    pools = [f.with_spec(s) for s in t.drugs]
+    pools = [f.distinct_with_spec(s) for s in t.drugs]
     binds: list[MedChange | None] = [*changes] or [None]
     combos: list[tuple[MedFact, ...]] = list(product(*pools)) if pools else [()]
     for ch, rest in [(ch, rest) for ch in binds for rest in combos]:
+        checkpoint()
         combo = ((f.med_fact(ch.med),) if ch is not None else ()) + rest
         if not _combo_allowed(t, f, ch, combo, specs):
             continue
@@ -754,7 +756,7 @@ def _renal_bindings(f: Facts, base: Binding) -> Iterator[Binding]:
         return
     estimates = [v for v in (k.reported.value if k.reported else None, k.computed) if v]
     egfr = min(estimates) if estimates else None
-    for m in f.meds:
+    for m in f.distinct_meds:
         for name in m.drugs:
             limits = [
                 lim
@@ -778,7 +780,8 @@ def _renal_bindings(f: Facts, base: Binding) -> Iterator[Binding]:
 def _pk_bindings(f: Facts, base: Binding, direction: str) -> Iterator[Binding]:
     """One binding per (perpetrator, substrate) pair of distinct active medicines that the
     mechanism table links in ``direction``, every shared pathway in one claim."""
-    for m, n in product(f.meds, f.meds):
+    for m, n in product(f.distinct_meds, f.distinct_meds):
+        checkpoint()
         if m.ref == n.ref:
             continue
         for a_name, b_name in product(m.drugs, n.drugs):
@@ -854,7 +857,7 @@ def _level_state(
 def _level_bindings(
     f: Facts, base: Binding, test: LevelTest, params: dict[str, float]
 ) -> Iterator[Binding]:
-    for m in f.meds:
+    for m in f.distinct_meds:
         for name in m.drugs:
             entry: LevelEntry | None = level_entry(name)
             if entry is None:
@@ -1462,7 +1465,7 @@ def _cited(names: Sequence[str], b: Binding, f: Facts) -> tuple[str, ...]:
     out: list[str] = []
     for n in names:
         if n in b.meds:
-            out.append(b.meds[n].ref)
+            out += f.copies(b.meds[n].ref)
         elif n == "cond" and b.cond is not None:
             out += b.cond.refs
         elif n == "count":
@@ -1550,7 +1553,7 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
     pids: tuple[str, ...] = ()
     if c.problem is not None and out is not None:
         pt = c.problem
-        cited = [ref for m in b.meds.values() for ref in (m.ref,)]
+        cited = [ref for m in b.meds.values() for ref in f.copies(m.ref)]
         if b.cond:
             cited += list(b.cond.refs)
         pids = (
@@ -1698,7 +1701,7 @@ def _bindings(
             c.trigger.monitor is not None
             and (c.trigger.monitor.response or c.trigger.monitor.harm)
             and "a" in b.meds
-            and b.meds["a"].ref in stopping
+            and any(ref in stopping for ref in f.copies(b.meds["a"].ref))
         )
     ]
 
@@ -1922,7 +1925,7 @@ def _grouped(found: Sequence[tuple[Criterion, Binding]], f: Facts) -> dict[int, 
     out: dict[int, str] = {}
     joins: dict[str, tuple[str, set[str]]] = {}  # absorbed criterion id -> group, its drugs
     for gid, idx in members.items():
-        drugs = {found[i][1].meds["a"].ref for i in idx}
+        drugs = {ref for i in idx for ref in f.copies(found[i][1].meds["a"].ref)}
         if len(drugs) >= need[gid]:
             out |= dict.fromkeys(idx, gid)
             for i in idx:
@@ -1995,6 +1998,7 @@ def apply_criteria(criteria: Sequence[Criterion], f: Facts, out: Output) -> tupl
     grouped = _grouped(found, f)
     groups: dict[str, list[tuple[Criterion, Binding, Proposal]]] = {}
     for i, (c, b) in enumerate(found):
+        checkpoint()
         prop = _proposal(c, f, b, out)
         gid = grouped.get(i)
         if gid is not None:
