@@ -114,3 +114,21 @@ def test_what_the_readme_commands_write_is_ignored(path: str) -> None:
         ["git", "check-ignore", "--no-index", "-q", path], cwd=REPO_ROOT, check=False
     )
     assert out.returncode == 0, f"{path} is not ignored by .gitignore"
+
+
+def test_the_readmes_python_snippets_use_no_undefined_name(tmp_path: Path) -> None:
+    ruff = Path(sys.executable).parent / "ruff"
+    if not ruff.exists():
+        pytest.skip("ruff is not installed in this interpreter's environment")
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    snippets = re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
+    assert snippets
+    for k, code in enumerate(snippets):
+        (tmp_path / f"snippet_{k}.py").write_text(code)
+    out = subprocess.run(
+        [str(ruff), "check", "--isolated", "--select", "F821,F841", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 0, out.stdout
