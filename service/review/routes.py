@@ -164,6 +164,7 @@ class _Review:
         )
         self.env.filters["num"] = lambda x: "—" if x is None else f"{x:.2f}"
         self.env.filters["signed"] = lambda x: f"{x:+.2f}"
+        self.env.filters["when"] = views.human_time
         self.evidence = EvidenceBase.load()
         self._versions: OrderedDict[
             tuple[str, str, int], tuple[VersionRecord, Deliberation, Evaluation]

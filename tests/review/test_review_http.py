@@ -304,6 +304,11 @@ async def test_a_patient_only_launch_opens_the_patients_plan_or_a_chooser(review
         assert chooser.status_code == 200
         listed = re.findall(r'data-plan="([0-9a-f]{32})"', chooser.text)
         assert sorted(listed) == sorted([review.plan_id, second.plan_id])
+        # Dates as a reader says them ("Plan of 2 Dec 2026, 09:15 UTC"), not ISO 8601.
+        shown = re.findall(r'class="plan-choice"[^>]*>Plan of ([^<]*)</a>', chooser.text)
+        assert len(shown) == 2
+        for when in shown:
+            assert re.fullmatch(r"\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC", when), when
         picked = await http.get("/review/choose", params={"plan": second.plan_id})
         assert picked.status_code == 303
         assert picked.headers["location"] == f"/review/plans/{second.plan_id}"
