@@ -19,7 +19,6 @@ from service.core.model import Argument, Contestation, Deliberation, Option
 from service.record.profile import years_between
 
 __all__ = [
-    "human_time",
     "ArgumentRow",
     "Change",
     "Diff",
@@ -30,6 +29,7 @@ __all__ = [
     "describe_target",
     "diff",
     "graph",
+    "human_time",
     "option_rows",
     "patient_banner",
     "strength_words",
