@@ -3,6 +3,9 @@
 
     python3.11 dev.py plan BUNDLE.json [canoe plan options]   # the main job, embedded backend
     python3.11 dev.py test [pytest options]                   # the whole test suite
+                                 # (as root, installs chromium with apt-get, printing the
+                                 # commands first; CANOETEST_NO_BROWSER=1 skips that and the
+                                 # browser tests)
     python3.11 dev.py check                                   # ruff, format, import layers, mypy
     python3.11 dev.py canoe ARGS...                           # any other CLI command
 
@@ -107,22 +110,38 @@ def _check() -> int:
     return 1 if failed else 0
 
 
+# The one opt-out of the browser: no system package installed, and the browser tests skip
+# saying so (tests/review/browser.py reads the same name).
+NO_BROWSER = "CANOETEST_NO_BROWSER"
+APT_STEPS = (
+    ["apt-get", "update", "-q"],
+    ["apt-get", "install", "-y", "-q", "chromium", "chromium-driver"],
+)
+
+
 def ensure_browser() -> None:
     """The review app's browser tests drive Debian's chromium through chromium-driver: install
-    both when missing and this is root on a Debian-like system. Otherwise (or if apt fails) the
-    browser tests skip and say why; the rest of the suite runs either way."""
+    both when missing and this is root on a Debian-like system, printing each system command
+    before it runs. Otherwise (or if apt fails, or with CANOETEST_NO_BROWSER=1) the browser tests
+    skip and say why; the rest of the suite runs either way."""
+    if os.environ.get(NO_BROWSER) == "1":
+        print(f"{NO_BROWSER}=1: chromium is not installed and the browser tests skip",
+              file=sys.stderr)  # fmt: skip
+        return
     if shutil.which("chromium") and shutil.which("chromedriver"):
         return
     if os.name != "posix" or os.geteuid() != 0 or shutil.which("apt-get") is None:
         return
-    print("installing chromium and chromium-driver for the browser tests", file=sys.stderr)
+    print(
+        "installing chromium and chromium-driver system-wide for the browser tests "
+        f"({NO_BROWSER}=1 skips them instead):",
+        file=sys.stderr,
+    )
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     log = VENV / "apt.log"
     with log.open("w") as out:
-        for step in (
-            ["apt-get", "update", "-q"],
-            ["apt-get", "install", "-y", "-q", "chromium", "chromium-driver"],
-        ):
+        for step in APT_STEPS:
+            print("  DEBIAN_FRONTEND=noninteractive " + " ".join(step), file=sys.stderr, flush=True)
             if subprocess.run(step, stdout=out, stderr=subprocess.STDOUT, env=env).returncode:
                 print(f"apt-get failed ({log}); the browser tests will skip", file=sys.stderr)
                 return

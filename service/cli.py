@@ -39,6 +39,7 @@ from service.errors import (
     BackendError,
     CanoeError,
     InputError,
+    Issue,
     LimitError,
     NotFoundError,
     StaleVersionError,
@@ -374,6 +375,18 @@ def _cmd_recompute(args: argparse.Namespace) -> int:
         doc = json.loads(_read(args.document))
     except json.JSONDecodeError as exc:
         raise InputError(f"{args.document} is not JSON: {exc}") from exc
+    if isinstance(doc, dict) and doc.get("resourceType") == "Bundle":
+        raise InputError(
+            f"{args.document} is a FHIR Bundle, not a deliberation document: recompute reads "
+            "the canoe.deliberation/1 file that `canoe plan BUNDLE --deliberation "
+            "deliberation.json` writes beside the plan (gRPC: GetDeliberation), "
+            "then `canoe recompute deliberation.json`",
+            issues=(
+                Issue(
+                    "error", "not-supported", "expected a deliberation document", ("resourceType",)
+                ),
+            ),
+        )
     recomputed = recompute_document(doc)
     diffs = differences(doc, recomputed)
     if not args.check:
@@ -721,7 +734,9 @@ def _cmd_review_link(args: argparse.Namespace) -> int:
 
 def _fail(exc: CanoeError, *, fhir: bool) -> int:
     print(f"canoe: {type(exc).__name__}: {exc.message}", file=sys.stderr)
-    for issue in exc.issues[:20]:
+    # The issues under it, unless the message already says the only one.
+    said = len(exc.issues) == 1 and exc.issues[0].diagnostics in exc.message
+    for issue in () if said else exc.issues[:20]:
         where = f" at {', '.join(issue.expression)}" if issue.expression else ""
         print(f"  - {issue.severity} {issue.code}{where}: {issue.diagnostics}", file=sys.stderr)
     if fhir:

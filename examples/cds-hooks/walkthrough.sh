@@ -12,11 +12,30 @@
 #
 # Environment: CANOE_HTTP_PORT (default 8080), CANOE_GRPC_PORT (default 50051), CDS_REQUESTS
 # (default examples/fixtures/cds-hooks/requests: the constructed requests of the test suite).
+# A port something already listens on (another `canoe serve`, say) stops it before anything
+# starts, naming the port: the calls would otherwise reach that other server.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+export CANOE_HTTP_PORT=${CANOE_HTTP_PORT:-8080}
+export CANOE_GRPC_PORT=${CANOE_GRPC_PORT:-50051}
+
+listened_on() {  # listened_on PORT: true when a connection to it on this machine succeeds
+  local host
+  for host in 127.0.0.1 localhost; do
+    (exec 3<>"/dev/tcp/$host/$1") 2>/dev/null && return 0
+  done
+  return 1
+}
+for name in CANOE_HTTP_PORT CANOE_GRPC_PORT; do
+  if listened_on "${!name}"; then
+    echo "walkthrough.sh: port ${!name} ($name) is already taken on this machine;" \
+      "stop what listens there or set $name to a free port" >&2
+    exit 2
+  fi
+done
+
 work=${1:-$(mktemp -d)}
 mkdir -p "$work"
-export CANOE_HTTP_PORT=${CANOE_HTTP_PORT:-8080}
 requests=${CDS_REQUESTS:-$here/../fixtures/cds-hooks/requests}
 keys="$work/keys"
 

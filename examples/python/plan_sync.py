@@ -15,22 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from canoe_client import CarePlanClient
+from canoe_client import CarePlanClient, aim_tasks
 from canoe_client.errors import CanoeError
-
-
-def aim(tasks: dict[str, Any], plan_id: str, version: int) -> dict[str, Any]:
-    """The example Tasks name the fixture plan: point them at this one, with ids of this plan
-    version's own (a Task id is applied once per store, so the same example sent for a second
-    plan would be refused as applied to another plan)."""
-
-    def one(task: dict[str, Any]) -> dict[str, Any]:
-        focus = {"reference": f"CarePlan/{plan_id}-v{version}"}
-        return {**task, "focus": focus, "id": f"{task['id']}-{plan_id[:8]}-v{version}"}
-
-    if tasks["resourceType"] == "Task":
-        return one(tasks)
-    return {**tasks, "entry": [{**e, "resource": one(e["resource"])} for e in tasks["entry"]]}
 
 
 def reject_first(
@@ -68,7 +54,9 @@ def main(argv: list[str]) -> int:
             print(f"plan {plan['plan_id']} v{plan['version']}: {plan['summary']['counts']}")
             doc = client.deliberation(plan["plan_id"])
             if len(argv) > 3:
-                tasks = aim(json.loads(Path(argv[3]).read_text()), plan["plan_id"], plan["version"])
+                tasks = aim_tasks(
+                    json.loads(Path(argv[3]).read_text()), plan["plan_id"], plan["version"]
+                )
             else:
                 tasks = reject_first(doc, doc["patient_ref"], plan["plan_id"], plan["version"])
             contested = client.contest(plan["plan_id"], plan["version"], tasks)

@@ -401,8 +401,9 @@ class _Bridge:
         self, service: ServiceDefinition, who: ClientIdentity, call: HookRequest
     ) -> dict[str, Any]:
         if service.hook != "patient-view" and not call.focus:
-            # No draft MedicationRequest to argue about (only other order types, or none
-            # selected): nothing for the panel to say, so no card and no plan.
+            # No draft MedicationRequest to argue about (only other order types, orders not
+            # written yet, or none selected): nothing for the panel to say, so no card and no
+            # plan.
             log.info("cds.no_medication_drafts", other_drafts=len(call.other_drafts))
             return {"cards": []}
         now = self.now()

@@ -74,7 +74,9 @@ class HookRequest:
     prefetch: Mapping[str, Any] | None = None  # None: the client sent no prefetch at all
     drafts: tuple[Mapping[str, Any], ...] = ()  # draft R4 MedicationRequests: all enter the record
     focus: tuple[str, ...] = ()  # "MedicationRequest/id" the cards are about (select: selected)
-    other_drafts: tuple[str, ...] = ()  # "Type/id" of draft orders we do not deliberate about
+    # "Type/id" of draft orders we do not deliberate about: other order types, and medication
+    # orders not written yet (no medicine or no intent)
+    other_drafts: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()  # what was left out of the drafts, in words (no patient data)
 
     @property
@@ -174,6 +176,7 @@ def _drafts(
             selected = set(selections)
     drafts: list[Mapping[str, Any]] = []
     others: list[str] = []
+    unfinished: list[str] = []
     notes: list[str] = []
     bad: list[Issue] = []
     for i, entry in enumerate(entries):
@@ -186,6 +189,11 @@ def _drafts(
         ref = f"{rtype}/{rid}"
         if rtype != "MedicationRequest":
             others.append(ref)
+            continue
+        if _unfinished(res):
+            # An order still being written (the official sandbox's Rx View fires order-select
+            # on load with an empty draft): nothing to argue about yet, not an error.
+            unfinished.append(ref)
             continue
         usable, problems, left_out = _check_medication_request(res, path)
         bad.extend(problems)
@@ -203,7 +211,14 @@ def _drafts(
         for d in drafts
         if selected is None or f"MedicationRequest/{d.get('id')}" in selected
     )
-    return tuple(drafts), focus, tuple(others), tuple(notes)
+    return tuple(drafts), focus, tuple(others + unfinished), tuple(notes)
+
+
+def _unfinished(res: Mapping[str, Any]) -> bool:
+    """A draft MedicationRequest that names no medicine yet, or has no intent yet: the
+    clinician is still writing it."""
+    named = any(res.get(k) for k in ("medicationCodeableConcept", "medicationReference"))
+    return not named or res.get("intent") is None
 
 
 # Elements the panel relies on to know which drug, for whom, and to cite it: these must be

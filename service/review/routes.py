@@ -158,9 +158,13 @@ class _Review:
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        self.env.globals.update(base=config.prefix, words=views.strength_words)
+        # Ids of activities and arguments name medicines: URLs carry ref(id) instead.
+        self.env.globals.update(
+            base=config.prefix, words=views.strength_words, ref=config.signer.opaque
+        )
         self.env.filters["num"] = lambda x: "—" if x is None else f"{x:.2f}"
         self.env.filters["signed"] = lambda x: f"{x:+.2f}"
+        self.env.filters["when"] = views.human_time
         self.evidence = EvidenceBase.load()
         self._versions: OrderedDict[
             tuple[str, str, int], tuple[VersionRecord, Deliberation, Evaluation]
@@ -171,6 +175,13 @@ class _Review:
     def _page(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
         html = self.env.get_template(template).render(**context)
         return HTMLResponse(html, status_code=status)
+
+    def _unref(self, token: str, d: Deliberation) -> str:
+        """The activity, argument or problem id of ``d`` a URL token stands for; a plain id
+        (a link made before URLs were opaque) stands for itself."""
+        ids = [x for o in d.options for x in (o.id, *(a.id for a in o.arguments))]
+        ids += [p.id for p in d.problems]
+        return next((i for i in ids if self.config.signer.opaque(i) == token), token)
 
     def _headers(self, response: Response) -> Response:
         response.headers["Content-Security-Policy"] = self.config.csp
@@ -492,8 +503,9 @@ class _Review:
     async def option(self, request: Request) -> Response:
         async def run() -> Response:
             s = self._session(request)
-            plan_id, option_id = request.path_params["plan_id"], request.path_params["option_id"]
+            plan_id = request.path_params["plan_id"]
             rec, d, ev = await self._load(s, plan_id, _int(request, "v"))
+            option_id = self._unref(request.path_params["option_id"], d)
             o = next((x for x in d.options if x.id == option_id), None)
             if o is None:
                 raise NotFoundError(f"version {rec.version} of this plan has no such activity")
@@ -634,7 +646,8 @@ class _Review:
                 )
                 stale = StaleVersionError("stale", current_version=current)
                 return self._stale(request, stale, f"{where}?since={version}#changes")
-            action, target, decision = q.get("action", ""), q.get("target", ""), q.get("decision")
+            action, decision = q.get("action", ""), q.get("decision")
+            target = self._unref(q.get("target", ""), d)
             step = _confirm_action(action, target, decision)
             after = apply_all(d, [(step, "preview", s.user, _now(), "")])
             return self._page(

@@ -8,6 +8,8 @@ verifier. Never patient data: a review link travels in URLs and chat messages.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 import time
 from collections.abc import Mapping
@@ -31,6 +33,13 @@ class Signer:
     def __init__(self, key: str, *, clock: Any = time.time) -> None:
         self._key = key.encode("utf-8") if key else secrets.token_bytes(32)
         self._clock = clock
+
+    def opaque(self, value: str) -> str:
+        """A URL token for an id that can name a medicine (``opt-taper-diazepam``): keyed, so
+        the id cannot be guessed back from it, and the same for the same id, so a page's links
+        stay put across versions. The page that receives it finds the id among its own."""
+        mac = hmac.new(self._key, b"url-ref\x00" + value.encode("utf-8"), hashlib.sha256)
+        return "r" + mac.hexdigest()[:20]
 
     def sign(self, purpose: Purpose, claims: Mapping[str, Any], ttl_s: float) -> str:
         now = int(self._clock())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any
 
 from inference.evidence import EvidenceBase
@@ -29,6 +29,7 @@ __all__ = [
     "describe_target",
     "diff",
     "graph",
+    "human_time",
     "option_rows",
     "patient_banner",
     "strength_words",
@@ -426,3 +427,20 @@ def diff(old: tuple[Deliberation, Evaluation], new: tuple[Deliberation, Evaluati
         if c.id not in seen
     )
     return Diff(d0.version, d1.version, tuple(changes), problems, why)
+
+
+def human_time(stamp: str) -> str:
+    """An ISO 8601 instant as a reader says it, in UTC: ``30 Nov 2026, 09:00 UTC``. A stamp
+    that does not parse is shown as it is.
+
+    >>> human_time("2026-11-30T10:00:00+01:00")
+    '30 Nov 2026, 09:00 UTC'
+    """
+    try:
+        when = datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return stamp
+    if when.tzinfo is None:
+        return f"{when.day} {when:%b %Y, %H:%M}"
+    when = when.astimezone(UTC)
+    return f"{when.day} {when:%b %Y, %H:%M} UTC"

@@ -445,3 +445,26 @@ def test_patient_view_plans_once_and_stores_the_bytes_it_made(servers: Servers) 
     )
     assert rec.bundle_json == outcome.bundle_json and rec.bundle_json
     assert rec.deliberation_json == outcome.deliberation_json and rec.deliberation_json
+
+
+@pytest.mark.parametrize(
+    ("service_id", "name"),
+    [
+        (OSEL, "order-select_trey_berge_unfinished-draft.json"),
+        (OSIGN, "order-sign_trey_berge_service-request-only.json"),
+    ],
+)
+def test_an_order_not_written_yet_gets_no_card_not_an_error(
+    servers: Servers, service_id: str, name: str
+) -> None:
+    r = servers.post(service_id, cds_fixture("requests", name))
+    assert r.status_code == 200, r.text
+    assert r.json() == {"cards": []}
+
+
+def test_an_invalid_intent_on_a_written_order_is_still_refused(servers: Servers) -> None:
+    body = cds_fixture("requests", "order-select_trey_berge_naproxen.json")
+    body["context"]["draftOrders"]["entry"][0]["resource"]["intent"] = "wish"
+    r = servers.post(OSEL, body)
+    assert r.status_code == 422
+    assert "intent" in r.text

@@ -66,3 +66,21 @@ def test_a_missing_or_malformed_status_carries_no_detail() -> None:
     assert _status.details(None, name) is None
     assert _status.details([(_status.STATUS_DETAILS_KEY, b"\xff\xff")], name) is None
     assert _status.details([(_status.STATUS_DETAILS_KEY, "text")], name) is None
+
+
+def test_aim_tasks_points_example_tasks_at_a_plan_version() -> None:
+    from tests.examples.make_tasks import TASKS_DIR
+
+    bundle = json.loads((TASKS_DIR / "transaction-bundle.json").read_text())
+    before = json.dumps(bundle, sort_keys=True)
+    plan_id = "0123456789abcdef" * 2
+    aimed = canoe_client.aim_tasks(bundle, plan_id, 3)
+    assert json.dumps(bundle, sort_keys=True) == before, "the input is left as it was"
+    tasks = [e["resource"] for e in aimed["entry"]]
+    assert {t["focus"]["reference"] for t in tasks} == {f"CarePlan/{plan_id}-v3"}
+    old_ids = {e["resource"]["id"] for e in bundle["entry"]}
+    assert not old_ids & {t["id"] for t in tasks}
+    one = json.loads((TASKS_DIR / "reject.json").read_text())
+    assert canoe_client.aim_tasks(one, plan_id, 1)["focus"] == {
+        "reference": f"CarePlan/{plan_id}-v1"
+    }

@@ -186,11 +186,20 @@ async def test_grpcurl_scripts_wrap_and_unwrap_base64(tmp_path: Path) -> None:
 
         # A refusal: the status and the OperationOutcome, decoded, on stderr.
         stale = await sh("contest.sh", plan_id, "1", str(TASKS_DIR / "reject.json"))
-        assert stale.returncode != 0
+        assert stale.returncode == 2, "the CLI's bad-input code, not grpcurl's 64 + 9"
         err = json.loads(stale.stderr)
         assert err["code"] == 9  # FAILED_PRECONDITION
         assert err["operationOutcome"]["resourceType"] == "OperationOutcome"
         assert err["operationOutcome"]["issue"][0]["code"] == "conflict"
+
+        # Not found is a refusal (2), never the CLI's "backend unavailable" (69)...
+        unknown = await sh("deliberation.sh", "0" * 32)
+        assert unknown.returncode == 2, unknown.stderr
+        assert json.loads(unknown.stderr)["code"] == 5  # NOT_FOUND
+    # ... which is a service that cannot be reached.
+    env["CANOE_ADDR"] = f"127.0.0.1:{_free_port()}"
+    gone = await asyncio.to_thread(_sh, env, "grpcurl/versions.sh", "0" * 32)
+    assert gone.returncode == 69, gone.stderr
 
 
 def doc_patient(deliberation_json: str) -> str:
@@ -294,6 +303,28 @@ def test_cds_hooks_walkthrough(tmp_path: Path) -> None:
     }
     (card,) = json.loads((tmp_path / "patient-view.json").read_text())["cards"]
     assert card["source"]["label"]
+
+
+def test_cds_hooks_walkthrough_refuses_a_taken_port_naming_it(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CANOE_")}
+        env.update(CANOE_HTTP_PORT=str(port), CANOE_GRPC_PORT=str(_free_port()))
+        out = subprocess.run(
+            [str(EXAMPLES / "cds-hooks" / "walkthrough.sh"), str(tmp_path / "work")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert f"port {port} (CANOE_HTTP_PORT) is already taken" in out.stderr
+    assert out.stdout == "" and not (tmp_path / "work").exists(), "nothing was started"
 
 
 def _log(tmp_path: Path) -> str:

@@ -27,6 +27,8 @@ ARTEFACTS = REPO_ROOT / "tmp" / "artefacts" / "review"
 
 def browser_or_skip() -> tuple[str, str] | str:
     """(chromium, chromedriver) paths, or the reason they cannot be used."""
+    if os.environ.get("CANOETEST_NO_BROWSER") == "1":
+        return "CANOETEST_NO_BROWSER=1: the browser tests were turned off"
     try:
         import selenium  # noqa: F401
     except ImportError:

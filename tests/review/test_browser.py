@@ -23,6 +23,7 @@ import pytest
 
 from service.core import evaluate, from_document
 from service.core.contest import RejectArgument, apply_all
+from service.review.tokens import Signer
 from tests.review.browser import (
     ARTEFACTS,
     CanoeServe,
@@ -37,6 +38,7 @@ from tests.service.conftest import bundle_bytes, pb, pb_grpc, reject_task
 
 FOUND = browser_or_skip()
 pytestmark = pytest.mark.skipif(isinstance(FOUND, str), reason=str(FOUND))
+REF = Signer(SIGNING_KEY).opaque  # the opaque URL token of an activity id
 FIXTURE = "adan"  # its top activity flips when its strongest supporter goes; one borderline
 
 
@@ -196,9 +198,9 @@ def test_launch_plan_activity_reject(stack: Stack, browser: Any) -> None:
     option_id, supporter = flipping_choice(stack.doc)
     assert option_id in ev.plan
     before = ev.option(option_id).score
-    by_css(browser, f'#table-included a.option-link[href$="/options/{option_id}"]').click()
+    by_css(browser, f'#table-included a.option-link[href$="/options/{REF(option_id)}"]').click()
     until(browser, "the activity", lambda d: "/options/" in d.current_url)
-    assert browser.current_url.endswith(f"/options/{option_id}")
+    assert browser.current_url.endswith(f"/options/{REF(option_id)}")
     assert float(text_of(browser, "#score")) == pytest.approx(before, abs=0.006)
     assert text_of(browser, "#decision") == "include"
     assert browser.find_elements("css selector", "svg.qbaf g.node.support")
@@ -326,7 +328,7 @@ def test_a_stale_page_says_so_and_reloads(stack: Stack, browser: Any) -> None:
     check_page(browser, "09-stale")
     by_css(browser, "#reload").click()
     until(browser, "the current version", lambda d: f"since={stale_version}" in d.current_url)
-    assert f"/options/{option_id}" in browser.current_url
+    assert f"/options/{REF(option_id)}" in browser.current_url
     assert "Practitioner/planner-1" in text_of(browser, "#changes")  # what the other one did
     assert (
         len(stack.stub.ListPlanVersions(pb.ListPlanVersionsRequest(plan_id=stack.plan_id)).versions)

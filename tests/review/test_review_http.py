@@ -304,6 +304,11 @@ async def test_a_patient_only_launch_opens_the_patients_plan_or_a_chooser(review
         assert chooser.status_code == 200
         listed = re.findall(r'data-plan="([0-9a-f]{32})"', chooser.text)
         assert sorted(listed) == sorted([review.plan_id, second.plan_id])
+        # Dates as a reader says them ("Plan of 2 Dec 2026, 09:15 UTC"), not ISO 8601.
+        shown = re.findall(r'class="plan-choice"[^>]*>Plan of ([^<]*)</a>', chooser.text)
+        assert len(shown) == 2
+        for when in shown:
+            assert re.fullmatch(r"\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC", when), when
         picked = await http.get("/review/choose", params={"plan": second.plan_id})
         assert picked.status_code == 303
         assert picked.headers["location"] == f"/review/plans/{second.plan_id}"
@@ -340,3 +345,59 @@ async def test_the_plan_page_shows_the_summary_stored_with_the_version(
     assert page.status_code == 200, page.text
     summary = page.text.split('id="summary-title"')[1].split("</section>")[0]
     assert all(str(escape(line.action)) in summary for line in stored.lines)
+
+
+def _url_parts(html: str) -> list[str]:
+    """What a click on the page can put in a URL: every href, and every field of a GET form."""
+    hrefs = re.findall(r'href="([^"]*)"', html)
+    gets = re.findall(r'<form method="get".*?</form>', html, flags=re.S)
+    fields = [v for form in gets for v in re.findall(r'name="[^"]+" value="([^"]*)"', form)]
+    return hrefs + fields
+
+
+async def test_review_urls_carry_no_activity_argument_or_problem_id(review: Review) -> None:
+    async with review.client() as http:
+        got = await review.launch(http)
+        plan_page = await http.get(got.headers["location"])
+        d = from_document(
+            dict(
+                (
+                    await review.service.plan_version(tenant="default", plan_id=review.plan_id)
+                ).deliberation
+            )
+        )
+        ids = {o.id for o in d.options} | {a.id for o in d.options for a in o.arguments}
+        ids |= {p.id for p in d.problems}
+        top, _sup, _ = _top(
+            dict(
+                (
+                    await review.service.plan_version(tenant="default", plan_id=review.plan_id)
+                ).deliberation
+            )
+        )
+        links = re.findall(r'class="option-link" href="([^"]*)"', plan_page.text)
+        assert links
+        option_page = await http.get(links[0])
+        assert option_page.status_code == 200, option_page.text
+        assert escape(next(o.title for o in d.options if o.id == top)) in option_page.text
+        for page in (plan_page.text, option_page.text):
+            parts = _url_parts(page)
+            leaked = sorted({i for i in ids for part in parts if i in part})
+            assert not leaked, leaked
+        # The opaque reject button still previews and applies the rejection of that argument.
+        reject = re.search(
+            r'<form method="get"[^>]*confirm.*?name="back" value="([^"]+)".*?'
+            r'name="action" value="reject"><input type="hidden" name="target" value="([^"]+)"',
+            option_page.text,
+            flags=re.S,
+        )
+        assert reject is not None
+        back, target = reject.groups()
+        _, fields = await _confirm(
+            http, review, action="reject", target=target, version="1", back=back
+        )
+        assert fields["target"] in {a.id for o in d.options for a in o.arguments}
+        done = await _post(http, review, {**fields, "reason": "dose already reduced"})
+        assert done.status_code == 303
+        assert done.headers["location"].endswith(f"/options/{back}?since=1#changes")
+        assert (await http.get(done.headers["location"].split("#")[0])).status_code == 200

@@ -74,6 +74,26 @@ def test_recompute_check_lists_every_tampered_value(
     assert rc == 0 and "0 stated derived value(s) differed" in err
 
 
+def test_recompute_of_a_plan_bundle_names_the_deliberation_file_it_needs(
+    tmp_path: Path, capsys: Any
+) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(fixture_plan()[0]))
+    rc, out, err = _run(capsys, "recompute", str(plan))
+    assert rc == 2 and out == ""
+    assert "is a FHIR Bundle, not a deliberation document" in err
+    assert "--deliberation deliberation.json" in err
+    assert "unknown format" not in err
+
+
+def test_an_error_is_printed_once(tmp_path: Path, capsys: Any) -> None:
+    missing = tmp_path / "missing.json"
+    rc, _out, err = _run(capsys, "plan", str(missing))
+    assert rc == 2
+    assert err.count(f"cannot read {missing}") == 1, err
+    assert len(err.splitlines()) == 1, err
+
+
 def test_recompute_check_refuses_a_document_that_is_not_one(tmp_path: Path, capsys: Any) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "canoe.deliberation/1"}')

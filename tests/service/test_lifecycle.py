@@ -50,8 +50,19 @@ class ServerProcess:
                     self._started.set()
 
     async def started(self, timeout: float = 60) -> int:
-        await asyncio.wait_for(self._started.wait(), timeout)
-        assert self.port is not None
+        """The gRPC port once it serves; a process that exits first fails at once, with its
+        stderr, rather than after the whole timeout."""
+        started = asyncio.ensure_future(self._started.wait())
+        exited = asyncio.ensure_future(self.proc.wait())
+        try:
+            await asyncio.wait({started, exited}, timeout=timeout, return_when="FIRST_COMPLETED")
+        finally:
+            started.cancel()
+            exited.cancel()
+        if self.port is None:
+            await asyncio.sleep(0.1)  # let the reader take the last lines
+            state = "exited" if self.proc.returncode is not None else "did not start in time"
+            raise AssertionError(f"canoe serve {state}:\n" + "\n".join(self.lines[-20:]))
         return self.port
 
     async def paused(self, timeout: float = 60) -> None:
@@ -73,9 +84,12 @@ async def canoe_serve(db: Path, *, pause_s: float = 0, **env: str) -> AsyncItera
         CANOE_LOG_LEVEL="info",
         PYTHONPATH=str(REPO_ROOT),
         # One process unless asked: these tests are about one; test_workers.py runs several.
+        # Every listener on port 0 (metrics: off), so a `canoe serve` on the default ports
+        # beside the suite changes nothing.
         **{
             "CANOE_WORKERS": "1",
             "CANOE_HTTP_PORT": "0",
+            "CANOE_METRICS_PORT": "0",
             "CANOE_STORE_DSN": f"sqlite:///{db}",
             **env,
         },
@@ -232,3 +246,43 @@ async def test_serve_runs_the_cds_hooks_side_too(tmp_path: Path) -> None:
         assert got.json()["resourceType"] == "OperationOutcome"
         srv.proc.send_signal(signal.SIGTERM)
         assert await srv.wait() == 0
+
+
+@contextlib.contextmanager
+def _holding(ports: tuple[int, ...]) -> Any:
+    """Listen on ``ports`` of loopback, as a `canoe serve` with the defaults would; a port that
+    something else already holds is held all the same."""
+    import socket
+
+    socks = []
+    try:
+        for port in ports:
+            sock = socket.socket()
+            try:
+                sock.bind(("127.0.0.1", port))
+                sock.listen()
+            except OSError:
+                sock.close()
+                continue
+            socks.append(sock)
+        yield
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+async def test_serve_in_tests_starts_while_the_default_ports_are_taken(tmp_path: Path) -> None:
+    from service.settings import Settings
+
+    defaults = Settings().server
+    held = (defaults.grpc_port, defaults.http_port, defaults.metrics_port)
+    assert held == (50051, 8080, 9464)
+    with _holding(held):
+        async with canoe_serve(tmp_path / "canoe.sqlite3") as srv:
+            port = await srv.started(timeout=30)
+            assert port not in held
+            async with client(port) as stub:
+                listed = await stub.ListPlanVersions(
+                    pb.ListPlanVersionsRequest(patient_ref=_patient())
+                )
+                assert list(listed.versions) == []

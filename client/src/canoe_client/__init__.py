@@ -28,6 +28,7 @@ from canoe_client.errors import (
     NotFoundError,
     StaleVersionError,
 )
+from canoe_client.tasks import aim_tasks
 
 if TYPE_CHECKING:
     from canoe_client._client import (
@@ -54,6 +55,7 @@ __all__ = [
     "NotFoundError",
     "RetryPolicy",
     "StaleVersionError",
+    "aim_tasks",
     "error_from_rpc",
 ]
 
