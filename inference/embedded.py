@@ -53,6 +53,7 @@ from inference.knowledge import ROLE_BY_NAME, Analysis, analyse
 from inference.knowledge.changelog import changelog
 from inference.knowledge.conditions import classify
 from inference.knowledge.criteria import Criterion
+from inference.knowledge.criteria.interpret import VERIFY_PREFIX
 from inference.knowledge.problem_groups import treats
 from inference.knowledge.roles import DOMAIN_ROLES, SEVERE_GROUPS
 from inference.knowledge.rules import CRITERIA, Point, Proposal
@@ -263,7 +264,11 @@ def known_options(profile: PatientProfile) -> dict[str, KnownOption]:
 
 def _findings(p: Proposal) -> tuple[Finding, ...]:
     """What the criteria that proposed ``p`` found: each one's kind and harm severity, as the
-    knowledge states them (a rule function's proposal names no criterion, so has none)."""
+    knowledge states them (a rule function's proposal names no criterion, so has none). A
+    request to verify a dose that is not stated found nothing yet: it says "dose not stated:
+    verify" as the routine review it is, never "dose above the limit"."""
+    if p.id.startswith(VERIFY_PREFIX):
+        return ()
     return tuple(
         Finding(c.kind, c.factors.severity, c.id)
         for cid in p.criteria

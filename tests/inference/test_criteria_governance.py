@@ -96,9 +96,7 @@ def _without_stated_ops(t: object) -> object:
             del out["ops"]
     for (part, field), op in _FORMER_PART_OPS.items():
         inner = out.get(part)
-        if isinstance(inner, dict) and inner.get(field) == op:
-            out[part] = {k: v for k, v in inner.items() if k != field}
-        elif isinstance(inner, dict) and field in inner and inner[field] is None:
+        if isinstance(inner, dict) and field in inner and inner[field] in (op, None):
             out[part] = {k: v for k, v in inner.items() if k != field}
     return out
 

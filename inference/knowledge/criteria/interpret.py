@@ -48,7 +48,11 @@ from .schema import (
     urgency_class_of,
 )
 
-__all__ = ["Firing", "apply_criteria", "evaluate"]
+__all__ = ["VERIFY_PREFIX", "Firing", "apply_criteria", "evaluate"]
+
+# The id prefix of a request to verify a dose that is not stated (the action it may lead to is
+# not proposed until the dose is known).
+VERIFY_PREFIX = "opt-verify-"
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)(?:\.([a-z_0-9]+))?\}")
 
@@ -354,9 +358,9 @@ def _bind_monitor(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding 
     q = t.monitor.quantity
     last = f.p.latest_of(_loincs(q))
     age_days = f.days_since(last.effective) if last is not None else None
-    if last is not None and age_days is not None:
-        if not _cmp(age_days, t.monitor.op, params[t.monitor.days]):
-            return None
+    recent = age_days is not None and not _cmp(age_days, t.monitor.op, params[t.monitor.days])
+    if last is not None and recent:
+        return None
     b.monitor_last, b.monitor_quantity = last, q
     return b
 
@@ -1551,7 +1555,7 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
     if b.uncertain:
         # A request to verify is its own activity, not the action it may lead to (whose id
         # reads as a safety verb: "opt-reduce-..."), so it ranks as the routine review it is.
-        pid = "opt-verify-" + pid.removeprefix("opt-")
+        pid = VERIFY_PREFIX + pid.removeprefix("opt-")
     return Proposal(
         pid,
         render(o.verify_title if b.uncertain else title, f, b, p),
@@ -1725,7 +1729,7 @@ def _absorb(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, out: Ou
             # A request to verify the dose is settled by the change itself: it joins with its
             # facts and criterion only, not its text, points or name (the problem it checks is
             # not known to exist, and the host's own points already ask to check interactions).
-            verify = gone.id.startswith("opt-verify-")
+            verify = gone.id.startswith(VERIFY_PREFIX)
             said = "" if verify else " " + _sentence(gone.description)
             title = host.title
             if o.merged_title and not verify:
