@@ -279,12 +279,13 @@ def known_options(profile: PatientProfile) -> dict[str, KnownOption]:
 
 def _findings(p: Proposal) -> tuple[Finding, ...]:
     """What the criteria that proposed ``p`` found: each one's kind and harm severity, as the
-    knowledge states them (a rule function's proposal names no criterion, so has none)."""
-    # A request to verify a dose the record does not state found nothing yet: its finding is
-    # the lowest severity, whatever harm the finding it may lead to would carry.
-    verify = p.id.startswith(VERIFY_PREFIX)
+    knowledge states them (a rule function's proposal names no criterion, so has none). A
+    request to verify a dose that is not stated found nothing yet: it says "dose not stated:
+    verify" as the routine review it is, never "dose above the limit"."""
+    if p.id.startswith(VERIFY_PREFIX):
+        return ()
     return tuple(
-        Finding(c.kind, "minor" if verify else c.factors.severity, c.id)
+        Finding(c.kind, c.factors.severity, c.id)
         for cid in p.criteria
         for c in (_CRITERIA_BY_ID.get(cid),)
         if c is not None

@@ -29,7 +29,7 @@ from fhir_mapping.knowledge import (
 from inference.knowledge.conditions import CONDITION_GROUPS, GROUPS_BY_KEY
 from inference.knowledge.criteria import CriteriaFile, Criterion, KnowledgeError, load
 from inference.knowledge.criteria.interpret import _match
-from inference.knowledge.criteria.schema import PointUse, Trigger
+from inference.knowledge.criteria.schema import NUMERIC_PARTS, PointUse, Trigger
 from inference.knowledge.drugs import CLASS_LABELS, DRUGS
 from inference.knowledge.facts import Facts
 from inference.knowledge.site import Change, Knowledge, load_site, shipped
@@ -70,7 +70,9 @@ def _value(x: object, params: Mapping[str, float]) -> str:
     return str(x)
 
 
-def _part_words(field: str, value: object, params: Mapping[str, float]) -> str:
+def _part_words(
+    field: str, value: object, params: Mapping[str, float], ops: Mapping[str, str]
+) -> str:
     """One trigger part in plain words; a param name shows its value."""
     if field == "drugs":
         return "takes " + " and ".join(_spec(s) for s in value)  # type: ignore[attr-defined]
@@ -83,8 +85,9 @@ def _part_words(field: str, value: object, params: Mapping[str, float]) -> str:
     if field == "ever_conditions":
         return "has ever had: " + _groups(value)  # type: ignore[arg-type]
     if field in ("age_min", "age_max"):
-        bound = "at least" if field == "age_min" else "at most"
-        return f"aged {bound} {_value(value, params)} years"
+        return f"aged {_OPS[ops[field]]} {_value(value, params)} years"
+    if field in NUMERIC_PARTS:
+        return f"{NUMERIC_PARTS[field]} {_OPS[ops[field]]} {_value(value, params)}"
     if field == "labs":
         return " and ".join(
             f"{lab.quantity} {_OPS[lab.op]} {_value(lab.param, params)}"
@@ -109,7 +112,7 @@ def _parts(t: Trigger) -> Iterator[tuple[str, object]]:
     """The trigger's given parts, in schema order (defaults left out)."""
     for field in Trigger.model_fields:
         value = getattr(t, field)
-        if field in ("any_of", "none_of"):
+        if field in ("any_of", "none_of", "ops"):
             continue
         if value != Trigger.model_fields[field].default:
             yield field, value
@@ -117,7 +120,7 @@ def _parts(t: Trigger) -> Iterator[tuple[str, object]]:
 
 def describe(trigger: Trigger, params: Mapping[str, float]) -> str:
     """The whole trigger in plain words: every part, then its alternatives and negations."""
-    words = [_part_words(f, v, params) for f, v in _parts(trigger)]
+    words = [_part_words(f, v, params, trigger.ops) for f, v in _parts(trigger)]
     if trigger.any_of:
         words.append(
             "and either " + " or ".join(f"({describe(a, params)})" for a in trigger.any_of)
@@ -198,8 +201,10 @@ def explain(criterion: Criterion, profile: PatientProfile) -> tuple[PartResult, 
         alone = {field: value}
         if t.drugs and field != "drugs":
             alone["drugs"] = t.drugs
+        if field in NUMERIC_PARTS:
+            alone["ops"] = {field: t.ops[field]}
         holds, facts = _bound(Trigger.model_validate(alone), f, params)
-        out.append(PartResult(field, _part_words(field, value, params), holds, facts))
+        out.append(PartResult(field, _part_words(field, value, params, t.ops), holds, facts))
     for name, alts in (("any_of", t.any_of), ("none_of", t.none_of)):
         for i, alt in enumerate(alts):
             holds, facts = _bound(alt, f, params)

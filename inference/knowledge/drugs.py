@@ -108,6 +108,9 @@ class RenalLimitDef(_Strict):
     spec: Annotated[str, Field(pattern=r"^(drug|class):[a-z0-9][a-z0-9 .-]*$")]
     measure: Literal["egfr", "crcl"]
     below: Annotated[float, Field(gt=0, le=150)]
+    # How the kidney function compares with ``below`` inside the band, as the source states
+    # it: "below 30" is ``<``, "45 or less" and a band "40-60" that includes 60 are ``<=``.
+    below_op: Literal["<", "<="]
     at_least: Annotated[float, Field(ge=0)] | None = None
     action: Action
     max_daily_mg: Annotated[float, Field(gt=0)] | None = None
@@ -259,8 +262,9 @@ class Drug:
 
 @dataclass(frozen=True, slots=True)
 class RenalLimit:
-    """A dose limit in one band of kidney function: ``at_least`` <= value < ``below``, the value
-    being ``measure`` (eGFR in mL/min/1.73m2 or Cockcroft-Gault CrCl in mL/min)."""
+    """A dose limit in one band of kidney function: ``at_least`` <= value and value ``below_op``
+    ``below`` (< or <=), the value being ``measure`` (eGFR in mL/min/1.73m2 or Cockcroft-Gault
+    CrCl in mL/min)."""
 
     spec: str
     measure: Literal["egfr", "crcl"]
@@ -274,9 +278,11 @@ class RenalLimit:
     evidence: tuple[str, ...]
     urgent: bool
     instead: str | None = None
+    below_op: Literal["<", "<="] = "<"
 
     def applies(self, value: float) -> bool:
-        return value < self.below and (self.at_least is None or value >= self.at_least)
+        under = value <= self.below if self.below_op == "<=" else value < self.below
+        return under and (self.at_least is None or value >= self.at_least)
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,6 +370,7 @@ def load_drugs(path: Path = DRUGS_FILE, clinical_path: Path = CLINICAL_FILE) -> 
             r.evidence,
             r.urgent,
             r.instead,
+            r.below_op,
         )
         for r in f.renal_limits
     )

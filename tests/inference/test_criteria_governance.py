@@ -60,15 +60,56 @@ def test_ids_are_unique_across_files() -> None:
     assert len(ids) == len(set(ids)) == len(shipped().criteria)
 
 
+# The comparisons each numeric trigger part states since, as code read them before: a part
+# that states one of these is unchanged; one that states another changed.
+_FORMER_OPS = {
+    "age_min": ">=",
+    "age_max": "<=",
+    "min_years_on": ">=",
+    "min_days_on": ">=",
+    "started_within": "<=",
+    "daily_mg_above": ">",
+    "gestation_weeks_min": ">=",
+    "gestation_weeks_max": "<=",
+}
+_FORMER_PART_OPS = {
+    ("monitor", "op"): ">",
+    ("count", "op"): ">=",
+    ("stroke_risk", "op"): ">=",
+    ("weight_dose", "op"): ">",
+    ("stay", "within_op"): "<=",
+}
+
+
+def _without_stated_ops(t: object) -> object:
+    """A dumped trigger less the comparisons it states where they are the former ones."""
+    if isinstance(t, list):
+        return [_without_stated_ops(x) for x in t]
+    if not isinstance(t, dict):
+        return t
+    out = {k: _without_stated_ops(v) for k, v in t.items()}
+    if isinstance(out.get("ops"), dict):
+        kept = {k: v for k, v in out["ops"].items() if _FORMER_OPS.get(k) != v}
+        if kept:
+            out["ops"] = kept
+        else:
+            del out["ops"]
+    for (part, field), op in _FORMER_PART_OPS.items():
+        inner = out.get(part)
+        if isinstance(inner, dict) and field in inner and inner[field] in (op, None):
+            out[part] = {k: v for k, v in inner.items() if k != field}
+    return out
+
+
 def _content(c: Criterion) -> str:
     """A criterion's content as the interpreter reads it, as canonical JSON: reusable points
-    in place, defaults filled in, without the governance fields and the relations, concerns
-    and option priority and action kind stated since (they were read from words and ids
-    before)."""
-    raw = c.model_dump(mode="json", exclude=set(GOVERNANCE))
-    raw["option"] = {
-        k: v for k, v in raw["option"].items() if k not in ("priority", "answers", "action")
-    }
+    in place, defaults filled in, without the governance fields and the relations, concerns,
+    option priority, action kind, verify wording and comparisons stated since (they were read
+    from words, ids and code before; a comparison other than the one code read is a change)."""
+    raw = _without_stated_ops(c.model_dump(mode="json", exclude=set(GOVERNANCE)))
+    assert isinstance(raw, dict)
+    stated_since = ("priority", "answers", "action", "verify_description")
+    raw["option"] = {k: v for k, v in raw["option"].items() if k not in stated_since}
     raw["variants"] = {
         name: {k: v for k, v in variant.items() if k != "action"}
         for name, variant in raw["variants"].items()

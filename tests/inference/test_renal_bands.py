@@ -29,7 +29,7 @@ def _inside(band: drugs.RenalLimit) -> float:
 
 def _label(band: drugs.RenalLimit) -> str:
     low = "" if band.at_least is None else f"{band.at_least:g}-"
-    return f"{band.spec} {band.measure} {low}<{band.below:g} {band.action}"
+    return f"{band.spec} {band.measure} {low}{band.below_op}{band.below:g} {band.action}"
 
 
 @pytest.mark.parametrize("band", BANDS, ids=_label)
@@ -40,7 +40,9 @@ def test_band_holds_inside_its_edges_only(band: drugs.RenalLimit) -> None:
         return band in drugs.renal_limit(name, **{band.measure: value})
 
     assert held(_inside(band))
-    assert not held(band.below)  # the upper edge is exclusive
+    # the upper edge as the source states it: "below 30" excludes 30, "45 or less" holds it
+    assert held(band.below) == (band.below_op == "<=")
+    assert not held(band.below + 0.5)
     if band.at_least is not None:
         assert held(band.at_least)  # the lower edge is inclusive
         assert not held(band.at_least - 0.5)
@@ -71,7 +73,12 @@ def test_band_fires_through_the_interpreter(band: drugs.RenalLimit) -> None:
     fired = _renal(name, value)
     assert fired, (name, value)
     assert fired[0].binding.limit in drugs.renal_limit(name, egfr=value)
-    top = max(r.below for r in drugs.renal_limits(name) if r.action in _ACTIONABLE)
+    # just above every band: at its upper edge where the source's band holds that edge (<=)
+    top = max(
+        r.below + (0.5 if r.below_op == "<=" else 0.0)
+        for r in drugs.renal_limits(name)
+        if r.action in _ACTIONABLE
+    )
     assert _renal(name, top) == []
 
 
@@ -98,7 +105,7 @@ def _band(spec: str, action: str) -> drugs.RenalLimit:
         ("morphine", 29.5, 30.0, "review", False, "scot-palliative"),
         # sotalol (Betapace/Betapace AF label): contraindicated for AF below 40, daily 40-60
         ("sotalol", 39.5, 40.0, "avoid", True, "label"),
-        ("sotalol", 59.5, 60.0, "reduce", False, "label"),
+        ("sotalol", 60.0, 60.5, "reduce", False, "label"),  # "40-60" holds 60
         # cimetidine: added from AGS Beers 2023 table 6
         ("cimetidine", 49.5, 50.0, "reduce", False, "beers-2023"),
     ],

@@ -63,7 +63,8 @@ from .schema import (
 
 __all__ = ["VERIFY_PREFIX", "Firing", "apply_criteria", "claims_of", "evaluate"]
 
-# The id of an activity that asks to verify a fact the record does not state (a dose).
+# The id prefix of a request to verify a dose that is not stated (the action it may lead to is
+# not proposed until the dose is known).
 VERIFY_PREFIX = "opt-verify-"
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)(?:\.([a-z_0-9]+))?\}")
@@ -229,12 +230,21 @@ _Binder = Callable[[Trigger, Facts, _Params, Binding], Binding | None]
 _ComboCheck = Callable[[Trigger, Facts, _Params, Binding], bool]
 
 
+def _part(t: Trigger, name: str, value: float | None, params: _Params) -> bool:
+    """The numeric part ``name`` of ``t`` holds for the patient's ``value`` (unknown: it does
+    not), compared with its param as ``t.ops`` states; a part not given holds."""
+    key = getattr(t, name)
+    if key is None:
+        return True
+    return value is not None and _cmp(value, t.ops[name], params[key])
+
+
 def _age_min(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
-    return t.age_min is None or not (f.age is None or f.age < params[t.age_min])
+    return _part(t, "age_min", f.age, params)
 
 
 def _age_max(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
-    return t.age_max is None or not (f.age is None or f.age > params[t.age_max])
+    return _part(t, "age_max", f.age, params)
 
 
 def _sex(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
@@ -361,7 +371,8 @@ def _bind_monitor(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding 
     q = t.monitor.quantity
     last = f.p.latest_of(_loincs(q)) or latest_named(f.p, q)
     age_days = f.days_since(last.effective) if last is not None else None
-    if last is not None and age_days is not None and age_days <= params[t.monitor.days]:
+    recent = age_days is not None and not _cmp(age_days, t.monitor.op, params[t.monitor.days])
+    if last is not None and recent:
         return None
     b.monitor_last, b.monitor_quantity = last, q
     return b
@@ -378,7 +389,7 @@ def _bind_count(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding | 
         n = len(meds)
         if t.count.by == "ingredients-in-class":
             n = len({d for m in meds for d in m.drugs})
-    if n < params[t.count.min]:
+    if not _cmp(n, t.count.op, params[t.count.min]):
         return None
     if t.count.min_medicines and len(meds) < params[t.count.min_medicines]:
         return None
@@ -410,7 +421,7 @@ def _bind_stroke_risk(t: Trigger, f: Facts, params: _Params, b: Binding) -> Bind
     if t.stroke_risk is None:
         return b
     threshold = params[t.stroke_risk.min_female if f.female else t.stroke_risk.min_male]
-    if f.stroke.score < threshold:
+    if not _cmp(f.stroke.score, t.stroke_risk.op, threshold):
         return None
     b.stroke = True
     return b
@@ -572,28 +583,23 @@ def _on_drug(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
     return True
 
 
-def _min_years_on(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
-    if t.min_years_on is None:
-        return True
+def _days_on(f: Facts, b: Binding) -> int | None:
     a = b.meds.get("a")
-    yrs = f.years_on(a) if a is not None else None
-    return not (yrs is None or yrs < params[t.min_years_on])
+    start = a.first_authored if a is not None else None
+    return None if start is None else (f.p.as_of - start).days
+
+
+def _min_years_on(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
+    a = b.meds.get("a")
+    return _part(t, "min_years_on", f.years_on(a) if a is not None else None, params)
 
 
 def _min_days_on(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
-    if t.min_days_on is None:
-        return True
-    a = b.meds.get("a")
-    start = a.first_authored if a is not None else None
-    return not (start is None or (f.p.as_of - start).days < params[t.min_days_on])
+    return _part(t, "min_days_on", _days_on(f, b), params)
 
 
 def _started_within(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
-    if t.started_within is None:
-        return True
-    a = b.meds.get("a")
-    start = a.first_authored if a is not None else None
-    return not (start is None or (f.p.as_of - start).days > params[t.started_within])
+    return _part(t, "started_within", _days_on(f, b), params)
 
 
 def _daily_mg_above(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
@@ -604,11 +610,11 @@ def _daily_mg_above(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
         return False
     ceiling = params[t.daily_mg_above]
     if a.daily_mg is not None:
-        return not a.daily_mg <= ceiling
+        return _part(t, "daily_mg_above", a.daily_mg, params)
     # Dose not stated, but one unit a day of the prescribed strength already above the ceiling:
     # the action stands (reduce or switch), not a verification. Otherwise fire at lower
     # certainty, as a routine request to verify the daily dose.
-    if not (a.unit_mg is not None and a.unit_mg > ceiling):
+    if not (a.unit_mg is not None and _cmp(a.unit_mg, t.ops["daily_mg_above"], ceiling)):
         b.uncertain = True
     return True
 
@@ -651,7 +657,7 @@ def _stay_holds(t: Trigger, f: Facts, params: dict[str, float]) -> bool:
         return False
     if test.classes and st.encounter.class_code not in test.classes:
         return False
-    if test.within_days and st.days_since > params[test.within_days]:
+    if test.within_days and not _cmp(st.days_since, test.within_op or "", params[test.within_days]):
         return False
     return not any(
         o.effective is not None and o.effective > st.discharged
@@ -717,8 +723,8 @@ def _over(w: WeightCeiling, got: WeightDose, params: dict[str, float]) -> bool |
     per_dose = params[w.per_dose] * factor if w.per_dose else None
     per_day = params[w.per_day] * factor if w.per_day else None
     dose, day = got.per_kg_dose, got.per_kg_day
-    if (per_dose is not None and dose is not None and dose > per_dose) or (
-        per_day is not None and day is not None and day > per_day
+    if (per_dose is not None and dose is not None and _cmp(dose, w.op, per_dose)) or (
+        per_day is not None and day is not None and _cmp(day, w.op, per_day)
     ):
         return True
     if got.kg is None:
@@ -739,10 +745,10 @@ def _pregnancy_holds(t: Trigger, f: Facts, params: dict[str, float]) -> bool:
     if (preg is not None) != t.pregnant:
         return False
     weeks = preg.weeks if preg is not None else None
-    if weeks is not None and t.gestation_weeks_min and weeks < params[t.gestation_weeks_min]:
-        return False
-    return not (
-        weeks is not None and t.gestation_weeks_max and weeks > params[t.gestation_weeks_max]
+    if weeks is None:
+        return True
+    return _part(t, "gestation_weeks_min", weeks, params) and _part(
+        t, "gestation_weeks_max", weeks, params
     )
 
 
@@ -1717,7 +1723,7 @@ def claims_of(c: Criterion, f: Facts, b: Binding) -> tuple[Claim, ...]:
     a = b.meds.get("a")
     if t.daily_mg_above is not None and a is not None and not b.uncertain:
         daily = a.daily_mg if a.daily_mg is not None else a.unit_mg
-        out.append(AboveLimit(a.ref, daily, ">", c.params[t.daily_mg_above]))
+        out.append(AboveLimit(a.ref, daily, t.ops["daily_mg_above"], c.params[t.daily_mg_above]))
     if c.kind == "drug-drug" and "b" in b.meds and not _held_meds(f, b):
         out.append(TakenTogether(tuple(m.ref for m in b.meds.values())))
     if "current" in t.smoking:
@@ -1838,7 +1844,7 @@ def _absorb(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, out: Ou
             # A request to verify the dose is settled by the change itself: it joins with its
             # facts and criterion only, not its text, points or name (the problem it checks is
             # not known to exist, and the host's own points already ask to check interactions).
-            verify = gone.id.startswith("opt-verify-")
+            verify = gone.id.startswith(VERIFY_PREFIX)
             said = "" if verify else " " + _sentence(gone.description)
             title = host.title
             if o.merged_title and not verify:

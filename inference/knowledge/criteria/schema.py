@@ -26,6 +26,7 @@ __all__ = [
     "KINDS",
     "KIND_URGENCY",
     "MAX_URGENCY",
+    "NUMERIC_PARTS",
     "STATUSES",
     "VERSION_PATTERN",
     "ChangeTest",
@@ -37,6 +38,7 @@ __all__ = [
     "LevelTest",
     "LibraryPoint",
     "Monitor",
+    "Op",
     "OptionTemplate",
     "PointLibrary",
     "PointTemplate",
@@ -133,11 +135,29 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+# How a patient's number compares with a param for a trigger part to hold, as the part's source
+# states it: "below 30" is ``<``, "30 or less" ``<=``, "above the ceiling" ``>``, "aged 65 or
+# over" ``>=``. Every numeric part states its own; none is implied by code.
+Op = Literal["<", "<=", ">", ">="]
+# The trigger's own numeric parts (field -> the patient's number it reads); ``Trigger.ops``
+# holds the comparison of each one a trigger gives.
+NUMERIC_PARTS: dict[str, str] = {
+    "age_min": "age in whole years",
+    "age_max": "age in whole years",
+    "min_years_on": "whole years since drug a was first ordered",
+    "min_days_on": "days since drug a was first ordered",
+    "started_within": "days since drug a was first ordered",
+    "daily_mg_above": "daily dose of drug a in mg",
+    "gestation_weeks_min": "completed weeks of pregnancy",
+    "gestation_weeks_max": "completed weeks of pregnancy",
+}
+
+
 class LabTest(_Strict):
     """``quantity`` is a ``LOINC_GROUPS`` key or ``kidney`` (the governing kidney function)."""
 
     quantity: str
-    op: Literal["<", "<=", ">", ">="]
+    op: Op
     param: str  # name of the criterion param holding the threshold
 
 
@@ -148,6 +168,7 @@ class Count(_Strict):
     specs: tuple[str, ...] = ()
     by: Literal["medicines", "ingredients-in-class", "acb"] = "medicines"
     min: str
+    op: Op  # the count (or burden) compared with ``min``
     # At least this many (a param name) distinct medicines must contribute: a burden that one
     # medicine makes up alone is that medicine's own criterion (its stop or switch action), not
     # a second action for the same drug.
@@ -167,6 +188,9 @@ class Monitor(_Strict):
 
     quantity: str
     days: str
+    # Due when the age in days of the latest result compares with ``days`` so (``>``: a result
+    # exactly ``days`` old still counts as recent).
+    op: Op
     response: bool = False
     harm: bool = False
 
@@ -218,6 +242,8 @@ class WeightCeiling(_Strict):
     per_day: str | None = None
     rounding: str | None = None
     weight_days: str
+    # The dose per kg compared with a ceiling (times ``rounding``) for the dose to exceed it.
+    op: Op
     # False: fire only on a known excess (a toxicity check), leaving the request to weigh and
     # verify to the criterion that holds the ceiling.
     verify: bool = True
@@ -234,6 +260,7 @@ class StrokeRisk(_Strict):
 
     min_male: str
     min_female: str
+    op: Op  # the score compared with the threshold
 
 
 class RecentEvent(_Strict):
@@ -268,9 +295,16 @@ class StayTest(_Strict):
     groups: tuple[str, ...] = ()
     classes: tuple[str, ...] = ()
     within_days: str | None = None
+    within_op: Op | None = None  # the days since discharge compared with ``within_days``
     # No result of any of these quantities (``LOINC_GROUPS`` keys) dated after discharge: the
     # test due after the stay has not been done yet.
     unchecked: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _window_op(self) -> StayTest:
+        if (self.within_days is None) != (self.within_op is None):
+            raise ValueError("within_op is given exactly when within_days is")
+        return self
 
 
 class ChangeTest(_Strict):
@@ -400,6 +434,20 @@ class Trigger(_Strict):
     any_of: tuple[Trigger, ...] = ()
     # None of these may hold (e.g. "no acute arterial event or thrombolysis within the year").
     none_of: tuple[Trigger, ...] = ()
+    # The comparison of each numeric part given above (``NUMERIC_PARTS``), by part name:
+    # ``{"age_min": ">="}`` holds from the age the param states.
+    ops: dict[str, Op] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _ops_stated(self) -> Trigger:
+        given = {p for p in NUMERIC_PARTS if getattr(self, p) is not None}
+        if set(self.ops) != given:
+            missing, extra = sorted(given - set(self.ops)), sorted(set(self.ops) - given)
+            raise ValueError(
+                f"ops must state the comparison of exactly the numeric parts given "
+                f"(missing {missing}, not given {extra})"
+            )
+        return self
 
     @field_validator("drugs", "absent_drugs", "bound_matches")
     @classmethod
