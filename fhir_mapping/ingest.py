@@ -49,8 +49,9 @@ therefore share element objects; nothing downstream mutates them.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final, TypeVar
@@ -274,6 +275,12 @@ def _validate_entry(
             rt_where,
         )
         return None
+    unquoted = list(itertools.islice(_unquoted_dates(model, resource, f"{where}.resource"), 20))
+    for at in unquoted:
+        # The models read a number as seconds since 1970: 12345 would become a 1970 date.
+        issues.add("value", "a date, dateTime, instant or time must be a JSON string", at)
+    if unquoted:
+        return None
     try:
         parsed = _validate_resource(model, resource, shared)
     except ValidationError as exc:
@@ -355,6 +362,41 @@ def _complex_fields(model: type[BaseModel]) -> dict[str, type[BaseModel]]:
                 found[field.alias or name] = datatype
         _COMPLEX_FIELDS[model] = found
     return found
+
+
+_DATE_MARKERS: Final = re.compile(r"\b(?:Date|DateTime|Instant|Time)\(\)")
+_DATE_FIELDS: dict[type[BaseModel], frozenset[str]] = {}
+
+
+def _date_fields(model: type[BaseModel]) -> frozenset[str]:
+    """JSON names of the elements of ``model`` typed date, dateTime, instant or time."""
+    found = _DATE_FIELDS.get(model)
+    if found is None:
+        found = _DATE_FIELDS[model] = frozenset(
+            field.alias or name
+            for name, field in model.model_fields.items()
+            if _DATE_MARKERS.search(repr(field.annotation))
+        )
+    return found
+
+
+def _unquoted_dates(model: type[BaseModel], value: object, where: str) -> Iterator[str]:
+    """The path of every date-typed element of ``value`` (JSON read as ``model``) that is not
+    a JSON string, datatypes and backbone elements included."""
+    if not isinstance(value, Mapping):
+        return
+    dates, complex_ = _date_fields(model), _complex_fields(model)
+    for key, item in value.items():
+        if key not in dates and key not in complex_:
+            continue
+        many = isinstance(item, list)
+        for k, one in enumerate(item if many else (item,)):
+            at = f"{where}.{key}[{k}]" if many else f"{where}.{key}"
+            if key in dates:
+                if one is not None and not isinstance(one, str):
+                    yield at
+            else:
+                yield from _unquoted_dates(complex_[key], one, at)
 
 
 def _subject_reference(entry: ParsedEntry) -> tuple[str, r4.Reference | None]:

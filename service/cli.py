@@ -169,6 +169,12 @@ def _parser() -> argparse.ArgumentParser:
         help="INSECURE: listen on a non-loopback address although gRPC callers are not "
         "authenticated (auth_mode none); anyone who reaches the port can read and change plans",
     )
+    srv.add_argument(
+        "--allow-any-audience",
+        action="store_true",
+        help="INSECURE: in auth_mode jwt, start without CANOE_AUTH_AUDIENCE or "
+        "CANOE_AUTH_ISSUER, accepting tokens for any audience or from any issuer (logged)",
+    )
     srv.set_defaults(func=_cmd_serve)
     _add_eval(sub)
     _add_integrator_commands(sub)
@@ -479,6 +485,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         overrides["max_concurrent_plans"] = args.max_concurrent_plans
     if args.allow_unauthenticated:
         overrides["allow_unauthenticated"] = True
+    if args.allow_any_audience:
+        overrides["auth_allow_any_audience"] = True
     return serve_forever(load_settings(**overrides))
 
 
@@ -496,6 +504,7 @@ _SERVE_SETTINGS: tuple[tuple[str, str], ...] = (
     ("locale", "where plans are read: uk (QRISK3) | us (Pooled Cohort Equations)"),
     ("triton_url", "Triton gRPC address (backend triton)"),
     ("auth_mode", "gRPC auth: none | tokens | jwt"),
+    ("auth_allow_any_audience", "jwt mode without audience and issuer (insecure, logged)"),
     ("auth_tokens_file", "bearer tokens file (auth_mode tokens)"),
     ("auth_jwks_file", "JWKS for bearer JWTs (auth_mode jwt)"),
     ("tls_cert_file", "server certificate (PEM); TLS on gRPC and HTTP"),

@@ -434,6 +434,7 @@ def check_exposure(settings: Settings) -> None:
     """Refuse to listen beyond loopback while gRPC callers are not authenticated, unless the
     operator said so (``allow_unauthenticated``): anyone who reaches the port could plan,
     read and contest."""
+    _check_jwt_audience(settings)
     host = settings.server.grpc_host
     if settings.auth.mode != "none" or settings.server.allow_unauthenticated or _loopback(host):
         return
@@ -442,6 +443,24 @@ def check_exposure(settings: Settings) -> None:
         "none): set CANOE_AUTH_MODE to tokens or jwt, or listen on 127.0.0.1 "
         "(CANOE_GRPC_HOST), or accept the risk with --allow-unauthenticated "
         "(CANOE_ALLOW_UNAUTHENTICATED=1)"
+    )
+
+
+def _check_jwt_audience(settings: Settings) -> None:
+    """In jwt mode, refuse to start without both an audience and an issuer to check, unless
+    the operator accepts any (``auth_allow_any_audience``), which is logged at start-up."""
+    auth = settings.auth
+    missing = [name for name in ("audience", "issuer") if not getattr(auth, name)]
+    if auth.mode != "jwt" or not missing:
+        return
+    if auth.allow_any_audience:
+        _log.warning("auth.any_audience", unchecked=missing)
+        return
+    raise InputError(
+        f"refusing to start in auth_mode jwt without auth_{' and auth_'.join(missing)}: a "
+        "token minted for any service, by any issuer whose key is listed, would be accepted; "
+        "set CANOE_AUTH_AUDIENCE and CANOE_AUTH_ISSUER, or accept the risk with "
+        "--allow-any-audience (CANOE_AUTH_ALLOW_ANY_AUDIENCE=1)"
     )
 
 

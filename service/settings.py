@@ -203,6 +203,9 @@ class AuthSettings(_Group):
     jwks_file: str = ""
     issuer: str = ""
     audience: str = ""
+    # jwt mode without an audience and an issuer accepts a token minted for any service by any
+    # issuer whose key is listed: `canoe serve` refuses it unless this says so (and logs it).
+    allow_any_audience: bool = False
     # How long a gRPC JWT may live.
     jwt_max_lifetime_s: int = Field(default=3600, ge=60)
 

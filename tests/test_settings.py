@@ -268,6 +268,7 @@ EVERY_SETTING: list[tuple[str, str, str, Any]] = [
     ("CANOE_AUTH_JWKS_FILE", "auth.jwks_file", "/auth/jwks", "/auth/jwks"),
     ("CANOE_AUTH_ISSUER", "auth.issuer", "https://idp.test", "https://idp.test"),
     ("CANOE_AUTH_AUDIENCE", "auth.audience", "canoe-aud", "canoe-aud"),
+    ("CANOE_AUTH_ALLOW_ANY_AUDIENCE", "auth.allow_any_audience", "1", True),
     ("CANOE_AUTH_JWT_MAX_LIFETIME_S", "auth.jwt_max_lifetime_s", "600", 600),
     ("CANOE_OTLP_ENDPOINT", "telemetry.otlp_endpoint", "http://otel:4317", "http://otel:4317"),
     ("CANOE_LOG_LEVEL", "telemetry.log_level", "debug", "debug"),

@@ -40,6 +40,7 @@ from jwt.exceptions import InvalidKeyError, PyJWKError, PyJWKSetError, PyJWTErro
 from service.cds_hooks.egress import EgressPolicy
 from service.errors import AuthError, InputError
 from service.jsonio import load_json_object
+from service.outbound import DOCUMENT_MAX_BYTES, read_capped
 
 __all__ = [
     "ALLOWED_ALGORITHMS",
@@ -304,8 +305,15 @@ class JwtVerifier:
             return cached[1]
         client = self._http or httpx.AsyncClient(timeout=5.0)
         try:
-            resp = await client.get(url, headers={"Accept": "application/json"})
-            resp.raise_for_status()
+            resp = await read_capped(
+                client,
+                "GET",
+                url,
+                max_bytes=DOCUMENT_MAX_BYTES,
+                headers={"Accept": "application/json"},
+            )
+            if resp.status_code != 200:
+                raise AuthError(f"cannot fetch the client's JWKS: HTTP {resp.status_code}")
             keyset = _keyset(load_json_object(resp.content, what="JWKS"), url)
         except (httpx.HTTPError, ValueError, InputError) as exc:
             raise AuthError(f"cannot fetch the client's JWKS: {exc}") from exc

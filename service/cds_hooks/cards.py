@@ -11,6 +11,10 @@ safety or medication category is about that draft (``medication_ref`` or ``refs`
 stop, avoid or change it; the card names the roles and their arguments, suggests removing the
 draft (and a safer alternative when the panel included one), and offers override reasons.
 
+Every value from data (the record, a draft order, the knowledge and a site's overlay) enters a
+card through ``markdown``: escaped in ``detail``, stripped to plain text in ``summary``,
+suggestion labels and action descriptions; the only links are built here from ``review_url``.
+
 Cards carry deterministic UUIDs (from plan, version and what they are about), and each comes
 with a ``CardRecord`` so feedback can find the plan and the options behind it. Pure: no I/O,
 no clock; it reads only the ``canoe.deliberation/1`` document (plain JSON).
@@ -27,6 +31,7 @@ from typing import Any, Final, Literal
 
 from fhir_mapping.careplan import issue_coding
 from fhir_mapping.definitions import CODE_SYSTEMS, CS_OVERRIDE_REASON
+from service.cds_hooks.markdown import escape, plain
 from service.core import CATEGORY_ORDER, evaluate, from_document
 from service.core.model import Deliberation
 from service.errors import DocumentError
@@ -173,17 +178,26 @@ def _argument_lines(option: Mapping[str, Any], stance: str) -> list[str]:
     )
     lines = []
     for a in args:
-        evidence = ", ".join(str(e) for e in a.get("evidence") or ())
-        cite = f" _[{evidence}]_" if evidence else ""
+        evidence = escape(", ".join(str(e) for e in a.get("evidence") or ()))
+        cite = f" _\\[{evidence}\\]_" if evidence else ""
         lines.append(
-            f"- **{a.get('role', '?')}** (strength {_fmt(a.get('sigma'))}): "
-            f"{_clip(str(a.get('text', '')), 400)}{cite}"
+            f"- **{escape(str(a.get('role', '?')))}** (strength {_fmt(a.get('sigma'))}): "
+            f"{escape(_clip(str(a.get('text', '')), 400))}{cite}"
         )
     return lines
 
 
+def _items(texts: Sequence[str]) -> list[str]:
+    """A bullet list of data, escaped; an empty value is left out (a bare "-" under a line
+    would make that line a heading)."""
+    return [f"- {escape(t)}" for t in texts if escape(t)]
+
+
 def _roles(option: Mapping[str, Any], stance: str) -> list[str]:
-    return sorted({str(a.get("role")) for a in _arguments(option) if a.get("stance") == stance})
+    """The roles on one side, escaped for ``detail``."""
+    return sorted(
+        {escape(str(a.get("role"))) for a in _arguments(option) if a.get("stance") == stance}
+    )
 
 
 def _threshold(document: Mapping[str, Any]) -> float:
@@ -219,7 +233,7 @@ def _source(review_url: str, options: Sequence[Mapping[str, Any]] = ()) -> dict[
 
 
 def _panel(document: Mapping[str, Any]) -> str:
-    roles = [str(p.get("role")) for p in (document.get("meta") or {}).get("panel") or ()]
+    roles = [escape(str(p.get("role"))) for p in (document.get("meta") or {}).get("panel") or ()]
     return ", ".join(roles) if roles else "n/a"
 
 
@@ -252,17 +266,19 @@ def order_card(
     thr = _threshold(document)
     detail: list[str] = [
         f"The care-plan panel ({_panel(document)}) deliberated about the draft order "
-        f"**{drug}** against the patient's record and found it should not go ahead as written.",
+        f"**{escape(drug)}** against the patient's record and found it should not go ahead as "
+        "written.",
     ]
     for f in ordered:
         o = f.option
         detail += [
             "",
-            f"**{o.get('title', '')}** ({o.get('category', '')}; score {_fmt(o.get('score'))}, "
+            f"**{escape(str(o.get('title', '')))}** ({escape(str(o.get('category', '')))}; "
+            f"score {_fmt(o.get('score'))}, "
             f"included because above {thr:.2f})",
         ]
         if o.get("description"):
-            detail.append(_clip(str(o["description"]), 600))
+            detail.append(escape(_clip(str(o["description"]), 600)))
         pro = _argument_lines(o, "support")
         con = _argument_lines(o, "attack")
         if pro:
@@ -270,7 +286,7 @@ def order_card(
         if con:
             detail += ["", f"Against ({', '.join(_roles(o, 'attack'))}):", *con]
     if notes:
-        detail += ["", "**Made without**", *(f"- {n}" for n in notes)]
+        detail += ["", "**Made without**", *_items(notes)]
     detail += [
         "",
         "If you go ahead, choose an override reason: it is recorded against the care plan as "
@@ -278,13 +294,13 @@ def order_card(
     ]
     suggestions = [
         {
-            "label": f"Remove the draft order for {_clip(drug, 80)}",
+            "label": _clip(plain(f"Remove the draft order for {drug}"), 80),
             "uuid": _card_uuid(record.card_id, "remove"),
             "isRecommended": True,
             "actions": [
                 {
                     "type": "delete",
-                    "description": f"Remove the draft order for {_clip(drug, 80)}",
+                    "description": _clip(plain(f"Remove the draft order for {drug}"), 140),
                     "resourceId": top.draft_ref,
                 }
             ],
@@ -293,7 +309,9 @@ def order_card(
     alt = _alternative(document, top.draft_ref, draft, record)
     if alt is not None:
         suggestions.append(alt)
-    summary = _clip(f"{drug}: {top.option.get('title', 'the panel advises against this order')}")
+    summary = _clip(
+        plain(f"{drug}: {top.option.get('title', 'the panel advises against this order')}")
+    )
     return {
         "uuid": record.card_id,
         "summary": summary,
@@ -341,7 +359,7 @@ def _alternative(
         if draft is not None and isinstance(draft.get("encounter"), Mapping):
             resource["encounter"] = dict(draft["encounter"])
         return {
-            "label": _clip(f"Use {display} instead", 80),
+            "label": _clip(plain(f"Use {display} instead"), 80),
             "uuid": _card_uuid(record.card_id, "alternative", option.get("id")),
             "actions": [
                 {
@@ -351,7 +369,7 @@ def _alternative(
                 },
                 {
                     "type": "create",
-                    "description": _clip(f"Propose {display}", 140),
+                    "description": _clip(plain(f"Propose {display}"), 140),
                     "resource": resource,
                 },
             ],
@@ -378,7 +396,13 @@ def ranked_lines(summary: Summary) -> list[str]:
     """The clinician summary's ranked lines (``service.text.summary``). Each already starts
     "1. ...": a Markdown ordered list as it stands (a "- " before it rendered as a numbered
     item inside a bullet in the CDS Hooks sandbox)."""
-    return [line.text() for line in summary.lines]
+    return [_ranked(line.rank, line.text()) for line in summary.lines]
+
+
+def _ranked(rank: int, text: str) -> str:
+    """A ranked line with its words escaped and its "N. " kept as the list marker."""
+    mark = f"{rank}. "
+    return mark + escape(text.removeprefix(mark))
 
 
 def summary_card(
@@ -416,7 +440,7 @@ def summary_card(
         lines += ["", "**Safety: the panel found an issue that needs attention now**"]
         for o in safety:
             lines.append(
-                f"- **{o.get('title', '')}** (score {_fmt(o.get('score'))}; for: "
+                f"- **{escape(str(o.get('title', '')))}** (score {_fmt(o.get('score'))}; for: "
                 f"{', '.join(_roles(o, 'support')) or 'none'}; against: "
                 f"{', '.join(_roles(o, 'attack')) or 'none'})"
             )
@@ -425,19 +449,21 @@ def summary_card(
         lines += ["", "**Top activities**"]
         for o in top:
             lines.append(
-                f"- {o.get('title', '')} ({o.get('category', '')}, score {_fmt(o.get('score'))})"
+                f"- {escape(str(o.get('title', '')))} ({escape(str(o.get('category', '')))}, "
+                f"score {_fmt(o.get('score'))})"
             )
     if borderline:
         lines += ["", "**Awaiting a human decision** (score too close to call)"]
         for o in borderline:
-            lines.append(f"- {o.get('title', '')} (score {_fmt(o.get('score'))})")
+            lines.append(f"- {escape(str(o.get('title', '')))} (score {_fmt(o.get('score'))})")
     missing = [str(m) for m in (document.get("meta") or {}).get("missing") or ()]
     if notes or missing:
-        lines += ["", "**Made without**", *(f"- {n}" for n in (*notes, *missing))]
+        lines += ["", "**Made without**", *_items((*notes, *missing))]
     coverage = d.meta.coverage if d is not None else None
     if coverage is not None:
-        lines += ["", "**What was checked**", *coverage_lines(coverage)]
-        lines += ["", "**Coverage in detail**", *(f"- {x}" for x in coverage_detail(coverage))]
+        lines += ["", "**What was checked**", *(escape(x) for x in coverage_lines(coverage))]
+        lines += ["", "**Coverage in detail**"]
+        lines += [f"- {escape(x)}" for x in coverage_detail(coverage)]
     if safety:
         lead = min(safety, key=lambda o: not _urgent(o))  # stable: the first urgent one
         kind = "urgent" if _urgent(lead) else "safety issue"
@@ -455,7 +481,7 @@ def summary_card(
         indicator = "info"
     return {
         "uuid": record.card_id,
-        "summary": _clip(summary),
+        "summary": _clip(plain(summary)),
         "indicator": indicator,
         "detail": "\n".join(lines),
         "source": _source(review_url, safety),

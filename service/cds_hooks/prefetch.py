@@ -32,6 +32,7 @@ from service.cds_hooks.services import ServiceDefinition
 from service.errors import InputError, Issue, PrefetchUnavailable
 from service.jsonio import load_json_object
 from service.logs import get_logger
+from service.outbound import Answer, AnswerTooLarge, read_capped
 
 log = get_logger("canoe.cds_hooks.prefetch")
 
@@ -154,8 +155,6 @@ class FhirClient:
             return None
         if resp.status_code != 200:
             raise _unreadable(f"HTTP {resp.status_code}")
-        if len(resp.content) > self._max_bytes:
-            raise _unreadable("answer over the size limit")
         try:
             data = load_json_object(resp.content, what="FHIR server answer")
         except InputError as exc:
@@ -164,8 +163,9 @@ class FhirClient:
             raise _unreadable("answer not a FHIR resource")
         return data
 
-    async def _send(self, url: str | httpx.URL) -> tuple[httpx.URL, httpx.Response]:
-        """The URL as sent and its answer: ``url`` normalised, checked, then sent as checked."""
+    async def _send(self, url: str | httpx.URL) -> tuple[httpx.URL, Answer]:
+        """The URL as sent and its answer: ``url`` normalised, checked, then sent as checked;
+        the body read as it streams, up to the size cap (then the connection is closed)."""
         try:
             target = self._policy.check_url(url)
         except EgressRefused as exc:
@@ -182,8 +182,11 @@ class FhirClient:
             # The per-request timeout bounds each socket operation; this bounds the whole
             # request, so a server trickling bytes cannot outlast the deadline.
             async with asyncio.timeout(left):
-                return target, await self._http.get(
+                return target, await read_capped(
+                    self._http,
+                    "GET",
                     target,
+                    max_bytes=self._max_bytes,
                     headers={
                         "Authorization": f"Bearer {self._token}",
                         "Accept": "application/fhir+json",
@@ -197,6 +200,8 @@ class FhirClient:
             if self._deadline is not None and time.monotonic() >= self._deadline:
                 raise self._late() from exc
             raise _unreadable("timeout") from exc
+        except AnswerTooLarge as exc:
+            raise _unreadable("answer over the size limit") from exc
         except httpx.HTTPError as exc:
             raise _unreadable(type(exc).__name__) from exc
 

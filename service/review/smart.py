@@ -14,7 +14,8 @@ Launcher's) sends only ``patient``, and the app then picks among that patient's 
 
 Only issuers configured for a tenant may launch (``review_smart_issuers``): an unknown ``iss``
 is refused before any request leaves, so a forged launch cannot make the service call out.
-Every outbound call has a deadline. Nothing here logs tokens or context.
+Every outbound call has a deadline and a size cap (``service.outbound``). Nothing here logs
+tokens or context.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import httpx
 import jwt
 
 from service.errors import AuthError, BackendUnavailable
+from service.outbound import DOCUMENT_MAX_BYTES, Answer, AnswerTooLarge, read_capped
 from service.settings import parse_issuers
 
 __all__ = [
@@ -83,16 +85,25 @@ def _get_url(doc: Mapping[str, Any], key: str) -> str:
     return value
 
 
+async def _read(http: httpx.AsyncClient, method: str, url: str, **kw: Any) -> Answer:
+    """One answer from the EHR, its body cut at ``DOCUMENT_MAX_BYTES`` as it streams."""
+    return await read_capped(
+        http, method, url, max_bytes=DOCUMENT_MAX_BYTES, timeout=TIMEOUT_S, **kw
+    )
+
+
 async def discover(http: httpx.AsyncClient, iss: str) -> SmartConfiguration:
     url = f"{iss.rstrip('/')}/.well-known/smart-configuration"
     try:
-        resp = await http.get(url, headers={"Accept": "application/json"}, timeout=TIMEOUT_S)
+        resp = await _read(http, "GET", url, headers={"Accept": "application/json"})
+    except AnswerTooLarge as exc:
+        raise AuthError("the EHR's smart-configuration is over the size limit") from exc
     except httpx.HTTPError as exc:
         raise BackendUnavailable("the EHR's SMART configuration could not be fetched") from exc
     if resp.status_code != 200:
         raise BackendUnavailable(f"the EHR's SMART configuration answered HTTP {resp.status_code}")
     try:
-        doc = resp.json()
+        doc = json.loads(resp.content)
     except ValueError as exc:
         raise AuthError("the EHR's smart-configuration is not JSON") from exc
     if not isinstance(doc, Mapping):
@@ -144,7 +155,9 @@ async def exchange(
 ) -> LaunchContext:
     """Trade the code for the token response and read the launch context out of it."""
     try:
-        resp = await http.post(
+        resp = await _read(
+            http,
+            "POST",
             cfg.token_endpoint,
             data={
                 "grant_type": "authorization_code",
@@ -154,14 +167,15 @@ async def exchange(
                 "code_verifier": verifier,
             },
             headers={"Accept": "application/json"},
-            timeout=TIMEOUT_S,
         )
+    except AnswerTooLarge as exc:
+        raise AuthError("the EHR's token response is over the size limit") from exc
     except httpx.HTTPError as exc:
         raise BackendUnavailable("the EHR's token endpoint could not be reached") from exc
     if resp.status_code != 200:
         raise AuthError(f"the EHR refused the authorization code (HTTP {resp.status_code})")
     try:
-        body = resp.json()
+        body = json.loads(resp.content)
     except ValueError as exc:
         raise AuthError("the EHR's token response is not JSON") from exc
     if not isinstance(body, Mapping) or not body.get("access_token"):
@@ -194,8 +208,8 @@ async def _user(
     if not isinstance(id_token, str) or not id_token:
         raise AuthError("the token response has no id_token: the review needs to know the user")
     try:
-        resp = await http.get(cfg.jwks_uri, timeout=TIMEOUT_S)
-        keys = jwt.PyJWKSet.from_dict(resp.json())
+        resp = await _read(http, "GET", cfg.jwks_uri)
+        keys = jwt.PyJWKSet.from_dict(json.loads(resp.content))
     except (httpx.HTTPError, ValueError, jwt.PyJWTError) as exc:
         raise AuthError("the EHR's signing keys (jwks_uri) could not be read") from exc
     try:

@@ -59,7 +59,7 @@ def test_a_child_on_an_unrecognised_medicine_gets_a_warning_card(servers: Server
     assert "not checked" in card["summary"]
     detail = card["detail"]
     assert "**What was checked**" in detail and "NOT CHECKED, needs a human" in detail
-    assert "a child or adolescent (under 18)" in detail
+    assert "a child or adolescent \\(under 18\\)" in detail  # record text is escaped
     assert "medicine not recognised: Zorbitaxumab 40 MG Injection" in detail
     assert "MedicationRequest/" not in detail
 

@@ -36,7 +36,10 @@ NO_SERVERS = "https://no-fhir-servers.example.org"  # names no fhir_servers: nev
 PUBLIC_ONLY = "https://public-only.example.org"  # lists loopback URLs, allows no private net
 HTTPS_ONLY = "https://https-only.example.org"  # lists a plain-http URL, no fhir_http_hosts
 LOOPBACK = "https://loopback-lab.example.org"  # allowed to read the misbehaving servers
+BIG_JWKS = "https://big-jwks.example.org"  # its JWKS URL is the misbehaving server
 UNREADABLE = "could not read the FHIR server"
+HUGE = 2 * 1024**3  # what a misbehaving server sends: 2 GB
+CAP = 8 * 1024 * 1024  # the service's cap on one answer (max_message_bytes)
 
 
 class Canary:
@@ -75,6 +78,7 @@ class Misbehaving:
         outer = self
         self.mode = "notjson"
         self.requests = 0
+        self.sent: list[int] = []  # "huge", "declared": body bytes written, per request
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *_args: Any) -> None:  # stdout noise only
@@ -89,6 +93,8 @@ class Misbehaving:
                 elif outer.mode == "slow":
                     time.sleep(8)
                     self._json({"resourceType": "Bundle", "type": "searchset"})
+                elif outer.mode in ("huge", "declared"):
+                    self._endless(declare=outer.mode == "declared")
                 elif outer.mode == "pages":
                     page = int(self.path.rsplit("page=", 1)[-1]) if "page=" in self.path else 0
                     nxt = f"{outer.base}/Condition?page={page + 1}"
@@ -105,6 +111,22 @@ class Misbehaving:
                     self.send_header("Content-Type", "text/plain")
                     self.end_headers()
                     self.wfile.write(b"hello, not FHIR")
+
+            def _endless(self, *, declare: bool) -> None:
+                """A 2 GB FHIR answer, streamed until the reader hangs up: without a length
+                (ended by closing, HTTP/1.0) or declaring it (``declare``)."""
+                self.send_response(200)
+                self.send_header("Content-Type", "application/fhir+json")
+                if declare:
+                    self.send_header("Content-Length", str(HUGE))
+                self.end_headers()
+                chunk, sent = b'{"resourceType": "Bundle", "pad": "' + b"x" * 65500, 0
+                outer.sent.append(0)
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    while sent < HUGE:
+                        self.wfile.write(chunk)
+                        sent += len(chunk)
+                        outer.sent[-1] = sent
 
             def _json(self, body: dict[str, Any]) -> None:
                 data = json.dumps(body).encode()
@@ -164,6 +186,7 @@ def hardened(tmp_path_factory: pytest.TempPathFactory, keys: Keys, lab: Lab) -> 
                 "fhir_servers": [lab.url(lab.canary.port)],
                 "fhir_private_networks": loop,
             },
+            BIG_JWKS: {"jwks": None, "jwks_url": f"{lab.bad.base}/jwks", "tenant": "big"},
             LOOPBACK: {
                 "fhir_servers": [lab.bad.base, lab.url(lab.closed), lab.url(lab.ssh.port)],
                 "fhir_http_hosts": ["127.0.0.1"],
@@ -274,6 +297,31 @@ def test_search_pages_are_capped(hardened: Servers, lab: Lab) -> None:
     assert r.status_code == 412, r.text
     assert "more than 3 pages" in r.text
     assert lab.bad.requests - before <= 1 + 3  # the first answer and three more pages
+
+
+@pytest.mark.parametrize("mode", ["huge", "declared"])
+def test_a_huge_fhir_answer_is_cut_at_the_cap(hardened: Servers, lab: Lab, mode: str) -> None:
+    lab.bad.mode = mode
+    before = len(lab.bad.sent)
+    r = _post(hardened, LOOPBACK, _no_prefetch(lab.bad.base, hardened))
+    assert r.status_code == 412, r.text
+    assert UNREADABLE in r.text
+    sent = lab.bad.sent[before:]
+    assert sent  # the server was read from...
+    # ...and hung up on near the cap (plus what loopback buffers hold), never the 2 GB; an
+    # answer that declares its size is refused before its body is read.
+    limit = CAP + 16 * 1024 * 1024 if mode == "huge" else 16 * 1024 * 1024
+    assert max(sent) < limit, sent
+
+
+def test_a_huge_jwks_is_cut_at_the_cap(hardened: Servers, lab: Lab) -> None:
+    lab.bad.mode = "huge"
+    before = len(lab.bad.sent)
+    r = hardened.post(PV, {}, headers=hardened.auth(PV, iss=BIG_JWKS))
+    assert r.status_code == 401, r.text
+    assert "cannot fetch the client's JWKS" in r.text
+    (sent,) = lab.bad.sent[before:]
+    assert sent < 1024 * 1024 + 16 * 1024 * 1024
 
 
 # ------------------------------------------------------------------ 3 and 9: request shape

@@ -119,7 +119,7 @@ def test_patient_view_full_prefetch(servers: Servers) -> None:
     assert card["indicator"] == "warning"  # the panel found immediate-safety issues
     # the clinician summary: ranked lines, a patient fact with its value, no FHIR ids
     assert "Ranked by urgency" in card["detail"] and "pharmacist" in card["detail"]
-    assert "\n1. Review the need for clopidogrel with warfarin [urgent]" in card["detail"]
+    assert "\n1. Review the need for clopidogrel with warfarin \\[urgent\\]" in card["detail"]
     assert "- 1." not in card["detail"]  # an ordered list, not numbers inside bullets
     assert "MedicationRequest/" not in card["detail"]
     link = card["links"][0]

@@ -5,6 +5,7 @@ holder, instead of being shared through SO_REUSEPORT."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -109,3 +110,40 @@ def test_free_ports_pass_the_probe() -> None:
         port = s.getsockname()[1]
     settings = load_settings(environ={}, grpc_port=port, http_port=0, metrics_port=0)
     check_ports_free(settings, workers=2)
+
+
+def _jwt_env(tmp_path: Path) -> dict[str, str]:
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from jwt.algorithms import RSAAlgorithm
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048).public_key()
+    jwks = tmp_path / "jwks.json"
+    jwks.write_text(json.dumps({"keys": [json.loads(RSAAlgorithm.to_jwk(key)) | {"kid": "k"}]}))
+    return {"CANOE_AUTH_MODE": "jwt", "CANOE_AUTH_JWKS_FILE": str(jwks)}
+
+
+@pytest.mark.parametrize("given", [{}, {"CANOE_AUTH_AUDIENCE": "canoe"}])
+def test_jwt_mode_without_audience_and_issuer_refuses_to_start(
+    tmp_path: Path, given: dict[str, str]
+) -> None:
+    out = _serve(tmp_path, **_jwt_env(tmp_path), **given)
+    assert out.returncode == 2, out.stderr[-2000:]
+    assert "refusing to start in auth_mode jwt without auth_" in out.stderr
+    assert ("auth_audience" in out.stderr) == ("CANOE_AUTH_AUDIENCE" not in given)
+    assert "--allow-any-audience" in out.stderr
+
+
+async def test_allow_any_audience_starts_and_says_so(tmp_path: Path) -> None:
+    env = _jwt_env(tmp_path) | {"CANOE_AUTH_ALLOW_ANY_AUDIENCE": "1"}
+    async with canoe_serve(tmp_path / "plans.sqlite3", **env) as server:
+        await server.started()
+        logged = [json.loads(x) for x in server.lines if x.startswith("{")]
+    (warning,) = [e for e in logged if e.get("event") == "auth.any_audience"]
+    assert warning["unchecked"] == ["audience", "issuer"]
+
+
+def test_the_allow_any_audience_flag_sets_the_setting() -> None:
+    from service.cli import _parser
+
+    args = _parser().parse_args(["serve", "--allow-any-audience"])
+    assert args.allow_any_audience is True
