@@ -41,6 +41,7 @@ __all__ = [
     "ClaimsFile",
     "CurrentSmoker",
     "NoResult",
+    "NotGiven",
     "Recent",
     "StoppedInStay",
     "TakenTogether",
@@ -72,6 +73,8 @@ class ClaimsFile(_Strict):
     # Smoking statuses (as the record's coded value reads) that make a current smoker.
     current_smoking_words: tuple[_Word, ...] = Field(min_length=1)
     not_smoking_words: tuple[_Word, ...] = Field(min_length=1)
+    # Words of an Immunization's name that make it a dose of the vaccine the texts name.
+    vaccine_words: dict[str, tuple[_Word, ...]] = {}
 
 
 def load_claims(path: Path = CLAIMS_FILE) -> ClaimsFile:
@@ -139,7 +142,19 @@ class Recent:
     kind: Literal["recent"] = "recent"
 
 
-Claim = StoppedInStay | NoResult | AboveLimit | TakenTogether | CurrentSmoker | Recent
+@dataclass(frozen=True, slots=True)
+class NotGiven:
+    """No dose of ``vaccine`` (what the texts call it) was given within ``within_days`` before
+    the plan day (None: ever), whatever code the record gives the dose."""
+
+    vaccine: str
+    within_days: int | None
+    kind: Literal["not-given"] = "not-given"
+
+
+Claim = (
+    StoppedInStay | NoResult | AboveLimit | TakenTogether | CurrentSmoker | Recent | NotGiven
+)
 
 _OPS: Mapping[str, Callable[[float, float], bool]] = {
     ">": operator.gt,
@@ -173,6 +188,8 @@ def check(claim: Claim, p: PatientProfile, plan_day: date, data: ClaimsFile = CL
         return None
     if isinstance(claim, CurrentSmoker):
         return _smoker(p, data)
+    if isinstance(claim, NotGiven):
+        return _given(claim, p, plan_day, data)
     days = (plan_day - claim.day).days
     return None if 0 <= days <= claim.within_days else f"{days} days before the plan day"
 
@@ -236,6 +253,19 @@ def _replaces(other: Medication, m: Medication) -> bool:
         return True
     first = _WORD.findall(other.text.lower())[:1]
     return bool(first) and first == _WORD.findall(m.text.lower())[:1]
+
+
+def _given(claim: NotGiven, p: PatientProfile, plan_day: date, data: ClaimsFile) -> str | None:
+    words = data.vaccine_words.get(claim.vaccine, ())
+    for i in p.immunizations:
+        if not i.given or i.occurred is None:
+            continue
+        if claim.within_days is not None and (plan_day - i.occurred).days > claim.within_days:
+            continue
+        name = " ".join([i.text, *(c.display for c in i.codes)]).lower()
+        if any(_has_word(name, w) for w in words):
+            return f"a dose was given on {i.occurred.isoformat()}"
+    return None
 
 
 def _smoker(p: PatientProfile, data: ClaimsFile) -> str | None:

@@ -290,3 +290,24 @@ def test_the_age_is_the_age_on_the_plan_day() -> None:
     old = _profile(as_of=date(2021, 3, 31))
     assert old.age == 76  # born 1950-01-01, planned 2026-11-30; 71 on the record's last date
     assert replace(old, received=None).age == 71
+
+
+def test_a_seasonal_vaccine_given_this_season_under_another_code_is_not_due() -> None:
+    """An adjuvanted quadrivalent influenza dose six weeks ago under a CVX code the criterion
+    does not list: the vaccine is not due, whatever its code."""
+    from inference.knowledge.claims import NotGiven
+    from service.record.profile import Immunization
+
+    flu = Immunization(
+        "Immunization/f",
+        "influenza, seasonal vaccine, quadrivalent, adjuvanted",
+        (Code("http://hl7.org/fhir/sid/cvx", "205", "influenza, quadrivalent, adjuvanted"),),
+        "completed",
+        _days(45),
+    )
+    p = replace(_profile(encounters=()), immunizations=(flu,))
+    assert check(NotGiven("influenza vaccine", 300), p, PLAN) == f"a dose was given on {_days(45)}"
+    assert check(NotGiven("influenza vaccine", 30), p, PLAN) is None
+    assert check(NotGiven("COVID-19 vaccine", 300), p, PLAN) is None
+    due = " ".join(x.title for x in analyse(p).proposals if x.id == "opt-vaccinations-due")
+    assert due and "influenza" not in due

@@ -27,6 +27,7 @@ from ..claims import (
     Claim,
     CurrentSmoker,
     NoResult,
+    NotGiven,
     Recent,
     StoppedInStay,
     TakenTogether,
@@ -1728,6 +1729,8 @@ def claims_of(c: Criterion, f: Facts, b: Binding) -> tuple[Claim, ...]:
         out.append(TakenTogether(tuple(m.ref for m in b.meds.values())))
     if "current" in t.smoking:
         out.append(CurrentSmoker())
+    if b.vaccine and t.vaccine is not None and t.vaccine.within_days:
+        out.append(NotGiven(t.vaccine.vaccine, int(c.params[t.vaccine.within_days])))
     if b.event is not None and t.recent_event is not None:
         out.append(Recent(b.event.day, int(c.params[t.recent_event.days])))
     return tuple(out)
