@@ -42,9 +42,11 @@ __all__ = [
     "CurrentSmoker",
     "NoResult",
     "NotGiven",
+    "NotUnderCare",
     "Recent",
     "StoppedInStay",
     "TakenTogether",
+    "care_service",
     "check",
     "latest_named",
     "load_claims",
@@ -53,11 +55,23 @@ __all__ = [
 
 CLAIMS_FILE = DATA_DIR / "claims.yaml"
 
+_Days = Annotated[int, Field(gt=0, le=3650)]
 _Word = Annotated[str, Field(min_length=2, pattern=r"^[a-z0-9][a-z0-9 ./:&-]*$")]
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CareInPlace(_Strict):
+    """A service the patient may already be under: the options that refer to it, the words of
+    an active problem or of a contact (an Encounter's type, kind or reason) that show it, and
+    how recent such a contact must be (days before the plan day)."""
+
+    service: _Word
+    options: tuple[str, ...] = Field(min_length=1)
+    words: tuple[_Word, ...] = Field(min_length=1)
+    within_days: _Days
 
 
 class ClaimsFile(_Strict):
@@ -75,6 +89,8 @@ class ClaimsFile(_Strict):
     not_smoking_words: tuple[_Word, ...] = Field(min_length=1)
     # Words of an Immunization's name that make it a dose of the vaccine the texts name.
     vaccine_words: dict[str, tuple[_Word, ...]] = {}
+    # Services a patient may already be under, so that no option refers them there again.
+    care_in_place: tuple[CareInPlace, ...] = ()
 
 
 def load_claims(path: Path = CLAIMS_FILE) -> ClaimsFile:
@@ -152,8 +168,24 @@ class NotGiven:
     kind: Literal["not-given"] = "not-given"
 
 
+@dataclass(frozen=True, slots=True)
+class NotUnderCare:
+    """The patient is not already under ``service`` (a ``care_in_place`` entry): no active
+    problem names it and no contact with it within its window."""
+
+    service: str
+    kind: Literal["not-under-care"] = "not-under-care"
+
+
 Claim = (
-    StoppedInStay | NoResult | AboveLimit | TakenTogether | CurrentSmoker | Recent | NotGiven
+    StoppedInStay
+    | NoResult
+    | AboveLimit
+    | TakenTogether
+    | CurrentSmoker
+    | Recent
+    | NotGiven
+    | NotUnderCare
 )
 
 _OPS: Mapping[str, Callable[[float, float], bool]] = {
@@ -190,6 +222,8 @@ def check(claim: Claim, p: PatientProfile, plan_day: date, data: ClaimsFile = CL
         return _smoker(p, data)
     if isinstance(claim, NotGiven):
         return _given(claim, p, plan_day, data)
+    if isinstance(claim, NotUnderCare):
+        return _under_care(claim, p, plan_day, data)
     days = (plan_day - claim.day).days
     return None if 0 <= days <= claim.within_days else f"{days} days before the plan day"
 
@@ -266,6 +300,30 @@ def _given(claim: NotGiven, p: PatientProfile, plan_day: date, data: ClaimsFile)
         if any(_has_word(name, w) for w in words):
             return f"a dose was given on {i.occurred.isoformat()}"
     return None
+
+
+def _under_care(
+    claim: NotUnderCare, p: PatientProfile, plan_day: date, data: ClaimsFile
+) -> str | None:
+    care = next((c for c in data.care_in_place if c.service == claim.service), None)
+    if care is None:
+        return None
+    for pr in p.active_problems:
+        if any(_has_word(pr.text.lower(), w) for w in care.words):
+            return f"an active problem says so ({pr.ref})"
+    for e in p.encounters:
+        day = e.end or e.start
+        if day is None or not 0 <= (plan_day - day).days <= care.within_days:
+            continue
+        name = " ".join([e.kind, e.reason_text, *(t.display for t in e.types)]).lower()
+        if any(_has_word(name, w) for w in care.words):
+            return f"a contact with it on {day.isoformat()} ({e.ref})"
+    return None
+
+
+def care_service(option_id: str, data: ClaimsFile = CLAIMS) -> str | None:
+    """The service an option refers the patient to, by its id (``care_in_place``)."""
+    return next((c.service for c in data.care_in_place if option_id in c.options), None)
 
 
 def _smoker(p: PatientProfile, data: ClaimsFile) -> str | None:

@@ -26,7 +26,7 @@ from service.record.vocabulary import ICD10, LOINC_GROUPS, SNOMED
 from . import conditions, drugs
 from ._datafile import DATA_DIR, check_patterns, load_yaml
 from .criteria.schema import Kind
-from .facts import Facts, MedFact
+from .facts import SUSPECTED, Facts, MedFact
 from .parameters import param
 from .site import active
 from .units import DAYS_PER_MONTH, DAYS_STATED_BELOW
@@ -96,6 +96,8 @@ class PregnancyStatusDef(_Strict):
     marker: _Id
     status_loinc: tuple[_Loinc, ...] = Field(min_length=1)
     days: _Days
+    # Words of a problem or a result that say the woman cannot conceive.
+    cannot_conceive_words: tuple[_Text, ...] = ()
 
 
 class LevelDef(_Strict):
@@ -294,6 +296,17 @@ def _unread_conditions(f: Facts) -> Iterator[CoverageGap]:
     no check could fire on it, so the plan is silent about it. Findings and situations (a
     semantic tag other than "disorder") are left to the checks that read them."""
     for pr in f.p.active_problems:
+        if pr.verification in SUSPECTED:
+            yield CoverageGap(
+                "unrecognised",
+                "suspected-condition",
+                f"suspected, not treated as established: {_SEMANTIC_TAG.sub('', pr.text)}",
+                "no check treats a suspected diagnosis as made: decide the work-up or referral "
+                "it needs yourself",
+                True,
+                (pr.ref,),
+            )
+            continue
         tag = _SEMANTIC_TAG.search(pr.text)
         if tag is not None and tag.group(1) != "disorder":
             continue
@@ -319,14 +332,27 @@ def _window(days: int) -> str:
     return f"{round(days / DAYS_PER_MONTH)} months"
 
 
-def _measured(f: Facts, loincs: Iterable[str], days: int) -> bool:
+def _measured(f: Facts, loincs: Iterable[str], days: int, words: Iterable[str] = ()) -> bool:
+    """A result of ``loincs`` (or one whose name holds one of ``words``: a site's other
+    code for the same test) within ``days`` of the record date."""
     wanted = set(loincs)
+    named = tuple(w.lower() for w in words)
     return any(
-        o.loinc in wanted
+        (o.loinc in wanted or any(w in o.display.lower() for w in named))
         and (o.value is not None or o.value_text)
         and _within(o.effective, f.p.as_of, days)
         for o in (*f.p.observations, *f.p.readings)
     )
+
+
+def _cannot_conceive(f: Facts, words: Iterable[str]) -> bool:
+    """The record says the woman cannot become pregnant (after the menopause, after a
+    hysterectomy or sterilisation): a problem or a result whose words say so."""
+    texts = [pr.text for pr in f.p.active_problems] + [
+        f"{o.display} {o.value_text}" for o in (*f.p.observations, *f.p.readings)
+    ]
+    low = [t.lower() for t in texts]
+    return any(w in t for t in low for w in words)
 
 
 def _names(meds: Iterable[MedFact]) -> str:
@@ -366,7 +392,7 @@ def _missing(f: Facts, out_of_scope: set[str]) -> Iterator[CoverageGap]:
     yield from _pregnancy_unknown(f, out_of_scope)
     for lv in ms.levels:
         on = [m for m in f.meds if lv.drug in m.drugs]
-        if on and not _measured(f, lv.loinc, lv.days):
+        if on and not _measured(f, lv.loinc, lv.days, (lv.drug,)):
             yield CoverageGap(
                 "missing-fact",
                 f"no-level-{lv.drug}",
@@ -384,6 +410,8 @@ def _pregnancy_unknown(f: Facts, out_of_scope: set[str]) -> Iterator[CoverageGap
         return
     on = f.with_spec(f"flag:{ps.flag}")
     if not on or ps.marker in out_of_scope or _measured(f, ps.status_loinc, ps.days):
+        return
+    if _cannot_conceive(f, ps.cannot_conceive_words):
         return
     yield CoverageGap(
         "missing-fact",

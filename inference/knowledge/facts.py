@@ -40,6 +40,7 @@ from .units import (
     MAX_DAYS_PER_YEAR,
     MG_PER_G,
     MG_PER_MCG,
+    TWO_DECIMALS_BELOW,
     WHOLE_NUMBERS_FROM,
 )
 
@@ -89,19 +90,22 @@ _TO_MG = {"mg": 1.0, "mcg": MG_PER_MCG, "µg": MG_PER_MCG, "g": MG_PER_G}
 
 
 def fmt(value: float | None) -> str:
-    """How every number is rendered in text (and how the property test reads it back): whole
-    numbers from 20 up, one decimal from 1, two significant digits below 1, so a suppressed TSH
-    of 0.05 or a creatinine of 0.48 is not printed as 0.1 or 0.5.
+    """How every number is rendered in text (and how the property test reads it back), never
+    rounded across the precision a record states: two decimals at most below 20, one below
+    1,000, whole numbers above, trailing zeros dropped; two significant digits below 1, so a
+    suppressed TSH of 0.05 or a creatinine of 0.48 is not printed as 0.1 or 0.5, a creatinine
+    of 1.25 not as 1.2, an eGFR of 29.6 not as 30.
 
-    >>> [fmt(v) for v in (None, 187.6, 20.0, 7.25, 3.0, 0.48, 0.05, 0.0)]
-    ['?', '188', '20', '7.2', '3', '0.48', '0.05', '0']
+    >>> [fmt(v) for v in (None, 187.64, 29.6, 20.0, 7.25, 3.0, 1.25, 0.48, 0.05, 0.0, 1234.5)]
+    ['?', '187.6', '29.6', '20', '7.25', '3', '1.25', '0.48', '0.05', '0', '1234']
     """
     if value is None:
         return "?"
     if abs(value) >= WHOLE_NUMBERS_FROM:
         return f"{value:.0f}"
     if abs(value) >= 1 or value == 0:
-        return f"{value:.1f}".removesuffix(".0")
+        text = f"{value:.2f}" if abs(value) < TWO_DECIMALS_BELOW else f"{value:.1f}"
+        return text.rstrip("0").removesuffix(".")
     return f"{value:.2g}"
 
 
@@ -286,6 +290,9 @@ def smoking_status(codes: tuple[Code, ...]) -> str | None:
             return status
     return None
 
+
+# Verification statuses of a diagnosis not yet made (FHIR R4 condition-ver-status).
+SUSPECTED = frozenset({"provisional", "differential", "unconfirmed"})
 
 # v3 ActCode encounter classes read as a hospital stay or an emergency visit.
 _SETTING = {
@@ -581,8 +588,10 @@ class Facts:
         return tuple(pr for pr, gs in self.problems if group in gs)
 
     def is_current(self, pr: Condition, gs: tuple[str, ...]) -> bool:
-        """Active, not a "history of" or artefact record, and not an acute illness long past."""
-        if not pr.active or pr.abatement is not None:
+        """Active, confirmed (a suspected diagnosis is not yet one: no check treats it as
+        established), not a "history of" or artefact record, and not an acute illness long
+        past."""
+        if not pr.active or pr.abatement is not None or pr.verification in SUSPECTED:
             return False
         kinds = {GROUPS_BY_KEY[g].kind for g in gs if g in GROUPS_BY_KEY}
         if kinds & {"history", "noise"}:
@@ -628,22 +637,31 @@ class Facts:
                 )
         return out
 
+    def age_on(self, day: date | None) -> int | None:
+        """Whole years on ``day`` (a result's date: an equation that reads age takes the age
+        the patient was when the sample was taken); the plan day's age when it is undated."""
+        born = self.p.birth_date
+        if born is None or day is None:
+            return self.age
+        return max(0, years_between(born, day))
+
     def _kidney(self) -> Kidney | None:
         reported = self.latest("egfr")
         creat = self.latest("creatinine")
         conflicted = bool({"egfr", "creatinine"} & set(self.conflicts))
         computed = crcl = None
         adult = param("kidney.equation_min_age_years")
-        if creat is not None and self.age is not None and self.age >= adult:
+        age = self.age_on(creat.effective) if creat is not None else None
+        if creat is not None and age is not None and age >= adult:
             scr = _creatinine_mg_dl(creat)
             if scr is not None and scr > 0:
-                computed = ckd_epi_2021(scr, self.age, self.female)
+                computed = ckd_epi_2021(scr, age, self.female)
                 weight = self.latest("weight")
                 kg = (
                     weight.value if weight is not None and "lb" not in weight.unit.lower() else None
                 )
                 if kg is not None and kg > 0:
-                    crcl = cockcroft_gault(scr, self.age, kg, self.female)
+                    crcl = cockcroft_gault(scr, age, kg, self.female)
         candidates: list[tuple[float, str]] = []
         if reported is not None and reported.value is not None:
             candidates.append((reported.value, "reported eGFR"))
@@ -713,15 +731,16 @@ class Facts:
         ]
         out: list[Unsteady] = []
 
-        def implied(mg: float) -> float:
-            assert self.age is not None
-            return ckd_epi_2021(mg, self.age, self.female)
+        def implied(mg: float, day: date | None = None) -> float:
+            age = self.age_on(day)
+            assert age is not None
+            return ckd_epi_2021(mg, age, self.female)
 
         if reported is not None and reported.value and reported.effective is not None:
             for o, mg in series:
                 if o.effective != reported.effective:
                     continue
-                e = implied(mg)
+                e = implied(mg, o.effective)
                 if _disagree(e, reported.value):
                     out.append(Unsteady(o, e, None, 0))
                     break
@@ -738,11 +757,13 @@ class Facts:
             high = max(window, key=lambda x: x[1])
             low = min(window, key=lambda x: x[1])
             ratio = param("kidney.unsteady_creatinine_ratio")
-            if high[1] >= ratio * low[1] and implied(high[1]) < concern:
+            if high[1] >= ratio * low[1] and implied(high[1], high[0].effective) < concern:
                 first, later = sorted((high, low), key=lambda x: x[0].effective or last_day)
                 assert first[0].effective is not None and later[0].effective is not None
                 days = (later[0].effective - first[0].effective).days
-                out.append(Unsteady(first[0], implied(first[1]), later[0], days))
+                out.append(
+                    Unsteady(first[0], implied(first[1], first[0].effective), later[0], days)
+                )
         return tuple(out)
 
     def _lab_ckd(self) -> tuple[str, ...]:

@@ -334,13 +334,13 @@ def polypharmacy(c: Case, o: Output) -> None:
     hyper = _at_least(n, "polypharmacy.hyper_medicines")
     label = "Hyperpolypharmacy" if hyper else "Polypharmacy"
     why = (
-        f"{n} active medicines; threshold {fmt(param('polypharmacy.medicines'))} "
+        f"{n} medicines on the list; threshold {fmt(param('polypharmacy.medicines'))} "
         f"({fmt(param('polypharmacy.hyper_medicines'))} for hyperpolypharmacy)"
     )
     text = names(c.meds)
     pid = o.problem(
         "prob-polypharmacy",
-        f"{label} ({n} active medicines)",
+        f"{label} ({n} medicines on the list)",
         c.meds,
         why,
         ("medication",),
@@ -360,7 +360,7 @@ def polypharmacy(c: Case, o: Output) -> None:
         _point("polypharmacy.another-appointment", c.meds[:1]),
     ]
     pts += [_point("polypharmacy.older-adult", c.meds, age=age_phrase(c))] if c.older else []
-    desc = f"Review all {n} active medicines for indication, dose, interactions and burden."
+    desc = f"Review all {n} medicines on the list for indication, dose, interactions and burden."
     o.proposals.append(
         _proposal(
             "medication-review",
@@ -1079,7 +1079,7 @@ def _dimensions(
     )
     dims = (
         (f"multimorbidity ({n} active conditions)", n > 0),
-        (f"polypharmacy ({len(c.meds)} active medicines)", score["polypharmacy"] > 0),
+        (f"polypharmacy ({len(c.meds)} medicines on the list)", score["polypharmacy"] > 0),
         (f"medication safety ({out.high_risk} high-risk findings)", score["safety findings"] > 0),
         ("kidney function", low_kidney or bool(c.active("ckd"))),
         ("glycaemic control", bool(c.active("diabetes"))),

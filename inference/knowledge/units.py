@@ -25,6 +25,7 @@ __all__ = [
     "MG_PER_G",
     "MG_PER_MCG",
     "PER_UL_PER_THOUSAND_PER_UL",
+    "TWO_DECIMALS_BELOW",
     "WHOLE_NUMBERS_FROM",
 ]
 
@@ -56,5 +57,7 @@ DAYS_PER_WHOLE_MONTH = 30
 DAYS_STATED_BELOW = 60
 # an interval of this many days or more is stated in whole years ("6 years ago")
 DAYS_STATED_IN_YEARS_FROM = 730
-# numbers from this size up are written whole in texts ("188", not "187.6"); see ``facts.fmt``
-WHOLE_NUMBERS_FROM = 20
+# numbers from this size up are written whole in texts ("1234", not "1234.5"), below it with
+# one decimal at most, and below TWO_DECIMALS_BELOW with two ("1.25"); see ``facts.fmt``
+WHOLE_NUMBERS_FROM = 1000
+TWO_DECIMALS_BELOW = 20

@@ -94,14 +94,16 @@ _FACT_ORDER = ("Observation/", "Condition/", "MedicationRequest/", "Patient/")
 
 
 def _number(value: float) -> str:
-    """A measured value as the summary prints it: one decimal at most, but two significant
-    digits below 1, so a suppressed TSH of 0.05 is not printed as 0.1.
+    """A measured value as the summary prints it, never rounded across the precision the
+    record states: two decimals at most below 20, one above, two significant digits below 1,
+    so a suppressed TSH of 0.05 is not printed as 0.1 nor a creatinine of 1.25 as 1.2.
 
-    >>> [_number(v) for v in (187.64, 7.25, 0.48, 0.05, 0.0)]
-    ['187.6', '7.2', '0.48', '0.05', '0']
+    >>> [_number(v) for v in (187.64, 7.25, 1.25, 0.48, 0.05, 0.0)]
+    ['187.6', '7.25', '1.25', '0.48', '0.05', '0']
     """
     if value == 0 or abs(value) >= 1:
-        return f"{round(value, 1):g}"
+        text = f"{value:.2f}" if abs(value) < 20 else f"{value:.1f}"
+        return text.rstrip("0").removesuffix(".")
     return f"{value:.2g}"
 
 
@@ -249,10 +251,41 @@ def _rx_unit_words(unit: re.Match[str]) -> str:
 
 def display_names(profile: PatientProfile) -> tuple[tuple[str, str], ...]:
     """(full name, display name) of each medicine of the record whose name the summary
-    shortens (``short_name``), longest first so that no name is cut inside a longer one."""
-    names = {m.text: short_name(m.text) for m in profile.medications}
+    shortens (``short_name``), longest first so that no name is cut inside a longer one.
+
+    The short name's strength is the product's, not the dose: where every order of the name
+    states one dose in the product's unit and it differs from the strength, the display name
+    says the dose and the product ("prednisolone 10 mg per dose (5 mg tablets)"), so the
+    strength is never read as what the patient takes."""
+    names = {m.text: _with_dose(m.text, profile) for m in profile.medications}
     pairs = [(n, s) for n, s in names.items() if s != n]
     return tuple(sorted(pairs, key=lambda p: (-len(p[0]), p[0])))
+
+
+_STRENGTH = re.compile(r"^(?P<name>.+?) (?P<value>\d+(?:\.\d+)?) (?P<unit>mg|mcg)$")
+_FORMS = (("tablet", "tablets"), ("capsule", "capsules"))
+_COUNTED = frozenset({"tablet", "tab", "capsule", "cap"})
+
+
+def _with_dose(text: str, profile: PatientProfile) -> str:
+    short = short_name(text)
+    m = _STRENGTH.match(short)
+    if m is None:
+        return short
+    doses = {
+        (o.dose_value, o.dose_unit.strip("{} ").lower())
+        for o in profile.medications
+        if o.text == text
+    }
+    if len(doses) != 1:
+        return short
+    ((value, unit),) = doses
+    if value is not None and unit.rstrip("s") in _COUNTED:  # "2 {tablet}": tablets of it
+        value, unit = value * float(m["value"]), m["unit"]
+    if value is None or unit != m["unit"] or value == float(m["value"]):
+        return short
+    form = next((plural for word, plural in _FORMS if word in text.lower()), "units")
+    return f"{m['name']} {value:g} {unit} per dose ({m['value']} {unit} {form})"
 
 
 def _date(d: object) -> str:

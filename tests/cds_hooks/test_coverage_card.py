@@ -69,5 +69,6 @@ def test_an_in_scope_adult_with_nothing_missing_keeps_an_info_card(servers: Serv
     r = servers.post(PV, body)
     assert r.status_code == 200, r.text
     (card,) = r.json()["cards"]
-    assert "Nothing found outside what the knowledge covers" in card["detail"]
+    assert "results, reports and symptoms are reviewed only where a check" in card["detail"]
+    assert "Nothing found outside" not in card["detail"]
     assert card["indicator"] == "info", card["detail"]

@@ -259,7 +259,7 @@ def test_an_event_is_recent_only_counted_to_the_plan_day() -> None:
 
 def test_an_event_the_day_before_an_old_records_last_date_is_not_new() -> None:
     """A record that ends five years before the plan: an asthma emergency visit the day before
-    its last date is not a recent event, so no line rests on it as if it were."""
+    its last date is not a recent event, so no line treats it as new or urgent."""
     asthma = Code(SNOMED, "195967001", "Asthma (disorder)")
     from service.record.profile import Condition
 
@@ -280,10 +280,11 @@ def test_an_event_the_day_before_an_old_records_last_date_is_not_new() -> None:
         problems=(cond,),
     )
     fresh = replace(old, received=end)  # planned on the record's own date: recent
-    assert "opt-asthma-review" in {p.id for p in analyse(fresh).proposals}
-    got = analyse(old)
-    assert "opt-asthma-review" not in {p.id for p in got.proposals}
-    assert any(w.endswith(":recent") for w in got.withheld)
+    review = next(p for p in analyse(fresh).proposals if p.id == "opt-asthma-review")
+    later = next(p for p in analyse(old).proposals if p.id == "opt-asthma-review")
+    # the visit still happened as the line says; it is no longer new, so not urgent on its own
+    assert later.urgency_class not in ("urgent", "resolve-first")
+    assert review.urgency_class == "soon" or later.urgency_class == review.urgency_class
 
 
 def test_the_age_is_the_age_on_the_plan_day() -> None:
@@ -311,3 +312,35 @@ def test_a_seasonal_vaccine_given_this_season_under_another_code_is_not_due() ->
     assert check(NotGiven("COVID-19 vaccine", 300), p, PLAN) is None
     due = " ".join(x.title for x in analyse(p).proposals if x.id == "opt-vaccinations-due")
     assert due and "influenza" not in due
+
+
+def test_a_hypoglycaemia_on_an_old_records_last_day_is_acted_on_but_not_urgent() -> None:
+    """A sulfonylurea and a hypoglycaemia the day before the record's last date: urgent when
+    the plan is made that day, acted on soon (not urgent on its own) five years later."""
+    from service.record.profile import Condition
+
+    hypo = Code(SNOMED, "302866003", "Hypoglycemia (disorder)")
+    dm = Code(SNOMED, "44054006", "Diabetes mellitus type 2 (disorder)")
+    end = PLAN - timedelta(days=5 * 365)
+    problems = (
+        Condition(
+            "Condition/h", "Hypoglycemia", (hypo,), "active", "confirmed", end - timedelta(days=1)
+        ),
+        Condition("Condition/d", "Diabetes", (dm,), "active", "confirmed", date(2000, 1, 1)),
+    )
+    sulfonylurea = _med(
+        "g",
+        "glimepiride 4 MG Oral Tablet",
+        "199246",
+        dose_value=4.0,
+        dose_unit="mg",
+        times_per_day=1.0,
+    )
+    old = replace(_profile(meds=[sulfonylurea], encounters=(), as_of=end), problems=problems)
+
+    def urgency(p: PatientProfile) -> str:
+        got = analyse(p).proposals
+        return next(x.urgency_class for x in got if x.id == "opt-reduce-glimepiride-hypoglycaemia")
+
+    assert urgency(replace(old, received=end)) == "urgent"
+    assert urgency(old) == "soon"

@@ -37,7 +37,8 @@ def test_dabigatran_below_clearance_30_is_switched_to_a_suitable_anticoagulant()
 def test_dabigatran_at_clearance_40_is_a_dose_review_not_a_switch() -> None:
     got = _plan("dabigatran", 1.0)  # about 37 mL/min
     assert "opt-stop-dabigatran" not in got
-    assert got["opt-reduce-dabigatran"].title.startswith("Adjust dabigatran dose")
+    # a review band asks for a review with the band's advice, not a dose change it cannot name
+    assert got["opt-review-dabigatran-kidney"].title == "Review dabigatran at this kidney function"
 
 
 def test_alendronate_below_its_limit_keeps_a_plain_stop() -> None:
@@ -50,6 +51,7 @@ def test_switch_band_needs_what_replaces_the_drug() -> None:
         "spec": "drug:dabigatran",
         "measure": "crcl",
         "below": 30,
+        "below_op": "<",
         "advice": "a",
         "source": "smpc",
         "ref": "r",

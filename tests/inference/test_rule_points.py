@@ -109,7 +109,7 @@ def test_the_shipped_file_loads_and_states_themes_and_concerns() -> None:
 
 def test_a_point_is_built_from_its_entry() -> None:
     p = make_point("polypharmacy.structured-review", ("MedicationRequest/1",), n=11, names="a, b")
-    assert p.text.startswith("11 active medicines (a, b): a structured review")
+    assert p.text.startswith("11 medicines on the list (a, b): a structured review")
     assert (p.role, p.stance, p.tau, p.facts) == (
         "pharmacist",
         "support",

@@ -55,7 +55,7 @@ def test_the_repeat_names_every_value_it_rests_on() -> None:
     f = Facts(_eura_like().build())
     firing = next(x for x in evaluate(CRITERIA, f) if x.criterion.id == "kidney-function-unsteady")
     text = firing.proposal.description
-    assert "creatinine 3.2 mg/dL" in text and "87" in text and "33 days later" in text
+    assert "creatinine 3.19 mg/dL" in text and "87" in text and "33 days later" in text
     assert set(f.kidney.refs) >= {o.ref for o in _eura_like().build().readings}  # type: ignore[union-attr]
 
 

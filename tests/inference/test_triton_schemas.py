@@ -48,12 +48,14 @@ class Checked:
                 for a in back.arguments
             ]
         elif req.step == "assess":
-            # An option's safety findings, urgency class and the problem it treats with others
-            # come from the knowledge by option id (the planner fills them in for a model's
-            # options); the model's answer format (assess.v3) carries none of them.
+            # An option's safety findings, urgency class, action kind and the problem it treats
+            # with others come from the knowledge by option id (the planner fills them in for a
+            # model's options); the model's answer format (assess.v3) carries none of them.
             assert all(o.urgency_class is None and o.treats is None for o in back.options)
+            assert all(o.action is None for o in back.options)
             options = tuple(
-                replace(o, findings=(), urgency_class=None, treats=None) for o in result.options
+                replace(o, findings=(), urgency_class=None, treats=None, action=None)
+                for o in result.options
             )
             assert back == replace(result, options=options)
         else:

@@ -28,14 +28,26 @@ from ..claims import (
     CurrentSmoker,
     NoResult,
     NotGiven,
+    NotUnderCare,
     Recent,
     StoppedInStay,
     TakenTogether,
+    care_service,
     check,
     latest_named,
 )
 from ..drugs import RenalLimit, drug, matches, renal_limit
-from ..facts import Conflict, Event, Facts, MedFact, Unsteady, age_phrase, fmt, without_tag
+from ..facts import (
+    Conflict,
+    Event,
+    Facts,
+    Kidney,
+    MedFact,
+    Unsteady,
+    age_phrase,
+    fmt,
+    without_tag,
+)
 from ..levels import Level, LevelEntry, Reading, level_entry, level_of
 from ..panels import PANELS
 from ..parameters import param_int
@@ -106,6 +118,7 @@ class Binding:
     level: Level | None = None  # the drug level a level test read
     stay: Stay | None = None  # the index hospital stay a stay or change test read
     change: MedChange | None = None  # the medicine change bound with ``a``
+    stale_event: bool = False  # the event it rests on is not recent on the plan day
 
     def copy(self) -> Binding:
         return Binding(
@@ -133,6 +146,7 @@ class Binding:
             self.level,
             self.stay,
             self.change,
+            self.stale_event,
         )
 
 
@@ -1103,7 +1117,28 @@ def _kidney_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float
         return ", ".join(parts)
     if attr == "unsteady":
         return _unsteady_phrase(k.unsteady, k.reported)
+    if b.limit is not None:  # the value the dose band was read against, not another estimate
+        return _band_value(k, b.limit.measure) or f"{fmt(k.value)} ({k.basis})"
     return f"{fmt(k.value)} ({k.basis})"
+
+
+def _band_value(k: Kidney, measure: str) -> str | None:
+    """The kidney function a dose band of ``measure`` reads (``renal_limit``: the lower eGFR
+    estimate, or the Cockcroft-Gault clearance), with its basis; None when it is not known."""
+    egfrs = [
+        (v, basis)
+        for v, basis in (
+            (k.reported.value if k.reported else None, "reported eGFR"),
+            (k.computed, "eGFR from creatinine"),
+        )
+        if v
+    ]
+    if measure == "egfr" and egfrs:
+        value, basis = min(egfrs)
+        return f"{fmt(value)} ({basis})"
+    if measure == "crcl" and k.crcl is not None:
+        return f"{fmt(k.crcl)} (Cockcroft-Gault clearance)"
+    return None
 
 
 def _count_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
@@ -1593,6 +1628,8 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
         if b.limit.urgent:
             category, priority, urgency = "immediate-safety", "safety", MAX_URGENCY
             when = "urgent"
+    if b.stale_event and when in ("resolve-first", "urgent"):
+        when = "soon"  # the event it rests on is not recent on the plan day
     if b.probable and when == "urgent":
         # resting on a fact that is indirect or not settled (kidney estimates that disagree):
         # acted on soon, after the repeat that settles it, not as if it were certain
@@ -1604,9 +1641,10 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
         points = tuple(replace(x, evidence=evidence) for x in points)
     if o.caveat and (o.caveat_when is None or _held(o.caveat_when, f, p, b) is not None):
         title = f"{title} ({o.caveat})"
-    held = _held_meds(f, b) if c.kind == "drug-drug" else ()
+    held = _held_meds(f, b) if b.change is None else ()
     if held:
-        # one of the pair is on hold: the interaction matters when it is restarted, not now
+        # a medicine it rests on is on hold (and not as the stay's change a transition
+        # criterion reads): the finding matters when it is restarted, not now
         names = _and([m.name for m in b.meds.values() if m.ref in held])
         title = f"Before restarting {names}: {title[:1].lower()}{title[1:]}"
         if when in ("resolve-first", "urgent"):
@@ -1729,6 +1767,9 @@ def claims_of(c: Criterion, f: Facts, b: Binding) -> tuple[Claim, ...]:
         out.append(TakenTogether(tuple(m.ref for m in b.meds.values())))
     if "current" in t.smoking:
         out.append(CurrentSmoker())
+    service = care_service(c.option.id)
+    if service is not None:
+        out.append(NotUnderCare(service))
     if b.vaccine and t.vaccine is not None and t.vaccine.within_days:
         out.append(NotGiven(t.vaccine.vaccine, int(c.params[t.vaccine.within_days])))
     if b.event is not None and t.recent_event is not None:
@@ -1752,10 +1793,15 @@ def _said(
     for c, b in found:
         claims = claims_of(c, f, b)
         failed = [x for x in claims if check(x, f.p, f.p.plan_day) is not None]
+        # An event that is not recent on the plan day (an old record) still happened as the
+        # text says; what fails is its being new: the firing stays, no longer urgent on its own.
+        stale = [x for x in failed if isinstance(x, Recent)]
+        failed = [x for x in failed if not isinstance(x, Recent)]
         if out is not None:
             out.claims_checked += len(claims)
             out.withheld += [f"{c.id}:{x.kind}" for x in failed]
         if not failed:
+            b.stale_event = bool(stale)
             kept.append((c, b))
     return kept
 
