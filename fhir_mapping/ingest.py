@@ -36,6 +36,9 @@ Decisions:
   is handled, from their injectable clock); without it only the dates' order is checked.
 * Repeated records of one active coded problem are folded into one ``Condition`` (``duplicates``).
 * ``max_resources`` counts entries and is checked before any model is validated (``LimitError``).
+* A resource's own ``extension`` list is checked shallowly (an array of objects, each naming
+  its ``url``) and then left out of the model: no profile fact is read from it, and a record
+  may carry any number. ``modifierExtension`` and extensions inside elements are validated.
 * Entries without a resource are skipped when ``request.method`` is GET, HEAD or DELETE
   (nothing to plan from); otherwise they are a ``required`` issue.
 
@@ -149,24 +152,52 @@ def _load(raw: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> Mapp
 
 # What one JSON object of a Bundle costs at the peak of planning it: its validated FHIR model,
 # the profile facts and the output made from it. Measured with tests/benchmarks/bench_scaling.py
-# (tracemalloc peak over JSON objects: about 1.4 KiB for records of repeated orders, up to
-# 6 KiB for a Patient with 100,000 extensions); the larger, so the estimate errs on the safe side.
+# (tracemalloc peak over JSON objects: about 1.4 KiB for records of repeated orders); 6 KiB
+# leaves room for records whose elements cost more to model, so the estimate errs on the safe
+# side.
 _PEAK_BYTES_PER_OBJECT: Final = 6 * 1024
+# A resource's own extensions are checked shallowly and never modelled: what they cost is the
+# decoded JSON and the parser's working memory (about 1.4 KiB an extension at the peak for a
+# Patient with 100,000 of them, the same benchmark).
+_PEAK_BYTES_PER_UNREAD_OBJECT: Final = 2 * 1024
 
 
 def planning_memory_mb(doc: Mapping[str, Any]) -> float:
     """The estimated peak memory of planning the decoded Bundle ``doc``, from its count of JSON
-    objects (every FHIR element with content is one): a walk of the decoded JSON, before any
+    objects (every FHIR element with content is one), those under a resource's own
+    ``extension`` (never modelled) at a lower cost: a walk of the decoded JSON, before any
     model is built."""
-    objects, stack = 0, list[object]([doc])
+    unread_lists = [
+        e["resource"]["extension"]
+        for e in _raw_entries(doc)
+        if isinstance(e.get("resource"), Mapping)
+        and isinstance(e["resource"].get("extension"), list)
+    ]
+    skip = {id(x) for x in unread_lists}
+    read = _objects([doc], skip)
+    unread = _objects(unread_lists, set())
+    return (read * _PEAK_BYTES_PER_OBJECT + unread * _PEAK_BYTES_PER_UNREAD_OBJECT) / 2**20
+
+
+def _raw_entries(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    entries = doc.get("entry")
+    return [e for e in entries if isinstance(e, Mapping)] if isinstance(entries, list) else []
+
+
+def _objects(roots: list[Any], skip: set[int]) -> int:
+    """How many JSON objects ``roots`` hold, not counting inside the lists whose ids are in
+    ``skip``."""
+    objects, stack = 0, list[object](roots)
     while stack:
         value = stack.pop()
         if isinstance(value, Mapping):
             objects += 1
-            stack.extend(v for v in value.values() if isinstance(v, Mapping | list))
+            stack.extend(
+                v for v in value.values() if isinstance(v, Mapping | list) and id(v) not in skip
+            )
         elif isinstance(value, list):
             stack.extend(v for v in value if isinstance(v, Mapping | list))
-    return objects * _PEAK_BYTES_PER_OBJECT / 2**20
+    return objects
 
 
 def _within_budget(doc: Mapping[str, Any], budget_mb: int) -> None:
@@ -275,6 +306,9 @@ def _validate_entry(
             rt_where,
         )
         return None
+    resource = _without_unread_extensions(resource, f"{where}.resource", issues)
+    if resource is None:
+        return None
     unquoted = list(itertools.islice(_unquoted_dates(model, resource, f"{where}.resource"), 20))
     for at in unquoted:
         # The models read a number as seconds since 1970: 12345 would become a 1970 date.
@@ -299,6 +333,36 @@ def _validate_entry(
         )
         return None
     return ParsedEntry(i, full_url, ref, parsed)
+
+
+_URI: Final = re.compile(r"\S+")  # FHIR's uri: no whitespace; a url may not be empty
+
+
+def _without_unread_extensions(
+    resource: Mapping[str, Any], where: str, issues: IssueList
+) -> Mapping[str, Any] | None:
+    """``resource`` without its own ``extension`` list, which no profile fact is read from, after
+    a shallow check of each (an object naming its ``url``); None when one fails it.
+
+    A record may carry any number of extensions (100,000 on a Patient were seen), and a FHIR
+    model of each costs kilobytes for nothing the plan reads. ``modifierExtension`` is kept and
+    validated in full: it changes the meaning of the resource, so it is never ignored."""
+    extensions = resource.get("extension")
+    if extensions is None:
+        return resource
+    bad: str | None = None
+    if not isinstance(extensions, list):
+        bad, at = "extension must be an array", f"{where}.extension"
+    else:
+        for k, ext in enumerate(extensions):
+            url = ext.get("url") if isinstance(ext, Mapping) else None
+            if not isinstance(url, str) or _URI.fullmatch(url) is None:
+                bad, at = "an extension must be an object with a url", f"{where}.extension[{k}]"
+                break
+    if bad is not None:
+        issues.add("structure", bad, at)
+        return None
+    return {k: v for k, v in resource.items() if k != "extension"}
 
 
 class _Shared:

@@ -22,7 +22,8 @@ def test_every_resource_equals_its_whole_validation(path: Path) -> None:
     parsed = parse_bundle(raw, max_resources=100_000)
     doc = json.loads(raw)
     for e in parsed.entries:
-        resource = doc["entry"][e.index]["resource"]
+        # A resource's own extensions are checked shallowly and not modelled (nothing reads them).
+        resource = {k: v for k, v in doc["entry"][e.index]["resource"].items() if k != "extension"}
         whole = r4.get_model(resource["resourceType"]).model_validate(resource)
         assert type(e.resource) is type(whole)
         assert e.resource.model_dump() == whole.model_dump()
