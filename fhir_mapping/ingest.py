@@ -36,13 +36,18 @@ Decisions:
   is handled, from their injectable clock); without it only the dates' order is checked.
 * Repeated records of one active coded problem are folded into one ``Condition`` (``duplicates``).
 * ``max_resources`` counts entries and is checked before any model is validated (``LimitError``).
+* A resource's own ``extension`` list is checked shallowly (an array of objects, each naming
+  its ``url``) and then left out of the model: no profile fact is read from it, and a record
+  may carry any number. ``modifierExtension`` and extensions inside elements are validated.
 * Entries without a resource are skipped when ``request.method`` is GET, HEAD or DELETE
   (nothing to plan from); otherwise they are a ``required`` issue.
 
 Speed: every resource is validated in full, but a complex element (a CodeableConcept, a
 Reference, a component...) is validated once per distinct content within a bundle and the model
 reused (``_Shared``): a record repeats the same status codes, subjects and categories hundreds
-of times. Whenever that quick path refuses anything, the resource is validated again as it came,
+of times. Likewise a resource that differs from one validated before only by its ``id`` (an
+entry, only by its ``fullUrl``) gets a copy of that model with its own ``id`` validated on its
+own. Whenever that quick path refuses anything, the resource is validated again as it came,
 so every issue is exactly the one whole-resource validation reports. Resources of one bundle may
 therefore share element objects; nothing downstream mutates them.
 """
@@ -54,10 +59,10 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 import orjson
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from fhir_mapping import _profile, r4
 from fhir_mapping._issues import IssueList, validation_issues
@@ -149,24 +154,52 @@ def _load(raw: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> Mapp
 
 # What one JSON object of a Bundle costs at the peak of planning it: its validated FHIR model,
 # the profile facts and the output made from it. Measured with tests/benchmarks/bench_scaling.py
-# (tracemalloc peak over JSON objects: about 1.4 KiB for records of repeated orders, up to
-# 6 KiB for a Patient with 100,000 extensions); the larger, so the estimate errs on the safe side.
+# (tracemalloc peak over JSON objects: about 1.4 KiB for records of repeated orders); 6 KiB
+# leaves room for records whose elements cost more to model, so the estimate errs on the safe
+# side.
 _PEAK_BYTES_PER_OBJECT: Final = 6 * 1024
+# A resource's own extensions are checked shallowly and never modelled: what they cost is the
+# decoded JSON and the parser's working memory (about 1.4 KiB an extension at the peak for a
+# Patient with 100,000 of them, the same benchmark).
+_PEAK_BYTES_PER_UNREAD_OBJECT: Final = 2 * 1024
 
 
 def planning_memory_mb(doc: Mapping[str, Any]) -> float:
     """The estimated peak memory of planning the decoded Bundle ``doc``, from its count of JSON
-    objects (every FHIR element with content is one): a walk of the decoded JSON, before any
+    objects (every FHIR element with content is one), those under a resource's own
+    ``extension`` (never modelled) at a lower cost: a walk of the decoded JSON, before any
     model is built."""
-    objects, stack = 0, list[object]([doc])
+    unread_lists = [
+        e["resource"]["extension"]
+        for e in _raw_entries(doc)
+        if isinstance(e.get("resource"), Mapping)
+        and isinstance(e["resource"].get("extension"), list)
+    ]
+    skip = {id(x) for x in unread_lists}
+    read = _objects([doc], skip)
+    unread = _objects(unread_lists, set())
+    return (read * _PEAK_BYTES_PER_OBJECT + unread * _PEAK_BYTES_PER_UNREAD_OBJECT) / 2**20
+
+
+def _raw_entries(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    entries = doc.get("entry")
+    return [e for e in entries if isinstance(e, Mapping)] if isinstance(entries, list) else []
+
+
+def _objects(roots: list[Any], skip: set[int]) -> int:
+    """How many JSON objects ``roots`` hold, not counting inside the lists whose ids are in
+    ``skip``."""
+    objects, stack = 0, list[object](roots)
     while stack:
         value = stack.pop()
         if isinstance(value, Mapping):
             objects += 1
-            stack.extend(v for v in value.values() if isinstance(v, Mapping | list))
+            stack.extend(
+                v for v in value.values() if isinstance(v, Mapping | list) and id(v) not in skip
+            )
         elif isinstance(value, list):
             stack.extend(v for v in value if isinstance(v, Mapping | list))
-    return objects * _PEAK_BYTES_PER_OBJECT / 2**20
+    return objects
 
 
 def _within_budget(doc: Mapping[str, Any], budget_mb: int) -> None:
@@ -242,7 +275,11 @@ def _validate_entry(
     resource = raw_entry.get("resource")
     shell = {k: v for k, v in raw_entry.items() if k != "resource"}
     try:
-        entry_model = _validate_resource(r4.BundleEntry, shell, shared)
+        shape = shared.shape(r4.BundleEntry, shell, "fullUrl")
+        entry_model = shared.same_shape(shape, shell)
+        if entry_model is None:
+            entry_model = _validate_resource(r4.BundleEntry, shell, shared)
+            shared.remember(shape, entry_model)
     except ValidationError as exc:
         issues.extend(validation_issues(exc, where))
         entry_model = None
@@ -275,19 +312,14 @@ def _validate_entry(
             rt_where,
         )
         return None
-    unquoted = list(itertools.islice(_unquoted_dates(model, resource, f"{where}.resource"), 20))
-    for at in unquoted:
-        # The models read a number as seconds since 1970: 12345 would become a 1970 date.
-        issues.add("value", "a date, dateTime, instant or time must be a JSON string", at)
-    if unquoted:
+    resource = _without_unread_extensions(resource, f"{where}.resource", issues)
+    if resource is None:
         return None
-    try:
-        parsed = _validate_resource(model, resource, shared)
-    except ValidationError as exc:
-        issues.extend(validation_issues(exc, f"{where}.resource"))
-        return None
-    except Exception:  # e.g. RecursionError, or a KeyError from a nested unknown resourceType
-        issues.add("structure", f"{rt} could not be read", f"{where}.resource")
+    shape = shared.shape(model, resource, "id")
+    parsed = shared.same_shape(shape, resource)
+    if parsed is None:
+        parsed = _validate_new_shape(model, resource, f"{where}.resource", issues, shared, shape)
+    if parsed is None:
         return None
     full_url = str(raw_entry.get("fullUrl") or "")
     ref = entry_ref(rt, parsed.id, full_url)
@@ -301,13 +333,84 @@ def _validate_entry(
     return ParsedEntry(i, full_url, ref, parsed)
 
 
-class _Shared:
-    """Validated complex elements of one bundle by (datatype, canonical JSON of the content)."""
+_URI: Final = re.compile(r"\S+")  # FHIR's uri: no whitespace; a url may not be empty
 
-    __slots__ = ("models",)
+
+def _without_unread_extensions(
+    resource: Mapping[str, Any], where: str, issues: IssueList
+) -> Mapping[str, Any] | None:
+    """``resource`` without its own ``extension`` list, which no profile fact is read from, after
+    a shallow check of each (an object naming its ``url``); None when one fails it.
+
+    A record may carry any number of extensions (100,000 on a Patient were seen), and a FHIR
+    model of each costs kilobytes for nothing the plan reads. ``modifierExtension`` is kept and
+    validated in full: it changes the meaning of the resource, so it is never ignored."""
+    extensions = resource.get("extension")
+    if extensions is None:
+        return resource
+    bad: str | None = None
+    if not isinstance(extensions, list):
+        bad, at = "extension must be an array", f"{where}.extension"
+    else:
+        for k, ext in enumerate(extensions):
+            url = ext.get("url") if isinstance(ext, Mapping) else None
+            if not isinstance(url, str) or _URI.fullmatch(url) is None:
+                bad, at = "an extension must be an object with a url", f"{where}.extension[{k}]"
+                break
+    if bad is not None:
+        issues.add("structure", bad, at)
+        return None
+    return {k: v for k, v in resource.items() if k != "extension"}
+
+
+def _validate_new_shape(
+    model: type[r4.Resource],
+    resource: Mapping[str, Any],
+    where: str,
+    issues: IssueList,
+    shared: _Shared,
+    shape: _Shape | None,
+) -> r4.Resource | None:
+    """``resource`` validated in full (dates as JSON strings first), remembered by its shape."""
+    unquoted = list(itertools.islice(_unquoted_dates(model, resource, where), 20))
+    for at in unquoted:
+        # The models read a number as seconds since 1970: 12345 would become a 1970 date.
+        issues.add("value", "a date, dateTime, instant or time must be a JSON string", at)
+    if unquoted:
+        return None
+    try:
+        parsed = _validate_resource(model, resource, shared)
+    except ValidationError as exc:
+        issues.extend(validation_issues(exc, where))
+        return None
+    except Exception:  # e.g. RecursionError, or a KeyError from a nested unknown resourceType
+        issues.add("structure", f"{model.__name__} could not be read", where)
+        return None
+    return shared.remember(shape, parsed)
+
+
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """A resource (or entry) by its content but one element that tells otherwise identical
+    ones apart (``id``; an entry's ``fullUrl``)."""
+
+    model: type[BaseModel]
+    varying: str  # the element's JSON name
+    rest: bytes  # canonical JSON of everything else
+
+
+class _Shared:
+    """Validated complex elements of one bundle by (datatype, canonical JSON of the content),
+    and validated resources and entries by their ``_Shape``."""
+
+    __slots__ = ("models", "shapes")
 
     def __init__(self) -> None:
         self.models: dict[tuple[type[BaseModel], bytes], BaseModel] = {}
+        self.shapes: dict[_Shape, BaseModel] = {}
 
     def validated(self, datatype: type[BaseModel], value: object) -> BaseModel:
         key = (datatype, orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
@@ -316,8 +419,47 @@ class _Shared:
             model = self.models[key] = datatype.model_validate(value)
         return model
 
+    @staticmethod
+    def shape(model: type[BaseModel], value: Mapping[str, Any], varying: str) -> _Shape | None:
+        """The shape of ``value``; None when it has none JSON can write (an integer beyond 64
+        bits, say): then it is validated in full, and refused there."""
+        rest = {k: v for k, v in value.items() if k != varying}
+        try:
+            return _Shape(model, varying, orjson.dumps(rest, option=orjson.OPT_SORT_KEYS))
+        except orjson.JSONEncodeError:
+            return None
 
-_Model = TypeVar("_Model", bound=BaseModel)
+    def same_shape(self, shape: _Shape | None, value: Mapping[str, Any]) -> Any:
+        """A model of ``value`` from one of the same shape validated before (its varying element
+        validated on its own), else None: validate it in full."""
+        seen = None if shape is None else self.shapes.get(shape)
+        if shape is None or seen is None:
+            return None
+        name, adapter = _element(shape.model, shape.varying)
+        try:
+            own = adapter.validate_python(value.get(shape.varying))
+        except ValidationError:
+            return None  # validated in full, so the issue is the one a whole validation names
+        return seen.model_copy(update={name: own})
+
+    def remember(self, shape: _Shape | None, model: _Model) -> _Model:
+        if shape is not None:
+            self.shapes[shape] = model
+        return model
+
+
+_ELEMENTS: dict[tuple[type[BaseModel], str], tuple[str, TypeAdapter[Any]]] = {}
+
+
+def _element(model: type[BaseModel], json_name: str) -> tuple[str, TypeAdapter[Any]]:
+    """(field name, validator) of the element of ``model`` that JSON names ``json_name``."""
+    found = _ELEMENTS.get((model, json_name))
+    if found is None:
+        name, field = next(
+            (n, f) for n, f in model.model_fields.items() if (f.alias or n) == json_name
+        )
+        found = _ELEMENTS[(model, json_name)] = (name, TypeAdapter(cast(Any, field.annotation)))
+    return found
 
 
 def _validate_resource(model: type[_Model], resource: Mapping[str, Any], shared: _Shared) -> _Model:

@@ -58,6 +58,7 @@ from service.core.model import Argument, Deliberation, Edge, Stance
 from service.errors import Issue, LimitError, StaleVersionError, TaskError
 from service.jsonio import load_json_object
 from service.text.summary import Summary, summarise
+from service.work import checkpoint
 
 __all__ = [
     "ContestedPlan",
@@ -623,6 +624,7 @@ def parse_tasks(
     seen: set[str] = set()
     out: list[ParsedTask] = []
     for where, res in entries:
+        checkpoint()
         tid = res.get("id")
         if isinstance(tid, str) and tid in seen:
             issues.add("duplicate", f"{where}.id", f"Task id {tid!r} appears twice in the Bundle")

@@ -54,7 +54,7 @@ from service.store import (
 from service.stored_summary import summary_record
 from service.telemetry import Telemetry, TracedExperts
 from service.text.summary import Summary, summarise
-from service.work import Work, working
+from service.work import Work, checkpoint, working
 
 __all__ = [
     "CarePlanService",
@@ -391,110 +391,121 @@ class CarePlanService:
         tenant: str,
         plan_id: str,
         version: int,
+        deadline_s: float | None = None,
     ) -> ContestOutcome:
         """Apply a Task (or a Bundle of Tasks) to plan version ``version`` -> the next version.
 
         Idempotent per Task id: Tasks applied before return their stored result unchanged.
         A ``version`` that is no longer current raises StaleVersionError naming the current one;
-        of two concurrent contestations of one version exactly one wins.
+        of two concurrent contestations of one version exactly one wins. The work stops, with
+        nothing stored, when ``deadline_s`` (or the request deadline) passes or the caller
+        cancels, as a plan's does.
         """
+        async with self._slot(), self._deadline(deadline_s) as work:
+            with working(work):
+                return await self._contest(tasks, tenant, plan_id, version)
+
+    async def _contest(
+        self, tasks: bytes | Mapping[str, Any], tenant: str, plan_id: str, version: int
+    ) -> ContestOutcome:
         from fhir_mapping.careplan import at_source, careplan_id
         from fhir_mapping.definitions import rebase
 
         # remap_core_error: core field paths of a refused action -> FHIRPath of the Task element.
         from fhir_mapping.tasks import parse_tasks, remap_core_error, task_outcomes
 
-        async with self._slot(), self._deadline(None):
-            rec = await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
-            d = await self._deliberation_of(rec)
-            base = self.settings.fhir.base
-            # Parsing (JSON, R4 validation of every Task) is CPU work proportional to the
-            # request: a worker thread does it, and the Task cap stops an absurd one early.
-            parsed = await self._cpu(
-                parse_tasks,
-                tasks,
-                plan=d,
-                careplan_id=rec.careplan_id,
-                max_tasks=self.settings.limits.max_tasks_per_request,
-                base=base,
-            )
-            ids = [t.task_id for t in parsed]
-            known = await self.store.get_tasks(tenant=tenant, task_ids=ids)
-            foreign = [k for k, r in known.items() if r.plan_id != plan_id]
-            if foreign:
-                msg = f"Task {foreign[0]} was applied to another plan"
-                raise TaskError(msg, issues=(Issue("error", "duplicate", msg, ("Task.id",)),))
-            if known and len(known) == len(set(ids)):
-                return await self._replay(tenant, plan_id, ids, known)
+        rec = await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
+        d = await self._deliberation_of(rec)
+        base = self.settings.fhir.base
+        # Parsing (JSON, R4 validation of every Task) is CPU work proportional to the
+        # request: a worker thread does it, and the Task cap stops an absurd one early.
+        parsed = await self._cpu(
+            parse_tasks,
+            tasks,
+            plan=d,
+            careplan_id=rec.careplan_id,
+            max_tasks=self.settings.limits.max_tasks_per_request,
+            base=base,
+        )
+        ids = [t.task_id for t in parsed]
+        known = await self.store.get_tasks(tenant=tenant, task_ids=ids)
+        foreign = [k for k, r in known.items() if r.plan_id != plan_id]
+        if foreign:
+            msg = f"Task {foreign[0]} was applied to another plan"
+            raise TaskError(msg, issues=(Issue("error", "duplicate", msg, ("Task.id",)),))
+        if known and len(known) == len(set(ids)):
+            return await self._replay(tenant, plan_id, ids, known)
 
-            current = await self.store.current_version(tenant=tenant, plan_id=plan_id)
-            if current != version:
-                raise _stale(plan_id, current)
-            fresh = [t for t in parsed if t.task_id not in known]
-            now = self.clock()
+        current = await self.store.current_version(tenant=tenant, plan_id=plan_id)
+        if current != version:
+            raise _stale(plan_id, current)
+        fresh = [t for t in parsed if t.task_id not in known]
+        now = self.clock()
 
-            def recompute() -> tuple[Deliberation, list[dict[str, Any]], WrittenPlan]:
-                actions = [(t.action, t.task_id, t.actor, t.at or now, t.reason) for t in fresh]
-                try:
-                    new_d = apply_all(d, actions)
-                except TaskError as exc:
-                    raise remap_core_error(exc, fresh) from exc
-                ev = evaluate(new_d)
-                new_cid = careplan_id(plan_id, new_d.version)
-                outcomes = task_outcomes(
-                    fresh,
-                    status="completed",
-                    careplan_ref=f"CarePlan/{new_cid}/_history/{new_d.version}",
-                    at=now,
-                )
-                written = write_plan(
-                    new_d, ev, recorded=now, base=base, tasks=outcomes, previous_version=version
-                )
-                outcomes = rebase(at_source(outcomes, new_d), base)  # as the Bundle holds them
-                return new_d, outcomes, written
-
-            new_d, outcomes, written = await self._cpu(recompute)
+        def recompute() -> tuple[Deliberation, list[dict[str, Any]], WrittenPlan]:
+            actions = [(t.action, t.task_id, t.actor, t.at or now, t.reason) for t in fresh]
+            try:
+                new_d = apply_all(d, actions)
+            except TaskError as exc:
+                raise remap_core_error(exc, fresh) from exc
+            checkpoint()
+            ev = evaluate(new_d)
+            checkpoint()
             new_cid = careplan_id(plan_id, new_d.version)
-            new_version = new_d.version
-            await self.store.append_version(
-                VersionRecord(
-                    tenant=tenant,
-                    plan_id=plan_id,
-                    version=new_version,
-                    patient_ref=rec.patient_ref,
-                    careplan_id=new_cid,
-                    kind="contested",
-                    created=now,
-                    deliberation=written.document,
-                    bundle=written.bundle,
-                    deliberation_json=written.document_json,
-                    bundle_json=written.bundle_json,
-                    summary={
-                        "tasks": len(fresh),
-                        "replaces": version,
-                        "clinician": summary_record(written.clinician),
-                    },
-                    task_ids=tuple(t.task_id for t in fresh),
-                ),
-                expected_current=version,
-                tasks=[
-                    TaskRecord(tenant, t.task_id, plan_id, new_version, o, now)
-                    for t, o in zip(fresh, outcomes, strict=True)
-                ],
+            outcomes = task_outcomes(
+                fresh,
+                status="completed",
+                careplan_ref=f"CarePlan/{new_cid}/_history/{new_d.version}",
+                at=now,
             )
-            self._remember(new_d)
-            for t in fresh:
-                self.telemetry.contestations.add(1, {"action": type(t.action).__name__})
-            by_id = {t.task_id: o for t, o in zip(fresh, outcomes, strict=True)}
-            by_id.update({k: dict(r.outcome) for k, r in known.items()})
-            return ContestOutcome(
-                plan_id,
-                new_version,
-                written.bundle,
-                [by_id[i] for i in _unique(ids)],
-                written.document,
+            written = write_plan(
+                new_d, ev, recorded=now, base=base, tasks=outcomes, previous_version=version
+            )
+            outcomes = rebase(at_source(outcomes, new_d), base)  # as the Bundle holds them
+            return new_d, outcomes, written
+
+        new_d, outcomes, written = await self._cpu(recompute)
+        new_cid = careplan_id(plan_id, new_d.version)
+        new_version = new_d.version
+        await self.store.append_version(
+            VersionRecord(
+                tenant=tenant,
+                plan_id=plan_id,
+                version=new_version,
+                patient_ref=rec.patient_ref,
+                careplan_id=new_cid,
+                kind="contested",
+                created=now,
+                deliberation=written.document,
+                bundle=written.bundle,
+                deliberation_json=written.document_json,
                 bundle_json=written.bundle_json,
-            )
+                summary={
+                    "tasks": len(fresh),
+                    "replaces": version,
+                    "clinician": summary_record(written.clinician),
+                },
+                task_ids=tuple(t.task_id for t in fresh),
+            ),
+            expected_current=version,
+            tasks=[
+                TaskRecord(tenant, t.task_id, plan_id, new_version, o, now)
+                for t, o in zip(fresh, outcomes, strict=True)
+            ],
+        )
+        self._remember(new_d)
+        for t in fresh:
+            self.telemetry.contestations.add(1, {"action": type(t.action).__name__})
+        by_id = {t.task_id: o for t, o in zip(fresh, outcomes, strict=True)}
+        by_id.update({k: dict(r.outcome) for k, r in known.items()})
+        return ContestOutcome(
+            plan_id,
+            new_version,
+            written.bundle,
+            [by_id[i] for i in _unique(ids)],
+            written.document,
+            bundle_json=written.bundle_json,
+        )
 
     async def _replay(
         self, tenant: str, plan_id: str, ids: Sequence[str], known: Mapping[str, TaskRecord]

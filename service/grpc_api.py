@@ -343,6 +343,7 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
                 tenant=p.tenant,
                 plan_id=request.plan_id,
                 version=request.version,
+                deadline_s=call.deadline_s(),
             )
             call.attrs.update(version=out.version, tasks=len(out.tasks), replayed=out.replayed)
             tasks_bundle = {

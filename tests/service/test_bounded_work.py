@@ -6,16 +6,28 @@ token), so the next ordinary plan on that worker is answered at normal speed."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
 
+import service.app
+from fhir_mapping.careplan import deliberation_from_bundle
 from service.errors import BackendTimeout, InputError
 from service.settings import load_settings
-from service.work import Work, checkpoint, working
-from tests.service.conftest import Harness, bundle_bytes, outcome_of, pb, serving
+from service.work import Work, checkpoint, current, working
+from tests.service.conftest import (
+    Harness,
+    bundle_bytes,
+    first_argument,
+    outcome_of,
+    pb,
+    reject_task,
+    serving,
+)
 from tests.support.large_records import repeated_orders, to_bytes
 
 # Thousands of orders: seconds of planning on this worker's one CPU thread if nothing stops it.
@@ -68,6 +80,46 @@ async def test_after_the_client_cancels_the_worker_answers_at_normal_speed(
             await call
         recovery = await ordinary(h)
     assert recovery < normal + 1.0, (normal, recovery)
+
+
+async def test_a_contestation_stops_when_its_request_is_cancelled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The recomputation of a contested plan runs on the worker thread under the request's
+    token: once the token is cancelled (the client went away mid-work), it stops at the next
+    checkpoint and stores no new version."""
+    seen: list[Work | None] = []
+    real_evaluate = service.app.evaluate
+
+    def evaluate_then_cancel(d: Any) -> Any:
+        work = current()
+        seen.append(work)
+        if work is not None and len(seen) == 1:
+            work.cancel("the client went away")
+        return real_evaluate(d)
+
+    monkeypatch.setattr(service.app, "evaluate", evaluate_then_cancel)
+    async with serving(tmp_path) as h:
+        r = await h.stub.GeneratePlan(pb.GeneratePlanRequest(bundle_json=bundle_bytes()))
+        got = await h.stub.GetDeliberation(pb.GetDeliberationRequest(plan_id=r.plan_id))
+        patient = deliberation_from_bundle(json.loads(r.careplan_bundle_json)).patient_ref
+        argument = first_argument(json.loads(got.deliberation_json))
+        task = reject_task(r.plan_id, 1, argument, tid="t1", patient=patient)
+
+        async def contest() -> pb.ContestResponse:
+            body = json.dumps(task).encode()
+            req = pb.ContestRequest(plan_id=r.plan_id, version=1, tasks_json=body)
+            answer: pb.ContestResponse = await h.stub.Contest(req, timeout=60)
+            return answer
+
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await contest()
+        assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        assert "went away" in outcome_of(err.value)["issue"][0]["diagnostics"]
+        assert seen and seen[0] is not None  # the worker thread saw the request's token
+        latest = await h.stub.GetDeliberation(pb.GetDeliberationRequest(plan_id=r.plan_id))
+        assert latest.version == 1  # nothing stored
+        assert (await contest()).version == 2  # a fresh request has a fresh token
 
 
 def test_a_checkpoint_stops_work_that_is_cancelled_or_past_its_deadline() -> None:
