@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import datetime
 from functools import cache
 from typing import Any
 
@@ -38,7 +39,11 @@ def fixture_plan() -> tuple[dict[str, Any], dict[str, Any]]:
     CREATED`` writes them for the fixture (default settings)."""
     settings = load_settings(environ={})
     raw = fixture_bundle(FIXTURE).read_bytes()
-    profile = ingest(raw, max_resources=settings.limits.max_bundle_resources)
+    profile = ingest(
+        raw,
+        max_resources=settings.limits.max_bundle_resources,
+        received=datetime.fromisoformat(CREATED),
+    )
     result = asyncio.run(
         build_planner(settings).plan(profile, plan_id=new_plan_id(raw), created=CREATED)
     )
