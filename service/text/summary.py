@@ -140,14 +140,14 @@ class SummaryLine:
         flag = " Borderline: needs your decision." if self.borderline else ""
         tail = f" Proposed by {who}.{flag}"
         head = self._head(_also(self.also))
-        if len(head) + len(tail) + _REASON_FLOOR > LINE_CHARS and self.also:
+        if len(head) + len(tail) + _REASON_FLOOR > LINE_MAX and self.also:
             n = len(self.also)
             head = self._head(f"; also {n} related action{'s' if n != 1 else ''}")
-        # without a known fact, the values in the reason are what decided it: kept whole
+        # the values the reason compares (two estimates that disagree) are kept whole too
         hard = LINE_MAX - len(head) - len(tail)
-        keep = 0 if self.fact else min(_value_end(self.reason), max(hard - 1, 0))
+        keep = min(_value_end(self.reason), max(hard - 1, 0))
         room = min(max(LINE_CHARS - len(head) - len(tail), _REASON_FLOOR, keep + 1), hard)
-        if room < _REASON_MIN and not keep:
+        if room < _REASON_MIN and keep < _REASON_MIN:
             # no room for a clause: the line ends on its fact, the reason is in the detail,
             # and so are the proposers where even they would not fit
             short = head.removesuffix(" — ") + "."
