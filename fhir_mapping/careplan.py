@@ -48,6 +48,7 @@ from service.errors import BundleError, DocumentError, Issue
 from service.jsonio import canonical_json
 from service.text.patient import PatientVersion, patient_version
 from service.text.summary import Summary, coverage_detail, coverage_lines, summarise, summary_text
+from service.text.words import ranking_label, timeframe_words
 
 __all__ = [
     "KNOWLEDGE_SYSTEM",
@@ -329,6 +330,9 @@ def _activity(
     ]
     if reasons:
         detail["reasonReference"] = [_ref(r) for r in dict.fromkeys(reasons)]
+    if option.timeframe is not None:
+        # when to act, in the words every view uses ("within 3 days")
+        detail["scheduledString"] = timeframe_words(option.timeframe)
     if option.description:
         detail["description"] = option.description
     if option.medication_ref:
@@ -402,10 +406,10 @@ def _narrative(d: Deliberation, ev: Evaluation, s: Summary) -> str:
         "review</h3>",
     ]
     if s.lines:
-        parts.append("<p>Ranked by clinical priority (safety, omissions, monitoring, review).</p>")
+        parts.append(f"<p>{e(ranking_label())}.</p>")
         parts.append("<ol>")
         for line in s.lines:
-            tag = f" [{e(line.priority)}]" if line.priority else ""
+            tag = f" [{e(line.label)}]" if line.label else ""
             fact = f" Key fact: {e(line.fact)}." if line.fact else ""
             flag = " <i>Borderline: needs your decision.</i>" if line.borderline else ""
             who = e(", ".join(line.proposed_by) or "a clinician's decision")
@@ -667,6 +671,8 @@ def _patient_narrative(pv: PatientVersion) -> str:
     e = html.escape
     parts = ['<div xmlns="http://www.w3.org/1999/xhtml">', f"<h3>{e(pv.title)}</h3>"]
     parts.append(f"<p>{e(pv.intro)}</p>")
+    if pv.sections and pv.ranked:
+        parts.append(f"<p>{e(ranking_label())}.</p>")
     for s in pv.sections:
         parts.append(f"<p><b>{e(s.heading)}</b></p><ul>")
         parts += [f"<li>{e(line)}</li>" for line in s.lines]

@@ -59,6 +59,12 @@ from inference.knowledge.problem_groups import treats
 from inference.knowledge.roles import DOMAIN_ROLES, SEVERE_GROUPS
 from inference.knowledge.rules import CRITERIA, Point, Proposal
 from inference.knowledge.themes import answers, supports
+from inference.knowledge.timeframes import (
+    critical_finding,
+    harm_score,
+    is_transition,
+    timeframe_of,
+)
 from inference.panel_sizes import DEFAULT_PANEL_SIZES, PanelSizes
 from inference.panel_sizes import panel_sizes as validated_sizes
 from inference.protocol import (
@@ -94,7 +100,7 @@ from inference.protocol import (
     UrgencyClass,
 )
 from service.core.evaluation import PRIORITY_ORDER
-from service.core.model import ActionKind, Finding
+from service.core.model import ActionKind, Finding, Timeframe
 from service.errors import BackendTimeout, CanoeError, StepFailed
 from service.record.profile import PatientProfile
 from service.record.vocabulary import LOINC_GROUPS, SNOMED
@@ -249,6 +255,7 @@ def _assess(a: Analysis, profile: PatientProfile) -> Assessment:
             _findings(p),
             treats(p.id),
             kind,
+            *_timing(p, profile, kind),
         )
         for p in _specific_first(a.proposals)
         for kind, title in (_action(p, profile),)
@@ -261,19 +268,50 @@ def _action(p: Proposal, profile: PatientProfile) -> tuple[ActionKind, str]:
     else the one its id and urgency say; a stop of a medicine that must not be stopped
     suddenly becomes a taper, titled so (``inference.knowledge.actions``)."""
     kind = action_kind(p.id, _urgency_class(p), p.action or None)
+    title = p.title
     if kind in ("stop-now", "stop-at-review"):
         risk = medicine_withdrawal_risk(profile, p.medication_ref)
         if risk is not None:
-            return "taper", taper_title(p.title, risk[0])
-    return kind, p.title
+            kind, title = "taper", taper_title(p.title, risk[0])
+    critical = critical_finding(profile, _cited(p))
+    if critical is not None:
+        title = f"{critical.first_step}: {title}"
+    return kind, title
+
+
+def _cited(p: Proposal) -> tuple[str, ...]:
+    """Every fact a proposal rests on: its own and its points'."""
+    return tuple(dict.fromkeys((*p.refs, *(f for pt in p.points for f in pt.facts))))
+
+
+def _timing(
+    p: Proposal, profile: PatientProfile, kind: ActionKind
+) -> tuple[Timeframe, float, bool]:
+    """When to act, the harm averted and whether it is a transition action, as the knowledge
+    states them (``inference.knowledge.timeframes``): a critical value among the facts the
+    proposal rests on makes it today."""
+    findings = _findings(p)
+    timeframe = timeframe_of(
+        option_id=p.id,
+        criteria=p.criteria,
+        kinds=[f.kind for f in findings],
+        urgency_class=_urgency_class(p),
+        action=kind,
+        priority=_priority(p),
+        critical=critical_finding(profile, _cited(p)) is not None,
+    )
+    harm = harm_score(((f.kind, f.severity) for f in findings), _priority(p))
+    return timeframe, harm, is_transition(p.criteria)
 
 
 def known_options(profile: PatientProfile) -> dict[str, KnownOption]:
     """What the knowledge states about every option it proposes for ``profile``, by id: the
     findings of its criteria and its urgency class."""
     return {
-        p.id: KnownOption(_findings(p), _urgency_class(p), treats(p.id), _action(p, profile)[0])
+        p.id: KnownOption(_findings(p), _urgency_class(p), treats(p.id), kind, *timing)
         for p in analyse(profile).proposals
+        for kind in (_action(p, profile)[0],)
+        for timing in (_timing(p, profile, kind),)
     }
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, get_args, runtime_checkable
 
 from service.core.evaluation import CATEGORY_ORDER
-from service.core.model import ActionKind, Finding, Stance
+from service.core.model import ActionKind, Finding, Stance, Timeframe
 from service.record.profile import PatientProfile
 
 __all__ = [
@@ -128,6 +128,13 @@ class CandidateOption:
     # What the activity does and when (``service.core.model.ACTION_KINDS``); None where the
     # backend does not say (a model's option takes the knowledge's, by id).
     action: ActionKind | None = None
+    # When to act (``service.core.model.TIMEFRAMES``), the harm it averts (severity x
+    # likelihood) and whether it is a transition action after a hospital stay: they rank the
+    # plan. None / False where the backend does not say (a model's option takes the
+    # knowledge's, by id).
+    timeframe: Timeframe | None = None
+    harm: float | None = None
+    transition: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +147,9 @@ class KnownOption:
     urgency_class: UrgencyClass | None = None
     treats: str | None = None
     action: ActionKind | None = None
+    timeframe: Timeframe | None = None
+    harm: float | None = None
+    transition: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,6 +61,7 @@ from service.core.model import (
     PatientWording,
     Problem,
     SourceRecord,
+    Timeframe,
 )
 from service.core.model import (
     Vote as CoreVote,
@@ -518,7 +519,10 @@ class Planner:
         """Options that state no findings or urgency class (a model's) get what the knowledge
         states for the same id; an option the knowledge does not propose keeps none."""
         if self.known is None or all(
-            o.findings and o.urgency_class is not None and o.action is not None
+            o.findings
+            and o.urgency_class is not None
+            and o.action is not None
+            and o.timeframe is not None
             for o in assessment.options
         ):
             return assessment
@@ -530,6 +534,9 @@ class Planner:
                 urgency_class=o.urgency_class or k.urgency_class,
                 treats=o.treats or k.treats,
                 action=o.action or k.action,
+                timeframe=o.timeframe or k.timeframe,
+                harm=o.harm if o.harm is not None else k.harm,
+                transition=o.transition or k.transition,
             )
             if (k := known.get(o.id)) is not None
             else o
@@ -663,6 +670,7 @@ def candidate_from_option(option: Option) -> CandidateOption:
     shared["priority"] = _priority(option.priority)
     shared["urgency_class"] = _urgency_class(option.urgency_class)
     shared["action"] = _action(option.action)
+    shared["timeframe"] = _timeframe(option.timeframe)
     return CandidateOption(**shared)
 
 
@@ -682,6 +690,11 @@ def _urgency_class(value: str | None) -> UrgencyClass | None:
 def _action(value: str | None) -> ActionKind | None:
     """An option's stored action kind as the protocol's type (None when none was stored)."""
     return next((cast(ActionKind, k) for k in get_args(ActionKind) if k == value), None)
+
+
+def _timeframe(value: str | None) -> Timeframe | None:
+    """An option's stored timeframe as the protocol's type (None when none was stored)."""
+    return next((cast(Timeframe, t) for t in get_args(Timeframe) if t == value), None)
 
 
 def _vote(v: ProblemVote) -> CoreVote:

@@ -37,7 +37,7 @@ from .analysis import (
     rid,
 )
 from .conditions import GROUPS_BY_KEY, is_sdoh_need
-from .criteria.interpret import _ago, apply_criteria
+from .criteria.interpret import _ago, _since, apply_criteria
 from .drugs import CLASS_LABELS
 from .facts import BloodPressure, MedFact, fmt, setting_of, without_tag
 from .parameters import param
@@ -1018,6 +1018,46 @@ def social_work(c: Case, o: Output) -> None:
             _points(ids, needs, items=items),
         )
     )
+
+
+@rule("confirm-current-record", "NICE NG5 medicines optimisation, 2015 (medicines reconciliation)")
+def confirm_current_record(c: Case, o: Output) -> None:
+    """A record that ends long before the plan date: confirm current medicines and results
+    before acting on it (the months are ``window.record_confirm_months``)."""
+    months = int(param("window.record_confirm_months"))
+    as_of, plan_day = c.p.as_of, c.p.plan_day
+    if not _months_after(as_of, months) < plan_day:
+        return
+    ids = ("record-confirm.reconcile", "record-confirm.results")
+    o.proposals.append(
+        _proposal(
+            "confirm-current-record",
+            f"Confirm current medicines and results first: the record ends {as_of.isoformat()}",
+            "The record ends more than the stated months before this plan: confirm the current "
+            "medicines, doses and results with the patient before acting on any line below.",
+            (c.p.ref,),
+            (),
+            _points(
+                ids, (c.p.ref,), as_of=as_of.isoformat(), months=months, ago=_since(plan_day, as_of)
+            ),
+        )
+    )
+
+
+def _months_after(day: date, months: int) -> date:
+    """``day`` moved ``months`` calendar months later, on the month's last day if need be.
+
+    >>> _months_after(date(2026, 8, 31), 6)
+    datetime.date(2027, 2, 28)
+    """
+    index = day.year * 12 + day.month - 1 + months
+    year, month = divmod(index, 12)
+    for d in (day.day, 30, 29, 28):
+        try:
+            return date(year, month + 1, d)
+        except ValueError:
+            continue
+    raise AssertionError("every month has a 28th day")
 
 
 # ------------------------------------------------------------------------- complexity

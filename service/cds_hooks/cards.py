@@ -36,6 +36,7 @@ from service.core import CATEGORY_ORDER, evaluate, from_document
 from service.core.model import Deliberation
 from service.errors import DocumentError
 from service.text.summary import Summary, coverage_detail, coverage_lines, summarise
+from service.text.words import ranking_label
 
 __all__ = [
     "CARD_NAMESPACE",
@@ -435,7 +436,7 @@ def summary_card(
     else:
         d, ranked = plan[0], ranked_lines(plan[1])
     if ranked:
-        lines += ["", "**Ranked by urgency**", *ranked]
+        lines += ["", f"**{escape(ranking_label())}**", *ranked]
     if safety and ranked is None:
         lines += ["", "**Safety: the panel found an issue that needs attention now**"]
         for o in safety:

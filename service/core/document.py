@@ -194,6 +194,12 @@ def to_document(deliberation: Deliberation, ev: Evaluation | None = None) -> dic
             options[-1]["treats"] = o.treats
         if o.action is not None:  # optional as well
             options[-1]["action"] = o.action
+        if o.timeframe is not None:  # optional as well
+            options[-1]["timeframe"] = o.timeframe
+        if o.harm is not None:  # optional as well
+            options[-1]["harm"] = float(o.harm)
+        if o.transition:  # optional as well
+            options[-1]["transition"] = True
     return {
         "format": DELIBERATION_FORMAT,
         "plan_id": deliberation.plan_id,
@@ -572,6 +578,9 @@ def _option(
         answers=tuple(raw.get("answers", ())),
         treats=raw.get("treats"),
         action=raw.get("action"),
+        timeframe=raw.get("timeframe"),
+        harm=None if raw.get("harm") is None else float(raw["harm"]),
+        transition=bool(raw.get("transition", False)),
     )
 
 

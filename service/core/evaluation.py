@@ -26,7 +26,14 @@ from types import MappingProxyType
 from typing import Literal
 
 from service.core.arena import calibrate
-from service.core.model import Deliberation, Judgement, Option, OptionDecision, Parameters
+from service.core.model import (
+    TIMEFRAMES,
+    Deliberation,
+    Judgement,
+    Option,
+    OptionDecision,
+    Parameters,
+)
 from service.core.qbaf import propagate_indexed
 from service.core.router import Path, count_votes, route_counts
 
@@ -80,6 +87,10 @@ URGENCY_LABELS: Mapping[str, str] = MappingProxyType(
 # document whose options all lack one keeps the very order it was issued with.
 _URGENCY_RANK = {c: i for i, c in enumerate(URGENCY_ORDER)}
 _NO_URGENCY = _URGENCY_RANK["soon"]
+# An option without a timeframe (documents written before timeframes existed) ranks after every
+# timed one; a document whose options all lack one keeps the order it was issued with.
+_TIMEFRAME_RANK = {t: i for i, t in enumerate(TIMEFRAMES)}
+_NO_TIMEFRAME = len(TIMEFRAMES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,27 +234,47 @@ def evaluate_option(option: Option, parameters: Parameters) -> OptionResult:
 
 
 def plan_order(options: tuple[Option, ...], results: tuple[OptionResult, ...]) -> tuple[str, ...]:
-    """Included option ids: urgency class (URGENCY_ORDER), priority class (PRIORITY_ORDER),
-    then score down, then id.
+    """Included option ids in care-plan order (``_rank_key``).
 
     An option without a priority (documents written before priorities existed) comes after
     every prioritised one, ordered by category (CATEGORY_ORDER, unknown last) first, so such a
     document recomputes to the very order it was issued with.
     """
-    unranked = len(PRIORITY_ORDER)
     rows = [
-        (
-            o.priority is None,
-            _URGENCY_RANK.get(o.urgency_class or "", _NO_URGENCY),
-            _PRIORITY_RANK.get(o.priority, unranked) if o.priority is not None else unranked + 1,
-            0 if o.priority is not None else _CATEGORY_RANK.get(o.category, len(CATEGORY_ORDER)),
-            -r.score,
-            o.id,
-        )
+        (_rank_key(o, r.score), o.id)
         for o, r in zip(options, results, strict=True)
         if r.decision == "include"
     ]
-    return tuple(row[-1] for row in sorted(rows))
+    return tuple(oid for _, oid in sorted(rows))
+
+
+def _rank_key(o: Option, score: float) -> tuple[object, ...]:
+    """When to act, then how much harm: today's actions first, then the transition actions
+    after a hospital stay (before any review of a standing medicine not due today), then the
+    other timeframes soonest first; within one, contradicting data to settle first, then the
+    harm score down, the urgency class, the priority class, the score down.
+
+    >>> a = Option("a", "A", "medication", "", priority="review", timeframe="next-review")
+    >>> b = Option("b", "B", "follow-up", "", priority="review", timeframe="7d", transition=True)
+    >>> c = Option("c", "C", "medication", "", priority="safety", timeframe="now", harm=1.0)
+    >>> [o.id for o in sorted((a, b, c), key=lambda o: _rank_key(o, 0.6))]
+    ['c', 'b', 'a']
+    """
+    unranked = len(PRIORITY_ORDER)
+    timeframe = _TIMEFRAME_RANK.get(o.timeframe or "", _NO_TIMEFRAME)
+    today = timeframe == _TIMEFRAME_RANK["now"]
+    return (
+        o.priority is None,
+        not today,
+        not (o.transition and not today),
+        timeframe,
+        o.urgency_class != "resolve-first",
+        -(o.harm or 0.0),
+        _URGENCY_RANK.get(o.urgency_class or "", _NO_URGENCY),
+        _PRIORITY_RANK.get(o.priority, unranked) if o.priority is not None else unranked + 1,
+        0 if o.priority is not None else _CATEGORY_RANK.get(o.category, len(CATEGORY_ORDER)),
+        -score,
+    )
 
 
 def evaluate(deliberation: Deliberation, *, previous: Evaluation | None = None) -> Evaluation:

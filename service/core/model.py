@@ -14,6 +14,7 @@ from typing import Literal
 
 __all__ = [
     "ACTION_KINDS",
+    "TIMEFRAMES",
     "ActionKind",
     "Argument",
     "Clash",
@@ -31,6 +32,7 @@ __all__ = [
     "PatientWording",
     "Problem",
     "SourceRecord",
+    "Timeframe",
     "Vote",
 ]
 
@@ -61,6 +63,10 @@ ActionKind = Literal[
     "review",
 ]
 ACTION_KINDS: tuple[str, ...] = ActionKind.__args__  # type: ignore[attr-defined]
+# When an activity should happen, soonest first: the same day, within 72 hours, within 7 days,
+# within 4 weeks, at the next review. The plan is ranked by it before anything else.
+Timeframe = Literal["now", "72h", "7d", "4w", "next-review"]
+TIMEFRAMES: tuple[str, ...] = Timeframe.__args__  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +167,16 @@ class Option:
     # "taper", "switch"...), stated by the knowledge: the clinician and the patient wording both
     # read it, so they cannot disagree. None in documents written before it existed.
     action: str | None = None
+    # When to act (``TIMEFRAMES``), stated by the knowledge: ranks the plan before anything
+    # else and is said in words in every view. None in documents written before it existed.
+    timeframe: str | None = None
+    # The harm the activity averts, severity x likelihood as the knowledge scores it: ranks
+    # the activities of one timeframe. None in documents written before it existed.
+    harm: float | None = None
+    # An action of the transition after a hospital stay (follow-up, reconciliation, a test due
+    # after a change in hospital): ranks before the reviews of standing medicines that are not
+    # for today. False in documents written before it existed.
+    transition: bool = False
 
 
 @dataclass(frozen=True, slots=True)

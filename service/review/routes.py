@@ -63,6 +63,7 @@ from service.store import VersionInfo, VersionRecord
 from service.stored_summary import summary_from_record
 from service.text.patient import patient_version
 from service.text.summary import coverage_lines, summarise
+from service.text.words import ranking_label
 
 __all__ = ["ReviewConfig", "ReviewService", "build_review"]
 
@@ -160,7 +161,10 @@ class _Review:
         )
         # Ids of activities and arguments name medicines: URLs carry ref(id) instead.
         self.env.globals.update(
-            base=config.prefix, words=views.strength_words, ref=config.signer.opaque
+            base=config.prefix,
+            words=views.strength_words,
+            ref=config.signer.opaque,
+            ranking_label=ranking_label,
         )
         self.env.filters["num"] = lambda x: "—" if x is None else f"{x:.2f}"
         self.env.filters["signed"] = lambda x: f"{x:+.2f}"

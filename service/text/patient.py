@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from service.core.evaluation import Evaluation
 from service.core.model import Deliberation, Option, PatientWording
+from service.text.words import ranking_label, timeframe_words
 
 __all__ = [
     "SECTIONS",
@@ -70,9 +71,13 @@ class PatientVersion:
     title: str
     intro: str
     sections: tuple[PatientSection, ...]  # only the sections with something to say
+    # Each section lists its steps soonest first (the plan's order), and says so.
+    ranked: bool = False
 
     def text(self) -> str:
         out = [self.title, self.intro]
+        if self.sections and self.ranked:
+            out.append(f"{ranking_label()}.")
         for s in self.sections:
             out.append(f"{s.heading}:")
             out += [f"- {line}" for line in s.lines]
@@ -92,7 +97,11 @@ def patient_version(d: Deliberation, ev: Evaluation) -> PatientVersion:
     for w in d.meta.patient_wordings:
         if w.option_id:
             words.setdefault(w.option_id, []).append(w)
-    chosen = [w for oid in ev.plan for w in words.get(oid) or [generic_wording(options[oid])]]
+    chosen = [
+        _timed(w, options[oid])
+        for oid in ev.plan
+        for w in words.get(oid) or [generic_wording(options[oid])]
+    ]
     # Plan-wide lines (no option id): said whatever the plan holds; the intro among them (a
     # child's plan speaks to the parent) replaces the one every plan has.
     plan_wide = [w for w in d.meta.patient_wordings if not w.option_id]
@@ -112,7 +121,18 @@ def patient_version(d: Deliberation, ev: Evaluation) -> PatientVersion:
     sections = tuple(
         PatientSection(key, heading, tuple(lines[key])) for key, heading in SECTIONS if lines[key]
     )
-    return PatientVersion(TITLE, intro, sections)
+    return PatientVersion(TITLE, intro, sections, bool(ev.plan))
+
+
+def _timed(w: PatientWording, option: Option) -> PatientWording:
+    """The wording led by when to do it ("Within 3 days: ..."), where the activity states it;
+    the watch line, which is not a step to take, stays as it is."""
+    when = timeframe_words(option.timeframe, patient=True)
+    if not when:
+        return w
+    return PatientWording(
+        w.option_id, w.section, f"{when[:1].upper()}{when[1:]}: {w.text}", w.watch
+    )
 
 
 def patient_text(d: Deliberation, ev: Evaluation) -> str:

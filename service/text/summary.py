@@ -24,14 +24,15 @@ from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
 
-from service.core.evaluation import URGENCY_LABELS, Evaluation
+from service.core.evaluation import Evaluation
 from service.core.model import Argument, Coverage, Deliberation, Option
 from service.record.profile import Observation, PatientProfile
 from service.record.vocabulary import LOINC_GROUPS, LOINC_SHORT_NAMES
-from service.text.words import duration_words, unit_words
+from service.text.words import duration_words, ranking_label, timeframe_words, unit_words
 
 __all__ = [
     "LINE_CHARS",
+    "LINE_MAX",
     "MAX_LINES",
     "Summary",
     "SummaryLine",
@@ -50,7 +51,12 @@ MAX_LINES = 8
 # A summary line reads at a glance: the reason is cut (at a word, with an ellipsis) so the line
 # stays near this length; the whole reasoning is in the detailed view and the review app.
 LINE_CHARS = 200
+# ... and never longer than this: past it the later actions folded into the line are counted,
+# not named, and then the reason gives way (it is in the detail); the fact never does.
+LINE_MAX = 280
 _REASON_FLOOR = 40
+# A reason with less room than this is not shown at all: a stub of a clause explains nothing.
+_REASON_MIN = 20
 # A value further into the reason than this is detail, not what decided the line.
 _VALUE_WITHIN = 90
 # A number with the unit that follows it ("20 mg/mL", "9.9", "168/89 mmHg", "5 months",
@@ -120,21 +126,43 @@ class SummaryLine:
     # Titles of later actions on the same medicine or problem, folded into this line (one line
     # per problem: its first action is the most urgent; each keeps its reasons in the detail).
     also: tuple[str, ...] = ()
+    timeframe: str = ""  # when to act (``TIMEFRAMES``), "" for documents without one
 
     @property
     def label(self) -> str:
-        """How soon to act, in the clinician's words; the priority class in older documents."""
-        return URGENCY_LABELS.get(self.urgency_class, self.priority)
+        """When to act, in the clinician's words; the priority class in older documents."""
+        return timeframe_words(self.timeframe) or self.priority
 
     def text(self) -> str:
-        tag = f" [{self.label}]" if self.label else ""
-        fact = f" Key fact: {self.fact}." if self.fact else ""
+        """The line as it reads: action — when — deciding fact — one clause of reason, then
+        who proposed it. Only the reason is ever cut, so the fact is always whole; the later
+        actions folded in are counted rather than named where naming them would leave the
+        reason no room (each is in the detail)."""
         who = ", ".join(self.proposed_by) or "a clinician's decision"
         flag = " Borderline: needs your decision." if self.borderline else ""
-        also = "".join(f"; also {a[:1].lower()}{a[1:]}" for a in self.also)
-        head = f"{self.rank}. {self.action}{also}{tag}: "
-        tail = f"{fact} Proposed by {who}.{flag}"
-        return head + _cut(self.reason, LINE_CHARS - len(head) - len(tail)) + tail
+        tail = f" Proposed by {who}.{flag}"
+        head = self._head(_also(self.also))
+        if len(head) + len(tail) + _REASON_FLOOR > LINE_MAX and self.also:
+            n = len(self.also)
+            head = self._head(f"; also {n} related action{'s' if n != 1 else ''}")
+        # the values the reason compares (two estimates that disagree) are kept whole too
+        hard = LINE_MAX - len(head) - len(tail)
+        keep = min(_value_end(self.reason), max(hard - 1, 0))
+        room = min(max(LINE_CHARS - len(head) - len(tail), _REASON_FLOOR, keep + 1), hard)
+        if room < _REASON_MIN and keep < _REASON_MIN:
+            # no room for a clause: the line ends on its fact, the reason is in the detail,
+            # and so are the proposers where even they would not fit
+            short = head.removesuffix(" — ") + "."
+            return short + (tail if len(short) + len(tail) <= LINE_MAX else flag)
+        return head + _cut(self.reason, room, keep) + tail
+
+    def _head(self, also: str) -> str:
+        parts = [f"{self.rank}. {self.action}{also}", self.label, self.fact]
+        return " — ".join(p for p in parts if p) + " — "
+
+
+def _also(titles: tuple[str, ...]) -> str:
+    return "".join(f"; also {a[:1].lower()}{a[1:]}" for a in titles)
 
 
 def _value_end(text: str) -> int:
@@ -156,19 +184,19 @@ def _value_end(text: str) -> int:
     return end
 
 
-def _cut(text: str, room: int) -> str:
-    """``text`` cut at a word to at most ``room`` characters, but never before the values that
-    justify it (``_value_end``) nor below ``_REASON_FLOOR``, ending in an ellipsis when cut.
+def _cut(text: str, room: int, keep: int = 0) -> str:
+    """``text`` cut at a word to at most ``room`` characters, but never below
+    ``_REASON_FLOOR`` nor before its first ``keep`` characters (the values that decided the
+    line, when no fact stands before it), ending in an ellipsis when cut. Only a line's reason
+    is cut: its deciding fact stands before it, whole.
 
     >>> _cut("Naproxen with clopidogrel in a man of 82 with a past peptic ulcer: the pair "
-    ...      "more than doubles the risk of a stomach bleed.", 10)
-    'Naproxen with clopidogrel in a man of 82…'
+    ...      "more than doubles the risk of a stomach bleed.", 40)
+    'Naproxen with clopidogrel in a man of…'
     """
-    room = max(room, _REASON_FLOOR)
     if len(text) <= room:
         return text
     head = text[: room - 1].rsplit(" ", 1)[0]
-    keep = _value_end(text)
     if len(head) < keep:
         head = text[:keep]
     return head.rstrip(" ,;:") + "…"
@@ -420,6 +448,7 @@ def _line(
         roles,
         r.borderline,
         o.urgency_class or "",
+        timeframe=o.timeframe or "",
     )
 
 
@@ -568,16 +597,11 @@ def summary_text(d: Deliberation, ev: Evaluation, summary: Summary | None = None
     ``summary``: ``summarise(d, ev)`` where the caller has it already."""
     s = summary if summary is not None else summarise(d, ev)
     n = len(ev.plan)
-    shown = f"{n - s.more} of {n} shown" if s.more else f"{n} shown"
-    order = (
-        "by urgency (urgent, act soon, routine)"
-        if any(line.urgency_class for line in s.lines)
-        else "by clinical priority (safety, omissions, monitoring, review)"
-    )
+    shown = len(s.lines)
     out = [d.meta.patient] if d.meta.patient else []
     out.append(
-        f"Care plan proposal, version {d.version}: {n} action{'s' if n != 1 else ''} "
-        f"ranked {order}; {shown}"
+        f"Care plan proposal, version {d.version}: {n} action{'s' if n != 1 else ''} in "
+        f"{shown} line{'s' if shown != 1 else ''} shown. {ranking_label()}."
         if n
         else f"Care plan proposal, version {d.version}: no action cleared the threshold"
     )

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from fhir_mapping.careplan import careplan_of, plan_bundle
-from service.core.evaluation import PRIORITY_ORDER, URGENCY_ORDER
-from service.text.summary import LINE_CHARS, MAX_LINES, summarise, summary_text
+from service.core.model import TIMEFRAMES
+from service.text.summary import LINE_MAX, MAX_LINES, summarise, summary_text
 from tests.conftest import FHIR_FIXTURES, REALISTIC_BUNDLES, REPO_ROOT, fixture_bundle
 from tests.e2e.test_plan_end_to_end import CREATED, _canoe, plan_of
 
@@ -34,17 +34,21 @@ def test_trey_clopidogrel_with_warfarin_ranks_above_the_generic_medication_revie
 
 
 @pytest.mark.parametrize("path", REALISTIC_BUNDLES, ids=lambda p: p.name.split("_")[0])
-def test_plan_order_follows_urgency_then_priority(path: Path) -> None:
+def test_plan_order_follows_time_then_harm(path: Path) -> None:
     result = plan_of(path)
     options = {o.id: o for o in result.deliberation.options}
     ranks = [
         (
-            URGENCY_ORDER.index(options[oid].urgency_class or "soon"),
-            PRIORITY_ORDER.index(options[oid].priority or "review"),
+            options[oid].timeframe != "now",
+            not (options[oid].transition and options[oid].timeframe != "now"),
+            TIMEFRAMES.index(options[oid].timeframe or "next-review"),
+            options[oid].urgency_class != "resolve-first",
+            -(options[oid].harm or 0.0),
         )
         for oid in result.evaluation.plan
     ]
     assert ranks == sorted(ranks)
+    assert all(options[oid].timeframe in TIMEFRAMES for oid in result.evaluation.plan)
     # every option says how soon to act; a due vaccination is routine, never above a problem
     assert all(options[oid].urgency_class for oid in result.evaluation.plan)
     if "opt-vaccinations-due" in options:
@@ -73,10 +77,11 @@ def test_clinician_summary_on_every_fixture(path: Path) -> None:
     for word in ("tau", "sigma", "τ", "σ", "KEEP", "REFUSE"):
         assert word not in text
     for line in s.lines:
-        # a long reason is cut at a word, marked by the ellipsis, nowhere else
-        assert "…" not in line.text().replace("… Key fact", "").replace("… Proposed", "")
-        # a line over the length is one whose reason was cut (or already short)
-        assert len(line.text()) <= LINE_CHARS or "…" in line.text() or len(line.reason) <= 100
+        # a long reason is cut at a word, marked by the ellipsis, nowhere else: never before
+        # the fact, which stands before the reason
+        assert "…" not in line.text().replace("… Proposed", "")
+        assert not line.fact or line.fact in line.text()
+        assert len(line.text()) <= LINE_MAX
         assert line.proposed_by and line.reason
         # every included activity names its key patient fact, unless that fact is a medicine
         # the line already names (it would add only its prescribing date)
@@ -102,7 +107,7 @@ def test_gayla_summary_names_the_blood_pressure_with_value_and_date() -> None:
     text = summary_text(result.deliberation, result.evaluation)
     bp = next(line for line in text.splitlines() if "Review blood pressure" in line)
     # the key fact is the panel as a clinician writes it: systolic/diastolic, whole mmHg
-    assert "Key fact: Blood pressure 146/115 mmHg on 2020-08-20." in bp and _DATE.search(bp)
+    assert " — Blood pressure 146/115 mmHg on 2020-08-20 — " in bp and _DATE.search(bp)
     assert "pharmacist" in bp.split("Proposed by ", 1)[1]
 
 

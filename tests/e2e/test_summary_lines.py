@@ -35,7 +35,7 @@ def test_two_actions_on_aspirin_share_one_line() -> None:
     aspirin = [line for line in s.lines if "aspirin" in line.action.lower()]
     assert len(aspirin) == 1 and aspirin[0].also
     assert "consider stopping aspirin" in aspirin[0].text()
-    assert aspirin[0].label == "act soon"  # the more urgent of the two
+    assert aspirin[0].label == "this week"  # the sooner of the two
     # every included action is on a line or counted as more
     assert sum(1 + len(line.also) for line in s.lines) + s.more == len(ev.plan)
 
@@ -49,9 +49,13 @@ def test_actions_on_different_medicines_keep_their_own_lines() -> None:
 
 def test_a_cut_reason_keeps_the_creatinine_based_egfr() -> None:
     d, ev = _plan(EXAMPLES / "fixtures/fhir/ali_herman_d00b080d.json")
-    first = summarise(d, ev).lines[0].text()
-    assert "reported eGFR 9.85" in first and "from creatinine 23.9)" in first
-    assert "8 of 10 shown" in summary_text(d, ev)
+    lines = summarise(d, ev).lines
+    # the record ends five years before the plan: confirming it comes first, today
+    assert lines[0].action.startswith("Confirm current medicines and results first")
+    assert lines[0].label == "today"
+    repeat = next(line.text() for line in lines if "Repeat creatinine" in line.action)
+    assert "reported eGFR 9.85" in repeat and "from creatinine 23.9)" in repeat
+    assert f"in {len(lines)} lines shown" in summary_text(d, ev)
 
 
 def test_actions_for_one_problem_share_one_line() -> None:
@@ -63,7 +67,7 @@ def test_actions_for_one_problem_share_one_line() -> None:
     assert len(bp) == 1
     assert bp[0].action.startswith("Review blood pressure treatment")
     assert bp[0].also == ("Add an ACE inhibitor or ARB for blood pressure in diabetes",)
-    assert bp[0].label == "urgent"
+    assert bp[0].label == "within 3 days"
     # nothing is lost: every included action is on a line or counted as more
     assert sum(1 + len(line.also) for line in s.lines) + s.more == len(ev.plan)
 
@@ -97,7 +101,7 @@ def test_official_drug_and_lab_names_shortened_in_the_summary_only() -> None:
     d, ev = _plan(EXAMPLES / "fixtures/fhir/ali_herman_d00b080d.json")
     text = summary_text(d, ev)
     assert "DOCEtaxel 20 mg/mL" in text and "Injection" not in text
-    assert "Key fact: eGFR 9.85" in text and "sq M.predicted" not in text
+    assert " — eGFR 9.85" in text and "sq M.predicted" not in text
     assert "(disorder)" not in text
     assert "1 ML DOCEtaxel 20 MG/ML Injection" in render_plan(d, ev)
 

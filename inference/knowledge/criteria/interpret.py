@@ -1843,20 +1843,22 @@ def _list_vaccines(
     first. The retrieval query keeps the title without the list: every vaccine document is
     cited by the vaccine points anyway, and the vaccines' rare words would otherwise crowd the
     documents on the rest of the record out of the search."""
-    due: dict[str, list[str]] = {}
+    due: dict[str, dict[str, str]] = {}
     first: dict[str, tuple[Criterion, Binding]] = {}
     for c, b, pid in firings:
-        if "{vaccines}" in c.option.description and b.vaccine:
+        if "{vaccines}" in c.option.description and b.vaccine and c.trigger.vaccine is not None:
             first.setdefault(pid, (c, b))
-            if b.vaccine not in due.setdefault(pid, []):
-                due[pid].append(b.vaccine)
+            due.setdefault(pid, {}).setdefault(b.vaccine, c.trigger.vaccine.short)
     for i, p in enumerate(out.proposals):
         if p.id in first:
             c, b = first[p.id]
-            listed = _and(due[p.id])
+            # the title names them short, as a count ("3 due: flu, zoster, Td"), so the
+            # summary line keeps room for the fact and the reason; the description in full
+            shorts = list(due[p.id].values())
+            listed = (f"{len(shorts)} due: {', '.join(shorts)}", _and(list(due[p.id])))
             title, description = (
-                render(t.replace("{vaccines}", "\x00"), f, b, c.params).replace("\x00", listed)
-                for t in (c.option.title, c.option.description)
+                render(t.replace("{vaccines}", "\x00"), f, b, c.params).replace("\x00", words)
+                for t, words in zip((c.option.title, c.option.description), listed, strict=True)
             )
             query = render(c.option.title.replace("{vaccines}", ""), f, b, c.params)
             out.proposals[i] = replace(

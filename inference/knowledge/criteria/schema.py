@@ -202,6 +202,8 @@ class VaccineDue(_Strict):
     date, so a record dated earlier is not asked for it."""
 
     vaccine: str  # what the texts call it, e.g. "influenza vaccine"
+    # Its short name where a summary line lists the vaccines due ("flu", "zoster", "Td").
+    short: str = Field(min_length=1)
     cvx: tuple[str, ...] = Field(min_length=1)
     within_days: str | None = None
     doses: str | None = None
