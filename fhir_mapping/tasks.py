@@ -68,6 +68,7 @@ __all__ = [
     "refusal_bundle",
     "rejected_tasks",
     "remap_core_error",
+    "task_difference",
     "task_outcomes",
 ]
 
@@ -664,6 +665,20 @@ def remap_core_error(err: TaskError, tasks: Sequence[ParsedTask]) -> TaskError:
             paths.append(_core_path(tasks[int(m.group(1))], m.group(2)) if m else x)
         issues.append(Issue(issue.severity, issue.code, issue.diagnostics, tuple(paths)))
     return TaskError(err.message, issues=tuple(issues))
+
+
+# The elements that carry a Task's decision. A Task id sent again with one of them changed is
+# another decision under a used id: refused by name, never dropped in silence as a replay.
+_DECISION: Final = ("code", "input", "reasonCode")
+
+
+def task_difference(
+    sent: ParsedTask, applied: Mapping[str, Any], *, base: str = DEFAULT_BASE
+) -> tuple[str, ...]:
+    """The FHIRPaths (in the caller's request) of the decision elements where ``sent`` differs
+    from the Task ``applied`` under its id before (as stored, under ``base``); () when none."""
+    resource = rebase(dict(sent.resource), base)
+    return tuple(f"{sent.path}.{k}" for k in _DECISION if resource.get(k) != applied.get(k))
 
 
 def task_outcomes(

@@ -8,6 +8,7 @@
     │   └── PrefetchUnavailable    CDS Hooks data neither prefetched nor fetchable  (HTTP 412)
     ├── NotFoundError              unknown plan / version / argument        -> NOT_FOUND
     ├── StaleVersionError          contest of a version that is not current -> FAILED_PRECONDITION
+    ├── ConflictError              a Task id re-sent with other content     -> ALREADY_EXISTS
     ├── AuthError                  missing/invalid credentials              -> UNAUTHENTICATED
     │   └── ForbiddenError         valid credentials, wrong tenant          -> PERMISSION_DENIED
     ├── LimitError                 a configured limit was hit               -> RESOURCE_EXHAUSTED
@@ -33,6 +34,7 @@ from canoe_client.errors import (
     BackendTimeout,
     BackendUnavailable,
     CanoeError,
+    ConflictError,
     ForbiddenError,
     InputError,
     Issue,
@@ -48,6 +50,7 @@ __all__ = [
     "BackendUnavailable",
     "BundleError",
     "CanoeError",
+    "ConflictError",
     "DocumentError",
     "ForbiddenError",
     "InputError",
