@@ -403,7 +403,7 @@ class CarePlanService:
         from fhir_mapping.definitions import rebase
 
         # remap_core_error: core field paths of a refused action -> FHIRPath of the Task element.
-        from fhir_mapping.tasks import parse_tasks, remap_core_error, task_outcomes
+        from fhir_mapping.tasks import not_after, parse_tasks, remap_core_error, task_outcomes
 
         async with self._slot(), self._deadline(None):
             rec = await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
@@ -436,7 +436,10 @@ class CarePlanService:
             now = self.clock()
 
             def recompute() -> tuple[Deliberation, list[dict[str, Any]], WrittenPlan]:
-                actions = [(t.action, t.task_id, t.actor, t.at or now, t.reason) for t in fresh]
+                actions = [
+                    (t.action, t.task_id, t.actor, not_after(t.at, now) if t.at else now, t.reason)
+                    for t in fresh
+                ]
                 try:
                     new_d = apply_all(d, actions)
                 except TaskError as exc:
