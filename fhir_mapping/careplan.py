@@ -75,6 +75,7 @@ _ID = re.compile(r"^[A-Za-z0-9\-.]{1,64}$")
 # Identifier systems of the knowledge a plan was made with (values: content hashes).
 KNOWLEDGE_SYSTEM: Final = f"{CANOE_BASE}/knowledge"
 SITE_KNOWLEDGE_SYSTEM: Final = f"{CANOE_BASE}/knowledge-site"
+CRITERION_SYSTEM: Final = f"{CANOE_BASE}/criterion"
 
 # detail.kind by the option's category (the core's CATEGORY_ORDER names); anything else is a
 # ServiceRequest, the most general request an EHR can act on.
@@ -655,6 +656,19 @@ def _knowledge_entities(d: Deliberation) -> list[dict[str, object]]:
                 },
             }
         )
+    # Each shipped criterion the site retired is a rule the plan was not made with: a removal,
+    # with the site's reason, so an auditor sees which checks this site does not run, and why.
+    retired = d.meta.coverage.retired if d.meta.coverage is not None else ()
+    out += [
+        {
+            "role": "removal",
+            "what": {
+                "identifier": {"system": CRITERION_SYSTEM, "value": r.criterion},
+                "display": f"retired by site knowledge {k.site_version}: {r.reason}",
+            },
+        }
+        for r in retired
+    ]
     return out
 
 

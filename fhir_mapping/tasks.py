@@ -12,7 +12,10 @@ with a contestation Provenance and the Tasks marked ``completed``.
 Task shape (codes from ``definitions.CS_ACTION`` / ``CS_INPUT``): status ``requested``, intent
 ``order``, ``code`` the action, ``focus`` ``CarePlan/<plan>-v<N>``, ``for`` the Patient,
 ``requester`` a Practitioner(Role), ``authoredOn``, optional ``reasonCode``/``note``, and typed
-``input``s. No clock and no store here: times come from the Tasks and the caller.
+``input``s. No clock and no store here: times come from the Tasks and the caller. A Task is never
+written with an ``authoredOn`` later than the time it is written (its ``lastModified``): a
+sender's clock ahead of ours is clamped to that time, and the time sent kept in the
+``original-authored-on`` extension.
 
 ``base`` is the deployment's canonical base (``CANOE_FHIR_BASE``, handed in by the service):
 Tasks may name our CodeSystems under it or under ``DEFAULT_BASE``, and what this module writes
@@ -25,6 +28,7 @@ import copy
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
 from pydantic import ValidationError
@@ -38,7 +42,14 @@ from fhir_mapping.careplan import (
     deliberation_from_bundle,
     plan_bundle,
 )
-from fhir_mapping.definitions import CANOE_BASE, CS_ACTION, CS_INPUT, DEFAULT_BASE, rebase
+from fhir_mapping.definitions import (
+    CANOE_BASE,
+    CS_ACTION,
+    CS_INPUT,
+    DEFAULT_BASE,
+    ext_url,
+    rebase,
+)
 from fhir_mapping.outcome import operation_outcome
 from fhir_mapping.r4 import Task
 from service.core import (
@@ -61,18 +72,22 @@ from service.text.summary import Summary, summarise
 from service.work import checkpoint
 
 __all__ = [
+    "ORIGINAL_AUTHORED_ON",
     "ContestedPlan",
     "ParsedTask",
     "contest_bundle",
     "contest_plan",
+    "not_after",
     "parse_tasks",
     "refusal_bundle",
     "rejected_tasks",
     "remap_core_error",
+    "task_difference",
     "task_outcomes",
 ]
 
 ACTIONS: Final = ("accept", "reject", "edit", "add", "decide")
+ORIGINAL_AUTHORED_ON: Final = ext_url("original-authored-on")
 _FOCUS = re.compile(r"^CarePlan/(?P<plan>[A-Za-z0-9\-.]+)-v(?P<version>\d+)(/_history/\d+)?$")
 
 # Per action: inputs it requires, inputs it also admits. Everything else is refused, so a
@@ -668,6 +683,52 @@ def remap_core_error(err: TaskError, tasks: Sequence[ParsedTask]) -> TaskError:
     return TaskError(err.message, issues=tuple(issues))
 
 
+# The elements that carry a Task's decision. A Task id sent again with one of them changed is
+# another decision under a used id: refused by name, never dropped in silence as a replay.
+_DECISION: Final = ("code", "input", "reasonCode")
+
+
+def task_difference(
+    sent: ParsedTask, applied: Mapping[str, Any], *, base: str = DEFAULT_BASE
+) -> tuple[str, ...]:
+    """The FHIRPaths (in the caller's request) of the decision elements where ``sent`` differs
+    from the Task ``applied`` under its id before (as stored, under ``base``); () when none."""
+    resource = rebase(dict(sent.resource), base)
+    return tuple(f"{sent.path}.{k}" for k in _DECISION if resource.get(k) != applied.get(k))
+
+
+def _earliest(stamp: str) -> datetime | None:
+    """The earliest instant a FHIR date or dateTime of any precision can name (UTC when it
+    names no offset); None when it is neither."""
+    padded = stamp + {4: "-01-01", 7: "-01"}.get(len(stamp), "")
+    try:
+        at = datetime.fromisoformat(padded)
+    except ValueError:
+        return None
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
+def not_after(authored: str, written: str) -> str:
+    """``authored``, unless it is later than ``written``: then ``written``. A Task cannot
+    have been authored after the service wrote it, whatever the sender's clock said."""
+    sent, at = _earliest(authored), _earliest(written)
+    return written if sent is not None and at is not None and sent > at else authored
+
+
+def _clamp_authored(res: dict[str, Any], at: str) -> None:
+    """``res.authoredOn`` no later than ``at``; a later one is kept in its own extension."""
+    sent = res.get("authoredOn")
+    if not isinstance(sent, str) or not_after(sent, at) == sent:
+        return
+    res["authoredOn"] = at
+    others = [
+        e
+        for e in res.get("extension") or ()
+        if not (isinstance(e, Mapping) and e.get("url") == ORIGINAL_AUTHORED_ON)
+    ]
+    res["extension"] = [*others, {"url": ORIGINAL_AUTHORED_ON, "valueDateTime": sent}]
+
+
 def task_outcomes(
     tasks: Sequence[ParsedTask] | Sequence[Mapping[str, Any]],
     *,
@@ -678,13 +739,14 @@ def task_outcomes(
 ) -> list[dict[str, Any]]:
     """The Tasks as they stand after the attempt: ``status`` set, ``statusReason`` when
     rejected, an ``output`` naming the new CarePlan version when completed, ``lastModified``
-    when ``at`` is given."""
+    when ``at`` is given (and then ``authoredOn`` no later than it)."""
     out: list[dict[str, Any]] = []
     for t in tasks:
         res = dict(t.resource if isinstance(t, ParsedTask) else t)
         res["status"] = status
         if at:
             res["lastModified"] = at
+            _clamp_authored(res, at)
         if status == "rejected" and reason:
             res["statusReason"] = {"text": reason}
         if status == "completed" and careplan_ref:
@@ -794,7 +856,10 @@ def contest_plan(
     _, cp = careplan_of(plan_bundle_json)
     parsed = parse_tasks(tasks_raw, plan=d, careplan_id=str(cp["id"]), base=base)
     try:
-        new = apply_all(d, [(p.action, p.task_id, p.actor, p.at, p.reason) for p in parsed])
+        new = apply_all(
+            d,
+            [(p.action, p.task_id, p.actor, not_after(p.at, recorded), p.reason) for p in parsed],
+        )
     except TaskError as exc:
         raise remap_core_error(exc, parsed) from exc
     cid = careplan_id(new.plan_id, new.version)

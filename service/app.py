@@ -31,6 +31,7 @@ from service.core.contest import apply_all
 from service.core.model import Deliberation
 from service.errors import (
     BackendTimeout,
+    ConflictError,
     InputError,
     Issue,
     LimitError,
@@ -412,7 +413,7 @@ class CarePlanService:
         from fhir_mapping.definitions import rebase
 
         # remap_core_error: core field paths of a refused action -> FHIRPath of the Task element.
-        from fhir_mapping.tasks import parse_tasks, remap_core_error, task_outcomes
+        from fhir_mapping.tasks import not_after, parse_tasks, remap_core_error, task_outcomes
 
         rec = await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
         d = await self._deliberation_of(rec)
@@ -433,6 +434,7 @@ class CarePlanService:
         if foreign:
             msg = f"Task {foreign[0]} was applied to another plan"
             raise TaskError(msg, issues=(Issue("error", "duplicate", msg, ("Task.id",)),))
+        _same_content(parsed, known, base)
         if known and len(known) == len(set(ids)):
             return await self._replay(tenant, plan_id, ids, known)
 
@@ -443,7 +445,10 @@ class CarePlanService:
         now = self.clock()
 
         def recompute() -> tuple[Deliberation, list[dict[str, Any]], WrittenPlan]:
-            actions = [(t.action, t.task_id, t.actor, t.at or now, t.reason) for t in fresh]
+            actions = [
+                (t.action, t.task_id, t.actor, not_after(t.at, now) if t.at else now, t.reason)
+                for t in fresh
+            ]
             try:
                 new_d = apply_all(d, actions)
             except TaskError as exc:
@@ -467,32 +472,41 @@ class CarePlanService:
         new_d, outcomes, written = await self._cpu(recompute)
         new_cid = careplan_id(plan_id, new_d.version)
         new_version = new_d.version
-        await self.store.append_version(
-            VersionRecord(
-                tenant=tenant,
-                plan_id=plan_id,
-                version=new_version,
-                patient_ref=rec.patient_ref,
-                careplan_id=new_cid,
-                kind="contested",
-                created=now,
-                deliberation=written.document,
-                bundle=written.bundle,
-                deliberation_json=written.document_json,
-                bundle_json=written.bundle_json,
-                summary={
-                    "tasks": len(fresh),
-                    "replaces": version,
-                    "clinician": summary_record(written.clinician),
-                },
-                task_ids=tuple(t.task_id for t in fresh),
-            ),
-            expected_current=version,
-            tasks=[
-                TaskRecord(tenant, t.task_id, plan_id, new_version, o, now)
-                for t, o in zip(fresh, outcomes, strict=True)
-            ],
-        )
+        try:
+            await self.store.append_version(
+                VersionRecord(
+                    tenant=tenant,
+                    plan_id=plan_id,
+                    version=new_version,
+                    patient_ref=rec.patient_ref,
+                    careplan_id=new_cid,
+                    kind="contested",
+                    created=now,
+                    deliberation=written.document,
+                    bundle=written.bundle,
+                    deliberation_json=written.document_json,
+                    bundle_json=written.bundle_json,
+                    summary={
+                        "tasks": len(fresh),
+                        "replaces": version,
+                        "clinician": summary_record(written.clinician),
+                    },
+                    task_ids=tuple(t.task_id for t in fresh),
+                ),
+                expected_current=version,
+                tasks=[
+                    TaskRecord(tenant, t.task_id, plan_id, new_version, o, now)
+                    for t, o in zip(fresh, outcomes, strict=True)
+                ],
+            )
+        except StaleVersionError:
+            # A concurrent request may have applied these very Tasks first: then this one
+            # is their duplicate and answers what they made, not "stale".
+            known = await self.store.get_tasks(tenant=tenant, task_ids=ids)
+            if not known or len(known) != len(set(ids)):
+                raise
+            _same_content(parsed, known, base)
+            return await self._replay(tenant, plan_id, ids, known)
         self._remember(new_d)
         for t in fresh:
             self.telemetry.contestations.add(1, {"action": type(t.action).__name__})
@@ -844,3 +858,21 @@ def _summary(
         "missing": list(d.meta.missing),
         "backend": backend,
     }
+
+
+def _same_content(parsed: Sequence[Any], known: Mapping[str, TaskRecord], base: str) -> None:
+    """Refuse (``ConflictError``) a Task whose id was applied before with another decision."""
+    from fhir_mapping.tasks import task_difference
+
+    for t in parsed:
+        applied = known.get(t.task_id)
+        if applied is None:
+            continue
+        paths = task_difference(t, applied.outcome, base=base)
+        if paths:
+            msg = (
+                f"Task {t.task_id} was already applied with other content "
+                f"({', '.join(p.rsplit('.', 1)[-1] for p in paths)} differ); the first stands: "
+                "send a new decision under a new Task id"
+            )
+            raise ConflictError(msg, issues=(Issue("error", "duplicate", msg, paths),))

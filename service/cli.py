@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 from service.errors import (
     BackendError,
     CanoeError,
+    ConflictError,
     InputError,
     Issue,
     LimitError,
@@ -759,7 +760,7 @@ def _fail(exc: CanoeError, *, fhir: bool) -> int:
 
 
 def _exit_code(exc: CanoeError) -> int:
-    if isinstance(exc, InputError | StaleVersionError | NotFoundError | LimitError):
+    if isinstance(exc, InputError | StaleVersionError | ConflictError | NotFoundError | LimitError):
         return EXIT_INPUT
     if isinstance(exc, BackendError):
         return EXIT_UNAVAILABLE

@@ -5,9 +5,11 @@
     │   ├── BundleError            FHIR Bundle unusable (entry + field named)
     │   ├── TaskError              a contestation Task that cannot apply
     │   ├── DocumentError          a canoe.deliberation document that fails validation
+    │   ├── FeedbackError          CDS Hooks feedback with an unusable element       (HTTP 422)
     │   └── PrefetchUnavailable    CDS Hooks data neither prefetched nor fetchable  (HTTP 412)
     ├── NotFoundError              unknown plan / version / argument        -> NOT_FOUND
     ├── StaleVersionError          contest of a version that is not current -> FAILED_PRECONDITION
+    ├── ConflictError              a Task id re-sent with other content     -> ALREADY_EXISTS
     ├── AuthError                  missing/invalid credentials              -> UNAUTHENTICATED
     │   └── ForbiddenError         valid credentials, wrong tenant          -> PERMISSION_DENIED
     ├── LimitError                 a configured limit was hit               -> RESOURCE_EXHAUSTED
@@ -33,6 +35,7 @@ from canoe_client.errors import (
     BackendTimeout,
     BackendUnavailable,
     CanoeError,
+    ConflictError,
     ForbiddenError,
     InputError,
     Issue,
@@ -48,7 +51,9 @@ __all__ = [
     "BackendUnavailable",
     "BundleError",
     "CanoeError",
+    "ConflictError",
     "DocumentError",
+    "FeedbackError",
     "ForbiddenError",
     "InputError",
     "Issue",
@@ -71,6 +76,13 @@ class TaskError(InputError):
 
 
 class DocumentError(InputError):
+    issue_code = "invalid"
+
+
+class FeedbackError(InputError):
+    """A CDS Hooks feedback body that is well-formed JSON but whose elements cannot be used;
+    each issue names the element by its path in the body (``feedback[0].outcomeTimestamp``)."""
+
     issue_code = "invalid"
 
 

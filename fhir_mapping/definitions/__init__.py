@@ -296,6 +296,15 @@ EXTENSIONS: Final[dict[str, ExtensionSpec]] = {
             ("Reference",),
             value="boolean",
         ),
+        ExtensionSpec(
+            "original-authored-on",
+            "authoredOn as sent",
+            "The authoredOn this Task was sent with, kept because it was later than the time the "
+            "service wrote the Task (the sender's clock ahead of the service's). authoredOn "
+            "then holds the time of writing, so that it is never later than lastModified.",
+            ("Task",),
+            value="dateTime",
+        ),
     )
 }
 

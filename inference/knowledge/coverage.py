@@ -19,19 +19,28 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from service.core.model import Coverage, CoverageFamily, CoverageGap
+from service.core.model import Coverage, CoverageFamily, CoverageGap, SiteRetirement
 from service.record.profile import Code, Observation, PatientProfile
 from service.record.vocabulary import ICD10, LOINC_GROUPS, SNOMED
 
 from . import conditions, drugs
 from ._datafile import DATA_DIR, check_patterns, load_yaml
-from .criteria.schema import Kind
+from .criteria import Criterion
+from .criteria.schema import Kind, Trigger
 from .facts import SUSPECTED, Facts, MedFact
 from .parameters import param
-from .site import active
+from .site import Knowledge, active, shipped
 from .units import DAYS_PER_MONTH, DAYS_STATED_BELOW
 
-__all__ = ["SCOPE", "SCOPE_FILE", "ScopeFile", "assess", "knowledge_version", "load_scope"]
+__all__ = [
+    "SCOPE",
+    "SCOPE_FILE",
+    "ScopeFile",
+    "assess",
+    "knowledge_version",
+    "load_scope",
+    "retired",
+]
 
 SCOPE_FILE = DATA_DIR / "scope.yaml"
 
@@ -158,7 +167,11 @@ def knowledge_version() -> str:
 def assess(profile: PatientProfile) -> Coverage:
     """The coverage statement of one patient: families that ran, and every gap."""
     f = Facts(profile)
-    families = tuple(_family(fd, f) for fd in SCOPE.families if _applies(fd.applies, f))
+    knowledge = active()
+    live = tuple(c for c in knowledge.criteria if c.status == "active")
+    families = tuple(
+        _family(fd, f, live, knowledge) for fd in SCOPE.families if _applies(fd.applies, f)
+    )
     out_of_scope = tuple(g for m in SCOPE.markers if (g := _marker(m, f)) is not None)
     gaps = (
         *out_of_scope,
@@ -166,7 +179,16 @@ def assess(profile: PatientProfile) -> Coverage:
         *_missing(f, {g.key for g in out_of_scope}),
         *_unread_conditions(f),
     )
-    return Coverage(knowledge_version(), SCOPE.population, families, gaps)
+    return Coverage(
+        knowledge_version(), SCOPE.population, families, gaps, retired=retired(knowledge)
+    )
+
+
+def retired(knowledge: Knowledge) -> tuple[SiteRetirement, ...]:
+    """The criteria the site retired, each with the site's reason, in its file's order."""
+    return tuple(
+        SiteRetirement(ch.criterion, ch.detail) for ch in knowledge.changes if ch.kind == "retired"
+    )
 
 
 # ---------------------------------------------------------------------------------- families
@@ -180,12 +202,32 @@ def _applies(a: Applies, f: Facts) -> bool:
     return (a.age_min is None or f.age >= a.age_min) and (a.age_max is None or f.age <= a.age_max)
 
 
-def _family(fd: FamilyDef, f: Facts) -> CoverageFamily:
-    available = bool({c.kind for c in active().criteria} & set(fd.kinds)) or any(
-        g in conditions.GROUPS_BY_KEY for g in fd.groups
-    )
-    if not available:
-        return CoverageFamily(fd.id, fd.label, False, "no criteria for it in this knowledge")
+def _reads_group(t: Trigger, groups: tuple[str, ...]) -> bool:
+    """Whether ``t`` (or an alternative of it) fires on a condition of one of ``groups``."""
+    if set(t.any_conditions) & set(groups) or set(t.ever_conditions) & set(groups):
+        return True
+    return any(_reads_group(alt, groups) for alt in t.any_of)
+
+
+def _makes(fd: FamilyDef, c: Criterion) -> bool:
+    return c.kind in fd.kinds or bool(fd.groups and _reads_group(c.trigger, fd.groups))
+
+
+def _family(
+    fd: FamilyDef, f: Facts, live: tuple[Criterion, ...], knowledge: Knowledge
+) -> CoverageFamily:
+    """Whether ``fd`` ran: only an active criterion of it counts (a draft fires only where a
+    site tests it, a retired one never), so a family the site emptied is not "checked"."""
+    if not any(_makes(fd, c) for c in live):
+        by_id = {c.id: c for c in shipped().criteria}
+        gone = [
+            r for r in retired(knowledge) if r.criterion in by_id and _makes(fd, by_id[r.criterion])
+        ]
+        if gone:
+            label = knowledge.stamp.site_version or "the site"
+            why = f"every criterion of it retired by the site knowledge ({label})"
+            return CoverageFamily(fd.id, fd.label, False, why, site_emptied=True)
+        return CoverageFamily(fd.id, fd.label, False, "no active criteria for it in this knowledge")
     if fd.needs == "kidney" and f.kidney is None:
         return CoverageFamily(fd.id, fd.label, False, "no eGFR or creatinine on record")
     if fd.needs == "age" and f.age is None:

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Annotated
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, model_validator
 
 from ._datafile import DATA_DIR, load_file
 
@@ -35,23 +35,51 @@ _Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")]
 
 
 class Parameter(BaseModel):
-    """One named constant: its value, unit, where it comes from and what it means. A whole
-    number in the file stays an ``int`` (a count, an age, a day window prints as "60", not
-    "60.0")."""
+    """One named constant: its value, type and allowed range, unit, where it comes from and
+    what it means. A whole number in the file stays an ``int`` (a count, an age, a day window
+    prints as "60", not "60.0"); ``true`` is never a number."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    value: int | float
+    value: StrictInt | StrictFloat
+    # ``integer``: a count, an age, a day window (no fraction); ``number``: any finite value.
+    type: Literal["integer", "number"]
+    min: StrictInt | StrictFloat | None = None  # the lowest value allowed
+    above: StrictInt | StrictFloat | None = None  # values must be greater (a divisor: above 0)
+    max: StrictInt | StrictFloat
     unit: str = Field(min_length=1)
     source: str = Field(min_length=1)
     description: str = Field(min_length=1)
 
-    @field_validator("value")
-    @classmethod
-    def _finite(cls, v: int | float) -> int | float:
-        if not math.isfinite(v):
-            raise ValueError(f"{v} is not a finite number")
-        return v
+    @model_validator(mode="after")
+    def _in_range(self) -> Parameter:
+        if (self.min is None) == (self.above is None):
+            raise ValueError("state exactly one lower bound: min or above")
+        problem = self.refuses(self.value)
+        if problem:
+            raise ValueError(problem)
+        return self
+
+    def refuses(self, value: object) -> str | None:
+        """Why ``value`` cannot be this parameter's (wrong type, out of range), else None."""
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"{value!r} is not a number"
+        if not math.isfinite(value):
+            return f"{value} is not a finite number"
+        if self.type == "integer" and value != int(value):
+            return f"{value:g} is not a whole number"
+        if self.min is not None and value < self.min:
+            return f"{value:g} is below the allowed range {self.range_text()}"
+        if self.above is not None and value <= self.above:
+            return f"{value:g} is not in the allowed range {self.range_text()}"
+        if value > self.max:
+            return f"{value:g} is above the allowed range {self.range_text()}"
+        return None
+
+    def range_text(self) -> str:
+        """The allowed range in words: "5 to 120 mL/min/1.73m2", "above 0 to 1000 ..."."""
+        low = f"{self.min:g}" if self.min is not None else f"above {self.above:g}"
+        return f"{low} to {self.max:g} {self.unit}"
 
 
 class ParametersFile(BaseModel):

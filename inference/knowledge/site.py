@@ -27,7 +27,7 @@ from functools import cache
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, field_validator
 
 from service.core.model import KnowledgeStamp
 
@@ -71,8 +71,9 @@ class SiteFile(_Strict):
     version: str = Field(min_length=1)
     description: str = ""
     retire: tuple[Retirement, ...] = ()
-    params: dict[_Id, dict[str, float]] = Field(default_factory=dict)
-    parameters: dict[str, int | float] = Field(default_factory=dict)
+    # strict: ``true`` is not a number, and a quoted "30" is not one either
+    params: dict[_Id, dict[str, StrictInt | StrictFloat]] = Field(default_factory=dict)
+    parameters: dict[str, StrictInt | StrictFloat] = Field(default_factory=dict)
 
     @field_validator("parameters")
     @classmethod
@@ -84,7 +85,7 @@ class SiteFile(_Strict):
 
     @field_validator("params")
     @classmethod
-    def _finite(cls, v: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    def _finite(cls, v: dict[str, dict[str, int | float]]) -> dict[str, dict[str, int | float]]:
         for cid, values in v.items():
             for name, x in values.items():
                 if not math.isfinite(x):
@@ -274,6 +275,9 @@ def _with_params(site: SiteFile, criteria: dict[str, Criterion], retired: set[st
                     f"params.{cid}.{name}",
                     f"{cid} has no param {name!r} (its params: {known})",
                 )
+            problem = _param_refuses(c, name, value)
+            if problem:
+                raise KnowledgeError(SITE_FILE, f"params.{cid}.{name}", problem)
             changes.append(
                 Change("params", cid, f"{name}: {c.params[name]:g} -> {value:g}", SITE_FILE)
             )
@@ -283,18 +287,53 @@ def _with_params(site: SiteFile, criteria: dict[str, Criterion], retired: set[st
     return changes
 
 
+# A criterion param compared with one of these quantities takes the allowed range of this named
+# parameter (``data/parameters.yaml``): a kidney threshold is an eGFR whatever criterion reads it.
+_QUANTITY_RANGE = {"kidney": "kidney.ckd_egfr_ml_min", "egfr": "kidney.ckd_egfr_ml_min"}
+
+
+def _lab_quantities(c: Criterion, name: str) -> set[str]:
+    """The quantities ``c`` compares its param ``name`` with, in any trigger it has."""
+    triggers = [c.trigger, *c.exceptions, *(p.when for p in c.points if p.when)]
+    if c.option.caveat_when is not None:
+        triggers.append(c.option.caveat_when)
+    out: set[str] = set()
+    while triggers:
+        t = triggers.pop()
+        out |= {lab.quantity for lab in t.labs if lab.param == name}
+        triggers += [*t.any_of, *t.none_of]
+    return out
+
+
+def _param_refuses(c: Criterion, name: str, value: float) -> str | None:
+    """Why a site's ``value`` for ``c``'s param ``name`` is impossible, else None. Every shipped
+    param is a window, an age, a count, a dose or a threshold: none is negative, and one that
+    is above zero (a divisor, a window) stays so; a lab threshold keeps its quantity's range."""
+    shipped_value = c.params[name]
+    if value < 0 or (shipped_value > 0 and value <= 0):
+        bound = "above 0" if shipped_value > 0 else "0 or more"
+        return f"{value:g} is not allowed: {c.id}'s {name} must be {bound}"
+    for quantity in sorted(_lab_quantities(c, name)):
+        ranged = _QUANTITY_RANGE.get(quantity)
+        if ranged is not None:
+            problem = shipped_parameters()[ranged].refuses(value)
+            if problem:
+                return f"{problem} (a {quantity} threshold, as {ranged})"
+    return None
+
+
 def _with_parameters(site: SiteFile) -> list[Change]:
-    """One change per named parameter the site sets; an unknown name is a ``KnowledgeError``."""
+    """One change per named parameter the site sets; an unknown name, or a value of the wrong
+    type or out of the parameter's range, is a ``KnowledgeError``."""
     shipped_values = shipped_parameters()
     changes = []
     for name, value in site.parameters.items():
         known = shipped_values.get(name)
         if known is None:
             raise KnowledgeError(SITE_FILE, f"parameters.{name}", f"unknown parameter {name!r}")
-        if isinstance(known.value, int) and value != int(value):
-            raise KnowledgeError(
-                SITE_FILE, f"parameters.{name}", f"{value:g} is not a whole number {known.unit}"
-            )
+        problem = known.refuses(value)
+        if problem:
+            raise KnowledgeError(SITE_FILE, f"parameters.{name}", problem)
         detail = f"{known.value:g} -> {value:g} {known.unit}"
         changes.append(Change("parameter", name, detail, SITE_FILE))
     return changes

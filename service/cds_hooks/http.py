@@ -60,6 +60,7 @@ from service.cds_hooks.feedback import (
     CardStore,
     Feedback,
     StoreCardLedger,
+    at_feedback,
     override_tasks,
     parse_feedback,
 )
@@ -74,7 +75,9 @@ from service.errors import (
     BackendUnavailable,
     BundleError,
     CanoeError,
+    ConflictError,
     DocumentError,
+    FeedbackError,
     ForbiddenError,
     InputError,
     Issue,
@@ -191,9 +194,11 @@ def _status(exc: CanoeError) -> int:
         (BundleError, 422),
         (TaskError, 422),
         (DocumentError, 422),
+        (FeedbackError, 422),
         (InputError, 400),
         (NotFoundError, 404),
         (StaleVersionError, 409),
+        (ConflictError, 409),
         (LimitError, 413),
         (BackendTimeout, 504),
         (BackendUnavailable, 503),
@@ -517,7 +522,9 @@ class _Bridge:
             rec = await self.ledger.lookup(who.tenant, fb.card)
             # Another tenant's card is reported exactly like an unknown one: no probing.
             if rec is None or rec.tenant != who.tenant or rec.service_id != service.id:
-                raise NotFoundError(f"card {fb.card} is not one this service returned to you")
+                msg = f"card {fb.card} is not one this service returned to you"
+                where = (f"{fb.path}.card",)
+                raise NotFoundError(msg, issues=(Issue("error", "not-found", msg, where),))
             records.append(rec)
         by_plan: dict[str, list[int]] = {}
         for i, (fb, rec) in enumerate(zip(items, records, strict=True)):
@@ -553,12 +560,17 @@ class _Bridge:
         """Apply the Tasks of one plan's overrides as one Bundle, against the newest version a
         card came from; on a stale version (another feedback or a planner moved the plan on)
         once more against the current one: option ids are stable across versions. Returns the
-        version made and each override's Task ids."""
+        version made and each override's Task ids. A refusal names the feedback items' own
+        elements, never the Bundle of Tasks made from them."""
         plan_id = overrides[0][1].plan_id
         version = max(rec.version for _fb, rec in overrides)
         for attempt in range(2):
             per_item = [override_tasks(fb, rec, version=version) for fb, rec in overrides]
-            tasks = list({str(t["id"]): t for ts in per_item for t in ts}.values())
+            made: dict[str, tuple[dict[str, Any], Feedback]] = {}
+            for ts, (fb, _rec) in zip(per_item, overrides, strict=True):
+                for t in ts:
+                    made.setdefault(str(t["id"]), (t, fb))
+            tasks = [t for t, _fb in made.values()]
             if len(tasks) > self.config.max_tasks:
                 msg = (
                     f"the overrides make {len(tasks)} contestation Tasks; at most "
@@ -576,9 +588,13 @@ class _Bridge:
                 )
             except StaleVersionError as exc:
                 if attempt:
+                    at_feedback(exc, [fb for _t, fb in made.values()])
                     raise
                 version = exc.current_version
                 continue
+            except CanoeError as exc:
+                at_feedback(exc, [fb for _t, fb in made.values()])
+                raise
             return done.version, [[str(t["id"]) for t in ts] for ts in per_item]
         raise AssertionError("unreachable")
 

@@ -41,6 +41,7 @@ from service.core.model import (
     Parameters,
     PatientWording,
     Problem,
+    SiteRetirement,
     SourceRecord,
     Vote,
 )
@@ -317,7 +318,14 @@ def _coverage_dict(c: Coverage) -> dict[str, Any]:
         "knowledge_version": c.knowledge_version,
         "population": c.population,
         "families": [
-            {"key": f.key, "label": f.label, "ran": f.ran, "why": f.why} for f in c.families
+            {
+                "key": f.key,
+                "label": f.label,
+                "ran": f.ran,
+                "why": f.why,
+                **({"site_emptied": True} if f.site_emptied else {}),
+            }
+            for f in c.families
         ],
         "gaps": [
             {
@@ -333,6 +341,11 @@ def _coverage_dict(c: Coverage) -> dict[str, Any]:
         "high_risk": c.high_risk,
         **({"claims_checked": c.claims_checked} if c.claims_checked else {}),
         **({"withheld": list(c.withheld)} if c.withheld else {}),
+        **(
+            {"retired": [{"criterion": r.criterion, "reason": r.reason} for r in c.retired]}
+            if c.retired
+            else {}
+        ),
     }
 
 
@@ -366,7 +379,9 @@ def _coverage(raw: Mapping[str, Any] | None) -> Coverage | None:
         knowledge_version=raw["knowledge_version"],
         population=raw["population"],
         families=tuple(
-            CoverageFamily(f["key"], f["label"], f["ran"], f.get("why", ""))
+            CoverageFamily(
+                f["key"], f["label"], f["ran"], f.get("why", ""), f.get("site_emptied", False)
+            )
             for f in raw.get("families", ())
         ),
         gaps=tuple(
@@ -377,6 +392,7 @@ def _coverage(raw: Mapping[str, Any] | None) -> Coverage | None:
         ),
         claims_checked=int(raw.get("claims_checked", 0)),
         withheld=tuple(raw.get("withheld", ())),
+        retired=tuple(SiteRetirement(r["criterion"], r["reason"]) for r in raw.get("retired", ())),
     )
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "Parameters",
     "PatientWording",
     "Problem",
+    "SiteRetirement",
     "SourceRecord",
     "Timeframe",
     "Vote",
@@ -225,6 +226,8 @@ class CoverageFamily:
     label: str
     ran: bool
     why: str = ""
+    # Not run because the site's knowledge retired every criterion of it: the statement names it.
+    site_emptied: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +244,14 @@ class CoverageGap:
 
 
 @dataclass(frozen=True, slots=True)
+class SiteRetirement:
+    """A shipped criterion a site's knowledge does not use, and the site's reason."""
+
+    criterion: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Coverage:
     """What a plan checked and what it could not: silence is not safety. Computed once from
     the record and the knowledge at plan time and kept with the deliberation."""
@@ -254,6 +265,8 @@ class Coverage:
     # claim the record does not bear out is not said. 0 and empty in older documents.
     claims_checked: int = 0
     withheld: tuple[str, ...] = ()
+    # The shipped criteria the site's knowledge retired, each with the site's reason.
+    retired: tuple[SiteRetirement, ...] = ()
 
     @property
     def high_risk(self) -> bool:

@@ -463,6 +463,14 @@ class _Review:
             tenant, user = str(claims.get("ten", "")), str(claims.get("sub", ""))
             if not plan_id or not tenant or not user:
                 raise AuthError("the review link is incomplete")
+            # A link opens one session: its id is claimed in the store every worker and replica
+            # shares, so a link copied from a chat or a browser history cannot open another.
+            if not await self.service.claim_token_id(
+                issuer="review-link",
+                jti=str(claims.get("jti", "")),
+                expires_at=float(claims["exp"]),
+            ):
+                raise AuthError("this review link was already used: ask for a new one")
             return self._start_session(
                 tenant, user, plan_id, f"{self.config.prefix}/plans/{plan_id}"
             )

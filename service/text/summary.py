@@ -556,7 +556,11 @@ def coverage_lines(c: Coverage) -> tuple[str, ...]:
     version), then, when any, what could not be checked, high-risk first."""
     ran = [f.label for f in c.families if f.ran]
     first = f"Checked: {', '.join(ran) or 'nothing'} (knowledge {c.knowledge_version})."
-    not_run = [f"{f.label} ({f.why})" for f in c.families if not f.ran]
+    emptied = [f.label for f in c.families if f.site_emptied]
+    not_run = [f"{f.label} ({f.why})" for f in c.families if not f.ran and not f.site_emptied]
+    if emptied:
+        # Said apart and first: the site chose not to run these, no record fact is missing.
+        first += " Retired by the site's knowledge, not run: " + "; ".join(emptied) + "."
     if not_run:
         first += " Not run: " + "; ".join(not_run) + "."
     if not c.gaps:
@@ -579,6 +583,7 @@ def coverage_detail(c: Coverage) -> tuple[str, ...]:
     ]
     if not c.gaps:
         out.append("No gap found: in scope, every medicine recognised, no fact missing.")
+    out += [f"Criterion {r.criterion} retired by the site: {r.reason}." for r in c.retired]
     if c.claims_checked:
         out.append(
             f"Statements checked against the record: {c.claims_checked}; "

@@ -401,7 +401,7 @@ def test_feedback_on_unknown_cards_and_bad_bodies(servers: Servers) -> None:
         r = servers.feedback(OSEL, cds_fixture("spec", name))
         assert r.status_code == 404 and "not one this service returned" in r.text
     r = servers.feedback(OSEL, {"feedback": [{"card": "nope", "outcome": "maybe"}]})
-    assert r.status_code == 400
+    assert r.status_code == 422
     assert {"feedback[0].card", "feedback[0].outcome"} <= {
         i["expression"][0] for i in r.json()["issue"]
     }

@@ -4,10 +4,10 @@ with no error and no warning. Written through the CLI as an integrator would get
 of every realistic fixture (one also with its record at a source base; DetectedIssues and
 the patient version, a Communication, included), that patient version alone as ``plan --for
 patient --format fhir`` writes it, each contested version (one per example Task and the
-transaction Bundle), the refusal Bundle of a bad Task, the OperationOutcome of every malformed
-bundle, the Task examples themselves and the definitions package. Each validator runs once over
-all of them (one node process); both skip, saying why, where node or the shared tools are
-missing."""
+transaction Bundle, and one whose Task was authored ahead of the service's clock), the refusal
+Bundle of a bad Task, the OperationOutcome of every malformed bundle, the Task examples
+themselves and the definitions package. Each validator runs once over all of them (one node
+process); both skip, saying why, where node or the shared tools are missing."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from tests.examples.make_tasks import TASKS_DIR
 
 CREATED = "2026-11-30T09:00:00+00:00"
 RECORDED = "2026-11-30T11:00:00+00:00"
+LATER = "2026-12-03T08:00:00+00:00"  # after RECORDED: a sender's clock ahead of ours
 
 
 def _run(capsys: pytest.CaptureFixture[str], argv: list[str], out: Path) -> int:
@@ -79,6 +80,17 @@ def _write_all(folder: Path, capsys: pytest.CaptureFixture[str]) -> list[Path]:
     code = _run(capsys, ["contest", str(adalberto), str(mitigated), "--recorded", RECORDED], out)
     assert code == 0, out.read_text()[:2000]
     assert '"mitigation"' in out.read_text()
+    files.append(out)
+    # A Task sent with a clock ahead of ours: written with authoredOn clamped to the time of
+    # writing and the time sent in the project's extension.
+    ahead = folder / "task-authored-ahead.json"
+    ahead.write_text(
+        json.dumps({**json.loads((TASKS_DIR / "accept.json").read_text()), "authoredOn": LATER})
+    )
+    out = folder / "contested-authored-ahead.json"
+    code = _run(capsys, ["contest", str(adalberto), str(ahead), "--recorded", RECORDED], out)
+    assert code == 0, out.read_text()[:2000]
+    assert "original-authored-on" in out.read_text()
     files.append(out)
     bad_task = folder / "task-bad.json"
     bad_task.write_text(

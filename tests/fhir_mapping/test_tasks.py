@@ -17,7 +17,9 @@ from fhir_mapping.careplan import (
 from fhir_mapping.definitions import CS_ACTION, CS_INPUT
 from fhir_mapping.outcome import operation_outcome
 from fhir_mapping.tasks import (
+    ORIGINAL_AUTHORED_ON,
     contest_bundle,
+    not_after,
     parse_tasks,
     refusal_bundle,
     rejected_tasks,
@@ -317,6 +319,48 @@ def test_task_outcomes_validate_and_carry_the_reason():
     )
     assert [t["status"] for t in rej2] == ["rejected", "rejected"]
     assert rejected_tasks(b"{oops", "x") == []
+
+
+@pytest.mark.parametrize(
+    ("authored", "kept"),
+    [
+        ("2026-11-30T11:30:00Z", True),  # the very time of writing
+        ("2026-11-30T12:30:00+01:00", True),  # the same instant, another offset
+        ("2026-11-30T11:30:00.001Z", False),  # a millisecond after it
+        ("2026-11-30T13:00:00+01:00", False),
+        ("2026-11-30", True),  # a date: its earliest instant is not after the writing
+        ("2026-12", False),
+        ("2027", False),
+    ],
+)
+def test_not_after_keeps_a_time_up_to_the_writing_and_clamps_a_later_one(authored, kept):
+    assert not_after(authored, CONTESTED) == (authored if kept else CONTESTED)
+
+
+def test_a_task_authored_after_it_is_written_is_clamped_and_keeps_the_time_sent():
+    """A sender's clock ahead of ours: authoredOn <= lastModified (FHIR Task inv-1) holds, and
+    the time sent is kept in the project's extension; the plan's contestation is dated so too."""
+    ahead = "2026-12-01T09:00:00Z"
+    t = task("reject", inp("target", valueString="arg-pt-balance"), authoredOn=ahead)
+    after = contest_bundle(plan(), t, recorded=CONTESTED)
+    assert_valid(after)
+    (done,) = [e["resource"] for e in after["entry"] if e["resource"]["resourceType"] == "Task"]
+    assert done["authoredOn"] == done["lastModified"] == CONTESTED
+    assert done["extension"] == [{"url": ORIGINAL_AUTHORED_ON, "valueDateTime": ahead}]
+    (c,) = deliberation_from_bundle(after).contestations
+    assert c.at == CONTESTED
+    on_time = contest_bundle(plan(), task("reject", inp("target", valueString="arg-pt-balance")),
+                             recorded=CONTESTED)  # fmt: skip
+    (kept,) = [e["resource"] for e in on_time["entry"] if e["resource"]["resourceType"] == "Task"]
+    assert kept["authoredOn"] == "2026-11-30T11:00:00Z" and "extension" not in kept
+
+
+def test_a_refused_task_authored_ahead_is_clamped_too():
+    ahead = "2030-01-01T00:00:00Z"
+    (rej,) = rejected_tasks(json.dumps(task("accept", authoredOn=ahead)), "bad", at=CONTESTED)
+    assert rej["authoredOn"] == rej["lastModified"] == CONTESTED
+    assert rej["extension"] == [{"url": ORIGINAL_AUTHORED_ON, "valueDateTime": ahead}]
+    assert_valid(rej)
 
 
 # ----------------------------------------------------------------------------- refusals

@@ -465,6 +465,14 @@ IMPOSSIBLE = {
     "mtls-without-tls": (["tls.clientCA.existingSecret=ca"], "client certificates need TLS"),
     "tokens-without-secret": (["auth.mode=tokens"], "auth.mode=tokens needs"),
     "jwt-without-jwks": (["auth.mode=jwt"], "auth.mode=jwt needs"),
+    "jwt-without-audience": (
+        ["auth.mode=jwt", "auth.jwt.existingSecret=jwks", "auth.jwt.issuer=https://idp.example"],
+        "auth.mode=jwt needs auth.jwt.audience and auth.jwt.issuer",
+    ),
+    "jwt-without-issuer": (
+        ["auth.mode=jwt", "auth.jwt.existingSecret=jwks", "auth.jwt.audience=canoe"],
+        "auth.mode=jwt needs auth.jwt.audience and auth.jwt.issuer",
+    ),
     "pdb-both-bounds": (["podDisruptionBudget.minAvailable=1"], "not both"),
     "servicemonitor-without-metrics": (
         ["metrics.enabled=false", "metrics.serviceMonitor.enabled=true"],
@@ -736,3 +744,26 @@ def test_pods_listen_on_their_address_and_unauthenticated_grpc_is_said_explicitl
     assert closed["CANOE_ALLOW_UNAUTHENTICATED"] == "false"
     with pytest.raises(InputError, match=r"refusing to listen on 0\.0\.0\.0"):
         check_exposure(load_settings(environ=closed))
+
+
+def test_jwt_with_any_audience_only_when_asked_and_passed_on(helm: Helm) -> None:
+    sets = ["auth.mode=jwt", "auth.jwt.existingSecret=jwks", "auth.jwt.allowAnyAudience=true"]
+    data = configmap_data(helm.render(sets=sets))
+    assert data["CANOE_AUTH_ALLOW_ANY_AUDIENCE"] == "true"
+    assert "CANOE_AUTH_AUDIENCE" not in data and "CANOE_AUTH_ISSUER" not in data
+    allowed = {"CANOE_AUTH_ALLOW_ANY_AUDIENCE": data["CANOE_AUTH_ALLOW_ANY_AUDIENCE"]}
+    assert load_settings(environ=allowed).auth.allow_any_audience is True
+    strict = [*sets[:2], "auth.jwt.audience=canoe", "auth.jwt.issuer=https://idp.example"]
+    assert "CANOE_AUTH_ALLOW_ANY_AUDIENCE" not in configmap_data(helm.render(sets=strict))
+
+
+def test_plan_memory_budget_is_a_chart_value(helm: Helm) -> None:
+    data = configmap_data(helm.render(sets=["config.maxPlanMemoryMb=1024"]))
+    assert data["CANOE_MAX_PLAN_MEMORY_MB"] == "1024"
+    assert (
+        load_settings(environ={"CANOE_MAX_PLAN_MEMORY_MB": "1024"}).limits.max_plan_memory_mb
+        == 1024
+    )
+    assert "CANOE_MAX_PLAN_MEMORY_MB" not in configmap_data(helm.render())
+    refused = helm.template(sets=["config.maxPlanMemoryMb=8"])
+    assert refused.returncode != 0 and "maxPlanMemoryMb" in refused.stderr

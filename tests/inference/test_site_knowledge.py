@@ -145,7 +145,7 @@ def test_plan_without_overlay_records_the_shipped_knowledge(
             "criteria[0].id",
             "is a shipped criterion",
         ),
-        ({"local.json": "{"}, "local.json", "(file)", "not readable JSON"),
+        ({"local.json": "{"}, "local.json", "line 1", "not valid JSON"),
     ],
 )
 def test_bad_overlay_is_refused_by_name(

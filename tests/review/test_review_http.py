@@ -219,6 +219,18 @@ async def test_review_links_open_once_signed_and_expire(review: Review) -> None:
         assert (await http.get(f"/review/plans/{review.plan_id}")).status_code == 401
 
 
+async def test_a_review_link_opens_one_session_only(review: Review) -> None:
+    link = review_link(review.settings, tenant="default", plan_id=review.plan_id, user=USER)
+    path = link.removeprefix(review.base)
+    async with review.client() as http:
+        assert (await http.get(path)).status_code == 303
+    for _ in range(2):  # a second browser, and a third, within the link's lifetime
+        async with review.client() as http:
+            again = await http.get(path)
+            assert again.status_code == 401 and "already used" in again.text
+            assert "set-cookie" not in again.headers
+
+
 async def test_a_session_reads_only_its_own_plan_and_tenant(review: Review) -> None:
     from tests.service.conftest import bundle_bytes
 

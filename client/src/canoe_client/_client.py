@@ -35,6 +35,7 @@ from canoe_client.errors import (
     BackendTimeout,
     BackendUnavailable,
     CanoeError,
+    ConflictError,
     ForbiddenError,
     InputError,
     Issue,
@@ -59,6 +60,7 @@ FhirInput = bytes | str | Path | Mapping[str, Any]
 _ERRORS: Final[dict[grpc.StatusCode, type[CanoeError]]] = {
     grpc.StatusCode.INVALID_ARGUMENT: InputError,
     grpc.StatusCode.NOT_FOUND: NotFoundError,
+    grpc.StatusCode.ALREADY_EXISTS: ConflictError,
     grpc.StatusCode.UNAUTHENTICATED: AuthError,
     grpc.StatusCode.PERMISSION_DENIED: ForbiddenError,
     grpc.StatusCode.RESOURCE_EXHAUSTED: LimitError,

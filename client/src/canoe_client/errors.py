@@ -4,6 +4,7 @@
     ├── InputError                 bad input from a caller; never retried   <- INVALID_ARGUMENT
     ├── NotFoundError              unknown plan / version / argument        <- NOT_FOUND
     ├── StaleVersionError          contest of a version that is not current <- FAILED_PRECONDITION
+    ├── ConflictError              a Task id re-sent with other content     <- ALREADY_EXISTS
     ├── AuthError                  missing/invalid credentials              <- UNAUTHENTICATED
     │   └── ForbiddenError         valid credentials, wrong tenant          <- PERMISSION_DENIED
     ├── LimitError                 a configured limit was hit               <- RESOURCE_EXHAUSTED
@@ -29,6 +30,7 @@ __all__ = [
     "BackendTimeout",
     "BackendUnavailable",
     "CanoeError",
+    "ConflictError",
     "ForbiddenError",
     "InputError",
     "Issue",
@@ -78,6 +80,13 @@ class StaleVersionError(CanoeError):
     def __init__(self, message: str, *, current_version: int, **kw: object) -> None:
         super().__init__(message, **kw)  # type: ignore[arg-type]
         self.current_version = current_version
+
+
+class ConflictError(CanoeError):
+    """A Task id already applied, sent again with different content: the first one stands, and
+    the message names what differs (send the new decision under a new id)."""
+
+    issue_code = "duplicate"
 
 
 class AuthError(CanoeError):

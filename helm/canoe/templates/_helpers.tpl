@@ -152,6 +152,9 @@ change, because the person reading it is a platform engineer at install time, no
 {{- if and (eq $v.auth.mode "jwt") (not $v.auth.jwt.existingSecret) }}
 {{- fail "canoe: auth.mode=jwt needs auth.jwt.existingSecret, the Secret holding the JWKS the tokens are checked against." }}
 {{- end }}
+{{- if and (eq $v.auth.mode "jwt") (or (not $v.auth.jwt.audience) (not $v.auth.jwt.issuer)) (not $v.auth.jwt.allowAnyAudience) }}
+{{- fail "canoe: auth.mode=jwt needs auth.jwt.audience and auth.jwt.issuer: without them a token minted for any service by any issuer whose key is in the JWKS is accepted. Set both, or auth.jwt.allowAnyAudience=true to accept that knowingly (logged at start-up)." }}
+{{- end }}
 {{- if and $v.metrics.serviceMonitor.enabled (not $v.metrics.enabled) }}
 {{- fail "canoe: metrics.serviceMonitor.enabled=true needs metrics.enabled=true, or the ServiceMonitor has no port to scrape." }}
 {{- end }}

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .._datafile import KnowledgeFileError, parse_file
 from .._datafile import load_file as load_data_file
 from ..conditions import GROUPS_BY_KEY
 from ..drugs import CLASS_LABELS, DRUGS
@@ -163,9 +164,10 @@ def load_file(
     """One validated criteria file, or ``KnowledgeError`` naming file, path and problem."""
     name = path.name
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise KnowledgeError(name, "(file)", f"not readable JSON: {exc}") from None
+        raw = parse_file(path)
+    except KnowledgeFileError as exc:
+        where = "(file)" if exc.where == "(top level)" else exc.where
+        raise KnowledgeError(name, where, exc.problem) from None
     for where, problem in _resolve_uses(raw, library if library is not None else _LIBRARY):
         raise KnowledgeError(name, where, problem)
     try:
