@@ -367,7 +367,7 @@ def fact_words(
         why = f" for {e.reason_text}" if e.reason_text else ""
         words[e.ref] = f"{e.kind}{why}" + (f" on {_date(e.start)}" if e.start else "")
     if profile.age is not None:
-        words[profile.ref] = f"age {profile.age} on {_date(profile.as_of)}"
+        words[profile.ref] = f"age {profile.age} on {_date(profile.plan_day)}"
     return tuple((r, wording.spell(words[r])) for r in dict.fromkeys(refs) if r in words)
 
 

@@ -927,6 +927,19 @@ def _held(t: Trigger, f: Facts, params: dict[str, float], b: Binding) -> tuple[s
     return tuple(r for r in _cited(_CITABLE, got, f) if r not in own)
 
 
+def _with_when_count(pt: PointTemplate, f: Facts, params: dict[str, float], b: Binding) -> Binding:
+    """``b`` with the medicines a point's own ``when`` counted (``{count.names}``), where the
+    trigger counted none: the point names what it holds for, never an empty list."""
+    if pt.when is None or pt.when.count is None or b.count:
+        return b
+    got = next(_match(pt.when, f, params, b), None)
+    if got is None or not got.count:
+        return b
+    out = b.copy()
+    out.count, out.count_value = got.count, got.count_value
+    return out
+
+
 def _excused(c: Criterion, f: Facts, b: Binding) -> bool:
     for ex in c.exceptions:
         # An exception's drugs are checked for presence only; its dose/duration parts read ``a``.
@@ -1614,7 +1627,11 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
     # A point that holds only under its own ``when`` cites first what that condition matched
     # (the antiplatelet beside warfarin that makes an INR urgent): the fact that justifies it.
     whens = [(pt, () if pt.when is None else _held(pt.when, f, p, b)) for pt in c.points]
-    points = tuple(_point(c, pt, f, b, first) for pt, first in whens if first is not None)
+    points = tuple(
+        _point(c, pt, f, _with_when_count(pt, f, p, b), first)
+        for pt, first in whens
+        if first is not None
+    )
     every = _cited(_CITABLE, b, f)
     every = refs(every, *(pt.facts for pt in points))
     acts = b.meds.get(o.acts_on) if o.acts_on else None
