@@ -209,6 +209,27 @@ def test_an_interaction_with_a_held_medicine_is_for_its_restart_and_not_urgent()
     assert stop_naproxen(held) == "soon"
 
 
+def test_a_finding_on_a_held_medicine_says_it_is_on_hold() -> None:
+    """A thiazide on hold for a low sodium, with gout: the drug-disease line says the thiazide
+    is on hold, never that it is taken, and suggests no restart."""
+    from service.record.profile import Condition
+
+    gout = Code(SNOMED, "90560007", "Gout (disorder)")
+    thiazide = _med(
+        "t", "bendroflumethiazide 2.5 MG Oral Tablet", "", status="on-hold", dose_value=2.5
+    )
+    p = replace(
+        _profile(meds=[thiazide], encounters=()),
+        problems=(Condition("Condition/g", "Gout", (gout,), "active", "confirmed", None),),
+    )
+    said = [x for x in analyse(p).proposals if "dd-thiazide-gout" in x.criteria]
+    assert said, "the finding is still raised for when it is given again"
+    for x in said:
+        assert x.title.startswith("While bendroflumethiazide is on hold: ")
+        assert "restart" not in x.title.lower()
+        assert x.urgency_class not in ("urgent", "resolve-first")
+
+
 # ---------------------------------------------------------------------- smoking, time
 
 

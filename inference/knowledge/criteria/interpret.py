@@ -1663,7 +1663,8 @@ def _proposal(c: Criterion, f: Facts, b: Binding, out: Output | None) -> Proposa
         # a medicine it rests on is on hold (and not as the stay's change a transition
         # criterion reads): the finding matters when it is restarted, not now
         names = _and([m.name for m in b.meds.values() if m.ref in held])
-        title = f"Before restarting {names}: {title[:1].lower()}{title[1:]}"
+        verb = "is" if len(held) == 1 else "are"
+        title = f"While {names} {verb} on hold: {title[:1].lower()}{title[1:]}"
         if when in ("resolve-first", "urgent"):
             when = "soon"
         category = "medication" if category == "immediate-safety" else category
