@@ -652,7 +652,7 @@ class Facts:
         computed = crcl = None
         adult = param("kidney.equation_min_age_years")
         age = self.age_on(creat.effective) if creat is not None else None
-        if creat is not None and age is not None and age >= adult:
+        if creat is not None and age is not None and adult <= age <= MAX_AGE_YEARS:
             scr = _creatinine_mg_dl(creat)
             if scr is not None and scr > 0:
                 computed = ckd_epi_2021(scr, age, self.female)
@@ -731,9 +731,12 @@ class Facts:
         ]
         out: list[Unsteady] = []
 
-        def implied(mg: float, day: date | None = None) -> float:
+        def implied(mg: float, day: date | None = None) -> float | None:
+            """The eGFR a creatinine implies at the age on its day; None where the equation
+            does not apply (a child then, or an implausible age)."""
             age = self.age_on(day)
-            assert age is not None
+            if age is None or not param("kidney.equation_min_age_years") <= age <= MAX_AGE_YEARS:
+                return None
             return ckd_epi_2021(mg, age, self.female)
 
         if reported is not None and reported.value and reported.effective is not None:
@@ -741,7 +744,7 @@ class Facts:
                 if o.effective != reported.effective:
                     continue
                 e = implied(mg, o.effective)
-                if _disagree(e, reported.value):
+                if e is not None and _disagree(e, reported.value):
                     out.append(Unsteady(o, e, None, 0))
                     break
         window_days = param("kidney.unsteady_window_days")
@@ -757,13 +760,14 @@ class Facts:
             high = max(window, key=lambda x: x[1])
             low = min(window, key=lambda x: x[1])
             ratio = param("kidney.unsteady_creatinine_ratio")
-            if high[1] >= ratio * low[1] and implied(high[1], high[0].effective) < concern:
+            worst = implied(high[1], high[0].effective)
+            if high[1] >= ratio * low[1] and worst is not None and worst < concern:
                 first, later = sorted((high, low), key=lambda x: x[0].effective or last_day)
                 assert first[0].effective is not None and later[0].effective is not None
                 days = (later[0].effective - first[0].effective).days
-                out.append(
-                    Unsteady(first[0], implied(first[1], first[0].effective), later[0], days)
-                )
+                at_first = implied(first[1], first[0].effective)
+                if at_first is not None:
+                    out.append(Unsteady(first[0], at_first, later[0], days))
         return tuple(out)
 
     def _lab_ckd(self) -> tuple[str, ...]:
@@ -885,6 +889,10 @@ class Facts:
             dated = [self.stay.discharged, *(c.ends for c in self.changes if c.ends)]
             vals += [float(v) for d in dated for v in (d.day, d.year)]
             vals += [float(_course_days(c)) for c in self.changes if _course_days(c)]
+        # The record's last date and the plan day, as a line about an old record states them.
+        vals += [float(v) for d in (self.p.as_of, self.p.plan_day) for v in (d.year, d.day)]
+        gap = (self.p.plan_day - self.p.as_of).days  # how long before the plan the record ends
+        vals += [float(gap), float(gap // DAYS_PER_WHOLE_MONTH), float(int(gap // DAYS_PER_YEAR))]
         words = {w for t in quoted for w in _QUOTED_NUMBER.findall(t)}
         return frozenset(fmt(v) for v in vals if v is not None) | words
 

@@ -9,6 +9,7 @@ same profile gives the same analysis, ordered.
 
 from __future__ import annotations
 
+import calendar
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
@@ -47,7 +48,7 @@ from .roles import POOL, ROLE_BY_NAME
 from .rule_points import make_point as _point
 from .rule_points import rule_option
 from .site import active, firing, shipped
-from .units import CHOLESTEROL_MG_DL_PER_MMOL_L
+from .units import CHOLESTEROL_MG_DL_PER_MMOL_L, MONTHS_PER_YEAR
 
 __all__ = ["CRITERIA", "Analysis", "MedFact", "Point", "ProblemCase", "Proposal", "analyse"]
 
@@ -1050,14 +1051,10 @@ def _months_after(day: date, months: int) -> date:
     >>> _months_after(date(2026, 8, 31), 6)
     datetime.date(2027, 2, 28)
     """
-    index = day.year * 12 + day.month - 1 + months
-    year, month = divmod(index, 12)
-    for d in (day.day, 30, 29, 28):
-        try:
-            return date(year, month + 1, d)
-        except ValueError:
-            continue
-    raise AssertionError("every month has a 28th day")
+    index = day.year * MONTHS_PER_YEAR + day.month - 1 + months
+    year, month = divmod(index, MONTHS_PER_YEAR)
+    last = calendar.monthrange(year, month + 1)[1]
+    return date(year, month + 1, min(day.day, last))
 
 
 # ------------------------------------------------------------------------- complexity

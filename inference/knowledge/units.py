@@ -12,6 +12,8 @@ from __future__ import annotations
 __all__ = [
     "CHOLESTEROL_MG_DL_PER_MMOL_L",
     "CREATININE_UMOL_L_PER_MG_DL",
+    "DATA_FILE_MAX_BYTES",
+    "DATA_FILE_MAX_DEPTH",
     "DAYS_PER_MONTH",
     "DAYS_PER_WEEK",
     "DAYS_PER_WHOLE_MONTH",
@@ -24,6 +26,7 @@ __all__ = [
     "MAX_DAYS_PER_YEAR",
     "MG_PER_G",
     "MG_PER_MCG",
+    "MONTHS_PER_YEAR",
     "PER_UL_PER_THOUSAND_PER_UL",
     "TWO_DECIMALS_BELOW",
     "WHOLE_NUMBERS_FROM",
@@ -61,3 +64,12 @@ DAYS_STATED_IN_YEARS_FROM = 730
 # one decimal at most, and below TWO_DECIMALS_BELOW with two ("1.25"); see ``facts.fmt``
 WHOLE_NUMBERS_FROM = 1000
 TWO_DECIMALS_BELOW = 20
+
+# The calendar: months in a year (a date moved by whole months).
+MONTHS_PER_YEAR = 12
+
+# Reading limits of a knowledge data file, sizes not clinical values (``_datafile``): the
+# largest shipped file is a few hundred kB and none nests deeper than 16, so a file far over
+# either is a mistake (or an attack), refused before it is read whole or recursed into.
+DATA_FILE_MAX_BYTES = 4194304  # 4 MiB
+DATA_FILE_MAX_DEPTH = 64

@@ -465,15 +465,22 @@ def summary_card(
         lines += ["", "**What was checked**", *(escape(x) for x in coverage_lines(coverage))]
         lines += ["", "**Coverage in detail**"]
         lines += [f"- {escape(x)}" for x in coverage_detail(coverage)]
+    # A high-risk check could not run: the plan's silence there is not safety, and the
+    # summary says so whatever else leads it.
+    unchecked = (
+        next(g for g in coverage.gaps if g.high_risk)
+        if coverage is not None and coverage.high_risk
+        else None
+    )
     if safety:
         lead = min(safety, key=lambda o: not _urgent(o))  # stable: the first urgent one
         kind = "urgent" if _urgent(lead) else "safety issue"
         summary = f"Care plan: {kind}: {lead.get('title', '')}"
+        if unchecked is not None:
+            summary += f"; not checked: {unchecked.label}"
         indicator = "warning"
-    elif coverage is not None and coverage.high_risk:
-        # A high-risk check could not run: the plan's silence there is not safety.
-        first = next(g for g in coverage.gaps if g.high_risk)
-        summary = f"Care plan: {len(included)} activities; not checked: {first.label}"
+    elif unchecked is not None:
+        summary = f"Care plan: {len(included)} activities; not checked: {unchecked.label}"
         indicator = "warning"
     else:
         summary = f"Care plan: {len(included)} activities"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import uuid
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tests.cds_hooks.conftest import Servers, cds_fixture
@@ -66,6 +67,10 @@ def test_a_child_on_an_unrecognised_medicine_gets_a_warning_card(servers: Server
 
 def test_an_in_scope_adult_with_nothing_missing_keeps_an_info_card(servers: Servers) -> None:
     body = _request("1950-05-01", [("amlodipine 5 MG Oral Tablet", "197361")])
+    # a current record: one that ends years before today first asks to confirm it (a warning)
+    recent = (datetime.now(UTC) - timedelta(days=10)).isoformat(timespec="seconds")
+    for e in body["prefetch"]["medications"]["entry"]:
+        e["resource"]["authoredOn"] = recent
     r = servers.post(PV, body)
     assert r.status_code == 200, r.text
     (card,) = r.json()["cards"]

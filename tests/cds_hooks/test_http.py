@@ -118,8 +118,9 @@ def test_patient_view_full_prefetch(servers: Servers) -> None:
     assert len(servers.fhir.requests) == before  # everything was prefetched
     assert card["indicator"] == "warning"  # the panel found immediate-safety issues
     # the clinician summary: ranked lines, a patient fact with its value, no FHIR ids
-    assert "Ranked by urgency" in card["detail"] and "pharmacist" in card["detail"]
-    assert "\n1. Review the need for clopidogrel with warfarin \\[urgent\\]" in card["detail"]
+    assert "Ranked by when to act" in card["detail"] and "pharmacist" in card["detail"]
+    # an old record's confirm line first, then the rest by when to act
+    assert "\n2. Review the need for clopidogrel with warfarin — within 3 days" in card["detail"]
     assert "- 1." not in card["detail"]  # an ordered list, not numbers inside bullets
     assert "MedicationRequest/" not in card["detail"]
     link = card["links"][0]
@@ -439,7 +440,7 @@ def test_patient_view_plans_once_and_stores_the_bytes_it_made(servers: Servers) 
         del service.generate
     assert r.status_code == 200, r.text
     (outcome,) = seen
-    assert "Ranked by urgency" in r.json()["cards"][0]["detail"]
+    assert "Ranked by when to act" in r.json()["cards"][0]["detail"]
     rec = servers.call(
         service.store.get_version(tenant="ehr-test", plan_id=outcome.plan_id, version=1)
     )

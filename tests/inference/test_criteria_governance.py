@@ -117,6 +117,9 @@ def _content(c: Criterion) -> str:
     raw["points"] = [
         {k: v for k, v in pt.items() if k not in ("themes", "concern")} for pt in raw["points"]
     ]
+    vaccine = raw.get("trigger", {}).get("vaccine")
+    if isinstance(vaccine, dict):  # its short name for a summary line, stated since
+        vaccine.pop("short", None)
     return "sha256:" + hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()
 
 

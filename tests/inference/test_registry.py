@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
 
@@ -179,6 +179,13 @@ CASES: dict[str, tuple[str, PatientProfile, PatientProfile]] = {
         "opt-social-work",
         profile(social=(ALONE,), born=YOUNG),
         profile(born=YOUNG),
+    ),
+    # a record ending a year before the plan day is confirmed first; one ending a month before
+    # is current enough
+    "confirm-current-record": (
+        "opt-confirm-current-record",
+        replace(profile(), received=AS_OF + timedelta(days=365)),
+        replace(profile(), received=AS_OF + timedelta(days=30)),
     ),
     # ten weeks ago is recent; a year ago the event has its own settled plan
     "review-after-thrombolysis": (

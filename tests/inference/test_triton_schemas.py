@@ -48,13 +48,22 @@ class Checked:
                 for a in back.arguments
             ]
         elif req.step == "assess":
-            # An option's safety findings, urgency class, action kind and the problem it treats
-            # with others come from the knowledge by option id (the planner fills them in for a
+            # An option's safety findings, urgency class, action kind, timeframe, harm and the
+            # problem it treats with others come from the knowledge by option id (the planner fills them in for a
             # model's options); the model's answer format (assess.v3) carries none of them.
             assert all(o.urgency_class is None and o.treats is None for o in back.options)
-            assert all(o.action is None for o in back.options)
+            assert all(o.action is None and o.timeframe is None for o in back.options)
             options = tuple(
-                replace(o, findings=(), urgency_class=None, treats=None, action=None)
+                replace(
+                    o,
+                    findings=(),
+                    urgency_class=None,
+                    treats=None,
+                    action=None,
+                    timeframe=None,
+                    harm=None,
+                    transition=False,
+                )
                 for o in result.options
             )
             assert back == replace(result, options=options)

@@ -90,10 +90,22 @@ async def test_ready_only_when_server_and_every_model_are(triton_server: ServerH
 
 
 def _stated(a: Assessment) -> Assessment:
-    """What a model's assessment states: no safety findings, urgency class or problem treated
-    with others (the planner takes them from the knowledge by option id,
-    ``tests/pipeline/test_findings.py``)."""
-    bare = tuple(replace(o, findings=(), urgency_class=None, treats=None) for o in a.options)
+    """What a model's assessment states: no safety findings, urgency class, action kind,
+    timeframe, harm or problem treated with others (the planner takes them from the knowledge
+    by option id, ``tests/pipeline/test_findings.py``)."""
+    bare = tuple(
+        replace(
+            o,
+            findings=(),
+            urgency_class=None,
+            treats=None,
+            action=None,
+            timeframe=None,
+            harm=None,
+            transition=False,
+        )
+        for o in a.options
+    )
     return replace(a, options=bare)
 
 

@@ -32,6 +32,9 @@ FULL = CandidateOption(
     findings=(Finding("drug-age", "major", "beers-z-drug"),),
     treats="insomnia",
     action="taper",
+    timeframe="7d",
+    harm=6.0,
+    transition=True,
 )
 
 
