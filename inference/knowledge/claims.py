@@ -152,9 +152,7 @@ class NotGiven:
     kind: Literal["not-given"] = "not-given"
 
 
-Claim = (
-    StoppedInStay | NoResult | AboveLimit | TakenTogether | CurrentSmoker | Recent | NotGiven
-)
+Claim = StoppedInStay | NoResult | AboveLimit | TakenTogether | CurrentSmoker | Recent | NotGiven
 
 _OPS: Mapping[str, Callable[[float, float], bool]] = {
     ">": operator.gt,
