@@ -2,9 +2,14 @@
 ActivityDefinition for the action, in the CPG-on-FHIR shape as far as it fits.
 
 The caller hands in plain specifications (``ValueSetSpec``, ``RuleSpec``), already worded; this
-module only renders them under a canonical base. A PlanDefinition describes its trigger in plain
-language (``action.condition`` with ``text/plain``): it documents the rule, it does not promise
-that another engine can run it. No knowledge is read here and nothing is decided.
+module only renders them under a canonical base. Each applicability condition of a
+PlanDefinition (``action.condition``: the trigger, then "not" each exception) is a
+``text/fhirpath`` Expression: its ``expression`` the condition in FHIRPath where the knowledge
+could write it (evaluated with the patient's record Bundle as focus and ``%asOf`` the day the
+record is read on), else ``{}`` (the empty collection: unknown, so no engine finds the rule
+applicable on its say) (``NOT_EXECUTABLE``); its
+``description`` the rule in plain words either way. No knowledge is read here and nothing is
+decided.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 __all__ = [
+    "NOT_EXECUTABLE",
     "CodeGroup",
     "RuleSpec",
     "ValueSetSpec",
@@ -59,7 +65,8 @@ class ValueSetSpec:
 @dataclass(frozen=True, slots=True)
 class RuleSpec:
     """One criterion as a rule: ``trigger``/``exceptions`` in plain words, ``citation`` the
-    source it follows, ``value_sets`` the ids of the value sets its trigger reads."""
+    source it follows, ``value_sets`` the ids of the value sets its trigger reads;
+    ``trigger_fhirpath``/``exceptions_fhirpath`` the same in FHIRPath (None: not writable)."""
 
     id: str
     title: str
@@ -74,6 +81,8 @@ class RuleSpec:
     priority: str  # safety | omission | monitoring | review
     category: str
     value_sets: tuple[str, ...] = ()
+    trigger_fhirpath: str | None = None
+    exceptions_fhirpath: tuple[str | None, ...] = ()
 
 
 def _name(ident: str) -> str:
@@ -122,21 +131,30 @@ def render_activity_definition(spec: RuleSpec, base: str) -> dict[str, object]:
     }
 
 
+# The expression of a condition not written in FHIRPath: the empty collection, which FHIRPath
+# reads as unknown, so another engine never finds the rule applicable on that condition's say.
+NOT_EXECUTABLE: Final = "{}"
+
+
+def _condition(words: str, fhirpath: str | None) -> dict[str, object]:
+    return {
+        "kind": "applicability",
+        "expression": {
+            "description": words,
+            "language": "text/fhirpath",
+            "expression": NOT_EXECUTABLE if fhirpath is None else fhirpath,
+        },
+    }
+
+
 def render_plan_definition(spec: RuleSpec, base: str) -> dict[str, object]:
     """One rule in the CPG-on-FHIR shape: its trigger and exceptions as plain-language
     applicability conditions, its action (by definition) with priority, its source cited."""
-    conditions: list[dict[str, object]] = [
-        {
-            "kind": "applicability",
-            "expression": {"language": "text/plain", "expression": spec.trigger},
-        }
-    ]
+    exceptions = spec.exceptions_fhirpath or (None,) * len(spec.exceptions)
+    conditions = [_condition(spec.trigger, spec.trigger_fhirpath)]
     conditions += [
-        {
-            "kind": "applicability",
-            "expression": {"language": "text/plain", "expression": f"not: {text}"},
-        }
-        for text in spec.exceptions
+        _condition(f"not: {text}", None if fp is None else f"({fp}).not()")
+        for text, fp in zip(spec.exceptions, exceptions, strict=True)
     ]
     action: dict[str, object] = {
         "title": spec.action_title,

@@ -33,6 +33,7 @@ from inference.knowledge.criteria.schema import NUMERIC_PARTS, PointUse, Trigger
 from inference.knowledge.drugs import CLASS_LABELS, DRUGS
 from inference.knowledge.facts import Facts
 from inference.knowledge.site import Change, Knowledge, load_site, shipped
+from service.criteria_fhirpath import to_fhirpath
 from service.errors import InputError
 from service.record.profile import PatientProfile
 from service.record.vocabulary import ICD10, RXNORM, SNOMED
@@ -283,6 +284,8 @@ def _rule(c: Criterion, published: set[str]) -> RuleSpec:
         citation=f"{c.source} {c.source_id} ({c.year})",
         trigger=describe(c.trigger, p),
         exceptions=tuple(describe(ex, p) for ex in c.exceptions),
+        trigger_fhirpath=to_fhirpath(c.trigger, dict(p)),
+        exceptions_fhirpath=tuple(to_fhirpath(ex, dict(p)) for ex in c.exceptions),
         action_title=_template(c.option.title, p),
         action_description=_template(c.option.description, p),
         priority=c.priority,

@@ -40,6 +40,7 @@ __all__ = [
     "DEFINITIONS_VERSION",
     "DELIBERATION_CONTENT_TYPE",
     "EXTENSIONS",
+    "IG_DEPENDENCIES",
     "PACKAGE_NAME",
     "CodeSystemSpec",
     "ExtensionSpec",
@@ -71,6 +72,14 @@ AIAST: Final = {
 AI_CONFIDENCE: Final = "http://hl7.org/fhir/uv/aitransparency/StructureDefinition/AIconfidence"
 
 FHIR_VERSION: Final = "4.0.1"
+# Every FHIR package whose definitions the plans and the definitions use, by its canonical
+# base: the package.json dependencies, so a validator loads them (the R4 core, and the AI
+# Transparency IG for AIconfidence).
+IG_DEPENDENCIES: Final[dict[str, tuple[str, str]]] = {
+    "http://hl7.org/fhir": ("hl7.fhir.r4.core", FHIR_VERSION),
+    "http://hl7.org/fhir/uv/aitransparency": ("hl7.fhir.uv.aitransparency", "1.0.0-ballot"),
+}
+
 DEFINITIONS_VERSION: Final = "1.0.0"
 PACKAGE_NAME: Final = "canoe.careplan.definitions"
 ValueType = Literal[
@@ -544,10 +553,11 @@ def package_files(
     extra: Mapping[str, dict[str, object]] | None = None,
 ) -> dict[str, dict[str, object]]:
     """A FHIR NPM package of every definition under ``base``: file name -> JSON, for the
-    ``package/`` folder. Holds ``package.json`` (name, version, fhirVersions, canonical, the R4
-    core dependency), ``.index.json`` (index-version 2) and one file per StructureDefinition,
-    CodeSystem and ValueSet; then ``extra`` (resources rendered under ``base`` by the caller,
-    such as the knowledge's ValueSets and PlanDefinitions), which keep their own versions."""
+    ``package/`` folder. Holds ``package.json`` (name, version, fhirVersions, canonical, the
+    packages of ``IG_DEPENDENCIES``), ``.index.json`` (index-version 2) and one file per
+    StructureDefinition, CodeSystem and ValueSet; then ``extra`` (resources rendered under
+    ``base`` by the caller, such as the knowledge's ValueSets and PlanDefinitions), which keep
+    their own versions."""
     base = check_base(base)
     files = definition_files(base)
     for res in files.values():
@@ -580,7 +590,7 @@ def package_files(
         "type": "fhir.ig",
         "canonical": base,
         "url": base,
-        "dependencies": {"hl7.fhir.r4.core": FHIR_VERSION},
+        "dependencies": dict(IG_DEPENDENCIES.values()),
         "license": "CC0-1.0",
     }
     return {

@@ -68,7 +68,17 @@ _AGAINST: Final = re.compile(
 SUMMARY_MAX: Final = 140  # the specification's limit for card.summary
 TOP_ACTIVITIES: Final = 5
 
-CardIndicator = Literal["critical", "warning"]  # the CDS Hooks card indicator
+CardIndicator = Literal["critical", "warning", "info"]  # the CDS Hooks card indicator
+_INDICATOR_RANK: Final[tuple[CardIndicator, ...]] = ("critical", "warning", "info")
+# A finding's harm severity (the knowledge criterion's, as the DetectedIssue carries it) -> the
+# indicator of a card that says the order should not go ahead.
+_KIND_INDICATOR: Final[dict[str, CardIndicator]] = {
+    "critical": "critical",
+    "major": "critical",
+    "moderate": "warning",
+    "minor": "info",
+}
+_HARM_RANK: Final = ("critical", "major", "moderate", "minor")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,11 +100,15 @@ class CardRecord:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One included option that argues against a draft order."""
+    """One included option that argues against a draft order. ``kind`` and ``harm``: its
+    worst coded safety finding (``Option.findings``: criterion kind and harm severity), when it
+    carries one; the card's topic and indicator come from them."""
 
     draft_ref: str
     option: Mapping[str, Any]
     severity: CardIndicator
+    kind: str | None = None
+    harm: str | None = None
 
     @property
     def option_id(self) -> str:
@@ -140,14 +154,45 @@ def _urgent(option: Mapping[str, Any]) -> bool:
     return option.get("urgency_class") in ("resolve-first", "urgent")
 
 
-def _severity(option: Mapping[str, Any]) -> CardIndicator:
-    if option.get("category") == "immediate-safety" or _urgent(option):
-        return "critical"
+def _coded_findings(options: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+    """(kind, harm severity) of every finding of ``options`` that has a detected-issue code,
+    worst harm first; equal harm keeps the order of ``options`` and of their findings."""
+    found = [
+        (str(f.get("kind")), str(f.get("severity")))
+        for o in options
+        for f in o.get("findings") or ()
+        if isinstance(f, Mapping) and issue_coding([str(f.get("kind"))]) is not None
+    ]
+    return sorted(found, key=lambda kh: _rank(kh[1], _HARM_RANK))
+
+
+def _rank(value: str, order: Sequence[str]) -> int:
+    return order.index(value) if value in order else len(order)
+
+
+def _severity(option: Mapping[str, Any]) -> tuple[CardIndicator, str | None, str | None]:
+    """The card indicator for one option, with the kind and harm of its worst coded finding.
+
+    With a coded finding the indicator is its harm's (a drug-drug interaction of critical harm
+    is ``critical``, a minor one ``info``); an immediate-safety or urgent option is never below
+    ``critical``, since the summary puts it first. Without one, a strong supporting argument
+    (sigma >= 0.8) makes it ``critical``."""
+    floor: CardIndicator = (
+        "critical" if option.get("category") == "immediate-safety" or _urgent(option) else "info"
+    )
+    coded = _coded_findings([option])
+    if coded:
+        kind, harm = coded[0]
+        return _higher(_KIND_INDICATOR.get(harm, "warning"), floor), kind, harm
     strong = any(
         a.get("stance") == "support" and float(a.get("sigma") or 0.0) >= 0.8
         for a in _arguments(option)
     )
-    return "critical" if strong else "warning"
+    return _higher("critical" if strong else "warning", floor), None, None
+
+
+def _higher(first: CardIndicator, second: CardIndicator) -> CardIndicator:
+    return min(first, second, key=lambda i: _INDICATOR_RANK.index(i))
 
 
 def order_findings(document: Mapping[str, Any], draft_refs: Sequence[str]) -> list[Finding]:
@@ -161,7 +206,8 @@ def order_findings(document: Mapping[str, Any], draft_refs: Sequence[str]) -> li
                 and _about(option, ref)
                 and _says_against(option, ref)
             ):
-                out.append(Finding(ref, option, _severity(option)))
+                indicator, kind, harm = _severity(option)
+                out.append(Finding(ref, option, indicator, kind, harm))
     return out
 
 
@@ -219,15 +265,10 @@ def _link(review_url: str, plan_id: str, version: int) -> dict[str, Any]:
 
 def _source(review_url: str, options: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
     """The card's source; its ``topic`` is the detected-issue code (v3 ActCode, as the plan's
-    DetectedIssue carries it) of the first of ``options`` with a coded safety finding."""
+    DetectedIssue carries it) of the worst-harm coded safety finding of ``options`` (the first
+    such among equals): naproxen on warfarin is a drug interaction before it is an age alert."""
     out: dict[str, Any] = {"label": SOURCE_LABEL, "url": review_url}
-    kinds = [
-        str(f.get("kind"))
-        for o in options
-        for f in o.get("findings") or ()
-        if isinstance(f, Mapping)
-    ]
-    topic = issue_coding(kinds)
+    topic = issue_coding(kind for kind, _harm in _coded_findings(options))
     if topic is not None:
         out["topic"] = topic
     return out
@@ -260,9 +301,7 @@ def order_card(
     """One card for one draft order and every finding against it (strongest first)."""
     ordered = sorted(findings, key=lambda f: -float(f.option.get("score") or 0.0))
     top = ordered[0]
-    severity: CardIndicator = (
-        "critical" if any(f.severity == "critical" for f in ordered) else "warning"
-    )
+    severity = min((f.severity for f in ordered), key=lambda i: _INDICATOR_RANK.index(i))
     drug = _drug_text(draft, top.draft_ref)
     thr = _threshold(document)
     detail: list[str] = [

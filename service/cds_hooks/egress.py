@@ -1,8 +1,9 @@
 """Where the service may send a CDS client's FHIR bearer token: the egress policy for prefetch.
 
-A hook call names a ``fhirServer`` and lends us a token for it; without a policy that is a
-request forgery service (any URL, loopback and our own ports included, with the token). So,
-deny by default, per CDS client (the trusted-clients file):
+A hook call names a ``fhirServer`` and lends us a token for it, or none for an open server;
+without a policy that is a request forgery service (any URL, loopback and our own ports
+included, with the token or without). So, deny by default, per CDS client (the trusted-clients
+file), for reads with a token and without alike:
 
 * ``fhir_servers``: the base URLs the client's ``fhirServer`` must sit under. Decisions are
   made on the URL as the HTTP client will send it (``egress_url``): parsed by httpx, scheme and

@@ -342,13 +342,15 @@ def _input(kind: str, key: str, value: object) -> dict[str, Any]:
 
 def override_tasks(fb: Feedback, record: CardRecord, *, version: int) -> list[dict[str, Any]]:
     """The contestation Tasks an override with a reason stands for ([] when none applies:
-    no reason, a summary card, or a user who is not a practitioner)."""
-    if fb.outcome != "overridden" or (fb.reason is None and not fb.comment):
+    no reason coding, a summary card, or a user who is not a practitioner). A comment alone
+    is not a reason: it is recorded with the feedback, but it chose none of the reasons the
+    card offered, so nothing is decided on the clinician's behalf."""
+    if fb.outcome != "overridden" or fb.reason is None:
         return []
     if record.kind != "order" or not record.user_ref.startswith(_CONTESTING_USERS):
         return []
-    reason = dict(fb.reason) if fb.reason is not None else None
-    text = str((reason or {}).get("display") or fb.comment or (reason or {}).get("code"))
+    reason = dict(fb.reason)
+    text = str(reason.get("display") or fb.comment or reason.get("code"))
     tasks: list[dict[str, Any]] = []
     for option_id in record.option_ids:
         task_id = str(uuid.uuid5(CARD_NAMESPACE, f"override|{fb.card}|{option_id}|{fb.timestamp}"))
@@ -365,7 +367,7 @@ def override_tasks(fb: Feedback, record: CardRecord, *, version: int) -> list[di
             "for": {"reference": record.patient_ref},
             "requester": {"reference": record.user_ref},
             "authoredOn": fb.timestamp,
-            "reasonCode": {"text": text, **({"coding": [reason]} if reason else {})},
+            "reasonCode": {"text": text, "coding": [reason]},
             "input": [
                 _input("target", "valueString", option_id),
                 _input("decision", "valueCode", "exclude"),

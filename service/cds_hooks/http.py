@@ -490,13 +490,15 @@ class _Bridge:
         allows, through a client of its own (its allowlists bound to its connections)."""
         if not call.can_fetch:
             return await resolve_prefetch(call, service, None, today=now.date())
-        assert call.fhir_authorization is not None
+        # No fhirAuthorization: an open server (the specification allows one), read without
+        # a token, under the same egress policy as one that lends a token.
+        token = call.fhir_authorization.access_token if call.fhir_authorization else None
         policy = who.client.egress
         async with self.egress_client(policy) as http:
             fhir = FhirClient(
                 http,
                 call.fhir_server,
-                call.fhir_authorization.access_token,
+                token,
                 timeout_s=self.config.fhir_timeout_s,
                 policy=policy,
                 deadline_s=self.config.prefetch_deadline_s,

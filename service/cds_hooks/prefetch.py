@@ -2,14 +2,16 @@
 
 For each prefetch key of the service: a resource the client sent is used as is (a searchset
 with a ``next`` link is completed over REST when we may); a key that is missing, null or an
-OperationOutcome (the client's failed prefetch) is fetched from ``fhirServer`` with the
-client's bearer token when the request gives both. When it cannot be fetched, a *required* key
+OperationOutcome (the client's failed prefetch) is fetched from ``fhirServer``: with the
+client's bearer token when it lends one (``fhirAuthorization``), else without any, as from the
+open server the specification allows. When it cannot be fetched, a *required* key
 makes the call fail with ``PrefetchUnavailable`` (HTTP 412, as the specification says); a null
 optional key means the client has no such data, a missing optional one is skipped and reported.
 The result is assembled into one FHIR ``collection`` Bundle for ``fhir_mapping.ingest``.
 
-The bearer token is only ever sent to URLs under ``fhirServer`` that the CDS client's egress
-policy allows (``egress``), within one deadline per hook call. Nothing here logs resources,
+Every read, with a token or without, goes only to URLs under ``fhirServer`` that the CDS
+client's egress policy allows (``egress``), within one deadline per hook call; the token is
+only ever sent there. Nothing here logs resources,
 URLs, ids or tokens: only why a read failed, in general terms.
 """
 
@@ -86,8 +88,9 @@ def render_template(template: str, context: Mapping[str, Any], today: date) -> s
 
 
 class FhirClient:
-    """Reads from the client's FHIR server with its bearer token, under one deadline for the
-    whole hook call and a page cap per search.
+    """Reads from the client's FHIR server, with its bearer token (``None``: an open server,
+    no ``Authorization`` sent), under one deadline for the whole hook call and a page cap per
+    search.
 
     Every URL it requests (built from a template, a ``next`` link, a redirect) is normalised
     and checked against the client's ``EgressPolicy`` and sent as the very URL object that was
@@ -101,7 +104,7 @@ class FhirClient:
         self,
         http: httpx.AsyncClient,
         base: str,
-        token: str,
+        token: str | None,
         *,
         timeout_s: float,
         policy: EgressPolicy,
@@ -187,10 +190,7 @@ class FhirClient:
                     "GET",
                     target,
                     max_bytes=self._max_bytes,
-                    headers={
-                        "Authorization": f"Bearer {self._token}",
-                        "Accept": "application/fhir+json",
-                    },
+                    headers=self._headers(),
                     timeout=left,
                 )
         except EgressRefused as exc:
@@ -204,6 +204,12 @@ class FhirClient:
             raise _unreadable("answer over the size limit") from exc
         except httpx.HTTPError as exc:
             raise _unreadable(type(exc).__name__) from exc
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Accept": "application/fhir+json"}
+        if self._token is not None:
+            headers["Authorization"] = f"Bearer {self._token}"
+        return headers
 
     def _late(self) -> PrefetchUnavailable:
         log.info("cds.fhir_unreadable", reason="prefetch deadline passed")
@@ -285,7 +291,7 @@ async def resolve_prefetch(
     fhir: FhirClient | None,
     *,
     today: date,
-    no_fetch: str = "not prefetched, and no fhirServer with fhirAuthorization to read it from",
+    no_fetch: str = "not prefetched, and no fhirServer to read it from",
 ) -> Resolved:
     """Every prefetch key of ``service`` resolved, or PrefetchUnavailable naming what is not.
     ``no_fetch``: why a missing key cannot be read when ``fhir`` is None."""

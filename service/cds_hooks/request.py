@@ -89,7 +89,10 @@ class HookRequest:
 
     @property
     def can_fetch(self) -> bool:
-        return bool(self.fhir_server and self.fhir_authorization)
+        """A FHIR server is named: read with the lent token, or, without ``fhirAuthorization``,
+        as the open server the specification allows (either way only where the client's egress
+        policy permits)."""
+        return bool(self.fhir_server)
 
 
 def _is_uuid(value: str) -> bool:

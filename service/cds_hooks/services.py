@@ -25,8 +25,9 @@ _OBSERVATIONS: Final = "Observation?patient={{context.patientId}}&_sort=-date&_c
 
 _USAGE: Final = (
     "Needs the patient, active conditions and active medication requests, either prefetched or "
-    "readable through fhirServer with fhirAuthorization (scopes: Patient.read, Condition.read, "
-    "MedicationRequest.read, AllergyIntolerance.read, Observation.read). Without either the "
+    "readable through fhirServer: with fhirAuthorization (scopes: Patient.read, Condition.read, "
+    "MedicationRequest.read, AllergyIntolerance.read, Observation.read), or an open server "
+    "configured for the CDS client. Without either the "
     "service answers 412. Cards name the roles of the deliberating panel and their arguments; "
     "feedback (accepted / overridden with a reason) is recorded against the care plan, and an "
     "override with a reason is applied to the plan as a contestation."

@@ -83,11 +83,13 @@ class Servers:
         self._fhir_sock = _free_socket()
         self.base = f"http://127.0.0.1:{self._cds_sock.getsockname()[1]}"
         self.fhir_base = f"http://127.0.0.1:{self._fhir_sock.getsockname()[1]}/fhir"
+        # The same data as an open FHIR server (no token asked), allowed for this client.
+        self.open_fhir_base = f"http://127.0.0.1:{self._fhir_sock.getsockname()[1]}/open/fhir"
         clients = tmp / "cds-clients.json"
         # Deny by default: the client names its FHIR server, and since the fake one listens
         # on loopback over plain http, allows exactly that.
         self.egress = {
-            "fhir_servers": [self.fhir_base],
+            "fhir_servers": [self.fhir_base, self.open_fhir_base],
             "fhir_http_hosts": ["127.0.0.1"],
             "fhir_private_networks": ["127.0.0.1/32"],
         }

@@ -3,8 +3,10 @@
 Answers ``GET Patient/{id}`` and ``GET {Condition,MedicationRequest,AllergyIntolerance,
 Observation}?patient=...`` (with ``clinical-status``, ``status``, ``_sort=-date`` and ``_count``
 paging through ``next`` links) as a server would: ``urn:uuid:`` references rewritten to
-``Type/id``, results wrapped in ``searchset`` Bundles. Every request must carry the expected
-bearer token (401 otherwise); each one is recorded so tests can see what was fetched.
+``Type/id``, results wrapped in ``searchset`` Bundles. Under ``/fhir`` every request must carry
+the expected bearer token (401 otherwise); under ``/open/fhir`` the same data is served to
+anyone, as an open FHIR server does. Each request is recorded so tests can see what was fetched
+and whether it carried an ``Authorization`` header.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class FakeFhir:
     resources: list[dict[str, Any]] = field(default_factory=list)
     requests: list[tuple[str, str, bool]] = field(default_factory=list)  # (path, query, authed)
     base: str = ""
+    open_headers: list[str | None] = field(default_factory=list)  # Authorization sent to /open
 
     def load(self, paths: Iterable[Path]) -> FakeFhir:
         for p in paths:
@@ -101,9 +104,14 @@ class FakeFhir:
     async def _handle(self, request: Request) -> JSONResponse:
         rtype = request.path_params["rtype"]
         rid = request.path_params.get("rid")
-        authed = request.headers.get("authorization") == f"Bearer {self.token}"
-        self.requests.append((f"{rtype}/{rid}" if rid else rtype, request.url.query, authed))
-        if not authed:
+        header = request.headers.get("authorization")
+        authed = header == f"Bearer {self.token}"
+        if request.url.path.startswith("/open/"):
+            self.requests.append((f"open:{rtype}/{rid}" if rid else f"open:{rtype}", "", False))
+            self.open_headers.append(header)
+        else:
+            self.requests.append((f"{rtype}/{rid}" if rid else rtype, request.url.query, authed))
+        if not authed and not request.url.path.startswith("/open/"):
             return JSONResponse({"resourceType": "OperationOutcome"}, status_code=401)
         if rid is not None:
             for r in self.resources:
@@ -135,5 +143,7 @@ class FakeFhir:
             routes=[
                 Route("/fhir/{rtype}/{rid}", self._handle, methods=["GET"]),
                 Route("/fhir/{rtype}", self._handle, methods=["GET"]),
+                Route("/open/fhir/{rtype}/{rid}", self._handle, methods=["GET"]),
+                Route("/open/fhir/{rtype}", self._handle, methods=["GET"]),
             ]
         )

@@ -158,6 +158,8 @@ def test_order_select_naproxen_on_warfarin(servers: Servers) -> None:
     _check_card(card)
     assert card["indicator"] in ("warning", "critical")
     assert "naproxen" in card["summary"].lower()
+    # Naproxen beside warfarin: a drug interaction card (v3 ActCode DRG), not an age alert.
+    assert card["source"]["topic"]["code"] == "DRG"
     assert "For (" in card["detail"] and "pharmacist" in card["detail"]
     remove = card["suggestions"][0]["actions"][0]
     assert remove == {
@@ -217,6 +219,44 @@ def test_missing_prefetch_fetched_over_fhir_rest(servers: Servers) -> None:
     assert refused.status_code == 412
     # Said without the transport detail (which would tell ports apart): it went to the log.
     assert "could not read the FHIR server" in refused.text and "401" not in refused.text
+
+
+def test_an_open_fhir_server_the_client_may_read_is_read_without_a_token(
+    servers: Servers,
+) -> None:
+    """No fhirAuthorization and no prefetch: an open FHIR server (a real HTTP server on
+    loopback) allowed for this client is read, and no Authorization header goes out."""
+    body = cds_fixture("requests", "order-sign_adan_portillo_no-prefetch.json")
+    body["fhirServer"] = servers.open_fhir_base
+    body.pop("fhirAuthorization", None)
+    before, headers_before = len(servers.fhir.requests), len(servers.fhir.open_headers)
+    r = servers.post(OSIGN, body)
+    assert r.status_code == 200, r.text
+    paths = sorted(p for p, _q, _a in servers.fhir.requests[before:])
+    assert paths == sorted(
+        [
+            "open:Patient/43b6ae50-2cca-4934-ad38-282f8934b770",
+            "open:Condition",
+            "open:MedicationRequest",
+            "open:AllergyIntolerance",
+        ]
+    )
+    assert servers.fhir.open_headers[headers_before:] == [None] * 4
+    (card,) = r.json()["cards"]
+    assert "diphenhydramine" in card["summary"].lower()
+
+
+def test_an_open_fhir_server_the_client_may_not_read_is_412(servers: Servers) -> None:
+    """The same open server on a path this client's fhir_servers do not cover: nothing is
+    read, and the 412 says why."""
+    body = cds_fixture("requests", "order-sign_adan_portillo_no-prefetch.json")
+    body["fhirServer"] = servers.open_fhir_base.replace("/open/fhir", "/elsewhere/fhir")
+    body.pop("fhirAuthorization", None)
+    before = len(servers.fhir.requests)
+    r = servers.post(OSIGN, body)
+    assert r.status_code == 412, r.text
+    assert "not under any of the client's fhir_servers" in r.text
+    assert servers.fhir.requests[before:] == []
 
 
 # ------------------------------------------------------------------ the specification's examples
@@ -359,6 +399,26 @@ def test_feedback_override_with_reason_becomes_a_contestation(servers: Servers) 
     ok["feedback"][0]["acceptedSuggestions"] = [{"id": card["suggestions"][0]["uuid"]}]
     accepted = servers.feedback(OSEL, ok)
     assert accepted.json() == {"recorded": 1, "contested": 0}
+
+
+def test_an_override_with_only_a_comment_is_recorded_not_decided(servers: Servers) -> None:
+    """A comment chose none of the card's reasons: kept with the feedback, no Task, no version."""
+    r = servers.post(OSEL, cds_fixture("requests", "order-select_trey_berge_naproxen.json"))
+    (card,) = r.json()["cards"]
+    plan_id = json.loads(card["links"][0]["appContext"])["planId"]
+    item = {
+        "card": card["uuid"],
+        "outcome": "overridden",
+        "outcomeTimestamp": "2026-11-30T12:30:00Z",
+        "overrideReason": {"userComment": "discussed with the patient"},
+    }
+    done = servers.feedback(OSEL, {"feedback": [item]})
+    assert done.status_code == 200, done.text
+    assert done.json() == {"recorded": 1, "contested": 0}
+    d = servers.call(servers.service.deliberation(tenant="ehr-test", plan_id=plan_id))
+    assert d["version"] == 1 and d["contestations"] == []
+    kept = servers.call(servers.service.store.list_feedback(tenant="ehr-test", plan_id=plan_id))
+    assert [k.payload.get("userComment") for k in kept] == ["discussed with the patient"]
 
 
 def test_a_repeated_override_is_applied_once(servers: Servers) -> None:

@@ -333,6 +333,11 @@ def test_feedback_parsing_and_tasks() -> None:
     assert override_tasks(fb, _record("summary"), version=3) == []
     (plain,) = parse_feedback(json.dumps(cds_fixture("spec", "feedback_overridden.json")).encode())
     assert override_tasks(plain, _record(), version=1) == []  # no reason: recorded only
+    only_comment = dict(cds_fixture("spec", "feedback_overridden_with_reason.json")["feedback"][0])
+    only_comment["overrideReason"] = {"userComment": "discussed with the patient"}
+    (commented,) = parse_feedback(json.dumps({"feedback": [only_comment]}).encode())
+    assert commented.comment == "discussed with the patient" and commented.reason is None
+    assert override_tasks(commented, _record(), version=1) == []  # a comment is not a reason
 
 
 # ------------------------------------------------------------------ egress policy (finding 1)

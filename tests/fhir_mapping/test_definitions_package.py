@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 
 from fhir_mapping.definitions import (
+    AI_CONFIDENCE,
     CODE_SYSTEMS,
     DEFAULT_BASE,
     EXTENSIONS,
+    IG_DEPENDENCIES,
     check_base,
     definition_files,
     ext_url,
@@ -65,7 +67,10 @@ def test_the_package_has_a_manifest_an_index_and_every_definition() -> None:
     manifest = files["package.json"]
     assert manifest["name"] == "org.hospital.canoe" and manifest["version"] == "2.1.0"
     assert manifest["fhirVersions"] == ["4.0.1"] and manifest["canonical"] == BASE
-    assert manifest["dependencies"] == {"hl7.fhir.r4.core": "4.0.1"}
+    assert manifest["dependencies"] == {
+        "hl7.fhir.r4.core": "4.0.1",
+        "hl7.fhir.uv.aitransparency": "1.0.0-ballot",
+    }
     resources = {k: v for k, v in files.items() if not k.endswith("package.json") and k[0] != "."}
     kinds = sorted(r["resourceType"] for r in resources.values())
     assert kinds.count("StructureDefinition") == len(EXTENSIONS)
@@ -118,3 +123,53 @@ def test_the_independent_validator_accepts_the_written_package(tmp_path: Path) -
         pytest.skip(f"fhir-validate could not install FHIR.js: {out.stderr.strip()}")
     assert out.returncode == 0, out.stdout + out.stderr
     assert f"# {len(written)} file(s), 0 with structural ERRORs" in out.stdout
+
+
+def _extension_urls(node: object) -> set[str]:
+    found: set[str] = set()
+    if isinstance(node, dict):
+        for ext in [*node.get("extension", []), *node.get("modifierExtension", [])]:
+            if isinstance(ext, dict) and isinstance(ext.get("url"), str):
+                found.add(ext["url"])
+        for value in node.values():
+            found |= _extension_urls(value)
+    elif isinstance(node, list):
+        for value in node:
+            found |= _extension_urls(value)
+    return found
+
+
+def test_every_extension_a_plan_or_definition_uses_is_ours_or_a_declared_package() -> None:
+    """A validator loads the package's dependencies: every extension outside our base must
+    come from one of them (AIconfidence: the AI Transparency IG)."""
+    from service.knowledge import knowledge_files
+    from tests.fhir_mapping.test_careplan import _bundle
+
+    _, _, plan = _bundle()
+    files = package_files(BASE, extra=knowledge_files(BASE))
+    declared = set(files["package.json"]["dependencies"].items())
+    urls = _extension_urls(plan) | _extension_urls(list(files.values()))
+    assert AI_CONFIDENCE in urls
+    for url in urls:
+        if "://" not in url or url.startswith((f"{BASE}/", f"{DEFAULT_BASE}/")):
+            continue  # a complex extension's part (by name), or one of ours
+        canonical = url.split("/StructureDefinition/")[0]
+        assert IG_DEPENDENCIES[canonical] in declared, url
+
+
+def test_every_definitions_file_passes_the_official_r4_schema(tmp_path: Path) -> None:
+    """What ``canoe definitions`` writes, every file, against HL7's R4 JSON Schema: the
+    PlanDefinitions' conditions are ``text/fhirpath`` (``text/plain`` is not an R4
+    expression language)."""
+    from service.cli import main
+    from tests.fhir_mapping.fhir_checks import schema_errors
+
+    assert main(["definitions", "--base", BASE, str(tmp_path)]) == 0
+    written = sorted((tmp_path / "package").glob("[A-Z]*.json"))
+    assert len(written) > 900
+    errors = {
+        p.name: found
+        for p in written
+        if (found := schema_errors(json.loads(p.read_text(encoding="utf-8"))))
+    }
+    assert errors == {}

@@ -110,8 +110,9 @@ def test_definitions_publish_the_knowledge(
         f"{base}/ActivityDefinition/dd-nsaid-heart-failure-action"
     )
     condition = action["condition"][0]["expression"]
-    assert condition["language"] == "text/plain"
-    assert "NSAID" in condition["expression"] and "heart failure" in condition["expression"]
+    assert condition["language"] == "text/fhirpath"
+    assert "NSAID" in condition["description"] and "heart failure" in condition["description"]
+    assert condition["expression"].startswith("entry.resource.ofType(")
     vs = json.loads((pkg / "ValueSet-condition-heart-failure.json").read_text())
     systems = {inc["system"] for inc in vs["compose"]["include"]}
     assert systems == {"http://snomed.info/sct", "http://hl7.org/fhir/sid/icd-10-cm"}
