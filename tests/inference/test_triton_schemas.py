@@ -49,8 +49,9 @@ class Checked:
             ]
         elif req.step == "assess":
             # An option's safety findings, urgency class, action kind, timeframe, harm and the
-            # problem it treats with others come from the knowledge by option id (the planner fills them in for a
-            # model's options); the model's answer format (assess.v3) carries none of them.
+            # problem it treats with others come from the knowledge by option id (the planner
+            # fills them in for a model's options); the model's answer format (assess.v3)
+            # carries none of them.
             assert all(o.urgency_class is None and o.treats is None for o in back.options)
             assert all(o.action is None and o.timeframe is None for o in back.options)
             options = tuple(
