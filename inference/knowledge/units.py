@@ -14,6 +14,7 @@ __all__ = [
     "CREATININE_UMOL_L_PER_MG_DL",
     "DATA_FILE_MAX_BYTES",
     "DATA_FILE_MAX_DEPTH",
+    "DAYS_PER_FORTNIGHT",
     "DAYS_PER_MONTH",
     "DAYS_PER_WEEK",
     "DAYS_PER_WHOLE_MONTH",
@@ -73,3 +74,6 @@ MONTHS_PER_YEAR = 12
 # either is a mistake (or an attack), refused before it is read whole or recursed into.
 DATA_FILE_MAX_BYTES = 4194304  # 4 MiB
 DATA_FILE_MAX_DEPTH = 64
+
+# A fortnight in days (a dose taken once every two weeks).
+DAYS_PER_FORTNIGHT = 14

@@ -112,6 +112,6 @@ def test_claims_are_checked_on_every_plan_and_the_withheld_are_named(plans) -> N
 
 def test_no_text_has_an_empty_placeholder(plans) -> None:  # type: ignore[no-untyped-def]
     """A template whose fact was not bound leaves a gap ("Review : each raises..."): never said."""
-    gaps = re.compile(r"\w :|\(\s*\)|\{[a-z_.]+\}")
+    gaps = re.compile(r"\w :|\(\s*\)|\{[a-z_.:]+\}")
     found = [f"{n}: {t}" for n, (_, doc, _) in plans.items() for t in _texts(doc) if gaps.search(t)]
     assert not found, "\n".join(found[:10])

@@ -365,3 +365,27 @@ def test_a_hypoglycaemia_on_an_old_records_last_day_is_acted_on_but_not_urgent()
 
     assert urgency(replace(old, received=end)) == "urgent"
     assert urgency(old) == "soon"
+
+
+def test_a_weekly_dose_is_said_as_taken_not_as_a_daily_average() -> None:
+    """Alendronate 70 mg once a week is never "10 mg a day"."""
+    from inference.knowledge.criteria.interpret import _dose_phrase
+    from inference.knowledge.facts import MedFact
+
+    weekly = MedFact(
+        "r", "alendronate 70 MG", ("alendronate",), (), (), 0, None, None, 70.0, 10.0, True
+    )
+    assert _dose_phrase(weekly) == "70 mg once a week"
+    daily = replace(weekly, daily_mg=140.0)
+    assert _dose_phrase(daily) == "140 mg a day"
+    odd = replace(weekly, daily_mg=70.0 / 3)
+    assert _dose_phrase(odd) == "70 mg less often than daily"
+
+
+def test_no_placeholder_the_renderer_cannot_fill_is_accepted() -> None:
+    from pydantic import ValidationError
+
+    from inference.knowledge.criteria.schema import PointTemplate
+
+    with pytest.raises(ValidationError, match="cannot fill"):
+        PointTemplate(role="gp", stance="support", text="Kidney function {lab:kidney}.")

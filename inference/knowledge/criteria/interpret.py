@@ -55,6 +55,7 @@ from ..pk import PkEffect, interactions
 from ..strength import tau
 from ..transitions import MedChange, Stay
 from ..units import (
+    DAYS_PER_FORTNIGHT,
     DAYS_PER_WEEK,
     DAYS_PER_WHOLE_MONTH,
     DAYS_PER_YEAR,
@@ -952,12 +953,25 @@ def _excused(c: Criterion, f: Facts, b: Binding) -> bool:
 
 
 def _dose_phrase(m: MedFact) -> str:
-    # Printed inside brackets after the medicine's name: no brackets of its own.
+    # Printed inside brackets after the medicine's name: no brackets of its own. A dose taken
+    # less often than daily (alendronate 70 mg once a week) is said as it is taken, never as
+    # the daily average it amounts to ("10 mg a day" would be false).
+    if m.daily_mg is not None and m.unit_mg and m.daily_mg < m.unit_mg:
+        every = _INTERVAL_WORDS.get(round(m.unit_mg / m.daily_mg), "less often than daily")
+        return f"{fmt(m.unit_mg)} mg {every}"
     if m.daily_mg is not None:
         return f"{fmt(m.daily_mg)} mg a day"
     if m.unit_mg is not None:
         return f"dose not stated, product strength {fmt(m.unit_mg)} mg: verify"
     return "dose not stated: verify"
+
+
+# A dose taken every so many days, in words (a week, a fortnight, a month of days).
+_INTERVAL_WORDS = {
+    DAYS_PER_WEEK: "once a week",
+    DAYS_PER_FORTNIGHT: "once every two weeks",
+    DAYS_PER_WHOLE_MONTH: "once a month",
+}
 
 
 def _months(days: int) -> int:

@@ -120,7 +120,17 @@ _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 SPEC = re.compile(r"^(drug|class|flag):[a-z0-9][a-z0-9 \-]*$")
 
 
+# The shape the renderer fills (``interpret.render``): ``{name}`` or ``{name.attr}``.
+_RENDERED = re.compile(r"^\{[a-z_]+(?:\.[a-z_0-9]+)?\}$")
+
+
 def _no_literal_numbers(text: str) -> str:
+    unrendered = [p for p in _PLACEHOLDER.findall(text) if not _RENDERED.match(p)]
+    if unrendered:
+        raise ValueError(
+            f"placeholder(s) {unrendered} the renderer cannot fill; write {{name}} or "
+            "{name.attr} (a reader would see the braces)"
+        )
     bare = _PLACEHOLDER.sub("", text)
     found = NUMBER.findall(bare)
     if found:
