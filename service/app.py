@@ -440,6 +440,12 @@ class CarePlanService:
 
         current = await self.store.current_version(tenant=tenant, plan_id=plan_id)
         if current != version:
+            # A concurrent copy of these very Tasks may have made the version since they were
+            # looked up: then this one is their duplicate and replays it, not "stale".
+            known = await self.store.get_tasks(tenant=tenant, task_ids=ids)
+            if known and len(known) == len(set(ids)):
+                _same_content(parsed, known, base)
+                return await self._replay(tenant, plan_id, ids, known)
             raise _stale(plan_id, current)
         fresh = [t for t in parsed if t.task_id not in known]
         now = self.clock()

@@ -18,8 +18,6 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from .units import DATA_FILE_MAX_BYTES, DATA_FILE_MAX_DEPTH
-
 __all__ = [
     "DATA_DIR",
     "MAX_DEPTH",
@@ -63,10 +61,13 @@ class _Loader(_Base):  # type: ignore[misc,valid-type]
         return dict(super().construct_mapping(node, deep=deep))
 
 
-# The most a knowledge file may be, and the deepest nesting of lists and mappings it may have
-# (``units``: sizes, not clinical values).
-MAX_FILE_BYTES = DATA_FILE_MAX_BYTES
-MAX_DEPTH = DATA_FILE_MAX_DEPTH
+# The most a knowledge file may be: the largest shipped one is a few hundred kB, so a file far
+# over it is a mistake (or an attack), refused before it is read whole. This module imports
+# nothing of the package (it is loaded first), so its two reading limits are stated here.
+MAX_FILE_BYTES = 4 * 1024 * 1024
+# The deepest nesting of lists and mappings a knowledge file may have (the shipped ones stay
+# under 16): deeper is refused before a recursive reader could exhaust the stack.
+MAX_DEPTH = 64
 
 # Keys whose value names a list item better than its index does ("drugs[metformin]").
 _NAMING_KEYS = ("id", "name", "spec", "rxcui", "drug")

@@ -12,8 +12,6 @@ from __future__ import annotations
 __all__ = [
     "CHOLESTEROL_MG_DL_PER_MMOL_L",
     "CREATININE_UMOL_L_PER_MG_DL",
-    "DATA_FILE_MAX_BYTES",
-    "DATA_FILE_MAX_DEPTH",
     "DAYS_PER_FORTNIGHT",
     "DAYS_PER_MONTH",
     "DAYS_PER_WEEK",
@@ -68,12 +66,6 @@ TWO_DECIMALS_BELOW = 20
 
 # The calendar: months in a year (a date moved by whole months).
 MONTHS_PER_YEAR = 12
-
-# Reading limits of a knowledge data file, sizes not clinical values (``_datafile``): the
-# largest shipped file is a few hundred kB and none nests deeper than 16, so a file far over
-# either is a mistake (or an attack), refused before it is read whole or recursed into.
-DATA_FILE_MAX_BYTES = 4194304  # 4 MiB
-DATA_FILE_MAX_DEPTH = 64
 
 # A fortnight in days (a dose taken once every two weeks).
 DAYS_PER_FORTNIGHT = 14

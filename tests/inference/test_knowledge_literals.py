@@ -5,7 +5,8 @@ Scans inference/knowledge/*.py and criteria/interpret.py for int and float liter
 weights and strengths are named, cited parameters (``data/parameters.yaml``) or knowledge data
 (``data/rule_points.yaml``, the criteria), so a hospital can read and set them.
 
-One module is skipped by name: ``units.py``, the unit and calendar factors (1000 mg in a gram,
+The loader's two reading limits (file size, nesting depth) are skipped by name, and one
+module by name: ``units.py``, the unit and calendar factors (1000 mg in a gram,
 7 days in a week). They are facts of measurement, the same for every site, not clinical
 judgements a site could set, so they are named constants there rather than parameters.
 """
@@ -24,6 +25,11 @@ ALLOWED = {0, 1, -1}
 UNITS = KNOWLEDGE / "units.py"
 
 
+# Reading limits, not clinical values: the largest knowledge file and its deepest nesting, in
+# the loader that is imported before the package (it can import nothing of it).
+_READING_LIMITS = {"MAX_FILE_BYTES", "MAX_DEPTH"}
+
+
 def _scanned() -> list[Path]:
     modules = [p for p in sorted(KNOWLEDGE.glob("*.py")) if p != UNITS]
     return [*modules, KNOWLEDGE / "criteria" / "interpret.py"]
@@ -40,6 +46,14 @@ def literals(source: str) -> Counter[float]:
     digits of ``round(x, n)`` (a display precision, not a clinical value)."""
     tree = ast.parse(source)
     skip: set[int] = set()
+    for node in tree.body:  # the loader's two reading limits, by name
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id in _READING_LIMITS
+        ):
+            skip.update(id(n) for n in ast.walk(node.value))
     for node in ast.walk(tree):
         if isinstance(node, ast.Subscript):
             skip.update(id(n) for n in ast.walk(node.slice))

@@ -65,6 +65,7 @@ def endless() -> Iterator[Endless]:
     e = Endless()
     yield e
     e.server.shutdown()
+    e.server.server_close()
 
 
 @pytest.mark.parametrize("path", ["/streamed", "/declared"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,9 @@ async def test_a_task_id_resent_with_another_decision_is_refused(
 ) -> None:
     async with serving(tmp_path, dsn=store_dsn) as h:
         plan_id, arg, patient = await _plan(h)
-        task = reject_task(plan_id, 1, arg, tid="task-once", patient=patient)
+        # a fresh id: the PostgreSQL store outlives one run of the suite
+        tid = f"task-once-{uuid.uuid4().hex[:12]}"
+        task = reject_task(plan_id, 1, arg, tid=tid, patient=patient)
         first = await _contest(h, plan_id, task)
         assert (first.version, first.replayed) == (2, False)
         same = await _contest(h, plan_id, task)
@@ -55,7 +58,7 @@ async def test_a_task_id_resent_with_another_decision_is_refused(
         with pytest.raises(grpc.aio.AioRpcError) as err:
             await _contest(h, plan_id, other)
         assert err.value.code() is grpc.StatusCode.ALREADY_EXISTS
-        assert "task-once" in str(err.value.details())
+        assert tid in str(err.value.details())
         assert "reasonCode" in str(err.value.details())
         issue = outcome_of(err.value)["issue"][0]
         assert issue["code"] == "duplicate" and issue["expression"] == ["Task.reasonCode"]
@@ -69,7 +72,9 @@ async def test_concurrent_copies_of_one_new_task_are_not_stale(
 ) -> None:
     async with serving(tmp_path, dsn=store_dsn) as h:
         plan_id, arg, patient = await _plan(h)
-        task = reject_task(plan_id, 1, arg, tid="task-burst", patient=patient)
+        task = reject_task(
+            plan_id, 1, arg, tid=f"task-burst-{uuid.uuid4().hex[:12]}", patient=patient
+        )
         answers = await asyncio.gather(
             *(_contest(h, plan_id, task) for _ in range(6)), return_exceptions=True
         )
