@@ -130,12 +130,13 @@ def _issue(
     worst = min((f.severity for f in findings), key=lambda s: _RANK.index(s) if s in _RANK else 9)
     cited = [*option.refs, *([option.medication_ref] if option.medication_ref else [])]
     implicated = [r for r in dict.fromkeys(cited) if _type(r) in _IMPLICATED]
+    named = set(implicated)  # an option may cite thousands of orders
     facts = [
         r
         for r in dict.fromkeys(
             [*option.refs, *(f for a in option.arguments if a.stance == "support" for f in a.facts)]
         )
-        if r not in implicated and r != d.patient_ref and "/" in r
+        if r not in named and r != d.patient_ref and "/" in r
     ]
     detail = f"{words}: {option.title}."
     if option.description:
