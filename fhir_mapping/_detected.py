@@ -245,13 +245,20 @@ def at_source(value: J, plan: Deliberation) -> J:
     sources = {s.ref: s for s in plan.meta.sources}
     base = plan.meta.source_base
 
+    # A plan Bundle for a large record holds some 10^5 objects, half of them a lone
+    # ``{"reference": ...}``: those are rewritten without a walk, strings are copied without
+    # a call, and only an object with a reference is examined.
     def walk(value: object) -> object:
         if isinstance(value, Mapping):
+            if len(value) == 1 and type(value.get("reference")) is str:
+                return _source_ref(value, sources, base) if _record_ref(value) else dict(value)
             checkpoint()
-            out = {k: walk(x) for k, x in value.items()}
-            return _source_ref(out, sources, base) if _record_ref(out) else out
+            out = {k: x if type(x) is str else walk(x) for k, x in value.items()}
+            if "reference" in out and _record_ref(out):
+                return _source_ref(out, sources, base)
+            return out
         if isinstance(value, list | tuple):
-            return [walk(x) for x in value]
+            return [x if type(x) is str else walk(x) for x in value]
         return value
 
     return walk(value)  # type: ignore[return-value]
