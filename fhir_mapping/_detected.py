@@ -130,12 +130,13 @@ def _issue(
     worst = min((f.severity for f in findings), key=lambda s: _RANK.index(s) if s in _RANK else 9)
     cited = [*option.refs, *([option.medication_ref] if option.medication_ref else [])]
     implicated = [r for r in dict.fromkeys(cited) if _type(r) in _IMPLICATED]
+    named = set(implicated)  # an option may cite thousands of orders
     facts = [
         r
         for r in dict.fromkeys(
             [*option.refs, *(f for a in option.arguments if a.stance == "support" for f in a.facts)]
         )
-        if r not in implicated and r != d.patient_ref and "/" in r
+        if r not in named and r != d.patient_ref and "/" in r
     ]
     detail = f"{words}: {option.title}."
     if option.description:
@@ -244,13 +245,20 @@ def at_source(value: J, plan: Deliberation) -> J:
     sources = {s.ref: s for s in plan.meta.sources}
     base = plan.meta.source_base
 
+    # A plan Bundle for a large record holds some 10^5 objects, half of them a lone
+    # ``{"reference": ...}``: those are rewritten without a walk, strings are copied without
+    # a call, and only an object with a reference is examined.
     def walk(value: object) -> object:
         if isinstance(value, Mapping):
+            if len(value) == 1 and type(value.get("reference")) is str:
+                return _source_ref(value, sources, base) if _record_ref(value) else dict(value)
             checkpoint()
-            out = {k: walk(x) for k, x in value.items()}
-            return _source_ref(out, sources, base) if _record_ref(out) else out
+            out = {k: x if type(x) is str else walk(x) for k, x in value.items()}
+            if "reference" in out and _record_ref(out):
+                return _source_ref(out, sources, base)
+            return out
         if isinstance(value, list | tuple):
-            return [walk(x) for x in value]
+            return [x if type(x) is str else walk(x) for x in value]
         return value
 
     return walk(value)  # type: ignore[return-value]

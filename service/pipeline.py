@@ -143,7 +143,7 @@ class UsageLog:
         self.calls.append(call)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class PlanResult:
     profile: PatientProfile
     deliberation: Deliberation
@@ -151,6 +151,13 @@ class PlanResult:
     evidence: tuple[EvidenceDoc, ...]
     calls: tuple[ModelCall, ...]
     timings: dict[str, float]  # stage -> seconds
+
+    def __repr__(self) -> str:
+        # Short and free of patient data: ``asyncio.run`` formats the finished task (and so
+        # this result) when it restores the SIGINT handler, and a large record's full repr
+        # took longer than the output stage.
+        d = self.deliberation
+        return f"PlanResult(plan_id={d.plan_id!r}, version={d.version}, options={len(d.options)})"
 
 
 class _Run:

@@ -290,8 +290,11 @@ def _marker_refs(m: MarkerDef, f: Facts) -> Iterator[str]:
             o.loinc in m.present_loinc or (o.loinc in m.observations and _positive(o))
         ):
             yield o.ref
+    said: dict[str, bool] = {}  # a record may repeat one medicine thousands of times
     for med in f.meds:
-        if _said(med.text, m.medicines):
+        if med.text not in said:
+            said[med.text] = _said(med.text, m.medicines)
+        if said[med.text]:
             yield med.ref
 
 
@@ -404,7 +407,8 @@ def _names(meds: Iterable[MedFact]) -> str:
 def _missing(f: Facts, out_of_scope: set[str]) -> Iterator[CoverageGap]:
     ms = SCOPE.missing
     groups = LOINC_GROUPS
-    cleared = [m for m in f.meds if any(drugs.renal_limits(n) for n in m.drugs)]
+    limited = {n for n in {n for m in f.meds for n in m.drugs} if drugs.renal_limits(n)}
+    cleared = [m for m in f.meds if any(n in limited for n in m.drugs)]
     days = ms.kidney_function_days
     if cleared and not _measured(f, (*groups["egfr"], *groups["creatinine"]), days):
         yield CoverageGap(

@@ -197,7 +197,8 @@ def _medicine(option: Option, profile: PatientProfile) -> str:
     if med is not None:
         return " and ".join(identify(med))
     titled = set(named_in(option.title))
-    cited = [identify(m) for m in profile.medications if m.ref in option.refs]
+    refs = set(option.refs)  # an option may cite thousands of orders
+    cited = (identify(m) for m in profile.medications if m.ref in refs)
     return next((" and ".join(n) for n in cited if titled & set(n)), "")
 
 

@@ -285,7 +285,10 @@ def display_names(profile: PatientProfile) -> tuple[tuple[str, str], ...]:
     states one dose in the product's unit and it differs from the strength, the display name
     says the dose and the product ("prednisolone 10 mg per dose (5 mg tablets)"), so the
     strength is never read as what the patient takes."""
-    names = {m.text: _with_dose(m.text, profile) for m in profile.medications}
+    doses: dict[str, set[tuple[float | None, str]]] = {}
+    for m in profile.medications:  # one pass: a record may repeat one order thousands of times
+        doses.setdefault(m.text, set()).add((m.dose_value, m.dose_unit.strip("{} ").lower()))
+    names = {text: _with_dose(text, stated) for text, stated in doses.items()}
     pairs = [(n, s) for n, s in names.items() if s != n]
     return tuple(sorted(pairs, key=lambda p: (-len(p[0]), p[0])))
 
@@ -295,16 +298,12 @@ _FORMS = (("tablet", "tablets"), ("capsule", "capsules"))
 _COUNTED = frozenset({"tablet", "tab", "capsule", "cap"})
 
 
-def _with_dose(text: str, profile: PatientProfile) -> str:
+def _with_dose(text: str, doses: set[tuple[float | None, str]]) -> str:
+    """``text``'s display name; ``doses``: the (value, unit) every order of it states."""
     short = short_name(text)
     m = _STRENGTH.match(short)
     if m is None:
         return short
-    doses = {
-        (o.dose_value, o.dose_unit.strip("{} ").lower())
-        for o in profile.medications
-        if o.text == text
-    }
     if len(doses) != 1:
         return short
     ((value, unit),) = doses
