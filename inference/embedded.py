@@ -58,6 +58,7 @@ from inference.knowledge.criteria.interpret import VERIFY_PREFIX
 from inference.knowledge.problem_groups import treats
 from inference.knowledge.roles import DOMAIN_ROLES, SEVERE_GROUPS
 from inference.knowledge.rules import CRITERIA, Point, Proposal
+from inference.knowledge.strength import uncited
 from inference.knowledge.themes import answers, supports
 from inference.knowledge.timeframes import (
     critical_finding,
@@ -527,8 +528,19 @@ def _argue(
     recent event or a recent abnormal finding of this patient (the clash comparator's rule 2,
     ``inference.adjudication``) speaks for the role before a stronger but general one, whose
     facts then follow (a merged review leads with the recent thrombolysis, not the standing
-    interaction it also settles)."""
+    interaction it also settles). An objection that cites no fact of this record weighs at
+    most ``strength.uncited_max`` (``inference.knowledge.strength.uncited``), before and after
+    the evidence adjustments, so a stock objection neither speaks for a role over a point about
+    this patient nor pulls an action that rests on a finding down to borderline. (A support
+    without facts is about the person as a whole, an age or an absent record, and keeps its
+    strength: it can only lift an option, never hold a finding back.)"""
     status = status or {}
+
+    def fact_free(pt: Point) -> bool:
+        return pt.stance == "attack" and not pt.facts
+
+    def base(pt: Point) -> float:
+        return uncited(pt.tau) if fact_free(pt) else pt.tau
 
     def specific(pt: Point) -> bool:
         return bool(getattr(pt, "recent", False)) or any(
@@ -545,22 +557,24 @@ def _argue(
         if not mine:
             continue
         # One stance per role: the stance of the strongest point (a tie goes to the objection).
-        best = max(mine, key=lambda np: (np[1].tau, np[1].stance == "attack", -np[0]))
+        best = max(mine, key=lambda np: (base(np[1]), np[1].stance == "attack", -np[0]))
         stance = best[1].stance
         same = [pt for _, pt in mine if pt.stance == stance]
         pt = best[1]
         lead = pt
         if not specific(pt):
-            lead = max((p for p in same if specific(p)), key=lambda p: p.tau, default=pt)
+            lead = max((p for p in same if specific(p)), key=base, default=pt)
         ev = tuple(dict.fromkeys(e for p in (lead, pt, *same) for e in _cite(p, evidence)))
         facts = tuple(dict.fromkeys(f for p in (lead, pt, *same) for f in p.facts))
-        tau = pt.tau
+        tau = base(pt)
         if not ev:
             tau -= 0.1  # unsupported by retrieved evidence
         elif any(docs[e].grade == "A" for e in ev if e in docs):
             tau += 0.05
         if not facts:
             tau -= 0.05
+        if fact_free(pt):
+            tau = uncited(tau)
         tau = round(min(0.95, max(0.05, tau)), 3)
         # the harm a knowledge point states, else the worst its evidence statements name
         harm: Severity | None = getattr(pt, "harm", None)

@@ -14,6 +14,11 @@ so a strong safety case and a weak generic remark no longer start equal:
 ``tau = 0.05 + sum`` lies in [0.24, 0.90]: the strongest case (critical harm, certain fact,
 grade A, direct) reaches 0.90; a minor, uncertain, expert-opinion, contextual remark 0.24.
 The values above are the shipped ones (``data/parameters.yaml``); a site may set its own.
+
+An objection that cites no fact of this record (a stock one: "it was started for a reason")
+is true of every patient, so whatever its factors it starts no higher than
+``strength.uncited_max`` (0.20, below the weakest point that cites a fact): it cannot pull an
+action that rests on a finding of this patient down to borderline (``uncited``).
 """
 
 from __future__ import annotations
@@ -22,7 +27,16 @@ from typing import Literal
 
 from .parameters import param, param_int
 
-__all__ = ["CERTAINTY", "DIRECTNESS", "GRADE", "SEVERITY", "Certainty", "rounded", "tau"]
+__all__ = [
+    "CERTAINTY",
+    "DIRECTNESS",
+    "GRADE",
+    "SEVERITY",
+    "Certainty",
+    "rounded",
+    "tau",
+    "uncited",
+]
 
 Certainty = Literal["certain", "probable", "uncertain"]
 
@@ -66,3 +80,9 @@ def tau(severity: str, certainty: str, grade: str, directness: str) -> float:
         + param(DIRECTNESS[directness])
     )
     return rounded(value)
+
+
+def uncited(value: float) -> float:
+    """The strength of a point or argument that cites no fact of this record: at most
+    ``strength.uncited_max``, whatever its factors (a weaker one keeps its own)."""
+    return min(value, param("strength.uncited_max"))

@@ -101,6 +101,14 @@ def _without_stated_ops(t: object) -> object:
     return out
 
 
+def _cites_before(pt: dict[str, object]) -> dict[str, object]:
+    """The stock objection ("{a} was started for a reason") cited the medicine it names until
+    an objection citing no record fact was capped in strength; it cites none since."""
+    text = str(pt.get("text", ""))
+    named = re.match(r"\{(\w+)\} was started for a reason", text)
+    return pt if named is None or pt.get("cites") else {**pt, "cites": [named.group(1)]}
+
+
 def _content(c: Criterion) -> str:
     """A criterion's content as the interpreter reads it, as canonical JSON: reusable points
     in place, defaults filled in, without the governance fields and the relations, concerns,
@@ -115,7 +123,8 @@ def _content(c: Criterion) -> str:
         for name, variant in raw["variants"].items()
     }
     raw["points"] = [
-        {k: v for k, v in pt.items() if k not in ("themes", "concern")} for pt in raw["points"]
+        {k: v for k, v in _cites_before(pt).items() if k not in ("themes", "concern")}
+        for pt in raw["points"]
     ]
     vaccine = raw.get("trigger", {}).get("vaccine")
     if isinstance(vaccine, dict):  # its short name for a summary line, stated since
