@@ -19,9 +19,9 @@ first N of the plan (the clinician summary shows the first 8). ``"where": "argum
 ``must_not_include`` expectation looks for a claim that must not be made: every term in the
 text of one argument of any proposed option, whatever its stance or fate (the clinician reads
 them all in the detail view). ``"where": "summary"`` (either kind) reads the clinician
-summary's lines instead: every term in one line's text (action, reason, "Key fact: ..." and
-who proposed it), so a case can ask which fact a line gives as its key fact; ``rank_at_most``
-then bounds that line's rank. Plain strings and lists keep their meaning.
+summary's lines instead: every term in one line's text (action, timeframe, deciding fact,
+reason and who proposed it), so a case can ask which fact a line gives as its key fact;
+``rank_at_most`` then bounds that line's rank. Plain strings and lists keep their meaning.
 
 Every case is planned end to end on the configured backend; the report lists each expectation
 as ``found`` / ``missed`` / ``absent`` / ``unsafe``, per case and in total. Any missed finding or
