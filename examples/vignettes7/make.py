@@ -46,7 +46,7 @@ OTIC = ("10547007", "Otic route")
 TOPICAL = ("6064005", "Topical route")
 NASAL = ("46713006", "Nasal route")
 
-# --- medicines: (RxNorm code, display) ---------------------------------------------------------
+# --- medicines: (RxNorm code, display) -----------------------------------------------------------
 # clinical drugs (SCD) already used by the earlier sets
 CITALOPRAM_40 = ("309314", "citalopram 40 MG Oral Tablet")
 TRAMADOL_50 = ("835603", "tramadol hydrochloride 50 MG Oral Tablet")
@@ -83,7 +83,6 @@ ACETAMINOPHEN = ("161", "acetaminophen")
 WARFARIN = ("11289", "warfarin")
 CLARITHROMYCIN = ("21212", "clarithromycin")
 PSEUDOEPHEDRINE = ("8896", "pseudoephedrine")
-GENTAMICIN = ("4053", "gentamicin")
 AMLODIPINE = ("17767", "amlodipine")
 RAMIPRIL = ("35296", "ramipril")
 FOLIC_ACID = ("4511", "folic acid")
@@ -126,7 +125,7 @@ TIMOLOL = ("10600", "timolol")
 LATANOPROST = ("43611", "latanoprost")
 HYDROXYCHLOROQUINE = ("5521", "hydroxychloroquine")
 
-# --- problems (SNOMED CT) ----------------------------------------------------------------------
+# --- problems (SNOMED CT) ------------------------------------------------------------------------
 DEPRESSION = ("35489007", "Depressive disorder (disorder)")
 KNEE_OA = ("239873007", "Osteoarthritis of knee (disorder)")
 HIP_OA = ("239872002", "Osteoarthritis of hip (disorder)")
@@ -199,7 +198,7 @@ CURRENT_SMOKER = ("449868002", "Smokes tobacco daily (finding)")
 POSTMENOPAUSAL = ("76498008", "Postmenopausal state (finding)")
 NEGATIVE = ("260385009", "Negative (qualifier value)")
 
-# --- tests (LOINC) -----------------------------------------------------------------------------
+# --- tests (LOINC) -------------------------------------------------------------------------------
 HB = ("718-7", "Hemoglobin [Mass/volume] in Blood")
 MCV = ("787-2", "MCV [Entitic volume] by Automated count")
 NEUTROPHILS = ("751-8", "Neutrophils [#/volume] in Blood by Automated count")
@@ -239,6 +238,7 @@ WEIGHT = ("29463-7", "Body weight")
 HEART_RATE = ("8867-4", "Heart rate")
 HBSAG = ("5196-1", "Hepatitis B virus surface Ag [Presence] in Serum")
 HCV_AB = ("16128-1", "Hepatitis C virus Ab [Presence] in Serum")
+LMP = ("8665-2", "Last menstrual period start date")
 URINE_HCG = ("2106-3", "Choriogonadotropin (pregnancy test) [Presence] in Urine")
 ECG = ("11524-6", "EKG study")
 CHEST_XRAY = ("36643-5", "XR Chest 2 Views")
@@ -277,8 +277,9 @@ class Record(sixth.Record):  # type: ignore[misc,name-defined]
         self._last()["code"] = {"text": text}
         return rid
 
-    def med_text(self, text_name: str, authored: str, dose: float, unit: str, text: str,
-                 **kw: Any) -> str:
+    def med_text(
+        self, text_name: str, authored: str, dose: float, unit: str, text: str, **kw: Any
+    ) -> str:
         """A MedicationRequest for a product known only by its name (no RxNorm code)."""
         rid = str(self.rx(("0", "x"), authored, dose, unit, text, **kw))
         self._last()["medicationCodeableConcept"] = {"text": text_name}
@@ -292,8 +293,9 @@ class Record(sixth.Record):  # type: ignore[misc,name-defined]
         """The last MedicationRequest has no statusReason (stopped with no date or reason)."""
         self._last().pop("statusReason", None)
 
-    def coded(self, test: tuple[str, str], value: tuple[str, str], when: str,
-              cat: str = "laboratory") -> str:
+    def coded(
+        self, test: tuple[str, str], value: tuple[str, str], when: str, cat: str = "laboratory"
+    ) -> str:
         return str(self.coded_obs(test[0], test[1], value, when, cat))
 
     def text_obs(self, test: tuple[str, str], value: str, when: str, cat: str) -> str:
@@ -319,22 +321,7 @@ class Record(sixth.Record):  # type: ignore[misc,name-defined]
 
     def postmenopausal(self, when: str, last_period: str) -> None:
         self.coded(("8678-5", "Menstrual status"), POSTMENOPAUSAL, when, "social-history")
-        self._add(
-            {
-                "resourceType": "Observation",
-                "status": "final",
-                "category": [{"coding": [{"system": OBSCAT, "code": "social-history"}]}],
-                "code": {
-                    "coding": [
-                        {"system": LNC, "code": "8665-2", "display": "Last menstrual period start date"}
-                    ],
-                    "text": "Last menstrual period start date",
-                },
-                "subject": self.subject,
-                "effectiveDateTime": when,
-                "valueDateTime": last_period,
-            }
-        )
+        self.last_period(when, last_period)
 
     def last_period(self, when: str, date: str) -> None:
         self._add(
@@ -343,10 +330,8 @@ class Record(sixth.Record):  # type: ignore[misc,name-defined]
                 "status": "final",
                 "category": [{"coding": [{"system": OBSCAT, "code": "social-history"}]}],
                 "code": {
-                    "coding": [
-                        {"system": LNC, "code": "8665-2", "display": "Last menstrual period start date"}
-                    ],
-                    "text": "Last menstrual period start date",
+                    "coding": [{"system": LNC, "code": LMP[0], "display": LMP[1]}],
+                    "text": LMP[1],
                 },
                 "subject": self.subject,
                 "effectiveDateTime": when,
@@ -386,8 +371,15 @@ class Record(sixth.Record):  # type: ignore[misc,name-defined]
             )
         )
 
-    def order(self, when: str, text: str, *, code: tuple[str, str, str] | None = None,
-              due: str = "", reason: str = "") -> str:
+    def order(
+        self,
+        when: str,
+        text: str,
+        *,
+        code: tuple[str, str, str] | None = None,
+        due: str = "",
+        reason: str = "",
+    ) -> str:
         """A pending ServiceRequest (status active): a test, a referral or an operation booked;
         ``code`` is (system, code, display)."""
         concept: dict[str, Any] = {"text": text}
@@ -407,8 +399,15 @@ class Record(sixth.Record):  # type: ignore[misc,name-defined]
             r["reasonCode"] = [{"text": reason}]
         return str(self._add(r))
 
-    def report(self, when: str, text: str, conclusion: str, *,
-               code: tuple[str, str] | None = None, category: str = "LAB") -> str:
+    def report(
+        self,
+        when: str,
+        text: str,
+        conclusion: str,
+        *,
+        code: tuple[str, str] | None = None,
+        category: str = "LAB",
+    ) -> str:
         """A final DiagnosticReport with its conclusion (LOINC ``code`` when known)."""
         concept: dict[str, Any] = {"text": text}
         if code is not None:
@@ -437,8 +436,9 @@ class Record(sixth.Record):  # type: ignore[misc,name-defined]
             )
         )
 
-    def clinic(self, when: str, service: str, reason: tuple[str, str] | None = None,
-               cls: str = "AMB") -> str:
+    def clinic(
+        self, when: str, service: str, reason: tuple[str, str] | None = None, cls: str = "AMB"
+    ) -> str:
         """A finished outpatient (or emergency) Encounter with the service that saw them."""
         rid = str(self.encounter(cls, "11429006", "Consultation (procedure)", when, reason))
         self._last()["serviceType"] = {"text": service}
@@ -492,15 +492,26 @@ class Record(sixth.Record):  # type: ignore[misc,name-defined]
         return str(self.vaccine(vaccine[0], vaccine[1], when))
 
 
-def stopped_for_increase(r: Record, drug: tuple[str, str], authored: str, dose: float, unit: str,
-                         text: str, **kw: Any) -> str:
+def stopped_for_increase(
+    r: Record, drug: tuple[str, str], authored: str, dose: float, unit: str, text: str, **kw: Any
+) -> str:
     """The earlier order of a medicine whose dose was later increased: stopped, with its
     reason, and named as the prior prescription of the new order."""
-    return str(r.rx(drug, authored, dose, unit, text, status="stopped",
-                    why="replaced by a higher dose of the same medicine", **kw))
+    return str(
+        r.rx(
+            drug,
+            authored,
+            dose,
+            unit,
+            text,
+            status="stopped",
+            why="replaced by a higher dose of the same medicine",
+            **kw,
+        )
+    )
 
 
-# --- central nervous system --------------------------------------------------------------------
+# --- central nervous system ----------------------------------------------------------------------
 
 
 def cns_citalopram_hyponatraemia() -> Record:
@@ -515,11 +526,23 @@ def cns_citalopram_hyponatraemia() -> Record:
     r.condition(*HYPERTENSION, "2010-04-21")
     r.condition(*FALL, "2026-11-10")
     old = stopped_for_increase(r, CITALOPRAM, "2019-05-02", 20, "mg", "citalopram 20 mg once daily")
-    r.rx(CITALOPRAM_40, "2026-09-15", 40, "mg",
-         "citalopram 40 mg once daily (increased from 20 mg for low mood)", prior=old)
-    r.rx(TRAMADOL_50, "2026-10-20", 100, "mg",
-         "tramadol 50 mg capsules: 50-100 mg up to four times daily when needed for knee pain",
-         times=4, prn=True)
+    r.rx(
+        CITALOPRAM_40,
+        "2026-09-15",
+        40,
+        "mg",
+        "citalopram 40 mg once daily (increased from 20 mg for low mood)",
+        prior=old,
+    )
+    r.rx(
+        TRAMADOL_50,
+        "2026-10-20",
+        100,
+        "mg",
+        "tramadol 50 mg capsules: 50-100 mg up to four times daily when needed for knee pain",
+        times=4,
+        prn=True,
+    )
     r.med_text("zopiclone 7.5 mg tablets", "2024-02-06", 7.5, "mg", "zopiclone 7.5 mg at night")
     r.rx(AMLODIPINE_5, "2010-04-21", 5, "mg", "amlodipine 5 mg once daily")
     r.rx(INDAPAMIDE, "2010-04-21", 2.5, "mg", "indapamide 2.5 mg once daily")
@@ -527,9 +550,13 @@ def cns_citalopram_hyponatraemia() -> Record:
     r.renal("2026-06-10", 66, 0.86, 4.1, 136)
     r.renal("2026-11-24", 62, 0.9, 3.6, 127)
     r.qtc("2026-11-24", 472)
-    r.report("2026-11-24", "12-lead ECG",
-             "Sinus rhythm 72/min. QTc 472 ms (borderline prolonged). No acute changes.",
-             code=ECG, category="EC")
+    r.report(
+        "2026-11-24",
+        "12-lead ECG",
+        "Sinus rhythm 72/min. QTc 472 ms (borderline prolonged). No acute changes.",
+        code=ECG,
+        category="EC",
+    )
     r.bp(VISIT, 138, 78)
     r.vitals(VISIT, 64.0, 160.0, 72)
     r.smoking(VISIT, NEVER_SMOKER)
@@ -553,21 +580,45 @@ def ent_epistaxis_warfarin() -> Record:
     r.condition(*TM_PERFORATION, "2025-03-04")
     r.condition(*EPISTAXIS, "2026-11-26")
     r.rx(WARFARIN, "2018-03-12", 3, "mg", "warfarin 3 mg once daily (INR target 2.0-3.0)")
-    r.rx(CLARITHROMYCIN_500, "2026-11-27", 500, "mg",
-         "clarithromycin 500 mg twice daily for 7 days (acute sinusitis)", times=2,
-         course="acute", bounds=("2026-11-27", "2026-12-03"))
-    r.rx(PSEUDOEPHEDRINE, "2026-11-20", 60, "mg",
-         "pseudoephedrine 60 mg up to four times daily (bought over the counter)", times=4)
-    r.rx(GENTAMICIN, "2026-11-18", 3, "{drop}",
-         "gentamicin 0.3% / hydrocortisone 1% ear drops: 3 drops into the right ear three times "
-         "daily for discharge", times=3, route=OTIC)
+    r.rx(
+        CLARITHROMYCIN_500,
+        "2026-11-27",
+        500,
+        "mg",
+        "clarithromycin 500 mg twice daily for 7 days (acute sinusitis)",
+        times=2,
+        course="acute",
+        bounds=("2026-11-27", "2026-12-03"),
+    )
+    r.rx(
+        PSEUDOEPHEDRINE,
+        "2026-11-20",
+        60,
+        "mg",
+        "pseudoephedrine 60 mg up to four times daily (bought over the counter)",
+        times=4,
+    )
+    r.med_text(
+        "gentamicin 0.3% / hydrocortisone 1% ear drops",
+        "2026-11-18",
+        3,
+        "{drop}",
+        "gentamicin 0.3% / hydrocortisone 1% ear drops: 3 drops into the right ear three times "
+        "daily for discharge",
+        times=3,
+        route=OTIC,
+    )
     r.rx(AMLODIPINE, "2009-11-02", 10, "mg", "amlodipine 10 mg once daily")
     r.rx(RAMIPRIL, "2012-05-14", 10, "mg", "ramipril 10 mg once daily")
     r.rx(BISOPROLOL_5, "2018-03-12", 5, "mg", "bisoprolol 5 mg once daily")
     r.clinic("2026-10-06", "Otolaryngology (ENT) outpatient clinic", TM_PERFORATION)
-    r.report("2026-10-06", "Pure tone audiogram",
-             "Right conductive hearing loss, 35 dB. Known right tympanic membrane perforation, "
-             "under ENT follow-up; review in 6 months.", category="OTH")
+    r.report(
+        "2026-10-06",
+        "Pure tone audiogram",
+        "Right conductive hearing loss, 35 dB. Known right tympanic membrane perforation, "
+        "under ENT follow-up; review in 6 months.",
+        category="OTH",
+    )
     r.obs(INR, 2.6, "{INR}", "2026-10-28")
     r.obs(INR, 4.6, "{INR}", "2026-11-30")
     r.obs(HB, 12.9, "g/dL", "2026-11-30")
@@ -579,7 +630,7 @@ def ent_epistaxis_warfarin() -> Record:
     return r
 
 
-# --- nutrition and blood ---------------------------------------------------------------------
+# --- nutrition and blood -------------------------------------------------------------------------
 
 
 def blood_alcohol_macrocytosis_homeless() -> Record:
@@ -591,17 +642,32 @@ def blood_alcohol_macrocytosis_homeless() -> Record:
     r.condition(*HOMELESS, "2026-06-01")
     r.condition(*FOLATE_ANAEMIA, "2026-11-10")
     r.rx(FOLIC_ACID, "2026-11-10", 5, "mg", "folic acid 5 mg once daily for 4 months")
-    r.rx(CHLORDIAZEPOXIDE, "2026-11-01", 20, "mg",
-         "chlordiazepoxide reducing regimen over 7 days (community detoxification)", times=4,
-         status="completed", course="acute", bounds=("2026-11-01", "2026-11-07"))
-    r.rx(THIAMINE, "2026-11-01", 100, "mg", "thiamine 100 mg three times daily", times=3,
-         status="stopped")
+    r.rx(
+        CHLORDIAZEPOXIDE,
+        "2026-11-01",
+        20,
+        "mg",
+        "chlordiazepoxide reducing regimen over 7 days (community detoxification)",
+        times=4,
+        status="completed",
+        course="acute",
+        bounds=("2026-11-01", "2026-11-07"),
+    )
+    r.rx(
+        THIAMINE,
+        "2026-11-01",
+        100,
+        "mg",
+        "thiamine 100 mg three times daily",
+        times=3,
+        status="stopped",
+    )
     r.lab(HB[0], HB[1], 11.1, "g/dL", "2026-11-10")
     r.obs(MCV, 108, "fL", "2026-11-10")
-    r.lab("6690-2", "Leukocytes [#/volume] in Blood by Automated count", 5.2, "10*3/uL",
-          "2026-11-10")
-    r.lab("777-3", "Platelets [#/volume] in Blood by Automated count", 132, "10*3/uL",
-          "2026-11-10")
+    r.lab(
+        "6690-2", "Leukocytes [#/volume] in Blood by Automated count", 5.2, "10*3/uL", "2026-11-10"
+    )
+    r.lab("777-3", "Platelets [#/volume] in Blood by Automated count", 132, "10*3/uL", "2026-11-10")
     r.obs(FOLATE, 2.1, "ng/mL", "2026-11-10")
     r.obs(B12, 412, "pg/mL", "2026-11-10")
     r.obs(GGT, 310, "U/L", "2026-11-10")
@@ -612,15 +678,19 @@ def blood_alcohol_macrocytosis_homeless() -> Record:
     r.renal("2026-11-10", 118, 0.8, 3.9, 137)
     r.score(AUDIT_C, 11, "2026-11-10")
     r.housing("2026-11-10", HOMELESS)
-    r.order("2026-11-10", "Hepatitis C virus antibody", code=(LNC, HCV_AB[0], HCV_AB[1]),
-            reason="alcohol dependence, past injecting drug use")
+    r.order(
+        "2026-11-10",
+        "Hepatitis C virus antibody",
+        code=(LNC, HCV_AB[0], HCV_AB[1]),
+        reason="alcohol dependence, past injecting drug use",
+    )
     r.smoking("2026-11-10", CURRENT_SMOKER)
     r.vitals("2026-11-10", 58.0, 178.0, 96)
     r.bp("2026-11-10", 128, 82)
     return r
 
 
-# --- skin --------------------------------------------------------------------------------------
+# --- skin ----------------------------------------------------------------------------------------
 
 
 def skin_methotrexate_trimethoprim() -> Record:
@@ -632,19 +702,45 @@ def skin_methotrexate_trimethoprim() -> Record:
     r.condition(*CKD3, "2023-02-07")
     r.condition(*HYPERTENSION, "2011-06-14")
     r.condition(*UTI, "2026-11-27")
-    old = stopped_for_increase(r, METHOTREXATE_25, "2022-03-01", 10, "mg",
-                               "methotrexate 10 mg once weekly on Mondays", period="wk")
-    r.rx(METHOTREXATE_25, "2026-08-12", 15, "mg",
-         "methotrexate 15 mg (six 2.5 mg tablets) once weekly on Mondays", period="wk",
-         prior=old)
-    r.rx(FOLIC_ACID, "2022-03-01", 5, "mg", "folic acid 5 mg once weekly on Thursdays",
-         period="wk")
-    r.rx(TRIMETHOPRIM, "2026-11-27", 200, "mg", "trimethoprim 200 mg twice daily for 7 days",
-         times=2, course="acute", bounds=("2026-11-27", "2026-12-03"))
+    old = stopped_for_increase(
+        r,
+        METHOTREXATE_25,
+        "2022-03-01",
+        10,
+        "mg",
+        "methotrexate 10 mg once weekly on Mondays",
+        period="wk",
+    )
+    r.rx(
+        METHOTREXATE_25,
+        "2026-08-12",
+        15,
+        "mg",
+        "methotrexate 15 mg (six 2.5 mg tablets) once weekly on Mondays",
+        period="wk",
+        prior=old,
+    )
+    r.rx(FOLIC_ACID, "2022-03-01", 5, "mg", "folic acid 5 mg once weekly on Thursdays", period="wk")
+    r.rx(
+        TRIMETHOPRIM,
+        "2026-11-27",
+        200,
+        "mg",
+        "trimethoprim 200 mg twice daily for 7 days",
+        times=2,
+        course="acute",
+        bounds=("2026-11-27", "2026-12-03"),
+    )
     r.rx(RAMIPRIL_5, "2011-06-14", 5, "mg", "ramipril 5 mg once daily")
     r.rx(AMLODIPINE_5, "2011-06-14", 5, "mg", "amlodipine 5 mg once daily")
-    r.med_text("emollient cream (Epaderm)", "2008-05-19", 1, "{application}",
-               "apply to the skin as often as needed", route=TOPICAL)
+    r.med_text(
+        "emollient cream (Epaderm)",
+        "2008-05-19",
+        1,
+        "{application}",
+        "apply to the skin as often as needed",
+        route=TOPICAL,
+    )
     r.no_dose()
     r.clinic("2026-08-12", "Dermatology outpatient clinic (methotrexate shared care)", PSORIASIS)
     r.blood_count("2026-08-05", 13.4, 6.2, 221)
@@ -653,9 +749,14 @@ def skin_methotrexate_trimethoprim() -> Record:
     r.obs(NEUTROPHILS, 1.4, "10*3/uL", "2026-11-20")
     r.obs(ALT, 38, "U/L", "2026-11-20")
     r.renal("2026-11-20", 38, 1.75, 4.9, 138)
-    r.report("2026-11-28", "Urine culture",
-             "Escherichia coli >10^5 CFU/mL, sensitive to nitrofurantoin, cefalexin and "
-             "pivmecillinam; resistant to amoxicillin.", code=URINE_CULTURE, category="MB")
+    r.report(
+        "2026-11-28",
+        "Urine culture",
+        "Escherichia coli >10^5 CFU/mL, sensitive to nitrofurantoin, cefalexin and "
+        "pivmecillinam; resistant to amoxicillin.",
+        code=URINE_CULTURE,
+        category="MB",
+    )
     r.bp(VISIT, 134, 80)
     r.vitals(VISIT, 81.0, 175.0, 76)
     r.smoking(VISIT, NEVER_SMOKER)
@@ -672,15 +773,40 @@ def vaccines_copd_steroid() -> Record:
     record; HbA1c measured (6.4 %)."""
     r = Record("vaccines_copd_steroid", "Brian", "Kettle", "male", "1958-04-11")
     r.condition(*COPD, "2017-01-23")
-    r.rx(TIOTROPIUM, "2017-01-23", 18, "ug",
-         "tiotropium 18 micrograms inhalation capsule, one inhaled once daily", route=INHALED)
-    r.rx(FLUTICASONE, "2019-03-05", 500, "ug",
-         "fluticasone propionate 500 micrograms / salmeterol 50 micrograms dry powder inhaler: "
-         "one inhalation twice daily", times=2, route=INHALED)
-    r.rx(ALBUTEROL_MDI, "2017-01-23", 2, "{puff}", "salbutamol 100 micrograms, 2 puffs when needed",
-         route=INHALED, prn=True)
-    r.rx(PREDNISOLONE_5, "2026-07-20", 10, "mg",
-         "prednisolone 10 mg (two 5 mg tablets) each morning, continued after an exacerbation")
+    r.rx(
+        TIOTROPIUM,
+        "2017-01-23",
+        18,
+        "ug",
+        "tiotropium 18 micrograms inhalation capsule, one inhaled once daily",
+        route=INHALED,
+    )
+    r.rx(
+        FLUTICASONE,
+        "2019-03-05",
+        500,
+        "ug",
+        "fluticasone propionate 500 micrograms / salmeterol 50 micrograms dry powder inhaler: "
+        "one inhalation twice daily",
+        times=2,
+        route=INHALED,
+    )
+    r.rx(
+        ALBUTEROL_MDI,
+        "2017-01-23",
+        2,
+        "{puff}",
+        "salbutamol 100 micrograms, 2 puffs when needed",
+        route=INHALED,
+        prn=True,
+    )
+    r.rx(
+        PREDNISOLONE_5,
+        "2026-07-20",
+        10,
+        "mg",
+        "prednisolone 10 mg (two 5 mg tablets) each morning, continued after an exacerbation",
+    )
     r.obs(FEV1_FVC, 52, "%", "2026-07-30")
     r.obs(HBA1C, 6.4, "%", "2026-09-14")
     r.renal("2026-09-14", 79, 0.98, 4.2, 140)
@@ -694,7 +820,7 @@ def vaccines_copd_steroid() -> Record:
     return r
 
 
-# --- endocrine -------------------------------------------------------------------------------------
+# --- endocrine -----------------------------------------------------------------------------------
 
 
 def endo_t2dm_ckd4_metformin() -> Record:
@@ -706,10 +832,10 @@ def endo_t2dm_ckd4_metformin() -> Record:
     r.condition(*HYPERTENSION, "2015-05-06")
     r.condition(*CKD4, "2026-11-25")
     r.rx(METFORMIN_1000, "2013-01-08", 1000, "mg", "metformin 1 g twice daily", times=2)
-    old = stopped_for_increase(r, GLICLAZIDE, "2016-04-12", 80, "mg",
-                               "gliclazide 80 mg twice daily", times=2)
-    r.rx(GLICLAZIDE, "2026-06-01", 160, "mg", "gliclazide 160 mg twice daily", times=2,
-         prior=old)
+    old = stopped_for_increase(
+        r, GLICLAZIDE, "2016-04-12", 80, "mg", "gliclazide 80 mg twice daily", times=2
+    )
+    r.rx(GLICLAZIDE, "2026-06-01", 160, "mg", "gliclazide 160 mg twice daily", times=2, prior=old)
     r.rx(EMPAGLIFLOZIN, "2024-03-19", 10, "mg", "empagliflozin 10 mg once daily")
     r.rx(AMLODIPINE, "2015-05-06", 10, "mg", "amlodipine 10 mg once daily")
     r.renal("2026-06-01", 36, 2.1, 4.8, 139)
@@ -746,15 +872,25 @@ def uro_oxybutynin_dementia() -> Record:
     r._last()["medicationCodeableConcept"] = {"text": "solifenacin 5 mg tablets"}
     r.rx(OXYBUTYNIN_5, "2021-03-15", 5, "mg", "oxybutynin 5 mg three times daily", times=3)
     r.rx(DONEPEZIL_10, "2023-06-01", 10, "mg", "donepezil 10 mg at night")
-    r.rx(NITROFURANTOIN_50, "2024-01-08", 50, "mg",
-         "nitrofurantoin 50 mg at night (prophylaxis of recurrent UTI)")
+    r.rx(
+        NITROFURANTOIN_50,
+        "2024-01-08",
+        50,
+        "mg",
+        "nitrofurantoin 50 mg at night (prophylaxis of recurrent UTI)",
+    )
     r.rx(ALENDRONATE, "2019-10-03", 70, "mg", "alendronic acid 70 mg once weekly", period="wk")
     r.rx(AMLODIPINE_5, "2002-05-22", 5, "mg", "amlodipine 5 mg once daily")
     r.score(MMSE, 19, "2026-09-08")
     r.renal("2026-11-12", 38, 1.3, 4.4, 138)
     r.obs(ALT, 22, "U/L", "2026-11-12")
-    r.report("2026-11-14", "Urine culture", "Mixed growth of doubtful significance; no "
-             "significant bacteriuria.", code=URINE_CULTURE, category="MB")
+    r.report(
+        "2026-11-14",
+        "Urine culture",
+        "Mixed growth of doubtful significance; no significant bacteriuria.",
+        code=URINE_CULTURE,
+        category="MB",
+    )
     r.bp(VISIT, 132, 74)
     r.standing_bp(VISIT, 112, 66)
     r.vitals(VISIT, 52.0, 155.0, 70)
@@ -763,7 +899,7 @@ def uro_oxybutynin_dementia() -> Record:
     return r
 
 
-# --- anaesthesia -----------------------------------------------------------------------------------
+# --- anaesthesia ---------------------------------------------------------------------------------
 
 
 def anaes_preop_sglt2_osa() -> Record:
@@ -776,29 +912,40 @@ def anaes_preop_sglt2_osa() -> Record:
     r.condition(*DIABETES2, "2019-03-11")
     r.condition(*MORBID_OBESITY, "2019-03-11")
     r.condition(*HYPERTENSION, "2019-03-11")
-    r.provisional(OSA, "2026-10-14",
-                  "Suspected obstructive sleep apnoea (STOP-BANG 6, awaiting sleep study)")
+    r.provisional(
+        OSA, "2026-10-14", "Suspected obstructive sleep apnoea (STOP-BANG 6, awaiting sleep study)"
+    )
     r.rx(METFORMIN_1000, "2019-03-11", 1000, "mg", "metformin 1 g twice daily", times=2)
     r.rx(DAPAGLIFLOZIN, "2024-02-20", 10, "mg", "dapagliflozin 10 mg once daily")
     r.rx(LISINOPRIL_20, "2019-03-11", 20, "mg", "lisinopril 20 mg once daily")
     r.rx(ATORVASTATIN_20, "2020-01-15", 20, "mg", "atorvastatin 20 mg at night")
     r.rx(OMEPRAZOLE, "2026-08-18", 1, "{capsule}", "omeprazole capsules, as directed")
     r.no_dose()
-    r.allergy_text("Suxamethonium",
-                   "prolonged apnoea after general anaesthesia in 2009 (suspected "
-                   "butyrylcholinesterase deficiency)")
-    r.order("2026-10-14", "Polysomnography (sleep study)",
-            code=(SCT, "60554003", "Polysomnography (procedure)"),
-            reason="suspected obstructive sleep apnoea before surgery")
-    r.order("2026-09-02", "Laparoscopic cholecystectomy",
-            code=(SCT, "45595009", "Laparoscopic cholecystectomy (procedure)"),
-            due="2026-12-14", reason="symptomatic gallstones")
+    r.allergy_text(
+        "Suxamethonium",
+        "prolonged apnoea after general anaesthesia in 2009 (suspected "
+        "butyrylcholinesterase deficiency)",
+    )
+    r.order(
+        "2026-10-14",
+        "Polysomnography (sleep study)",
+        code=(SCT, "60554003", "Polysomnography (procedure)"),
+        reason="suspected obstructive sleep apnoea before surgery",
+    )
+    r.order(
+        "2026-09-02",
+        "Laparoscopic cholecystectomy",
+        code=(SCT, "45595009", "Laparoscopic cholecystectomy (procedure)"),
+        due="2026-12-14",
+        reason="symptomatic gallstones",
+    )
     r.clinic(VISIT, "Pre-operative assessment clinic")
     r.obs(HBA1C, 8.9, "%", "2026-11-24")
     r.renal("2026-11-24", 78, 0.9, 4.3, 139)
     r.blood_count("2026-11-24", 13.1, 7.9, 288)
-    r.report("2026-11-24", "12-lead ECG", "Sinus rhythm 84/min, normal ECG.", code=ECG,
-             category="EC")
+    r.report(
+        "2026-11-24", "12-lead ECG", "Sinus rhythm 84/min, normal ECG.", code=ECG, category="EC"
+    )
     r.bp(VISIT, 146, 88)
     r.vitals(VISIT, 112.0, 163.0, 84)
     r.smoking(VISIT, NEVER_SMOKER)
@@ -806,7 +953,7 @@ def anaes_preop_sglt2_osa() -> Record:
     return r
 
 
-# --- vaccines --------------------------------------------------------------------------------
+# --- vaccines ------------------------------------------------------------------------------------
 
 
 def vacc_asplenia_clarithro_simva() -> Record:
@@ -816,15 +963,20 @@ def vacc_asplenia_clarithro_simva() -> Record:
     COVID vaccines given in October."""
     r = Record("vacc_asplenia_clarithro_simva", "Kenneth", "Abara", "male", "1953-05-27")
     r.procedure(SPLENECTOMY, "2026-09-08")
-    r.problem_text("Absence of spleen after splenectomy (traumatic splenic rupture)",
-                   "2026-09-08")
+    r.problem_text("Absence of spleen after splenectomy (traumatic splenic rupture)", "2026-09-08")
     r.condition(*HYPERLIPIDAEMIA, "2014-02-11")
     r.condition(*HYPERTENSION, "2014-02-11")
     r.condition(*MYALGIA, "2026-11-10")
     r.allergy("91936005", "Allergy to penicillin")
-    r.rx(CLARITHROMYCIN, "2026-09-15", 250, "mg",
-         "clarithromycin 250 mg twice daily, long-term prophylaxis after splenectomy "
-         "(penicillin allergy)", times=2)
+    r.rx(
+        CLARITHROMYCIN,
+        "2026-09-15",
+        250,
+        "mg",
+        "clarithromycin 250 mg twice daily, long-term prophylaxis after splenectomy "
+        "(penicillin allergy)",
+        times=2,
+    )
     r.rx(SIMVASTATIN, "2014-02-11", 40, "mg", "simvastatin 40 mg at night")
     r.rx(AMLODIPINE, "2014-02-11", 10, "mg", "amlodipine 10 mg once daily")
     r.obs(CK, 640, "U/L", "2026-11-20")
@@ -851,8 +1003,13 @@ def vacc_elderly_hf_digoxin() -> Record:
     r.condition(*DIABETES2, "2010-09-27")
     r.condition(*CKD3, "2022-04-05")
     r.rx(DIGOXIN, "2019-05-14", 250, "ug", "digoxin 250 micrograms once daily")
-    r.rx(AMIODARONE_200, "2026-11-02", 200, "mg",
-         "amiodarone 200 mg once daily (after a loading week), started by cardiology")
+    r.rx(
+        AMIODARONE_200,
+        "2026-11-02",
+        200,
+        "mg",
+        "amiodarone 200 mg once daily (after a loading week), started by cardiology",
+    )
     r.rx(APIXABAN_5, "2019-05-14", 5, "mg", "apixaban 5 mg twice daily", times=2)
     r.rx(FUROSEMIDE_40, "2019-05-14", 40, "mg", "furosemide 40 mg each morning")
     r.rx(BISOPROLOL_25, "2019-06-11", 2.5, "mg", "bisoprolol 2.5 mg once daily")
@@ -871,7 +1028,7 @@ def vacc_elderly_hf_digoxin() -> Record:
     return r
 
 
-# --- musculoskeletal and joint -------------------------------------------------------------
+# --- musculoskeletal and joint -------------------------------------------------------------------
 
 
 def msk_axspa_adalimumab_naproxen() -> Record:
@@ -883,20 +1040,41 @@ def msk_axspa_adalimumab_naproxen() -> Record:
     r = Record("msk_axspa_adalimumab_naproxen", "Callum", "Reid", "male", "2004-01-15")
     r.condition(*ANKYLOSING_SPONDYLITIS, "2024-05-06")
     r.condition(*DYSPEPSIA, "2026-11-20")
-    old = stopped_for_increase(r, ADALIMUMAB, "2025-03-01", 40, "mg",
-                               "adalimumab 40 mg subcutaneously every 2 weeks", period="wk",
-                               route=SUBCUT)
+    old = stopped_for_increase(
+        r,
+        ADALIMUMAB,
+        "2025-03-01",
+        40,
+        "mg",
+        "adalimumab 40 mg subcutaneously every 2 weeks",
+        period="wk",
+        route=SUBCUT,
+    )
     r._last()["dosageInstruction"][0]["timing"]["repeat"]["period"] = 2
-    r.rx(ADALIMUMAB, "2026-09-20", 40, "mg",
-         "adalimumab 40 mg subcutaneously once weekly (increased by rheumatology)", period="wk",
-         route=SUBCUT, prior=old)
+    r.rx(
+        ADALIMUMAB,
+        "2026-09-20",
+        40,
+        "mg",
+        "adalimumab 40 mg subcutaneously once weekly (increased by rheumatology)",
+        period="wk",
+        route=SUBCUT,
+        prior=old,
+    )
     r.rx(NAPROXEN_500, "2024-05-06", 500, "mg", "naproxen 500 mg twice daily", times=2)
     r.clinic("2026-09-20", "Rheumatology outpatient clinic", ANKYLOSING_SPONDYLITIS)
-    r.report("2025-02-10", "Interferon-gamma release assay for tuberculosis (QuantiFERON-TB Gold "
-             "Plus)", "Negative. No evidence of latent tuberculosis infection.")
+    r.report(
+        "2025-02-10",
+        "Interferon-gamma release assay for tuberculosis (QuantiFERON-TB Gold Plus)",
+        "Negative. No evidence of latent tuberculosis infection.",
+    )
     r.coded(HBSAG, NEGATIVE, "2025-02-10")
-    r.order("2026-11-25", "Yellow fever vaccination (travel clinic)", due="2026-12-10",
-            reason="travel to Ghana in January")
+    r.order(
+        "2026-11-25",
+        "Yellow fever vaccination (travel clinic)",
+        due="2026-12-10",
+        reason="travel to Ghana in January",
+    )
     r.blood_count("2026-06-10", 14.8, 6.9, 301)
     r.blood_count("2026-11-25", 12.1, 7.4, 388)
     r.obs(MCV, 79, "fL", "2026-11-25")
@@ -910,7 +1088,7 @@ def msk_axspa_adalimumab_naproxen() -> Record:
     return r
 
 
-# --- respiratory ------------------------------------------------------------------------------
+# --- respiratory ---------------------------------------------------------------------------------
 
 
 def resp_copd_theophylline_cipro_oxygen() -> Record:
@@ -919,29 +1097,80 @@ def resp_copd_theophylline_cipro_oxygen() -> Record:
     SpO2 88 %; no pulmonary rehabilitation on record; influenza vaccine given."""
     r = Record("resp_copd_theophylline_cipro_oxygen", "Dennis", "Marlow", "male", "1951-08-08")
     r.condition(*COPD, "2012-10-02")
-    r.problem_text("Chronic hypoxaemic respiratory failure on long-term oxygen therapy",
-                   "2024-06-12")
+    r.problem_text(
+        "Chronic hypoxaemic respiratory failure on long-term oxygen therapy", "2024-06-12"
+    )
     r.condition(*LIVES_ALONE, "2020-01-15")
     r.condition(*COPD_EXACERBATION, "2026-11-28")
-    r.rx(THEOPHYLLINE, "2020-03-04", 400, "mg",
-         "theophylline modified-release 400 mg twice daily", times=2)
-    r.rx(CIPROFLOXACIN, "2026-11-28", 500, "mg", "ciprofloxacin 500 mg twice daily for 5 days",
-         times=2, course="acute", bounds=("2026-11-28", "2026-12-02"))
-    r.rx(PREDNISOLONE_5, "2026-11-28", 30, "mg",
-         "prednisolone 30 mg each morning for 5 days", course="acute",
-         bounds=("2026-11-28", "2026-12-02"))
-    r.rx(TIOTROPIUM, "2012-10-02", 18, "ug",
-         "tiotropium 18 micrograms inhalation capsule, one inhaled once daily", route=INHALED)
-    r.rx(BUDESONIDE, "2016-05-10", 400, "ug",
-         "budesonide 200 micrograms / formoterol 6 micrograms inhaler: 2 inhalations twice "
-         "daily", times=2, route=INHALED)
-    r.rx(ALBUTEROL_MDI, "2012-10-02", 2, "{puff}",
-         "salbutamol 100 micrograms, 2 puffs when needed", route=INHALED, prn=True)
-    r.rx(OXYGEN, "2024-06-12", 2, "L/min",
-         "oxygen 2 litres/minute by nasal cannula for at least 15 hours a day", route=NASAL)
+    r.rx(
+        THEOPHYLLINE,
+        "2020-03-04",
+        400,
+        "mg",
+        "theophylline modified-release 400 mg twice daily",
+        times=2,
+    )
+    r.rx(
+        CIPROFLOXACIN,
+        "2026-11-28",
+        500,
+        "mg",
+        "ciprofloxacin 500 mg twice daily for 5 days",
+        times=2,
+        course="acute",
+        bounds=("2026-11-28", "2026-12-02"),
+    )
+    r.rx(
+        PREDNISOLONE_5,
+        "2026-11-28",
+        30,
+        "mg",
+        "prednisolone 30 mg each morning for 5 days",
+        course="acute",
+        bounds=("2026-11-28", "2026-12-02"),
+    )
+    r.rx(
+        TIOTROPIUM,
+        "2012-10-02",
+        18,
+        "ug",
+        "tiotropium 18 micrograms inhalation capsule, one inhaled once daily",
+        route=INHALED,
+    )
+    r.rx(
+        BUDESONIDE,
+        "2016-05-10",
+        400,
+        "ug",
+        "budesonide 200 micrograms / formoterol 6 micrograms inhaler: 2 inhalations twice daily",
+        times=2,
+        route=INHALED,
+    )
+    r.rx(
+        ALBUTEROL_MDI,
+        "2012-10-02",
+        2,
+        "{puff}",
+        "salbutamol 100 micrograms, 2 puffs when needed",
+        route=INHALED,
+        prn=True,
+    )
+    r.rx(
+        OXYGEN,
+        "2024-06-12",
+        2,
+        "L/min",
+        "oxygen 2 litres/minute by nasal cannula for at least 15 hours a day",
+        route=NASAL,
+    )
     r.obs(THEOPHYLLINE_LEVEL, 12, "ug/mL", "2026-06-15")
-    r.report("2026-11-28", "Chest X-ray", "Hyperinflated lungs. No consolidation, effusion or "
-             "pneumothorax.", code=CHEST_XRAY, category="RAD")
+    r.report(
+        "2026-11-28",
+        "Chest X-ray",
+        "Hyperinflated lungs. No consolidation, effusion or pneumothorax.",
+        code=CHEST_XRAY,
+        category="RAD",
+    )
     r.renal("2026-11-28", 71, 1.0, 4.1, 139)
     r.blood_count("2026-11-28", 16.2, 11.9, 244)
     r.obs(SPO2, 88, "%", VISIT)
@@ -953,7 +1182,7 @@ def resp_copd_theophylline_cipro_oxygen() -> Record:
     return r
 
 
-# --- central nervous system ------------------------------------------------------------------
+# --- central nervous system ----------------------------------------------------------------------
 
 
 def cns_opioid_pregabalin_benzo() -> Record:
@@ -966,10 +1195,24 @@ def cns_opioid_pregabalin_benzo() -> Record:
     r.condition(*OSA, "2022-06-08")
     r.condition(*DEPRESSION, "2026-11-20")
     r.condition(*FALL, "2026-11-14")
-    old = stopped_for_increase(r, MORPHINE, "2023-01-16", 30, "mg",
-                               "morphine sulfate modified-release 30 mg twice daily", times=2)
-    r.rx(MORPHINE, "2026-09-01", 60, "mg",
-         "morphine sulfate modified-release 60 mg twice daily", times=2, prior=old)
+    old = stopped_for_increase(
+        r,
+        MORPHINE,
+        "2023-01-16",
+        30,
+        "mg",
+        "morphine sulfate modified-release 30 mg twice daily",
+        times=2,
+    )
+    r.rx(
+        MORPHINE,
+        "2026-09-01",
+        60,
+        "mg",
+        "morphine sulfate modified-release 60 mg twice daily",
+        times=2,
+        prior=old,
+    )
     r.rx(PREGABALIN, "2022-04-05", 300, "mg", "pregabalin 300 mg twice daily", times=2)
     r.rx(DIAZEPAM_5, "2024-07-01", 5, "mg", "diazepam 5 mg three times daily", times=3)
     r.rx(ACETAMINOPHEN, "2018-02-20", 1000, "mg", "paracetamol 1 g four times daily", times=4)
@@ -983,7 +1226,7 @@ def cns_opioid_pregabalin_benzo() -> Record:
     return r
 
 
-# --- nutrition and blood ----------------------------------------------------------------------
+# --- nutrition and blood -------------------------------------------------------------------------
 
 
 def blood_dialysis_esa_gabapentin() -> Record:
@@ -998,17 +1241,41 @@ def blood_dialysis_esa_gabapentin() -> Record:
     r.condition(*HYPERTENSION, "2005-03-08")
     r.condition(*PRURITUS, "2026-08-10")
     r.condition(*DROWSINESS, "2026-11-10")
-    r.rx(DARBEPOETIN, "2025-01-20", 60, "ug",
-         "darbepoetin alfa 60 micrograms subcutaneously once weekly (given at dialysis)",
-         period="wk", route=SUBCUT)
-    r.med_text("sevelamer carbonate 800 mg tablets", "2024-01-15", 1600, "mg",
-               "sevelamer carbonate 1.6 g three times daily with meals", times=3)
-    r.med_text("alfacalcidol 0.5 microgram capsules", "2024-01-15", 0.5, "ug",
-               "alfacalcidol 0.5 micrograms once daily")
-    r.rx(GABAPENTIN, "2026-08-20", 300, "mg", "gabapentin 300 mg three times daily for itch",
-         times=3)
-    r.rx(INSULIN_GLARGINE, "2019-04-02", 14, "[iU]", "insulin glargine 14 units at night",
-         route=SUBCUT)
+    r.rx(
+        DARBEPOETIN,
+        "2025-01-20",
+        60,
+        "ug",
+        "darbepoetin alfa 60 micrograms subcutaneously once weekly (given at dialysis)",
+        period="wk",
+        route=SUBCUT,
+    )
+    r.med_text(
+        "sevelamer carbonate 800 mg tablets",
+        "2024-01-15",
+        1600,
+        "mg",
+        "sevelamer carbonate 1.6 g three times daily with meals",
+        times=3,
+    )
+    r.med_text(
+        "alfacalcidol 0.5 microgram capsules",
+        "2024-01-15",
+        0.5,
+        "ug",
+        "alfacalcidol 0.5 micrograms once daily",
+    )
+    r.rx(
+        GABAPENTIN, "2026-08-20", 300, "mg", "gabapentin 300 mg three times daily for itch", times=3
+    )
+    r.rx(
+        INSULIN_GLARGINE,
+        "2019-04-02",
+        14,
+        "[iU]",
+        "insulin glargine 14 units at night",
+        route=SUBCUT,
+    )
     r.rx(AMLODIPINE, "2005-03-08", 10, "mg", "amlodipine 10 mg once daily")
     r.clinic("2026-11-27", "Renal dialysis unit (haemodialysis, Mon/Wed/Fri)", DIALYSIS)
     r.obs(HB, 13.4, "g/dL", "2026-11-24")
@@ -1025,7 +1292,7 @@ def blood_dialysis_esa_gabapentin() -> Record:
     return r
 
 
-# --- endocrine ----------------------------------------------------------------------------------
+# --- endocrine -----------------------------------------------------------------------------------
 
 
 def endo_graves_carbimazole_preconception() -> Record:
@@ -1036,19 +1303,48 @@ def endo_graves_carbimazole_preconception() -> Record:
     r = Record("endo_graves_carbimazole_preconception", "Leah", "Brennan", "female", "1996-06-12")
     r.condition(*GRAVES, "2026-03-09")
     r.condition(*ASTHMA, "2005-09-01")
-    r.med_text("carbimazole 20 mg tablets", "2026-03-09", 20, "mg",
-               "carbimazole 20 mg once daily")
-    r.rx(PROPRANOLOL_40, "2026-03-09", 40, "mg",
-         "propranolol 40 mg three times daily for palpitations and tremor", times=3)
-    r.rx(BUDESONIDE, "2005-09-01", 200, "ug",
-         "budesonide 200 micrograms inhaler, 1 inhalation twice daily", times=2, route=INHALED)
-    r.rx(ALBUTEROL_MDI, "2005-09-01", 2, "{puff}", "salbutamol 100 micrograms, 2 puffs when needed",
-         route=INHALED, prn=True)
-    r.rx(COMBINED_PILL, "2021-02-01", 1, "{tablet}",
-         "levonorgestrel 150 micrograms / ethinylestradiol 30 micrograms, one daily",
-         status="stopped", why="stopped in September 2026: wishes to conceive")
-    r.text_obs(("86645-9", "Pregnancy intention in the next year - Reported"),
-               "Yes, wants to become pregnant", "2026-11-20", "social-history")
+    r.med_text("carbimazole 20 mg tablets", "2026-03-09", 20, "mg", "carbimazole 20 mg once daily")
+    r.rx(
+        PROPRANOLOL_40,
+        "2026-03-09",
+        40,
+        "mg",
+        "propranolol 40 mg three times daily for palpitations and tremor",
+        times=3,
+    )
+    r.rx(
+        BUDESONIDE,
+        "2005-09-01",
+        200,
+        "ug",
+        "budesonide 200 micrograms inhaler, 1 inhalation twice daily",
+        times=2,
+        route=INHALED,
+    )
+    r.rx(
+        ALBUTEROL_MDI,
+        "2005-09-01",
+        2,
+        "{puff}",
+        "salbutamol 100 micrograms, 2 puffs when needed",
+        route=INHALED,
+        prn=True,
+    )
+    r.rx(
+        COMBINED_PILL,
+        "2021-02-01",
+        1,
+        "{tablet}",
+        "levonorgestrel 150 micrograms / ethinylestradiol 30 micrograms, one daily",
+        status="stopped",
+        why="stopped in September 2026: wishes to conceive",
+    )
+    r.text_obs(
+        ("86645-9", "Pregnancy intention in the next year - Reported"),
+        "Yes, wants to become pregnant",
+        "2026-11-20",
+        "social-history",
+    )
     r.last_period("2026-11-20", "2026-11-16")
     r.coded(URINE_HCG, NEGATIVE, "2026-11-30")
     r.obs(TSH, 0.01, "m[IU]/L", "2026-11-20")
@@ -1061,7 +1357,7 @@ def endo_graves_carbimazole_preconception() -> Record:
     return r
 
 
-# --- cardiovascular ----------------------------------------------------------------------------
+# --- cardiovascular ------------------------------------------------------------------------------
 
 
 def cv_verapamil_bisoprolol_bradycardia() -> Record:
@@ -1069,28 +1365,53 @@ def cv_verapamil_bisoprolol_bradycardia() -> Record:
     bisoprolol, heart rate 46 and first-degree heart block; ramipril raised from 5 to 10 mg in
     June (a dose change); bendroflumethiazide on hold since 20 November for sodium 129, no
     sodium since; a 26 mmHg drop on standing and a fall. Post-menopausal, never smoked."""
-    r = Record("cv_verapamil_bisoprolol_bradycardia", "Patricia", "Holloway", "female",
-               "1951-01-27")
+    r = Record(
+        "cv_verapamil_bisoprolol_bradycardia", "Patricia", "Holloway", "female", "1951-01-27"
+    )
     r.condition(*HYPERTENSION, "2005-08-16")
     r.condition(*ANGINA, "2020-02-11")
     r.condition(*GOUT, "2018-09-04")
     r.condition(*FALL, "2026-11-18")
-    r.rx(VERAPAMIL, "2026-10-25", 240, "mg",
-         "verapamil modified-release 240 mg once daily (added for angina)")
+    r.rx(
+        VERAPAMIL,
+        "2026-10-25",
+        240,
+        "mg",
+        "verapamil modified-release 240 mg once daily (added for angina)",
+    )
     r.rx(BISOPROLOL_5, "2020-02-11", 5, "mg", "bisoprolol 5 mg once daily")
     old = stopped_for_increase(r, RAMIPRIL_5, "2015-03-10", 5, "mg", "ramipril 5 mg once daily")
     r.rx(RAMIPRIL, "2026-06-15", 10, "mg", "ramipril 10 mg once daily", prior=old)
-    r.rx(BENDROFLUMETHIAZIDE, "2005-08-16", 2.5, "mg", "bendroflumethiazide 2.5 mg each morning",
-         status="on-hold", why="held on 20 November 2026 for sodium 129 mmol/L")
+    r.rx(
+        BENDROFLUMETHIAZIDE,
+        "2005-08-16",
+        2.5,
+        "mg",
+        "bendroflumethiazide 2.5 mg each morning",
+        status="on-hold",
+        why="held on 20 November 2026 for sodium 129 mmol/L",
+    )
     r.rx(ALLOPURINOL_300, "2018-09-04", 300, "mg", "allopurinol 300 mg once daily")
     r.rx(ATORVASTATIN_40, "2020-02-11", 40, "mg", "atorvastatin 40 mg at night")
-    r.rx(NITROGLYCERIN, "2020-02-11", 0.4, "mg",
-         "glyceryl trinitrate 400 micrograms/dose sublingual spray, 1-2 sprays for chest pain",
-         route=sixth.SUBLINGUAL, prn=True)
+    r.rx(
+        NITROGLYCERIN,
+        "2020-02-11",
+        0.4,
+        "mg",
+        "glyceryl trinitrate 400 micrograms/dose sublingual spray, 1-2 sprays for chest pain",
+        route=sixth.SUBLINGUAL,
+        prn=True,
+    )
     r.clinic("2026-10-25", "Cardiology outpatient clinic", ANGINA)
     r.renal("2026-11-19", 55, 1.0, 4.2, 129)
-    r.report("2026-11-19", "12-lead ECG", "Sinus bradycardia 48/min. PR interval 230 ms "
-             "(first-degree AV block). No acute ischaemic changes.", code=ECG, category="EC")
+    r.report(
+        "2026-11-19",
+        "12-lead ECG",
+        "Sinus bradycardia 48/min. PR interval 230 ms "
+        "(first-degree AV block). No acute ischaemic changes.",
+        code=ECG,
+        category="EC",
+    )
     r.bp(VISIT, 124, 70)
     r.standing_bp(VISIT, 98, 58)
     r.vitals(VISIT, 66.0, 162.0, 46)
@@ -1100,7 +1421,7 @@ def cv_verapamil_bisoprolol_bradycardia() -> Record:
     return r
 
 
-# --- skin ---------------------------------------------------------------------------------------
+# --- skin ----------------------------------------------------------------------------------------
 
 
 def skin_leg_ulcer_abpi_pending() -> Record:
@@ -1116,17 +1437,32 @@ def skin_leg_ulcer_abpi_pending() -> Record:
     r.condition(*LIVES_ALONE, "2016-07-01")
     r.condition(*HOUSEBOUND, "2025-02-10")
     r.condition(CELLULITIS[0], CELLULITIS[1], "2026-11-10", "resolved", "2026-11-20")
-    r.med_text("flucloxacillin 500 mg capsules", "2026-11-10", 500, "mg",
-               "flucloxacillin 500 mg four times daily for 7 days", times=4, status="completed",
-               course="acute", bounds=("2026-11-10", "2026-11-17"))
+    r.med_text(
+        "flucloxacillin 500 mg capsules",
+        "2026-11-10",
+        500,
+        "mg",
+        "flucloxacillin 500 mg four times daily for 7 days",
+        times=4,
+        status="completed",
+        course="acute",
+        bounds=("2026-11-10", "2026-11-17"),
+    )
     r.rx(AMLODIPINE, "2012-06-05", 10, "mg", "amlodipine 10 mg once daily")
     r.rx(METFORMIN_500, "2008-11-20", 500, "mg", "metformin 500 mg twice daily", times=2)
     r.rx(GLICLAZIDE, "2014-05-12", 80, "mg", "gliclazide 80 mg once daily")
     r.rx(ACETAMINOPHEN, "2026-09-14", 1000, "mg", "paracetamol 1 g four times daily", times=4)
-    r.order("2026-10-01", "Ankle-brachial pressure index (Doppler) before compression bandaging",
-            reason="venous leg ulcer")
-    r.report("2026-11-10", "Wound swab culture", "Staphylococcus aureus, sensitive to "
-             "flucloxacillin.", category="MB")
+    r.order(
+        "2026-10-01",
+        "Ankle-brachial pressure index (Doppler) before compression bandaging",
+        reason="venous leg ulcer",
+    )
+    r.report(
+        "2026-11-10",
+        "Wound swab culture",
+        "Staphylococcus aureus, sensitive to flucloxacillin.",
+        category="MB",
+    )
     r.blood_count("2026-11-10", 10.6, 12.1, 410)
     r.obs(ALBUMIN, 2.9, "g/dL", "2026-11-10")
     r.obs(CRP, 4.2, "mg/dL", "2026-11-10")
@@ -1142,7 +1478,7 @@ def skin_leg_ulcer_abpi_pending() -> Record:
     return r
 
 
-# --- endocrine ----------------------------------------------------------------------------------
+# --- endocrine -----------------------------------------------------------------------------------
 
 
 def endo_levothyroxine_calcium_alendronate() -> Record:
@@ -1150,22 +1486,42 @@ def endo_levothyroxine_calcium_alendronate() -> Record:
     change), TSH still 8.9, taken with calcium and ferrous sulfate; alendronate for ten years,
     DEXA in May (osteopenia, improved); new aching right thigh for six weeks; iron deficiency
     not investigated; early menopause at 41. Ex-smoker."""
-    r = Record("endo_levothyroxine_calcium_alendronate", "Janet", "Crowther", "female",
-               "1973-09-09")
+    r = Record(
+        "endo_levothyroxine_calcium_alendronate", "Janet", "Crowther", "female", "1973-09-09"
+    )
     r.condition(*HYPOTHYROIDISM, "2012-01-24")
     r.condition(*OSTEOPOROSIS, "2016-03-15")
     r.condition(*IRON_DEFICIENCY_ANAEMIA, "2026-07-06")
     r.condition(*GORD, "2018-10-02")
     r.problem_text("Aching pain in right thigh for six weeks, worse on walking", "2026-10-20")
-    old = stopped_for_increase(r, LEVOTHYROXINE, "2019-04-09", 125, "ug",
-                               "levothyroxine 125 micrograms each morning")
-    r.rx(LEVOTHYROXINE, "2026-08-10", 150, "ug", "levothyroxine 150 micrograms each morning",
-         prior=old)
-    r.rx(CALCIUM_CARBONATE, "2016-03-15", 1250, "mg",
-         "calcium carbonate 1.25 g / colecalciferol 400 units chewable tablet twice daily (with "
-         "breakfast and evening meal)", times=2)
-    r.rx(FERROUS_SULFATE, "2026-07-06", 200, "mg", "ferrous sulfate 200 mg three times daily",
-         times=3)
+    old = stopped_for_increase(
+        r, LEVOTHYROXINE, "2019-04-09", 125, "ug", "levothyroxine 125 micrograms each morning"
+    )
+    r.rx(
+        LEVOTHYROXINE,
+        "2026-08-10",
+        150,
+        "ug",
+        "levothyroxine 150 micrograms each morning",
+        prior=old,
+    )
+    r.rx(
+        CALCIUM_CARBONATE,
+        "2016-03-15",
+        1250,
+        "mg",
+        "calcium carbonate 1.25 g / colecalciferol 400 units chewable tablet twice daily (with "
+        "breakfast and evening meal)",
+        times=2,
+    )
+    r.rx(
+        FERROUS_SULFATE,
+        "2026-07-06",
+        200,
+        "mg",
+        "ferrous sulfate 200 mg three times daily",
+        times=3,
+    )
     r.rx(ALENDRONATE, "2016-03-15", 70, "mg", "alendronic acid 70 mg once weekly", period="wk")
     r.rx(OMEPRAZOLE, "2018-10-02", 20, "mg", "omeprazole 20 mg once daily")
     r.obs(TSH, 6.2, "m[IU]/L", "2026-06-22")
@@ -1176,9 +1532,13 @@ def endo_levothyroxine_calcium_alendronate() -> Record:
     r.obs(VITAMIN_D, 24, "ng/mL", "2026-11-20")
     r.obs(CALCIUM, 9.4, "mg/dL", "2026-11-20")
     r.renal("2026-11-20", 88, 0.8, 4.2, 140)
-    r.report("2026-05-12", "DXA bone densitometry", "Lumbar spine T-score -2.1, total hip "
-             "T-score -1.8: osteopenia, improved from -2.9 (lumbar spine) in 2016.",
-             category="RAD")
+    r.report(
+        "2026-05-12",
+        "DXA bone densitometry",
+        "Lumbar spine T-score -2.1, total hip "
+        "T-score -1.8: osteopenia, improved from -2.9 (lumbar spine) in 2016.",
+        category="RAD",
+    )
     r.bp(VISIT, 126, 78)
     r.vitals(VISIT, 68.0, 165.0, 64)
     r.smoking(VISIT, FORMER_SMOKER)
@@ -1186,7 +1546,7 @@ def endo_levothyroxine_calcium_alendronate() -> Record:
     return r
 
 
-# --- eye ------------------------------------------------------------------------------------------
+# --- eye -----------------------------------------------------------------------------------------
 
 
 def eye_t1dm_screening_keratitis() -> Record:
@@ -1198,20 +1558,46 @@ def eye_t1dm_screening_keratitis() -> Record:
     r = Record("eye_t1dm_screening_keratitis", "Owen", "Pritchard", "male", "1996-08-21")
     r.condition(*DIABETES1, "2004-02-10")
     r.condition(*RETINOPATHY, "2023-05-10")
-    r.provisional(KERATITIS, "2026-11-30",
-                  "Suspected microbial keratitis: painful red left eye with photophobia and "
-                  "blurred vision, soft contact lens wearer")
-    r.rx(INSULIN_GLARGINE, "2015-01-12", 24, "[iU]", "insulin glargine 24 units at night",
-         route=SUBCUT)
-    r.rx(INSULIN_ASPART, "2015-01-12", 1, "[iU]",
-         "insulin aspart with meals, dose by carbohydrate counting", times=3, route=SUBCUT)
+    r.provisional(
+        KERATITIS,
+        "2026-11-30",
+        "Suspected microbial keratitis: painful red left eye with photophobia and "
+        "blurred vision, soft contact lens wearer",
+    )
+    r.rx(
+        INSULIN_GLARGINE,
+        "2015-01-12",
+        24,
+        "[iU]",
+        "insulin glargine 24 units at night",
+        route=SUBCUT,
+    )
+    r.rx(
+        INSULIN_ASPART,
+        "2015-01-12",
+        1,
+        "[iU]",
+        "insulin aspart with meals, dose by carbohydrate counting",
+        times=3,
+        route=SUBCUT,
+    )
     r.no_dose()
-    r.rx(CHLORAMPHENICOL, "2026-11-30", 1, "{drop}",
-         "chloramphenicol 0.5% eye drops, 1 drop into the left eye every 2 hours (bought over "
-         "the counter)", times=12, route=OPHTHALMIC)
-    r.report("2023-05-10", "Diabetic eye screening (retinal photography)",
-             "Background diabetic retinopathy (R1) both eyes, no maculopathy (M0). Recall in 12 "
-             "months.", category="OTH")
+    r.rx(
+        CHLORAMPHENICOL,
+        "2026-11-30",
+        1,
+        "{drop}",
+        "chloramphenicol 0.5% eye drops, 1 drop into the left eye every 2 hours (bought over "
+        "the counter)",
+        times=12,
+        route=OPHTHALMIC,
+    )
+    r.report(
+        "2023-05-10",
+        "Diabetic eye screening (retinal photography)",
+        "Background diabetic retinopathy (R1) both eyes, no maculopathy (M0). Recall in 12 months.",
+        category="OTH",
+    )
     r.obs(UACR, 41, "mg/g", "2026-04-14")
     r.obs(HBA1C, 10.4, "%", "2026-10-05")
     r.obs(UACR, 48, "mg/g", "2026-10-05")
@@ -1224,7 +1610,7 @@ def eye_t1dm_screening_keratitis() -> Record:
     return r
 
 
-# --- skin --------------------------------------------------------------------------------------
+# --- skin ----------------------------------------------------------------------------------------
 
 
 def skin_hydroxyzine_citalopram_melanoma() -> Record:
@@ -1232,23 +1618,37 @@ def skin_hydroxyzine_citalopram_melanoma() -> Record:
     September, beside citalopram 20 mg; QTc 482 ms; a fall in October; a changing pigmented
     lesion on the left calf seen on 26 November with no referral made. Post-menopausal, never
     smoked."""
-    r = Record("skin_hydroxyzine_citalopram_melanoma", "Margaret", "Oduya", "female",
-               "1947-10-10")
+    r = Record("skin_hydroxyzine_citalopram_melanoma", "Margaret", "Oduya", "female", "1947-10-10")
     r.condition(*URTICARIA, "2026-04-02")
     r.condition(*DEPRESSION, "2021-01-18")
     r.condition(*HYPERTENSION, "2008-07-07")
     r.condition(*FALL, "2026-10-30")
-    r.provisional(MELANOMA, "2026-11-26",
-                  "Suspected melanoma: changing pigmented lesion left calf, 9 mm, irregular "
-                  "border and colour")
-    r.rx(CETIRIZINE, "2026-04-02", 10, "mg", "cetirizine 10 mg once daily", status="stopped",
-         why="replaced by hydroxyzine for night-time itch")
+    r.provisional(
+        MELANOMA,
+        "2026-11-26",
+        "Suspected melanoma: changing pigmented lesion left calf, 9 mm, irregular "
+        "border and colour",
+    )
+    r.rx(
+        CETIRIZINE,
+        "2026-04-02",
+        10,
+        "mg",
+        "cetirizine 10 mg once daily",
+        status="stopped",
+        why="replaced by hydroxyzine for night-time itch",
+    )
     r.rx(HYDROXYZINE, "2026-09-14", 25, "mg", "hydroxyzine 25 mg three times daily", times=3)
     r.rx(CITALOPRAM, "2021-01-18", 20, "mg", "citalopram 20 mg once daily")
     r.rx(AMLODIPINE_5, "2008-07-07", 5, "mg", "amlodipine 5 mg once daily")
     r.qtc("2026-11-26", 482)
-    r.report("2026-11-26", "12-lead ECG", "Sinus rhythm 64/min. QTc 482 ms (prolonged).",
-             code=ECG, category="EC")
+    r.report(
+        "2026-11-26",
+        "12-lead ECG",
+        "Sinus rhythm 64/min. QTc 482 ms (prolonged).",
+        code=ECG,
+        category="EC",
+    )
     r.renal("2026-11-26", 64, 0.85, 3.7, 138)
     r.obs(MAGNESIUM, 1.9, "mg/dL", "2026-11-26")
     r.bp(VISIT, 136, 80)
@@ -1259,7 +1659,7 @@ def skin_hydroxyzine_citalopram_melanoma() -> Record:
     return r
 
 
-# --- anaesthesia -------------------------------------------------------------------------------
+# --- anaesthesia ---------------------------------------------------------------------------------
 
 
 def anaes_preop_warfarin_valve_maoi() -> Record:
@@ -1271,24 +1671,45 @@ def anaes_preop_warfarin_valve_maoi() -> Record:
     r.problem_text("Mechanical mitral valve replacement (2011), lifelong warfarin", "2011-05-17")
     r.condition(*HIP_OA, "2019-08-20")
     r.condition(*DEPRESSION, "2010-02-03")
-    r.rx(WARFARIN_5, "2011-05-17", 5, "mg",
-         "warfarin 5 mg once daily (INR target 3.0, range 2.5-3.5; mechanical mitral valve)")
+    r.rx(
+        WARFARIN_5,
+        "2011-05-17",
+        5,
+        "mg",
+        "warfarin 5 mg once daily (INR target 3.0, range 2.5-3.5; mechanical mitral valve)",
+    )
     r.rx(PHENELZINE, "2015-06-09", 15, "mg", "phenelzine 15 mg three times daily", times=3)
-    r.rx(TRAMADOL_50, "2026-11-20", 50, "mg",
-         "tramadol 50 mg up to four times daily when needed for hip pain", times=4, prn=True)
+    r.rx(
+        TRAMADOL_50,
+        "2026-11-20",
+        50,
+        "mg",
+        "tramadol 50 mg up to four times daily when needed for hip pain",
+        times=4,
+        prn=True,
+    )
     r.rx(ACETAMINOPHEN, "2019-08-20", 1000, "mg", "paracetamol 1 g four times daily", times=4)
     r.rx(OMEPRAZOLE, "2015-06-09", 20, "mg", "omeprazole 20 mg once daily")
-    r.order("2026-09-28", "Total hip replacement, right",
-            code=(SCT, "52734007", "Total replacement of hip (procedure)"), due="2026-12-21",
-            reason="osteoarthritis of the right hip")
+    r.order(
+        "2026-09-28",
+        "Total hip replacement, right",
+        code=(SCT, "52734007", "Total replacement of hip (procedure)"),
+        due="2026-12-21",
+        reason="osteoarthritis of the right hip",
+    )
     r.clinic(VISIT, "Pre-operative assessment clinic")
     r.obs(INR, 2.9, "{INR}", "2026-11-27")
     r.blood_count("2026-11-20", 10.1, 6.4, 312)
     r.obs(MCV, 76, "fL", "2026-11-20")
     r.obs(FERRITIN, 11, "ng/mL", "2026-11-20")
     r.renal("2026-11-20", 82, 0.8, 4.3, 140)
-    r.report("2026-11-20", "12-lead ECG", "Sinus rhythm 70/min. Normal axis. No acute changes.",
-             code=ECG, category="EC")
+    r.report(
+        "2026-11-20",
+        "12-lead ECG",
+        "Sinus rhythm 70/min. Normal axis. No acute changes.",
+        code=ECG,
+        category="EC",
+    )
     r.bp(VISIT, 132, 78)
     r.vitals(VISIT, 70.0, 161.0, 70)
     r.smoking(VISIT, FORMER_SMOKER)
@@ -1297,7 +1718,7 @@ def anaes_preop_warfarin_valve_maoi() -> Record:
     return r
 
 
-# --- cardiovascular ----------------------------------------------------------------------------
+# --- cardiovascular ------------------------------------------------------------------------------
 
 
 def cv_young_hypertension_fh() -> Record:
@@ -1313,8 +1734,14 @@ def cv_young_hypertension_fh() -> Record:
     r.rx(AMLODIPINE, "2026-08-04", 10, "mg", "amlodipine 10 mg once daily")
     old = stopped_for_increase(r, RAMIPRIL_5, "2026-08-04", 5, "mg", "ramipril 5 mg once daily")
     r.rx(RAMIPRIL, "2026-10-06", 10, "mg", "ramipril 10 mg once daily", prior=old)
-    r.rx(SUMATRIPTAN, "2015-03-18", 50, "mg",
-         "sumatriptan 50 mg at the onset of migraine, may repeat once after 2 hours", prn=True)
+    r.rx(
+        SUMATRIPTAN,
+        "2015-03-18",
+        50,
+        "mg",
+        "sumatriptan 50 mg at the onset of migraine, may repeat once after 2 hours",
+        prn=True,
+    )
     r.renal("2026-08-04", 99, 0.94, 3.3, 142)
     r.renal("2026-10-20", 98, 0.95, 3.2, 143)
     r.obs(CHOLESTEROL, 320, "mg/dL", "2026-08-04")
@@ -1322,10 +1749,18 @@ def cv_young_hypertension_fh() -> Record:
     r.obs(HDL, 48, "mg/dL", "2026-08-04")
     r.obs(TRIGLYCERIDES, 120, "mg/dL", "2026-08-04")
     r.obs(UACR, 12, "mg/g", "2026-08-04")
-    r.report("2026-08-10", "12-lead ECG", "Sinus rhythm 76/min. Voltage criteria for left "
-             "ventricular hypertrophy.", code=ECG, category="EC")
-    r.order("2026-11-20", "Aldosterone/renin ratio (plasma)",
-            reason="hypertension with low potassium at 36 years")
+    r.report(
+        "2026-08-10",
+        "12-lead ECG",
+        "Sinus rhythm 76/min. Voltage criteria for left ventricular hypertrophy.",
+        code=ECG,
+        category="EC",
+    )
+    r.order(
+        "2026-11-20",
+        "Aldosterone/renin ratio (plasma)",
+        reason="hypertension with low potassium at 36 years",
+    )
     r.bp("2026-10-20", 158, 100)
     r.bp(VISIT, 164, 102)
     r.vitals(VISIT, 84.0, 179.0, 78)
@@ -1333,7 +1768,7 @@ def cv_young_hypertension_fh() -> Record:
     return r
 
 
-# --- endocrine ----------------------------------------------------------------------------------
+# --- endocrine -----------------------------------------------------------------------------------
 
 
 def endo_hypercalcaemia_gliclazide_frail() -> Record:
@@ -1352,9 +1787,14 @@ def endo_hypercalcaemia_gliclazide_frail() -> Record:
     r.rx(GLICLAZIDE, "2015-02-10", 80, "mg", "gliclazide 80 mg twice daily", times=2)
     r.rx(METFORMIN_500, "2009-06-30", 500, "mg", "metformin 500 mg twice daily", times=2)
     r.rx(SITAGLIPTIN, "2020-05-19", 100, "mg", "sitagliptin 100 mg once daily")
-    r.rx(CALCIUM_CARBONATE, "2017-01-17", 1500, "mg",
-         "calcium carbonate 1.5 g / colecalciferol 400 units chewable tablet twice daily",
-         times=2)
+    r.rx(
+        CALCIUM_CARBONATE,
+        "2017-01-17",
+        1500,
+        "mg",
+        "calcium carbonate 1.5 g / colecalciferol 400 units chewable tablet twice daily",
+        times=2,
+    )
     r.rx(BENDROFLUMETHIAZIDE, "2004-11-23", 2.5, "mg", "bendroflumethiazide 2.5 mg each morning")
     r.rx(ALENDRONATE, "2017-01-17", 70, "mg", "alendronic acid 70 mg once weekly", period="wk")
     r.rx(AMLODIPINE_5, "2004-11-23", 5, "mg", "amlodipine 5 mg once daily")
@@ -1364,8 +1804,12 @@ def endo_hypercalcaemia_gliclazide_frail() -> Record:
     r.obs(ALBUMIN, 3.9, "g/dL", "2026-11-18")
     r.obs(HBA1C, 6.0, "%", "2026-11-18")
     r.renal("2026-11-18", 42, 1.25, 4.0, 136)
-    r.order("2026-11-18", "Parathyroid hormone (intact), with calcium",
-            code=(LNC, PTH[0], PTH[1]), reason="raised calcium")
+    r.order(
+        "2026-11-18",
+        "Parathyroid hormone (intact), with calcium",
+        code=(LNC, PTH[0], PTH[1]),
+        reason="raised calcium",
+    )
     r.bp(VISIT, 128, 72)
     r.vitals(VISIT, 47.0, 154.0, 76)
     r.smoking(VISIT, NEVER_SMOKER)
@@ -1374,7 +1818,7 @@ def endo_hypercalcaemia_gliclazide_frail() -> Record:
     return r
 
 
-# --- eye ------------------------------------------------------------------------------------------
+# --- eye -----------------------------------------------------------------------------------------
 
 
 def eye_glaucoma_timolol_asthma_old_record() -> Record:
@@ -1382,30 +1826,69 @@ def eye_glaucoma_timolol_asthma_old_record() -> Record:
     hydroxychloroquine 400 mg a day at 70 kg since 2017 with no retinal screening on record;
     tamsulosin, with cataract surgery listed; the record's latest entry is July 2025, seventeen
     months before the plan. Never smoked."""
-    r = Record("eye_glaucoma_timolol_asthma_old_record", "Frank", "Delaney", "male",
-               "1958-01-19")
+    r = Record("eye_glaucoma_timolol_asthma_old_record", "Frank", "Delaney", "male", "1958-01-19")
     r.condition(*GLAUCOMA, "2016-04-05")
     r.condition(*ASTHMA, "1990-06-01")
     r.condition(*RHEUMATOID, "2017-02-13")
     r.condition(*BPH, "2020-09-08")
     r.condition(*CATARACT, "2025-01-21")
-    r.rx(TIMOLOL, "2016-04-05", 1, "{drop}",
-         "timolol 0.5% eye drops, 1 drop into both eyes twice daily", times=2, route=OPHTHALMIC)
-    r.rx(LATANOPROST, "2018-07-10", 1, "{drop}",
-         "latanoprost 0.005% eye drops, 1 drop into both eyes at night", route=OPHTHALMIC)
-    r.rx(HYDROXYCHLOROQUINE, "2017-02-13", 200, "mg", "hydroxychloroquine 200 mg twice daily",
-         times=2)
+    r.rx(
+        TIMOLOL,
+        "2016-04-05",
+        1,
+        "{drop}",
+        "timolol 0.5% eye drops, 1 drop into both eyes twice daily",
+        times=2,
+        route=OPHTHALMIC,
+    )
+    r.rx(
+        LATANOPROST,
+        "2018-07-10",
+        1,
+        "{drop}",
+        "latanoprost 0.005% eye drops, 1 drop into both eyes at night",
+        route=OPHTHALMIC,
+    )
+    r.rx(
+        HYDROXYCHLOROQUINE,
+        "2017-02-13",
+        200,
+        "mg",
+        "hydroxychloroquine 200 mg twice daily",
+        times=2,
+    )
     r.rx(TAMSULOSIN_04, "2020-09-08", 0.4, "mg", "tamsulosin 400 micrograms once daily")
-    r.rx(BUDESONIDE, "1990-06-01", 200, "ug",
-         "budesonide 200 micrograms inhaler, 1 inhalation twice daily", times=2, route=INHALED)
-    r.rx(ALBUTEROL_MDI, "1990-06-01", 2, "{puff}",
-         "salbutamol 100 micrograms, 2 puffs when needed", route=INHALED, prn=True)
+    r.rx(
+        BUDESONIDE,
+        "1990-06-01",
+        200,
+        "ug",
+        "budesonide 200 micrograms inhaler, 1 inhalation twice daily",
+        times=2,
+        route=INHALED,
+    )
+    r.rx(
+        ALBUTEROL_MDI,
+        "1990-06-01",
+        2,
+        "{puff}",
+        "salbutamol 100 micrograms, 2 puffs when needed",
+        route=INHALED,
+        prn=True,
+    )
     r.clinic("2025-06-10", "Ophthalmology outpatient clinic (glaucoma)", GLAUCOMA)
-    r.report("2025-06-10", "Visual fields and intraocular pressure", "Stable early glaucomatous "
-             "field defect both eyes; IOP 16/17 mmHg on treatment. Cataract surgery listed.",
-             category="OTH")
-    r.order("2025-06-10", "Cataract surgery (phacoemulsification), right eye",
-            reason="visually significant cataract")
+    r.report(
+        "2025-06-10",
+        "Visual fields and intraocular pressure",
+        "Stable early glaucomatous "
+        "field defect both eyes; IOP 16/17 mmHg on treatment. Cataract surgery listed.",
+        category="OTH",
+    )
+    r.order(
+        "2025-06-10",
+        "Cataract surgery (phacoemulsification), right eye",
+        reason="visually significant cataract",
+    )
     r.renal("2025-07-02", 80, 1.0, 4.3, 140)
     r.blood_count("2025-07-02", 14.6, 6.6, 248)
     r.bp("2025-07-02", 136, 82)
