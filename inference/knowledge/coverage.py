@@ -156,11 +156,14 @@ SCOPE: ScopeFile = load_scope()
 
 
 def knowledge_version() -> str:
-    """The versions of the knowledge a plan was checked against, in one line."""
+    """The versions of the knowledge a plan was checked against, in one line, led by the
+    release the plan's Provenance records (and the site overlay's label where one is loaded),
+    so the version a reader sees is the recorded one."""
+    k = active()
+    release = k.stamp.version + (f" with site {k.stamp.site_version}" if k.stamp.site_hash else "")
     return (
-        f"drugs {drugs.VERSION}, conditions {conditions.VERSION}, "
-        f"{len(active().criteria)} criteria, "
-        f"scope {SCOPE.version}"
+        f"{release}: drugs {drugs.VERSION}, conditions {conditions.VERSION}, "
+        f"{len(k.criteria)} criteria, scope {SCOPE.version}"
     )
 
 

@@ -115,3 +115,11 @@ def test_no_text_has_an_empty_placeholder(plans) -> None:  # type: ignore[no-unt
     gaps = re.compile(r"\w :|\(\s*\)|\{[a-z_.:]+\}")
     found = [f"{n}: {t}" for n, (_, doc, _) in plans.items() for t in _texts(doc) if gaps.search(t)]
     assert not found, "\n".join(found[:10])
+
+
+def test_the_knowledge_version_shown_is_the_one_recorded(plans) -> None:  # type: ignore[no-untyped-def]
+    """The coverage line names the release the Provenance records, not another version."""
+    for name, (_, doc, _) in plans.items():
+        recorded = doc["meta"]["knowledge"]["version"]
+        shown = doc["meta"]["coverage"]["knowledge_version"]
+        assert shown.startswith(f"{recorded}:"), (name, shown, recorded)
