@@ -25,6 +25,7 @@ from typing import Final
 from inference.knowledge.conditions import CONDITION_GROUPS, GROUPS_BY_KEY, ICD10_WHO
 from inference.knowledge.criteria.schema import Trigger
 from inference.knowledge.drugs import DRUGS, members
+from inference.knowledge.facts import SUSPECTED
 from service.record.vocabulary import ICD10, RXNORM, SNOMED
 
 __all__ = ["to_fhirpath"]
@@ -173,10 +174,17 @@ def _current(group: str) -> str | None:
     return (
         "entry.resource.ofType(Condition).where("
         "clinicalStatus.coding.code.intersect('active' | 'recurrence' | 'relapse').exists() "
-        "and (verificationStatus.coding.code.intersect('refuted' | 'entered-in-error')).empty() "
+        f"and (verificationStatus.coding.code.intersect({_NOT_CURRENT})).empty() "
         "and abatement.empty() "
         f"and ({inside})" + (f" and ({outside}).not()" if outside else "") + ")"
     )
+
+
+# Verification statuses of a Condition the interpreter never counts as a current problem: one
+# ruled out or recorded in error, and a diagnosis not yet made (``facts.SUSPECTED``).
+_NOT_CURRENT = " | ".join(
+    f"'{code}'" for code in ("refuted", "entered-in-error", *sorted(SUSPECTED))
+)
 
 
 def _any_current(groups: tuple[str, ...]) -> str | None:

@@ -206,7 +206,14 @@ class _Run:
             return None
 
     async def stage(self, name: str, work: Awaitable[T]) -> T:
-        checkpoint()
+        try:
+            checkpoint()
+        except BaseException:
+            # the work was stopped before this stage: its coroutine is closed, never left
+            # un-awaited (a warning the interpreter prints at collection)
+            if inspect.iscoroutine(work):
+                work.close()
+            raise
         self.emit(name, "started")
         t0 = time.perf_counter()
         try:

@@ -365,6 +365,7 @@ def serve_forever(settings: Settings) -> int:
     """``canoe serve``: run until SIGTERM/SIGINT; exit status 0 after a graceful stop."""
     configure_logging(settings.telemetry.log_level)
     check_exposure(settings)
+    _check_store_shareable(settings, worker_count(settings))  # a setting error before any port
     check_ports_free(settings, worker_count(settings))
     # CPU-heavy work runs on a worker thread (service.app); the serving loop then waits for the
     # GIL each time it wakes (a probe, a socket, a log write), at most one switch interval.
@@ -382,15 +383,19 @@ def serve_forever(settings: Settings) -> int:
         telemetry.shutdown()
 
 
-def _supervise(settings: Settings, workers: int) -> int:
-    """Start ``workers`` worker processes on the same ports, forward SIGTERM/SIGINT to them,
-    and stop them all if one of them ends on its own. Exit status 0 only after a graceful stop
-    of every worker."""
-    if settings.store.dsn.strip().lower().endswith(":memory:"):
+def _check_store_shareable(settings: Settings, workers: int) -> None:
+    if workers > 1 and settings.store.dsn.strip().lower().endswith(":memory:"):
         raise InputError(
             f"{workers} workers cannot share an in-memory store; use a SQLite file or "
             "PostgreSQL (store_dsn), or workers 1"
         )
+
+
+def _supervise(settings: Settings, workers: int) -> int:
+    """Start ``workers`` worker processes on the same ports, forward SIGTERM/SIGINT to them,
+    and stop them all if one of them ends on its own. Exit status 0 only after a graceful stop
+    of every worker."""
+    _check_store_shareable(settings, workers)
     fixed = settings.server.model_copy(update=_fixed_ports(settings))
     settings = settings.model_copy(update={"server": fixed, "review": _shared_review(settings)})
     ctx = multiprocessing.get_context("spawn")

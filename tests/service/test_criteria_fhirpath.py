@@ -9,6 +9,7 @@ written, and whether the criterion fires where its trigger and every exception a
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -45,12 +46,32 @@ class Record:
 
 @cache
 def records() -> tuple[Record, ...]:
+    """Every record, planned whole; the Bundle the engine walks keeps the resource types the
+    exported expressions read (``ofType``), in their order: the same answers, without walking
+    the claims and reports a large record carries."""
+    read = _read_types()
     out = []
     for path in RECORDS:
         data = json.loads(path.read_text(encoding="utf-8"))
         if isinstance(data, dict) and data.get("resourceType") == "Bundle":
-            out.append(Record(f"{path.parent.name}/{path.name}", data, ingest(data)))
+            kept = [
+                e
+                for e in data.get("entry", ())
+                if "*" in read or e["resource"]["resourceType"] in read
+            ]
+            name = f"{path.parent.name}/{path.name}"
+            out.append(Record(name, {**data, "entry": kept}, ingest(data)))
     return tuple(out)
+
+
+@cache
+def _read_types() -> frozenset[str]:
+    """The resource types any exported expression reads; an expression that reads the Bundle
+    another way keeps every entry."""
+    exprs = [e for _, conditions in _exported() for e in conditions]
+    if any("entry.resource" in e.replace("entry.resource.ofType(", "") for e in exprs):
+        return frozenset({"*"})
+    return frozenset(t for e in exprs for t in re.findall(r"ofType\((\w+)\)", e))
 
 
 @cache
@@ -88,11 +109,23 @@ def _exported() -> tuple[tuple[Criterion, tuple[str, ...]], ...]:
     return tuple(out)
 
 
-def pairs(c: Criterion, conditions: tuple[str, ...]) -> Iterator[Pair]:
-    """Every (criterion, record) pair the exported FHIRPath can decide, for one criterion: the
-    trigger alone, and whether the rule fires where every condition is written."""
-    for record in records():
+# The suite evaluates every record on which the interpreter finds a criterion's trigger, and
+# one record in NEGATIVE_STRIDE of the others, in turn (fhirpathpy takes tens of milliseconds a
+# record); ``pairs(..., stride=1)`` is every pair, as the agreement report counts them.
+NEGATIVE_STRIDE = 6
+
+
+def pairs(
+    c: Criterion, conditions: tuple[str, ...], offset: int = 0, stride: int = 1
+) -> Iterator[Pair]:
+    """The (criterion, record) pairs the exported FHIRPath can decide, for one criterion: the
+    trigger alone, and whether the rule fires where every condition is written. Every record
+    where the interpreter holds the trigger, and of the others those at ``offset`` modulo
+    ``stride``."""
+    for k, record in enumerate(records()):
         results = {x.part: x.holds for x in explain(c, record.profile)}
+        if not results["trigger"] and k % stride != offset % stride:
+            continue
         t_int, t_fp = results["trigger"], holds(conditions[0], record)
         yield Pair(c.id, record.name, "trigger", t_int, t_fp)
         if NOT_EXECUTABLE in conditions:
@@ -120,7 +153,7 @@ def share(criteria: tuple[Criterion, ...]) -> tuple[int, int, int, int]:
 def test_every_written_condition_agrees_with_the_interpreter_on_every_record(index: int) -> None:
     # One criterion over every record (its regular expressions stay in the re module's cache).
     c, conditions = _exported()[index]
-    found = list(pairs(c, conditions))
+    found = list(pairs(c, conditions, offset=index, stride=NEGATIVE_STRIDE))
     disagree = [p for p in found if p.interpreter != p.fhirpath]
     assert found and disagree == [], disagree[:10]
 
