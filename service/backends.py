@@ -84,7 +84,7 @@ def triton_settings(settings: Settings) -> TritonSettings:
         ),
         concurrency=settings.triton.concurrency,
         deadline_s=settings.inference.call_deadline_s,
-        chat_template=settings.triton.chat_template,  # type: ignore[arg-type]  # checked there
+        chat_template=settings.triton.chat_template,
         retries=settings.triton.retries,
         breaker_threshold=settings.triton.breaker_threshold,
         breaker_cooldown_s=settings.triton.breaker_cooldown_s,

@@ -556,6 +556,17 @@ def _add_integrator_commands(sub: Any) -> None:
 
     _add_knowledge(sub)
 
+    st = sub.add_parser(
+        "settings",
+        help="list every setting (docs/settings.md), or check the current ones",
+        description="Print every setting with its variable, type, range, default and meaning "
+        "as Markdown (docs/settings.md is this output). With --check, validate the settings "
+        "of this environment and CANOE_CONFIG_FILE as start-up would: exit 0 when valid, 2 "
+        "with one line per bad setting when not.",
+    )
+    st.add_argument("--check", action="store_true", help="validate the current settings")
+    st.set_defaults(func=_cmd_settings)
+
     cds = sub.add_parser("cds", help="a local CDS Hooks client: keys, signed calls")
     cds_sub = cds.add_subparsers(dest="cds_command", required=True)
     keys = cds_sub.add_parser(
@@ -668,6 +679,17 @@ def _cmd_knowledge_schema(args: argparse.Namespace) -> int:
 
     sys.stdout.write(criteria_schema())
     return EXIT_OK
+
+
+def _cmd_settings(args: argparse.Namespace) -> int:
+    from service.settings import load_settings, settings_markdown
+
+    if args.check:
+        load_settings()
+        print("settings valid")
+    else:
+        sys.stdout.write(settings_markdown())
+    return 0
 
 
 def _cmd_definitions(args: argparse.Namespace) -> int:

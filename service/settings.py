@@ -27,12 +27,14 @@ from inference.panel_sizes import (
     panel_sizes,
     parse_panel_size,
 )
+from inference.prompts import ChatFamily
 from inference.protocol import StepKind
 from service.core.model import Parameters
 from service.errors import InputError
 from service.jsonio import load_json_object
 
 __all__ = [
+    "NON_SETTING_VARIABLES",
     "SETTING_NAMES",
     "AuthSettings",
     "CdsSettings",
@@ -53,45 +55,79 @@ __all__ = [
     "setting_default",
 ]
 
-# CANOE_* variables that are not settings: the config file pointer and tool/test switches.
-_NOT_SETTINGS = frozenset({"CONFIG_FILE", "SHARED_DIR", "DEBUG"})
+# CANOE_* variables that are not settings of the service: the config file pointer, and the
+# variables of the development tools, tests and examples, each with what it is for. The service
+# ignores them (any other CANOE_* variable is refused as an unknown setting), and
+# docs/settings.md lists them under their own heading.
+NON_SETTING_VARIABLES: Mapping[str, str] = {
+    "CONFIG_FILE": "YAML or JSON file of settings, flat names in lower case (the environment "
+    "wins over it)",
+    "SHARED_DIR": "tests: the team's shared folder holding the FHIR validators (default ../shared)",
+    "DEBUG": "the CLI: print the traceback of an internal error",
+    "SMART_LAUNCHER_DIR": "tests: a built SMART launcher the review-app tests run against",
+    "QBAFPY": "benchmarks: a QBAF-Py checkout the argumentation engine is compared with",
+    "IMAGE_CACHE": "image tests: where the built image's layers are cached",
+    "IMAGE_STORAGE_DRIVER": "image tests: the storage driver of the image builder",
+    "LLM_THREADS": "development LLM server (llm extra): CPU threads",
+    "LLM_N_CTX": "development LLM server: context length in tokens",
+    "LLM_N_BATCH": "development LLM server: prompt tokens per decode step",
+    "LLM_FLASH_ATTN": "development LLM server: flash attention on (1) or off (0)",
+    "LLM_GRAMMAR_MAX_ITEMS": "development LLM server: array bound of the guided-JSON grammar",
+    "LLM_GRAMMAR_MAX_LENGTH": "development LLM server: string bound of the guided-JSON grammar",
+    "LLM_GRAMMAR_ITEMS_BY_NAME": "development LLM server: array bounds by property (JSON)",
+    "ADDR": "examples: the service's gRPC address",
+    "TOKEN": "examples: the bearer token they send",
+    "CACERT": "examples: the CA certificate they trust (TLS)",
+    "TLS": "examples: 1 to call over TLS",
+}
 _DEFAULT_SIZES = {c: (b, e) for c, b, e in DEFAULT_PANEL_SIZES}
 
 
 class _Group(BaseModel):
-    """One group of settings; its flat names are ``prefix + field``."""
+    """One group of settings; its flat names are ``prefix + field``. The string under each field
+    is its description: `canoe settings` and docs/settings.md are made from it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
     prefix: ClassVar[str] = ""
 
 
+
 class ServerSettings(_Group):
-    # Loopback by default: a service that answers on every interface is a deliberate choice
-    # (a container sets 0.0.0.0), and `canoe serve` refuses a non-loopback address while gRPC
-    # callers are not authenticated (auth_mode none) unless allow_unauthenticated says so.
-    grpc_host: str = "127.0.0.1"
+    grpc_host: str = Field(default="127.0.0.1", min_length=1)
+    """Address gRPC, HTTP and metrics listen on. Loopback by default: a service that answers on
+    every interface is a deliberate choice (a container sets 0.0.0.0), and `canoe serve` refuses
+    a non-loopback address while gRPC callers are not authenticated (auth_mode none) unless
+    allow_unauthenticated says so."""
     allow_unauthenticated: bool = False
-    grpc_port: int = 50051
-    http_port: int = 8080
-    metrics_port: int = 9464
-    grace_period_s: float = 20.0
-    # Processes of `canoe serve` sharing these ports (SO_REUSEPORT); 0: one per usable CPU.
-    workers: int = Field(default=0, ge=0)
-    # The HTTP side's bounds on slow and idle clients, per worker (slowloris): a request's
-    # headers must arrive within http_header_timeout_s (of the connection, or of the request's
-    # first byte), an idle keep-alive connection is closed after http_keep_alive_s, and a worker
-    # holds at most http_max_connections connections (more are answered 503 and closed; the
-    # default stays under the common limit of 1024 open files per process).
+    """Listen beyond loopback with auth_mode none (insecure)."""
+    grpc_port: int = Field(default=50051, ge=0, le=65535)
+    """gRPC port (0: any free port)."""
+    http_port: int = Field(default=8080, ge=0, le=65535)
+    """CDS Hooks and review app HTTP(S) port, with /healthz and /livez (0: any free port)."""
+    metrics_port: int = Field(default=9464, ge=0, le=65535)
+    """Prometheus /metrics port (0: off); worker k serves it on metrics_port + k."""
+    grace_period_s: float = Field(default=20.0, ge=0, le=3600)
+    """Seconds a stopping server lets requests in flight finish."""
+    workers: int = Field(default=0, ge=0, le=256)
+    """Processes of `canoe serve` sharing these ports (SO_REUSEPORT); 0: one per usable CPU."""
     http_header_timeout_s: float = Field(default=10.0, gt=0, le=300)
+    """Seconds a request's headers may take to arrive, from the connection or from the
+    request's first byte (slowloris bound, per worker)."""
     http_keep_alive_s: float = Field(default=5.0, gt=0, le=300)
+    """Seconds an idle keep-alive HTTP connection is kept open."""
     http_max_connections: int = Field(default=512, ge=1, le=100_000)
+    """HTTP connections one worker holds at most; more are answered 503 and closed (the default
+    stays under the common limit of 1024 open files per process)."""
 
 
 class TlsSettings(_Group):
     prefix = "tls_"
     cert_file: str = ""
+    """Server certificate (PEM): TLS on gRPC and HTTP."""
     key_file: str = ""
+    """The server certificate's private key (PEM)."""
     client_ca_file: str = ""
+    """Client CA (PEM): mutual TLS on gRPC."""
 
     @model_validator(mode="after")
     def _coherent(self) -> TlsSettings:
@@ -104,11 +140,12 @@ class TlsSettings(_Group):
 
 class InferenceSettings(_Group):
     backend: Literal["embedded", "triton"] = "embedded"
-    # The client deadline of one model call, on either backend (not Triton's queue timeout).
-    call_deadline_s: float = Field(default=30.0, gt=0)
-    # Where the plan is read (CANOE_LOCALE): "uk" offers QRISK3 for a ten-year cardiovascular
-    # risk, "us" the ACC/AHA Pooled Cohort Equations (ASCVD risk). The embedded backend reads it.
+    """Expert backend: embedded (deterministic, no model) or triton (LLMs on Triton)."""
+    call_deadline_s: float = Field(default=30.0, gt=0, le=3600)
+    """The client deadline of one model call, on either backend (not Triton's queue timeout)."""
     locale: Literal["uk", "us"] = "uk"
+    """Where the plan is read: uk offers QRISK3 for a ten-year cardiovascular risk, us the
+    ACC/AHA Pooled Cohort Equations (ASCVD risk)."""
 
 
 class TritonConfig(_Group):
@@ -117,28 +154,45 @@ class TritonConfig(_Group):
 
     prefix = "triton_"
     url: str = ""
+    """Triton gRPC address, host:port (backend triton)."""
     protocol: Literal["stream", "infer"] = "stream"
+    """How model calls are made: Triton's decoupled streaming API (vLLM backend) or plain
+    infer."""
     guided_key: Literal["structured_outputs", "guided_decoding"] = "structured_outputs"
-    model_agent: str = "medgemma-4b-it"
-    model_adjudicator: str = "medgemma-27b-text-it"
-    chat_template: str = "gemma"
-    # Model calls in flight at once (both backends: the planner's bound too).
-    concurrency: int = Field(default=8, ge=1)
-    # Per step kind: "" means the step's default (adjudicator model for adjudicate/arbitrate,
-    # agent model for the rest).
+    """The request parameter that carries the guided-JSON schema (vLLM's newer or older name)."""
+    model_agent: str = Field(default="medgemma-4b-it", min_length=1)
+    """Model of the panel's agents."""
+    model_adjudicator: str = Field(default="medgemma-27b-text-it", min_length=1)
+    """Model of adjudication and arbitration."""
+    chat_template: ChatFamily = "gemma"
+    """Chat template the prompts are laid out in."""
+    concurrency: int = Field(default=8, ge=1, le=1024)
+    """Model calls in flight at once (both backends: the planner's bound too)."""
     model_assess: str = ""
+    """Model of the assess step ("": the agent model)."""
     model_panel: str = ""
+    """Model of the panel step ("": the agent model)."""
     model_consult: str = ""
+    """Model of the consult step ("": the agent model)."""
     model_relate: str = ""
+    """Model of the relate step ("": the agent model)."""
     model_adjudicate: str = ""
+    """Model of the adjudicate step ("": the adjudicator model)."""
     model_arbitrate: str = ""
+    """Model of the arbitrate step ("": the adjudicator model)."""
     model_synthesize: str = ""
+    """Model of the synthesize step ("": the agent model)."""
     retries: int = Field(default=2, ge=0, le=10)
-    breaker_threshold: int = Field(default=5, ge=1)
-    breaker_cooldown_s: float = Field(default=30.0, ge=0)
+    """Retries of a failed model call."""
+    breaker_threshold: int = Field(default=5, ge=1, le=1000)
+    """Consecutive failures that open the circuit breaker."""
+    breaker_cooldown_s: float = Field(default=30.0, ge=0, le=3600)
+    """Seconds the breaker stays open before one trial call."""
     temperature: float = Field(default=0.0, ge=0, le=2)
-    # Triton's server-side queue timeout in microseconds; 0 means none (not the call deadline).
+    """Sampling temperature (0: greedy, reproducible)."""
     queue_timeout_us: int = Field(default=0, ge=0)
+    """Triton's server-side queue timeout in microseconds; 0 means none (not the call
+    deadline)."""
 
     def model_for(self, step: StepKind) -> str:
         """The model configured for one step kind ("" when the step keeps its default)."""
@@ -152,9 +206,13 @@ class PanelSettings(_Group):
 
     prefix = "panel_size_"
     low: tuple[int, int] = _DEFAULT_SIZES["low"]
+    """Panel size of a low-complexity case: "base" or "base,extended"."""
     moderate: tuple[int, int] = _DEFAULT_SIZES["moderate"]
+    """Panel size of a moderate-complexity case."""
     high: tuple[int, int] = _DEFAULT_SIZES["high"]
+    """Panel size of a high-complexity case."""
     very_high: tuple[int, int] = _DEFAULT_SIZES["very high"]
+    """Panel size of a very-high-complexity case."""
 
     @field_validator("low", "moderate", "high", "very_high", mode="before")
     @classmethod
@@ -180,9 +238,15 @@ class ReasoningSettings(_Group):
     """CANOE's parameters (defaults from the authors' arena code)."""
 
     delta: float = Field(default=0.2, ge=0, le=1)
+    """Clash window: a supporting and an attacking argument whose base strengths differ by less
+    than this are adjudicated against each other (CANOE eq. 7)."""
     beta: float = Field(default=0.15, ge=0, le=1)
+    """Calibration step: adjudicated clashes move a base strength by beta * (2w - 1), w its win
+    rate (CANOE §4.3.1)."""
     threshold: float = Field(default=0.5, ge=0, le=1)
+    """Final strength at or above which an option is included."""
     band: float = Field(default=0.05, ge=0, le=0.5)
+    """Half-width of the borderline band around the threshold."""
 
     @property
     def parameters(self) -> Parameters:
@@ -193,21 +257,27 @@ class ReasoningSettings(_Group):
 
 class StoreSettings(_Group):
     prefix = "store_"
-    dsn: str = "sqlite:///canoe.sqlite3"
+    dsn: str = Field(default="sqlite:///canoe.sqlite3", min_length=1)
+    """Plan store: sqlite:///FILE or postgresql://user@host/db."""
 
 
 class AuthSettings(_Group):
     prefix = "auth_"
     mode: Literal["none", "tokens", "jwt"] = "none"
+    """gRPC authentication: none, bearer tokens from a file, or JWTs checked against a JWKS."""
     tokens_file: str = ""
+    """Bearer tokens file (auth_mode tokens)."""
     jwks_file: str = ""
+    """JWKS of the keys bearer JWTs are signed with (auth_mode jwt)."""
     issuer: str = ""
+    """The iss a gRPC JWT must carry (auth_mode jwt)."""
     audience: str = ""
-    # jwt mode without an audience and an issuer accepts a token minted for any service by any
-    # issuer whose key is listed: `canoe serve` refuses it unless this says so (and logs it).
+    """The aud a gRPC JWT must carry (auth_mode jwt)."""
     allow_any_audience: bool = False
-    # How long a gRPC JWT may live.
-    jwt_max_lifetime_s: int = Field(default=3600, ge=60)
+    """jwt mode without an audience and an issuer accepts a token minted for any service by any
+    issuer whose key is listed: `canoe serve` refuses it unless this says so (and logs it)."""
+    jwt_max_lifetime_s: int = Field(default=3600, ge=60, le=86_400)
+    """How long a gRPC JWT may live (exp - iat)."""
 
     @model_validator(mode="after")
     def _coherent(self) -> AuthSettings:
@@ -220,30 +290,40 @@ class AuthSettings(_Group):
 
 class TelemetrySettings(_Group):
     otlp_endpoint: str = ""
-    log_level: str = "info"
+    """OpenTelemetry collector the traces go to ("": no export)."""
+    log_level: Literal["debug", "info", "warning", "error", "critical"] = "info"
+    """Lowest level of the JSON log lines written."""
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value
 
 
 class LimitSettings(_Group):
     """Caps and deadlines on what one request may cost."""
 
-    max_message_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
-    max_bundle_resources: int = Field(default=5000, ge=1)
-    # Per-plan memory budget (MB). A Bundle whose estimated planning peak (from its count of
-    # JSON objects, before any model is built: fhir_mapping.ingest.planning_memory_mb) is above
-    # it is refused with RESOURCE_EXHAUSTED / an OperationOutcome "too-costly". With up to
-    # max_concurrent_plans plans at once, a worker may need about that many times this.
+    max_message_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, le=1024 * 1024 * 1024)
+    """Largest gRPC message or HTTP body accepted, in bytes."""
+    max_bundle_resources: int = Field(default=5000, ge=1, le=1_000_000)
+    """Resources one Bundle may hold."""
     max_plan_memory_mb: int = Field(default=512, ge=16, le=65536)
-    # Plans and contestations admitted at once per worker process; one more is refused at once
-    # (RESOURCE_EXHAUSTED / HTTP 429, with a retry hint), not queued. Admitted ones queue for
-    # the process's one CPU thread, so each takes about this many plan-times: 8 keeps that under
-    # a second for typical records while the few concurrent requests of normal use (an EHR's
-    # hook calls, a clinician's contests) are never refused. Lower it to bound latency under
-    # overload (1 to 3 keeps an admitted plan within a few plan-times); raise it for bursts.
-    max_concurrent_plans: int = Field(default=8, ge=1)
-    request_deadline_s: float = Field(default=120.0, gt=0)
-    max_tasks_per_request: int = Field(default=200, ge=1)
-    # Items in one CDS Hooks feedback request (an EHR reports on the cards it showed: a few).
-    max_feedback_items: int = Field(default=100, ge=1)
+    """Per-plan memory budget (MB). A Bundle whose estimated planning peak (from its count of
+    JSON objects, before any model is built) is above it is refused with RESOURCE_EXHAUSTED / an
+    OperationOutcome "too-costly". With up to max_concurrent_plans plans at once, a worker may
+    need about that many times this."""
+    max_concurrent_plans: int = Field(default=8, ge=1, le=1024)
+    """Plans and contestations admitted at once per worker process; one more is refused at once
+    (RESOURCE_EXHAUSTED / HTTP 429, with a retry hint), not queued. Admitted ones queue for the
+    process's one CPU thread, so each takes about this many plan-times: lower it (1 to 3) to
+    bound latency under overload, raise it for bursts."""
+    request_deadline_s: float = Field(default=120.0, gt=0, le=3600)
+    """Seconds one plan or contest may take (a caller's shorter deadline wins); past it the
+    work stops and the caller gets DEADLINE_EXCEEDED / HTTP 504."""
+    max_tasks_per_request: int = Field(default=200, ge=1, le=100_000)
+    """Contestation Tasks in one Contest (more: RESOURCE_EXHAUSTED / HTTP 413)."""
+    max_feedback_items: int = Field(default=100, ge=1, le=100_000)
+    """Items in one CDS Hooks feedback request (an EHR reports on the cards it showed: a few)."""
 
 
 class CdsSettings(_Group):
@@ -251,26 +331,31 @@ class CdsSettings(_Group):
     (``jwks_file``: fhir_servers, fhir_http_hosts, fhir_private_networks), next to its keys."""
 
     prefix = "cds_"
-    # The public URL CDS clients call (JWT aud is checked against it); "" means this machine on
-    # http_port (see Settings.cds_url).
     base_url: str = ""
+    """The public URL CDS clients call (JWT aud is checked against it); "" means this machine on
+    http_port."""
     jwks_file: str = ""
+    """Trusted CDS clients: their keys and FHIR server allowlists (see `canoe cds keys`)."""
     review_url: str = ""
-    prefetch_deadline_s: float = Field(default=10.0, gt=0)
+    """Public URL of the review app that cards link to ("": base_url + /review)."""
+    prefetch_deadline_s: float = Field(default=10.0, gt=0, le=600)
+    """Seconds all the FHIR reads of one hook call may take together (the reads the service
+    makes itself where the EHR's prefetch is missing)."""
     prefetch_max_pages: int = Field(default=20, ge=1, le=1000)
+    """Pages of a FHIR search followed at most."""
 
 
 class FhirSettings(_Group):
-    """Publishing: extensions, CodeSystems, ValueSets and our resources' fullUrls in
-    every output live under ``base``; `canoe definitions` writes the matching FHIR package. The
-    default is a documentation domain (RFC 2606): a hospital sets its own. Reading:
-    ``clock_skew_s`` is how far after the time of the request a record's date may lie and still
-    count as a fact (an EHR clock ahead of ours, a time zone ahead of UTC); a later date is
-    listed as unusable."""
+    """Publishing and reading FHIR."""
 
     prefix = "fhir_"
     base: str = DEFAULT_BASE
+    """Canonical base of every project FHIR URL (extensions, CodeSystems, ValueSets, our
+    resources' fullUrls); `canoe definitions` writes the matching FHIR package. The default is a
+    documentation domain (RFC 2606): a hospital sets its own."""
     clock_skew_s: int = Field(default=86_400, ge=0, le=7 * 86_400)
+    """How far after the time of the request a record's date may lie and still count as a fact
+    (an EHR clock ahead of ours, a time zone ahead of UTC); a later date is listed as unusable."""
 
     @property
     def clock_skew(self) -> timedelta:
@@ -283,43 +368,35 @@ class FhirSettings(_Group):
 
 
 class KnowledgeSettings(_Group):
-    """A site's knowledge folder over the shipped criteria (``inference.knowledge.site``):
-    ``site.yaml`` retiring criteria and setting their params, ``*.json`` adding criteria. ""
-    uses the shipped knowledge as it is. ``drafts``: criteria of status draft fire too (only
-    active ones do otherwise; retired ones never). Validated when the planner is built: a bad
-    file stops start-up naming the file, the path in it and the problem."""
+    """A site's knowledge folder over the shipped criteria (``inference.knowledge.site``).
+    Validated when the planner is built: a bad file stops start-up naming the file, the path in
+    it and the problem."""
 
     prefix = "knowledge_"
     dir: str = ""
-    drafts: bool = False  # draft criteria fire too: for testing them, never in production
+    """A site's knowledge folder: site.yaml retiring criteria and setting their params, *.json
+    adding criteria ("": the shipped knowledge as it is)."""
+    drafts: bool = False
+    """Criteria of status draft fire too: for testing them, never in production."""
 
 
 class ReviewSettings(_Group):
-    """Review app (``/review``, service/review): SMART on FHIR client id; the EHRs allowed to
-    launch it, as "tenant=https://ehr.example/fhir,..." (an unknown iss is refused); the HMAC
-    key for review links and sessions ("" = a random key made by `canoe serve` at start and
-    handed to its workers: links from `canoe review-link` then do not work, and sessions end
-    when the service stops); lifetimes."""
+    """Review app (``/review``, service/review)."""
 
     prefix = "review_"
-    smart_client_id: str = "canoe-review"
+    smart_client_id: str = Field(default="canoe-review", min_length=1)
+    """SMART on FHIR client id of the review app."""
     smart_issuers: str = ""
+    """EHRs allowed to launch the review app, as "tenant=https://ehr.example/fhir,..." (an
+    unknown iss is refused)."""
     signing_key: str = ""
+    """HMAC key for review links and sessions, at least 32 bytes ("": a random key made by
+    `canoe serve` at start and handed to its workers; links from `canoe review-link` then do not
+    work, and sessions end when the service stops)."""
     link_ttl_s: int = Field(default=900, ge=30, le=86_400)
+    """How long a review link stays valid."""
     session_ttl_s: int = Field(default=3600, ge=60, le=86_400)
-
-    @field_validator("smart_issuers")
-    @classmethod
-    def _issuers(cls, value: str) -> str:
-        parse_issuers(value)  # ValueError naming the bad entry
-        return value
-
-    @field_validator("signing_key")
-    @classmethod
-    def _key(cls, value: str) -> str:
-        if value and len(value.encode("utf-8")) < 32:
-            raise ValueError("must be at least 32 bytes (HS256)")
-        return value
+    """How long a review session lasts."""
 
 
 class Settings(BaseModel):
@@ -442,7 +519,7 @@ def load_settings(environ: Mapping[str, str] | None = None, **overrides: Any) ->
     from_env = {
         key[len(prefix) :].lower(): value
         for key, value in env.items()
-        if key.startswith(prefix) and key[len(prefix) :] not in _NOT_SETTINGS
+        if key.startswith(prefix) and key[len(prefix) :] not in NON_SETTING_VARIABLES
     }
     try:
         return Settings.model_validate(_layered(from_file, from_env, overrides))
@@ -505,3 +582,62 @@ def parse_issuers(text: str) -> dict[str, str]:
             raise ValueError(f"{entry!r} is not 'tenant=https://ehr.example/fhir'")
         out[iss.strip().rstrip("/")] = tenant.strip()
     return out
+
+
+def settings_markdown() -> str:
+    """Every setting and every other CANOE_* variable as a Markdown page (docs/settings.md is
+    this text; a test keeps the two equal)."""
+    lines = [
+        "# Settings",
+        "",
+        "<!-- Made by `canoe settings --markdown` from service/settings.py; do not edit. -->",
+        "",
+        "Each setting is read from the environment as `CANOE_<NAME>` or from the YAML/JSON file",
+        "named by `CANOE_CONFIG_FILE` (flat names in lower case, or a group as a mapping). The",
+        "environment wins over the file, the file over the defaults. A value of the wrong type",
+        "or out of range stops start-up with one line per setting; any other `CANOE_*`",
+        "variable is refused as an unknown setting, except those listed at the end.",
+    ]
+    for group, model in _GROUPS.items():
+        lines += ["", f"## {group}", ""]
+        if model.__doc__ and model.__doc__ != _Group.__doc__:
+            lines += [" ".join(model.__doc__.split()).replace("``", "`"), ""]
+        lines += ["| variable | type | default | what |", "| --- | --- | --- | --- |"]
+        for field, info in model.model_fields.items():
+            name = f"CANOE_{(model.prefix + field).upper()}"
+            what = " ".join((info.description or "").split()).replace("|", "\\|")
+            default = _shown_default(info.default)
+            lines.append(f"| `{name}` | {_kind(info)} | {default} | {what} |")
+    lines += ["", "## Not settings", ""]
+    lines += ["| variable | what |", "| --- | --- |"]
+    for name, what in NON_SETTING_VARIABLES.items():
+        lines.append(f"| `CANOE_{name}` | {what} |")
+    return "\n".join(lines) + "\n"
+
+
+def _shown_default(value: object) -> str:
+    if isinstance(value, tuple):
+        return "`" + ",".join(str(v) for v in value) + "`"
+    if value == "":
+        return '""'
+    return f"`{str(value).lower() if isinstance(value, bool) else value}`"
+
+
+def _kind(info: Any) -> str:
+    """The type in words, with its range or choices."""
+    annotation = info.annotation
+    choices = getattr(annotation, "__args__", ())
+    if getattr(annotation, "__origin__", None) is Literal:
+        return " \\| ".join(f"`{c}`" for c in choices)
+    kind = {int: "integer", float: "number", bool: "true \\| false", str: "text"}.get(
+        annotation, "base[,extended]"
+    )
+    bounds = []
+    for meta in info.metadata:
+        for attr, sign in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+            bound = getattr(meta, attr, None)
+            if bound is not None:
+                bounds.append(f"{sign} {bound}")
+        if getattr(meta, "min_length", None):
+            bounds.append("not empty")
+    return kind + (f" ({', '.join(bounds)})" if bounds else "")

@@ -17,7 +17,14 @@ from inference.protocol import AssemblePanel, Assess, CallContext
 from inference.triton import STEP_KINDS, TritonSettings
 from service.backends import build_experts, triton_settings
 from service.errors import InputError
-from service.settings import SETTING_NAMES, Settings, StoreSettings, load_settings
+from service.settings import (
+    NON_SETTING_VARIABLES,
+    SETTING_NAMES,
+    Settings,
+    StoreSettings,
+    load_settings,
+    settings_markdown,
+)
 from tests.conftest import fixture_bundle
 
 # (setting, value as text, value as YAML, TritonSettings attribute, expected value there)
@@ -310,12 +317,7 @@ DOCUMENTED_IN = (
     "helm/canoe/templates/_helpers.tpl",
     "helm/canoe/values.yaml",
 )
-NOT_SETTINGS = {
-    "CANOE_CONFIG_FILE",
-    "CANOE_DEBUG",
-    "CANOE_SHARED_DIR",
-    "CANOE_SMART_LAUNCHER_DIR",  # the tests' launcher build, not a service setting
-}
+NOT_SETTINGS = {f"CANOE_{name}" for name in NON_SETTING_VARIABLES}
 
 
 def at(settings: Any, dotted: str) -> Any:
@@ -384,3 +386,82 @@ def test_a_check_across_a_group_names_its_fields() -> None:
         "TLS needs both tls_cert_file and tls_key_file",
         "auth_mode 'tokens' needs auth_tokens_file",
     ]
+
+
+# How a program reads an environment variable, in Python, shell and YAML (compose, Helm).
+READ_AS = re.compile(
+    r"""(?:environ\[\s*["']|\bget\(\s*["']|getenv\(\s*["']|\$\{?|\bname:\s*|^\s*-\s*"""
+    r"|^\s*export\s+)(CANOE_[A-Z0-9_]*[A-Z0-9])\b"
+    r"|^\s+(CANOE_[A-Z0-9_]*[A-Z0-9]):",
+    re.MULTILINE,
+)
+SCANNED = ("service", "fhir_mapping", "inference", "client", "examples", "tests", "helm", "compose")
+
+
+def _read_in(text: str) -> set[str]:
+    return {a or b for a, b in READ_AS.findall(text)}
+
+
+def test_every_canoe_variable_a_program_reads_is_a_setting_or_declared() -> None:
+    """Any CANOE_* variable the service, its tools, tests or examples read is either a setting
+    or one of the declared others, so that setting it never stops the service as an unknown
+    setting (CANOE_SMART_LAUNCHER_DIR once did); and every declared other is really read."""
+    read: set[str] = set()
+    for folder in SCANNED:
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix in {".py", ".sh", ".yaml", ".yml", ".tpl"} and path.is_file():
+                read |= _read_in(path.read_text(encoding="utf-8"))
+    for name in ("Dockerfile", "compose.yaml", "dev.py"):
+        read |= _read_in((ROOT / name).read_text(encoding="utf-8"))
+    settings = {f"CANOE_{name.upper()}" for name in SETTING_NAMES}
+    assert len(read & settings) > 20  # the pattern really finds the names programs read
+    assert read <= settings | NOT_SETTINGS, sorted(read - settings - NOT_SETTINGS)
+    assert read >= NOT_SETTINGS, sorted(NOT_SETTINGS - read)
+
+
+def test_the_declared_other_variables_do_not_stop_the_service() -> None:
+    env = dict.fromkeys(NOT_SETTINGS - {"CANOE_CONFIG_FILE"}, "/x")
+    assert load_settings(env) == load_settings({})
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "says"),
+    [
+        ("CANOE_GRPC_PORT", "70000", "less than or equal to 65535"),
+        ("CANOE_HTTP_PORT", "-1", "greater than or equal to 0"),
+        ("CANOE_METRICS_PORT", "http", "valid integer"),
+        ("CANOE_LOG_LEVEL", "verbose", "'debug', 'info', 'warning', 'error' or 'critical'"),
+        ("CANOE_TRITON_CHAT_TEMPLATE", "mistral", "'gemma', 'llama3', 'chatml' or 'none'"),
+        ("CANOE_GRPC_HOST", "", "at least 1 character"),
+        ("CANOE_WORKERS", "1000", "less than or equal to 256"),
+    ],
+)
+def test_a_setting_out_of_its_type_or_range_is_refused(
+    variable: str, value: str, says: str
+) -> None:
+    with pytest.raises(InputError) as info:
+        load_settings({variable: value})
+    line = str(info.value).splitlines()[1]
+    assert line.startswith(f"{variable.removeprefix('CANOE_').lower()} ({variable}): ")
+    assert says in line
+    assert value not in line.split(": ", 1)[1] or value in says  # no echoed value
+
+
+def test_log_level_is_read_in_any_case() -> None:
+    assert load_settings({"CANOE_LOG_LEVEL": "WARNING"}).telemetry.log_level == "warning"
+
+
+def test_every_setting_is_described() -> None:
+    undescribed = [
+        name
+        for name, (group, field) in SETTING_NAMES.items()
+        if len(Settings.model_fields[group].annotation.model_fields[field].description or "") < 10
+    ]
+    assert undescribed == []
+
+
+def test_docs_settings_page_is_the_generated_one() -> None:
+    page = (ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
+    assert page == settings_markdown(), "run: .venv/bin/canoe settings > docs/settings.md"
+    for name in SETTING_NAMES:
+        assert f"`CANOE_{name.upper()}`" in page

@@ -23,7 +23,7 @@ from functools import cache
 from importlib import resources
 from string import Template
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 __all__ = [
     "CHAT_FAMILIES",
@@ -56,7 +56,7 @@ VERSIONS: Mapping[str, str] = MappingProxyType(
     }
 )
 ChatFamily = Literal["gemma", "llama3", "chatml", "none"]
-CHAT_FAMILIES: tuple[str, ...] = ("gemma", "llama3", "chatml", "none")
+CHAT_FAMILIES: tuple[str, ...] = get_args(ChatFamily)
 
 # Matches a block written by ``block``; "<" never occurs inside one (escaped as \u003c).
 _BLOCK = re.compile(
