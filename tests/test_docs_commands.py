@@ -32,7 +32,11 @@ SPELLINGS = (
 
 
 def _readmes() -> list[Path]:
-    return [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "examples").rglob("README.md"))]
+    return [
+        REPO_ROOT / "README.md",
+        *sorted((REPO_ROOT / "docs").glob("*.md")),
+        *sorted((REPO_ROOT / "examples").rglob("README.md")),
+    ]
 
 
 def _runnable_blocks(path: Path) -> list[tuple[int, str]]:
@@ -120,7 +124,7 @@ def test_the_readmes_python_snippets_use_no_undefined_name(tmp_path: Path) -> No
     ruff = Path(sys.executable).parent / "ruff"
     if not ruff.exists():
         pytest.skip("ruff is not installed in this interpreter's environment")
-    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    text = "\n".join(path.read_text(encoding="utf-8") for path in _readmes())
     snippets = re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
     assert snippets
     for k, code in enumerate(snippets):

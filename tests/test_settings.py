@@ -311,6 +311,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # spelled out in the same text (CANOE_TRITON_MODEL_<STEP>, CANOE_PANEL_SIZE_<LEVEL>).
 DOCUMENTED_IN = (
     "README.md",
+    "docs/operations.md",
+    "docs/architecture.md",
+    "docs/clinical-validation.md",
     "compose.yaml",
     "Dockerfile",
     "helm/canoe/templates/configmap.yaml",
