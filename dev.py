@@ -6,6 +6,9 @@
                                  # (as root, installs chromium with apt-get, printing the
                                  # commands first; CANOETEST_NO_BROWSER=1 skips that and the
                                  # browser tests)
+    python3.11 dev.py test --fast [pytest options]            # the fast tier only (no
+                                 # browser, image, chart, servers, PostgreSQL: see
+                                 # SLOW_FILES in tests/conftest.py)
     python3.11 dev.py check                                   # ruff, format, import layers, mypy
     python3.11 dev.py canoe ARGS...                           # any other CLI command
 
@@ -154,7 +157,10 @@ def main(argv: list[str]) -> int:
     cmd, rest = argv[0], argv[1:]
     if cmd == "test":
         ensure_env("dev")
-        ensure_browser()
+        if "--fast" in rest:  # the fast tier: no browser, image, chart, servers or PostgreSQL
+            rest = ["-m", "not slow", *(a for a in rest if a != "--fast")]
+        else:
+            ensure_browser()
         return subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT)
     if cmd == "check":
         ensure_env("dev")

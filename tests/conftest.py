@@ -44,3 +44,35 @@ def fixture_bundle(name: str) -> Path:
     if len(matches) != 1:
         raise LookupError(f"{name!r} matches {len(matches)} fixture bundles")
     return matches[0]
+
+
+# The slow tier (`python3.11 dev.py test` runs both tiers; `--fast` only the other one): tests
+# that build the image, render the chart, start real external servers, a browser or several
+# `canoe serve` processes, use PostgreSQL, or write long histories. Chosen from the durations
+# of a full run (`pytest --durations=60`).
+SLOW_MARKERS = frozenset({"image", "helm", "integration", "llm", "benchmark"})
+SLOW_FILES = frozenset(
+    {
+        "tests/review/test_browser.py",
+        "tests/review/test_smart_launcher.py",
+        "tests/review/test_review_workers.py",
+        "tests/service/test_workers.py",
+        "tests/service/test_store_history.py",
+        "tests/service/test_lifecycle.py",
+        "tests/service/test_cds_sandbox.py",
+        "tests/service/test_serve_defaults.py",
+        "tests/cds_hooks/test_replicas.py",
+        "tests/test_dev_browser.py",
+        "tests/test_compose.py",
+        "tests/test_extras.py",
+        "tests/test_lock.py",
+    }
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        path = item.path.relative_to(REPO_ROOT).as_posix()
+        marks = {mark.name for mark in item.iter_markers()}
+        if path in SLOW_FILES or marks & SLOW_MARKERS or "postgres" in item.nodeid.lower():
+            item.add_marker(pytest.mark.slow)
