@@ -31,6 +31,7 @@ from service.core.contest import apply_all
 from service.core.model import Deliberation
 from service.errors import (
     BackendTimeout,
+    BusyError,
     ConflictError,
     InputError,
     Issue,
@@ -657,7 +658,7 @@ class CarePlanService:
             took = time.perf_counter() - t0
             self._held_s = took if self._held_s is None else 0.8 * self._held_s + 0.2 * took
 
-    def refusal(self) -> LimitError | None:
+    def refusal(self) -> BusyError | None:
         """The refusal a plan or contestation arriving now would get, or None while a place is
         free: a transport asks first, so that a request refused for load costs it nothing more."""
         limit = self.settings.limits.max_concurrent_plans
@@ -807,12 +808,12 @@ def _unique(ids: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def _busy(running: int, limit: int, retry_after_s: float) -> LimitError:
+def _busy(running: int, limit: int, retry_after_s: float) -> BusyError:
     msg = (
         f"{running} plans are in progress; the limit is {limit} (CANOE_MAX_CONCURRENT_PLANS): "
         f"retry in about {math.ceil(retry_after_s * 1000)} ms"
     )
-    return LimitError(msg, retry_after_s=retry_after_s, issues=(Issue("error", "throttled", msg),))
+    return BusyError(msg, retry_after_s=retry_after_s)
 
 
 def _stale(plan_id: str, current: int) -> StaleVersionError:

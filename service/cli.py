@@ -35,16 +35,8 @@ if TYPE_CHECKING:
     from service.core.model import Deliberation
     from service.pipeline import PlanResult
 
-from service.errors import (
-    BackendError,
-    CanoeError,
-    ConflictError,
-    InputError,
-    Issue,
-    LimitError,
-    NotFoundError,
-    StaleVersionError,
-)
+from service.errors import CanoeError, InputError, Issue
+from service.jsonio import load_json_object
 
 __all__ = ["main"]
 
@@ -378,10 +370,7 @@ def _cmd_recompute(args: argparse.Namespace) -> int:
     from service.audit import differences
     from service.core import recompute_document
 
-    try:
-        doc = json.loads(_read(args.document))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{args.document} is not JSON: {exc}") from exc
+    doc = load_json_object(_read(args.document), what=str(args.document))
     if isinstance(doc, dict) and doc.get("resourceType") == "Bundle":
         raise InputError(
             f"{args.document} is a FHIR Bundle, not a deliberation document: recompute reads "
@@ -418,10 +407,7 @@ def _cmd_contest(args: argparse.Namespace) -> int:
     from service.settings import load_settings
 
     base = load_settings().fhir.base
-    try:
-        plan = json.loads(_read(args.plan))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{args.plan} is not JSON: {exc}") from exc
+    plan = load_json_object(_read(args.plan), what=str(args.plan))
     tasks = _read(args.tasks)
     recorded = args.recorded or _now()
     try:
@@ -782,11 +768,9 @@ def _fail(exc: CanoeError, *, fhir: bool) -> int:
 
 
 def _exit_code(exc: CanoeError) -> int:
-    if isinstance(exc, InputError | StaleVersionError | ConflictError | NotFoundError | LimitError):
-        return EXIT_INPUT
-    if isinstance(exc, BackendError):
-        return EXIT_UNAVAILABLE
-    return EXIT_INTERNAL
+    """The exit status the error's class states (2 bad input, 69 backend unavailable, 75 busy,
+    77 not allowed, 70 internal)."""
+    return exc.exit_code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,10 +1,11 @@
-"""The project's one error tree. Transports translate it to gRPC status / HTTP / exit codes.
+"""The project's one error tree. Each class states its gRPC status, HTTP status, CLI exit code
+and title (``canoe_client.errors`` has the table); the transports read them from the class.
 
     CanoeError
     ├── InputError                 bad input from a caller; never retried   -> INVALID_ARGUMENT
-    │   ├── BundleError            FHIR Bundle unusable (entry + field named)
-    │   ├── TaskError              a contestation Task that cannot apply
-    │   ├── DocumentError          a canoe.deliberation document that fails validation
+    │   ├── BundleError            FHIR Bundle unusable (entry + field named)        (HTTP 422)
+    │   ├── TaskError              a contestation Task that cannot apply             (HTTP 422)
+    │   ├── DocumentError          a canoe.deliberation document that fails validation (422)
     │   ├── FeedbackError          CDS Hooks feedback with an unusable element       (HTTP 422)
     │   └── PrefetchUnavailable    CDS Hooks data neither prefetched nor fetchable  (HTTP 412)
     ├── NotFoundError              unknown plan / version / argument        -> NOT_FOUND
@@ -12,7 +13,8 @@
     ├── ConflictError              a Task id re-sent with other content     -> ALREADY_EXISTS
     ├── AuthError                  missing/invalid credentials              -> UNAUTHENTICATED
     │   └── ForbiddenError         valid credentials, wrong tenant          -> PERMISSION_DENIED
-    ├── LimitError                 a configured limit was hit               -> RESOURCE_EXHAUSTED
+    ├── LimitError                 the request is over a limit              -> RESOURCE_EXHAUSTED
+    │   └── BusyError              too much work at once: retry after a hint (HTTP 429)
     └── BackendError               the model backend failed                 -> UNAVAILABLE
         ├── BackendUnavailable     unreachable / not ready / circuit open
         ├── BackendTimeout         a call passed its deadline               -> DEADLINE_EXCEEDED
@@ -29,11 +31,13 @@ are defined here. This module imports nothing else: ``canoe_client.errors`` is s
 
 from __future__ import annotations
 
+from canoe_client.errors import WIRE_ERRORS as WIRE_ERRORS
 from canoe_client.errors import (
     AuthError,
     BackendError,
     BackendTimeout,
     BackendUnavailable,
+    BusyError,
     CanoeError,
     ConflictError,
     ForbiddenError,
@@ -45,11 +49,13 @@ from canoe_client.errors import (
 )
 
 __all__ = [
+    "WIRE_ERRORS",
     "AuthError",
     "BackendError",
     "BackendTimeout",
     "BackendUnavailable",
     "BundleError",
+    "BusyError",
     "CanoeError",
     "ConflictError",
     "DocumentError",
@@ -69,14 +75,17 @@ __all__ = [
 
 class BundleError(InputError):
     issue_code = "structure"
+    http_status = 422
 
 
 class TaskError(InputError):
     issue_code = "invalid"
+    http_status = 422
 
 
 class DocumentError(InputError):
     issue_code = "invalid"
+    http_status = 422
 
 
 class FeedbackError(InputError):
@@ -84,6 +93,7 @@ class FeedbackError(InputError):
     each issue names the element by its path in the body (``feedback[0].outcomeTimestamp``)."""
 
     issue_code = "invalid"
+    http_status = 422
 
 
 class PrefetchUnavailable(InputError):
@@ -91,6 +101,7 @@ class PrefetchUnavailable(InputError):
     FHIR server: the caller's request is incomplete (HTTP 412 Precondition Failed)."""
 
     issue_code = "incomplete"
+    http_status = 412
 
 
 class StepFailed(BackendError):

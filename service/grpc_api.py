@@ -13,15 +13,14 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final, NoReturn, TypeVar
 
 import grpc
-from google.protobuf import any_pb2
-from google.rpc import status_pb2
+from google.protobuf import any_pb2, duration_pb2
+from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 from opentelemetry import propagate
 from opentelemetry.trace import SpanKind, Status, StatusCode
@@ -34,16 +33,10 @@ from fhir_mapping.outcome import operation_outcome
 from service.app import CarePlanService, PlanOutcome
 from service.auth import SCOPE_CONTEST, SCOPE_PLAN, SCOPE_READ, Authenticator, Principal, require
 from service.errors import (
-    AuthError,
-    BackendError,
-    BackendTimeout,
     CanoeError,
-    ConflictError,
-    ForbiddenError,
     InputError,
     Issue,
     LimitError,
-    NotFoundError,
     StaleVersionError,
 )
 from service.jsonio import dump_json
@@ -58,40 +51,65 @@ T = TypeVar("T")
 _log = get_logger("canoe.grpc")
 _REQUEST_ID_KEY: Final = "x-request-id"  # the caller's, or a new one; echoed back
 
-# Most specific first: ForbiddenError is an AuthError, BackendTimeout a BackendError.
-_CODES: Final[tuple[tuple[type[BaseException], grpc.StatusCode], ...]] = (
-    (ForbiddenError, grpc.StatusCode.PERMISSION_DENIED),
-    (AuthError, grpc.StatusCode.UNAUTHENTICATED),
-    (InputError, grpc.StatusCode.INVALID_ARGUMENT),
-    (NotFoundError, grpc.StatusCode.NOT_FOUND),
-    (StaleVersionError, grpc.StatusCode.FAILED_PRECONDITION),
-    (ConflictError, grpc.StatusCode.ALREADY_EXISTS),
-    (LimitError, grpc.StatusCode.RESOURCE_EXHAUSTED),
-    (BackendTimeout, grpc.StatusCode.DEADLINE_EXCEEDED),
-    (BackendError, grpc.StatusCode.UNAVAILABLE),
-)
+# The domain of the ErrorInfo details this service writes (google.rpc.ErrorInfo).
+ERROR_DOMAIN: Final = "canoe.v1"
 
 
 def status_code(exc: BaseException) -> grpc.StatusCode:
-    for kind, code in _CODES:
-        if isinstance(exc, kind):
-            return code
+    """The status the error's class states (``grpc_status``); INTERNAL for anything else."""
+    if isinstance(exc, CanoeError):
+        return grpc.StatusCode[exc.grpc_status]
     return grpc.StatusCode.INTERNAL
 
 
+def _details(exc: BaseException) -> list[any_pb2.Any]:
+    """The rich details: the OperationOutcome, and where the error carries a value a client acts
+    on, that value as a standard google.rpc message, never only as prose: the current version
+    of a stale contest (ErrorInfo, and PreconditionFailure for generic tooling) and the retry
+    hint of a refusal for too much work at once (RetryInfo)."""
+    messages: list[Any] = [
+        pb.OperationOutcomeDetail(fhir_json=json.dumps(operation_outcome(exc)).encode("utf-8"))
+    ]
+    if isinstance(exc, StaleVersionError):
+        current = str(exc.current_version)
+        messages.append(
+            error_details_pb2.ErrorInfo(
+                reason="STALE_VERSION", domain=ERROR_DOMAIN, metadata={"current_version": current}
+            )
+        )
+        messages.append(
+            error_details_pb2.PreconditionFailure(
+                violations=[
+                    error_details_pb2.PreconditionFailure.Violation(
+                        type="STALE_VERSION",
+                        subject="version",
+                        description=f"the current version is {current}",
+                    )
+                ]
+            )
+        )
+    if isinstance(exc, LimitError) and exc.retry_after_s is not None:
+        delay = duration_pb2.Duration()
+        delay.FromMilliseconds(math.ceil(exc.retry_after_s * 1000.0))
+        messages.append(error_details_pb2.RetryInfo(retry_delay=delay))
+    packed = []
+    for message in messages:
+        detail = any_pb2.Any()
+        detail.Pack(message)
+        packed.append(detail)
+    return packed
+
+
 def rich_status(exc: BaseException) -> grpc.Status:
-    """The gRPC status for ``exc``, with its OperationOutcome in the rich details."""
+    """The gRPC status for ``exc``, with its OperationOutcome and structured values in the
+    rich details."""
     code = status_code(exc)
     message = exc.message if isinstance(exc, CanoeError) else "internal error"
-    if isinstance(exc, StaleVersionError) and not re.search(rf"\b{exc.current_version}\b", message):
-        # Only where the message does not already say it (the service's and the store's do).
+    if isinstance(exc, StaleVersionError) and str(exc.current_version) not in message:
+        # For a person reading it; a program reads the ErrorInfo detail.
         message = f"{message} (current version: {exc.current_version})"
-    detail = any_pb2.Any()
-    detail.Pack(
-        pb.OperationOutcomeDetail(fhir_json=json.dumps(operation_outcome(exc)).encode("utf-8"))
-    )
     status = rpc_status.to_status(
-        status_pb2.Status(code=code.value[0], message=message, details=[detail])
+        status_pb2.Status(code=code.value[0], message=message, details=_details(exc))
     )
     if not isinstance(exc, LimitError) or exc.retry_after_s is None:
         return status

@@ -91,7 +91,6 @@ class _Group(BaseModel):
     prefix: ClassVar[str] = ""
 
 
-
 class ServerSettings(_Group):
     grpc_host: str = Field(default="127.0.0.1", min_length=1)
     """Address gRPC, HTTP and metrics listen on. Loopback by default: a service that answers on

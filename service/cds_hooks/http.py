@@ -29,6 +29,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from http import HTTPStatus
 from typing import Any, Final, Protocol
 from urllib.parse import urlsplit
 
@@ -41,6 +42,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from fhir_mapping.definitions import DEFAULT_BASE, check_base, rebase
+from fhir_mapping.outcome import operation_outcome
 from service.cds_hooks.auth import (
     ClientIdentity,
     JwtVerifier,
@@ -69,23 +71,12 @@ from service.cds_hooks.request import HookRequest, parse_hook_request
 from service.cds_hooks.services import SERVICES, ServiceDefinition, discovery_document
 from service.core.model import Deliberation
 from service.errors import (
-    AuthError,
-    BackendError,
-    BackendTimeout,
-    BackendUnavailable,
-    BundleError,
     CanoeError,
-    ConflictError,
-    DocumentError,
-    FeedbackError,
-    ForbiddenError,
     InputError,
     Issue,
     LimitError,
     NotFoundError,
-    PrefetchUnavailable,
     StaleVersionError,
-    TaskError,
 )
 from service.logs import get_logger, new_request_id, request_context
 from service.settings import Settings
@@ -185,55 +176,17 @@ class CdsConfig:
 # ------------------------------------------------------------------------------ errors
 
 
-def _status(exc: CanoeError) -> int:
-    """The one mapping from the error tree to HTTP status codes."""
-    table: tuple[tuple[type[CanoeError], int], ...] = (
-        (PrefetchUnavailable, 412),
-        (ForbiddenError, 403),
-        (AuthError, 401),
-        (BundleError, 422),
-        (TaskError, 422),
-        (DocumentError, 422),
-        (FeedbackError, 422),
-        (InputError, 400),
-        (NotFoundError, 404),
-        (StaleVersionError, 409),
-        (ConflictError, 409),
-        (LimitError, 413),
-        (BackendTimeout, 504),
-        (BackendUnavailable, 503),
-        (BackendError, 502),
-    )
-    for klass, status in table:
-        if isinstance(exc, klass):
-            return status
-    return 500
-
-
-def _outcome(issues: tuple[Issue, ...]) -> dict[str, Any]:
-    return {
-        "resourceType": "OperationOutcome",
-        "issue": [
-            {
-                "severity": i.severity,
-                "code": i.code,
-                "diagnostics": i.diagnostics,
-                **({"expression": list(i.expression)} if i.expression else {}),
-            }
-            for i in issues
-        ],
-    }
-
-
 def _error(exc: CanoeError) -> JSONResponse:
-    status = _status(exc)
-    body = _outcome(exc.issues)
+    """The error as HTTP: the status its class states, its OperationOutcome (the one writer,
+    ``fhir_mapping.outcome``) with the message as narrative, and the header it calls for."""
+    body = operation_outcome(exc)
     body["text"] = {"status": "generated", "div": _div(exc.message)}
-    headers = {"WWW-Authenticate": 'Bearer error="invalid_token"'} if status == 401 else None
+    headers = None
+    if exc.http_status == HTTPStatus.UNAUTHORIZED:
+        headers = {"WWW-Authenticate": 'Bearer error="invalid_token"'}
     if isinstance(exc, LimitError) and exc.retry_after_s is not None:
-        status = 429  # too many plans at once: back off and retry, not "too large"
         headers = {"Retry-After": str(max(1, math.ceil(exc.retry_after_s)))}  # whole seconds
-    return JSONResponse(body, status_code=status, headers=headers)
+    return JSONResponse(body, status_code=exc.http_status, headers=headers)
 
 
 def _div(text: str) -> str:

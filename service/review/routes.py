@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import secrets
 import time
 import uuid
@@ -239,6 +240,8 @@ class _Review:
                 response = self._page(
                     "error.jinja", status, title=title, message=exc.message, reload=None
                 )
+                if isinstance(exc, LimitError) and exc.retry_after_s is not None:
+                    response.headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after_s)))
             except Exception:
                 log.exception("review.failed", ms=_ms(t0))
                 response = self._page(
@@ -749,17 +752,8 @@ class _Review:
 
 
 def _status(exc: CanoeError) -> tuple[int, str]:
-    if isinstance(exc, ForbiddenError):
-        return 403, "Not allowed"
-    if isinstance(exc, AuthError):
-        return 401, "Please open the plan again"
-    if isinstance(exc, NotFoundError):
-        return 404, "Not found"
-    if isinstance(exc, LimitError):
-        return 413, "Too large"
-    if isinstance(exc, InputError):
-        return 400, "The request could not be read"
-    return 502, "The service could not answer"
+    """The HTTP status and page title the error's class states."""
+    return exc.http_status, exc.title
 
 
 def _banner_of(first: VersionRecord) -> views.PatientBanner:

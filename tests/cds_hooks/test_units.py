@@ -433,12 +433,13 @@ def test_malformed_allowlists_are_refused_at_start_up(spec: dict[str, Any], keys
 
 def test_busy_is_429_with_retry_after_and_a_request_over_a_limit_is_413() -> None:
     from service.cds_hooks.http import _error
-    from service.errors import LimitError
+    from service.errors import BusyError, LimitError
 
-    busy = _error(LimitError("8 plans are in progress", retry_after_s=0.02))
+    busy = _error(BusyError("8 plans are in progress", retry_after_s=0.02))
     assert busy.status_code == 429
     assert busy.headers["Retry-After"] == "1"  # whole seconds, at least one
     assert json.loads(busy.body)["resourceType"] == "OperationOutcome"
-    assert _error(LimitError("busy", retry_after_s=2.5)).headers["Retry-After"] == "3"
+    assert json.loads(busy.body)["issue"][0]["code"] == "throttled"
+    assert _error(BusyError("busy", retry_after_s=2.5)).headers["Retry-After"] == "3"
     too_big = _error(LimitError("request body over 1024 bytes"))
     assert too_big.status_code == 413 and "Retry-After" not in too_big.headers

@@ -256,9 +256,10 @@ def outcome_of(err: grpc.aio.AioRpcError) -> dict[str, Any]:
     status = rpc_status.from_call(err)
     assert status is not None, "no rich status details on the error"
     assert status.code == err.code().value[0]
-    (detail,) = status.details
     msg = pb.OperationOutcomeDetail()
-    assert detail.Unpack(msg)
+    found = [detail for detail in status.details if detail.Is(msg.DESCRIPTOR)]
+    assert len(found) == 1, "one OperationOutcome among the details"
+    assert found[0].Unpack(msg)
     oo: dict[str, Any] = json.loads(msg.fhir_json)
     assert oo["resourceType"] == "OperationOutcome"
     return oo

@@ -19,28 +19,23 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import re
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import grpc
 from google.protobuf.message import DecodeError
 
 from canoe_client import _status
 from canoe_client.errors import (
-    AuthError,
-    BackendTimeout,
-    BackendUnavailable,
+    WIRE_ERRORS,
+    BusyError,
     CanoeError,
-    ConflictError,
-    ForbiddenError,
     InputError,
     Issue,
     LimitError,
-    NotFoundError,
     StaleVersionError,
 )
 from canoe_client.v1 import careplan_pb2 as pb
@@ -56,17 +51,6 @@ __all__ = [
 
 Json = dict[str, Any]
 FhirInput = bytes | str | Path | Mapping[str, Any]
-
-_ERRORS: Final[dict[grpc.StatusCode, type[CanoeError]]] = {
-    grpc.StatusCode.INVALID_ARGUMENT: InputError,
-    grpc.StatusCode.NOT_FOUND: NotFoundError,
-    grpc.StatusCode.ALREADY_EXISTS: ConflictError,
-    grpc.StatusCode.UNAUTHENTICATED: AuthError,
-    grpc.StatusCode.PERMISSION_DENIED: ForbiddenError,
-    grpc.StatusCode.RESOURCE_EXHAUSTED: LimitError,
-    grpc.StatusCode.DEADLINE_EXCEEDED: BackendTimeout,
-    grpc.StatusCode.UNAVAILABLE: BackendUnavailable,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,19 +175,18 @@ def error_from_rpc(err: grpc.RpcError) -> CanoeError:
         for i in (outcome or {}).get("issue", ())
         if isinstance(i, Mapping)
     )
+    trailing = err.trailing_metadata() if hasattr(err, "trailing_metadata") else None
+    kind = WIRE_ERRORS.get(code.name, CanoeError)
     exc: CanoeError
-    if code is grpc.StatusCode.FAILED_PRECONDITION:
-        found = re.search(r"current version(?: of plan \S+)?(?: is|:)\s*(\d+)", message)
+    if kind is StaleVersionError:
+        current = _status.error_info(trailing).get("current_version", "")
         exc = StaleVersionError(
-            message, current_version=int(found.group(1)) if found else 0, issues=issues or None
+            message, current_version=int(current) if current.isdigit() else 0, issues=issues or None
         )
-    elif code is grpc.StatusCode.RESOURCE_EXHAUSTED:
-        trailing = err.trailing_metadata() if hasattr(err, "trailing_metadata") else None
-        exc = LimitError(
-            message, retry_after_s=_status.retry_after_s(trailing), issues=issues or None
-        )
+    elif kind is LimitError and (hint := _status.retry_after_s(trailing)) is not None:
+        exc = BusyError(message, retry_after_s=hint, issues=issues or None)
     else:
-        exc = _ERRORS.get(code, CanoeError)(message, issues=issues or None)
+        exc = kind(message, issues=issues or None)
     exc.outcome = outcome
     exc.status_code = code.name
     return exc
