@@ -21,6 +21,17 @@ Documented rules:
   size is a floor: a needed role is never cut to fit it. The GP and the needed roles are the
   panel's required roles (``required_roles``); every panel is checked against the size band and
   the required roles (``inference.panel_sizes.panel_faults``) before it is returned.
+* Argument strength tau, CANOE 4.3's five dimensions, each counted once from a table
+  (``inference.knowledge.strength``, values in ``data/parameters.yaml``): clinical
+  appropriateness is the severity of the harm avoided or benefit gained; consistency with the
+  retrieved evidence is the grade of the evidence the criterion cites, less 0.1 where the
+  argument cites none of the retrieved documents; specificity to this patient is the certainty of
+  the patient fact and its directness to the option, less 0.05 where the argument cites no fact
+  (an objection citing none capped at ``strength.uncited_max``). The transparency of the reasoning
+  chain and practical feasibility are not scored apart: every argument here states its facts and
+  evidence in the same way, and the knowledge states no feasibility, so both are constant and
+  left out of the sum. (Until 2026-12 grade A was counted twice, once in the table and again as
+  a +0.05 bonus here.)
 * One stance per role per option: a role's points on one option are weighed into one argument,
   the stance of its strongest point (a tie goes to the objection), with that point's text and
   the facts and evidence of every point of that stance.
@@ -579,11 +590,12 @@ def _argue(
             lead = max((p for p in same if specific(p)), key=base, default=pt)
         ev = tuple(dict.fromkeys(e for p in (lead, pt, *same) for e in _cite(p, evidence)))
         facts = tuple(dict.fromkeys(f for p in (lead, pt, *same) for f in p.facts))
+        # The point's tau already weighs the evidence grade (``strength.grade_*``): no second
+        # bonus for grade A here (it counted the grade twice). What the point's factors cannot
+        # know is whether this argument cites retrieved evidence and facts at all.
         tau = base(pt)
         if not ev:
             tau -= 0.1  # unsupported by retrieved evidence
-        elif any(docs[e].grade == "A" for e in ev if e in docs):
-            tau += 0.05
         if not facts:
             tau -= 0.05
         if fact_free(pt):
