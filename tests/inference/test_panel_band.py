@@ -40,9 +40,9 @@ def test_panel_faults_name_each_rule_broken() -> None:
     assert panel_faults(ok[:2], "low", DEFAULT_PANEL_SIZES) == [
         "a low-complexity panel has 3 members, not 2"
     ]
-    assert panel_faults(["nurse", "pharmacist", "dietitian"], "low", DEFAULT_PANEL_SIZES, ("gp",)) == [
-        "required roles missing: gp"
-    ]
+    assert panel_faults(
+        ["nurse", "pharmacist", "dietitian"], "low", DEFAULT_PANEL_SIZES, ("gp",)
+    ) == ["required roles missing: gp"]
     assert panel_faults(["gp", "gp", "nurse"], "low", DEFAULT_PANEL_SIZES) == [
         "roles named twice: gp"
     ]
