@@ -23,7 +23,8 @@ from jsonschema.exceptions import best_match
 from inference import schemas
 from inference._triton_codec import encode
 from inference._triton_record import Aliases, record
-from inference.panel_sizes import DEFAULT_PANEL_SIZES, PanelSizes, prompt_text
+from inference.embedded import required_roles
+from inference.panel_sizes import DEFAULT_PANEL_SIZES, PanelSizes, band, panel_faults
 from inference.protocol import (
     Adjudicate,
     Arbitrate,
@@ -280,17 +281,34 @@ def assemble_panel_request(
     s: AssemblePanel, sizes: PanelSizes = DEFAULT_PANEL_SIZES
 ) -> StepRequest[tuple[PanelMember, ...]]:
     profile, assessment = s.profile, s.assessment
+    complexity = assessment.complexity
     schema = schemas.load("panel")
+    # The size band for the assessed complexity and the required roles are the schema's, not
+    # a hint: guided decoding writes the required roles first (one fixed item each) and stops
+    # within the band; the decoder checks the same (``panel_faults``) for a server that cannot
+    # guide.
+    required = required_roles(profile)
+    lo, hi = band(sizes, complexity, required)
+    members = schema["properties"]["members"]
+    member = members["items"]
+    members["minItems"], members["maxItems"] = lo, hi
+    members["prefixItems"] = [
+        copy.deepcopy(member) | {"properties": member["properties"] | {"role": {"const": r}}}
+        for r in required
+    ]
 
     def decode(a: dict[str, Any]) -> tuple[PanelMember, ...]:
-        members = tuple(
+        panel = tuple(
             PanelMember(role=m["role"], focus=m["focus"], expertise=tuple(m["expertise"]))
             for m in a["members"]
         )
-        roles = [m.role for m in members]
+        roles = [m.role for m in panel]
         if len(set(roles)) != len(roles):
             raise AnswerError("panel roles are not unique")
-        return members
+        faults = panel_faults(roles, complexity, sizes, required)
+        if faults:
+            raise AnswerError("panel breaks its rules: " + "; ".join(faults))
+        return panel
 
     # Only the outline: the panel is chosen from the record, the complexity and the problems.
     outline = Assessment(
@@ -305,9 +323,10 @@ def assemble_panel_request(
     inputs = al.shorten(
         {"assessment": encode(outline) | {"options": [_outline(o) for o in assessment.options]}}
     )
-    # The configured sizes go into the prompt text, not the schema: they guide the model, and
-    # a model that picks one role more or less still gives a usable panel.
-    sizes_text = {"panel_sizes": prompt_text(sizes)}
+    sizes_text = {
+        "panel_band": f"{lo}" if lo == hi else f"{lo} to {hi}",
+        "required_roles": ", ".join(required),
+    }
     return StepRequest("panel", record(profile, al), inputs, schema, decode, sizes_text, aliases=al)
 
 

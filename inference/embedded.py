@@ -16,9 +16,22 @@ Documented rules:
   for an active cancer; addiction psychiatry after an overdose; and here the pharmacist when a
   medication criterion fires or >= 5 medicines are active, the geriatrician at >= 75, the
   nephrologist at eGFR < 30), then roles by relevance weight until the configured size
-  (defaults; see ``inference.panel_sizes``: low 2, moderate 3, high 4 (5 when a fifth role has
-  relevance weight >= 1.0), very high 6 (7 likewise)) is reached. The configured size is a
-  floor: a needed role is never cut to fit it.
+  (defaults; see ``inference.panel_sizes``: low and moderate 3 (CAMP's k = 3), high 4 (5 when a
+  fifth role has relevance weight >= 1.0), very high 6 (7 likewise)) is reached. The configured
+  size is a floor: a needed role is never cut to fit it. The GP and the needed roles are the
+  panel's required roles (``required_roles``); every panel is checked against the size band and
+  the required roles (``inference.panel_sizes.panel_faults``) before it is returned.
+* Argument strength tau, CANOE 4.3's five dimensions, each counted once from a table
+  (``inference.knowledge.strength``, values in ``data/parameters.yaml``): clinical
+  appropriateness is the severity of the harm avoided or benefit gained; consistency with the
+  retrieved evidence is the grade of the evidence the criterion cites, less 0.1 where the
+  argument cites none of the retrieved documents; specificity to this patient is the certainty of
+  the patient fact and its directness to the option, less 0.05 where the argument cites no fact
+  (an objection citing none capped at ``strength.uncited_max``). The transparency of the reasoning
+  chain and practical feasibility are not scored apart: every argument here states its facts and
+  evidence in the same way, and the knowledge states no feasibility, so both are constant and
+  left out of the sum. (Until 2026-12 grade A was counted twice, once in the table and again as
+  a +0.05 bonus here.)
 * One stance per role per option: a role's points on one option are weighed into one argument,
   the stance of its strongest point (a tie goes to the objection), with that point's text and
   the facts and evidence of every point of that stance.
@@ -66,7 +79,7 @@ from inference.knowledge.timeframes import (
     is_transition,
     timeframe_of,
 )
-from inference.panel_sizes import DEFAULT_PANEL_SIZES, PanelSizes
+from inference.panel_sizes import DEFAULT_PANEL_SIZES, PanelSizes, panel_faults
 from inference.panel_sizes import panel_sizes as validated_sizes
 from inference.protocol import (
     Adjudicate,
@@ -106,7 +119,7 @@ from service.errors import BackendTimeout, CanoeError, StepFailed
 from service.record.profile import PatientProfile
 from service.record.vocabulary import LOINC_GROUPS, SNOMED
 
-__all__ = ["KB_VERSION", "PANEL_SIZES", "EmbeddedExperts"]
+__all__ = ["KB_VERSION", "PANEL_SIZES", "EmbeddedExperts", "required_roles"]
 
 # The knowledge version, from the change log (the one place it is stated).
 KB_VERSION = changelog().version
@@ -145,9 +158,8 @@ class EmbeddedExperts:
         sizes = (
             panel_sizes if isinstance(panel_sizes, dict) else {c: (b, e) for c, b, e in panel_sizes}
         )
-        self.panel_sizes: dict[str, tuple[int, int]] = {
-            c: (b, e) for c, b, e in validated_sizes(sizes)
-        }
+        self.sizes: PanelSizes = validated_sizes(sizes)
+        self.panel_sizes: dict[str, tuple[int, int]] = {c: (b, e) for c, b, e in self.sizes}
 
     async def is_ready(self) -> bool:
         return True
@@ -193,8 +205,14 @@ class EmbeddedExperts:
         return _assess(analyse(s.profile, self.locale), s.profile)
 
     def _assemble_panel(self, s: AssemblePanel) -> tuple[PanelMember, ...]:
-        sizes = self.panel_sizes[s.assessment.complexity]
-        return _panel(analyse(s.profile, self.locale), sizes, s.profile)
+        complexity = s.assessment.complexity
+        a = analyse(s.profile, self.locale)
+        panel = _panel(a, self.panel_sizes[complexity], s.profile)
+        required = ("gp", *_needed_roles(a, s.profile))
+        faults = panel_faults([m.role for m in panel], complexity, self.sizes, required)
+        if faults:
+            raise StepFailed("embedded panel: " + "; ".join(faults))
+        return panel
 
     def _consult(self, s: Consult) -> Consultation:
         a = analyse(s.profile, self.locale)
@@ -431,6 +449,12 @@ def _needed_roles(a: Analysis, profile: PatientProfile) -> list[str]:
     return sorted(need - {"gp"}, key=lambda r: ROLE_BY_NAME[r].order)
 
 
+def required_roles(profile: PatientProfile, locale: Locale = "uk") -> tuple[str, ...]:
+    """The roles every panel for this record must hold, on any backend: the GP, then the roles
+    its domains require (``_needed_roles``), in pool order."""
+    return ("gp", *_needed_roles(analyse(profile, locale), profile))
+
+
 def _panel(a: Analysis, sizes: tuple[int, int], profile: PatientProfile) -> tuple[PanelMember, ...]:
     # A size larger than the role pool yields the whole pool (slicing stops at its end).
     lo, hi = sizes
@@ -566,11 +590,12 @@ def _argue(
             lead = max((p for p in same if specific(p)), key=base, default=pt)
         ev = tuple(dict.fromkeys(e for p in (lead, pt, *same) for e in _cite(p, evidence)))
         facts = tuple(dict.fromkeys(f for p in (lead, pt, *same) for f in p.facts))
+        # The point's tau already weighs the evidence grade (``strength.grade_*``): no second
+        # bonus for grade A here (it counted the grade twice). What the point's factors cannot
+        # know is whether this argument cites retrieved evidence and facts at all.
         tau = base(pt)
         if not ev:
             tau -= 0.1  # unsupported by retrieved evidence
-        elif any(docs[e].grade == "A" for e in ev if e in docs):
-            tau += 0.05
         if not facts:
             tau -= 0.05
         if fact_free(pt):

@@ -1,19 +1,30 @@
 """Panel sizes by case complexity: the defaults, their validation and their text forms.
 
 Panel size is configuration, so both expert backends read it from here: the
-embedded rules pick a size from the range, the Triton backend states it in the panel prompt.
-Each complexity level maps to ``(base, extended)``: ``base`` roles normally, up to ``extended``
-when the case needs one more role. Pure values; no I/O.
+embedded rules pick a size from the range, the Triton backend states it in the panel prompt and
+narrows the panel's answer schema to it. Each complexity level maps to ``(base, extended)``:
+``base`` roles normally, up to ``extended`` when the case needs one more role.
+
+The defaults follow the papers: CAMP (section 4.2, sensitivity analysis in 6.3 and appendix F)
+uses k = 3 specialists by default, F1 falling with fewer; CANOE (Alg. 1 line 8) recruits a broader
+team for high and very high complexity but gives no numbers, so 4-5 and 6-7 are this project's.
+A site may set its own (``CANOE_PANEL_SIZE_*``).
+
+``band`` and ``panel_faults`` are the one check every backend applies to a panel: its size lies in
+the band for the assessed complexity (widened to hold every required role: a required role is
+never cut to fit), every required role is on it, and no role is there twice. Pure values; no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 __all__ = [
     "COMPLEXITIES",
     "DEFAULT_PANEL_SIZES",
     "PanelSizes",
+    "band",
+    "panel_faults",
     "panel_sizes",
     "parse_panel_size",
     "prompt_text",
@@ -23,11 +34,40 @@ PanelSizes = tuple[tuple[str, int, int], ...]  # (complexity, base, extended), i
 
 COMPLEXITIES: tuple[str, ...] = ("low", "moderate", "high", "very high")
 DEFAULT_PANEL_SIZES: PanelSizes = (
-    ("low", 2, 2),
+    ("low", 3, 3),
     ("moderate", 3, 3),
     ("high", 4, 5),
     ("very high", 6, 7),
 )
+
+
+def band(sizes: PanelSizes, complexity: str, required: Sequence[str] = ()) -> tuple[int, int]:
+    """(fewest, most) members a panel for ``complexity`` may have: the configured (base,
+    extended), each raised to the number of required roles. ``KeyError`` for an unknown level."""
+    for c, base, extended in sizes:
+        if c == complexity:
+            n = len(set(required))
+            return (max(base, n), max(extended, n))
+    raise KeyError(f"no panel size for complexity {complexity!r}")
+
+
+def panel_faults(
+    roles: Sequence[str], complexity: str, sizes: PanelSizes, required: Sequence[str] = ()
+) -> list[str]:
+    """What is wrong with a panel of ``roles`` (empty when nothing): a size outside the band,
+    a required role missing, a role twice. Names roles and numbers only, safe to log."""
+    lo, hi = band(sizes, complexity, required)
+    faults = []
+    if not lo <= len(roles) <= hi:
+        want = f"{lo}" if lo == hi else f"{lo} to {hi}"
+        faults.append(f"a {complexity}-complexity panel has {want} members, not {len(roles)}")
+    missing = [r for r in dict.fromkeys(required) if r not in roles]
+    if missing:
+        faults.append(f"required roles missing: {', '.join(missing)}")
+    twice = sorted({r for r in roles if roles.count(r) > 1})
+    if twice:
+        faults.append(f"roles named twice: {', '.join(twice)}")
+    return faults
 
 
 def panel_sizes(

@@ -234,7 +234,8 @@ class PanelSettings(_Group):
 
 
 class ReasoningSettings(_Group):
-    """CANOE's parameters (defaults from the authors' arena code)."""
+    """CANOE's parameters. ``delta`` and ``beta`` (eq. 7, 8) have no value in either paper: the
+    defaults 0.2 and 0.15 are this project's choices (see ``service.core.model.Parameters``)."""
 
     delta: float = Field(default=0.2, ge=0, le=1)
     """Clash window: a supporting and an attacking argument whose base strengths differ by less

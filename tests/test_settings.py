@@ -120,7 +120,7 @@ def test_panel_sizes_reach_both_backends(source: str, tmp_path: Path) -> None:
         else via_file(tmp_path, {"panel_size_high": [5, 6], "panel_size_very_high": 7})
     )
     settings = load_settings(env)
-    want = (("low", 2, 2), ("moderate", 3, 3), ("high", 5, 6), ("very high", 7, 7))
+    want = (("low", 3, 3), ("moderate", 3, 3), ("high", 5, 6), ("very high", 7, 7))
     assert settings.panel.sizes == want
     assert triton(settings).panel_sizes == want
     experts = build_experts(settings)

@@ -46,7 +46,7 @@ VERSIONS: Mapping[str, str] = MappingProxyType(
     {
         "shared": "v4",
         "assess": "v3",
-        "panel": "v2",
+        "panel": "v3",
         "consult": "v4",
         "relate": "v3",
         "adjudicate": "v2",

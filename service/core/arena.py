@@ -1,6 +1,10 @@
 """Arena clash resolution (CANOE 4.3.1): which opposing pairs clash, and the calibrated tau~.
 
-A supporter and an attacker of the same option clash when ``|tau_s - tau_a| < delta``. Pairs are
+A supporter and an attacker of the same option clash when ``|tau_s - tau_a| < delta``, decided
+on the exact decimals of the stated values (``exact``), never on binary floating point: in floats
+0.87 - 0.67 is 0.19999999999999996 and would clash while 0.6 - 0.4 (0.19999999999999996 too) and
+0.9 - 0.7 (0.20000000000000007) would not, so pairs the same distance apart decided differently.
+As decimals every pair exactly ``delta`` apart is no clash (eq. 7 is strict). Pairs are
 judged on the *original* tau, all at once, so the order in which clashes are listed or resolved
 cannot matter. Given each clash's winner, ``w`` is an argument's win rate over the clashes it took
 part in that have a winner, and ``tau~ = clip(tau + beta (2w - 1), 0, 1)``. A clash whose winner
@@ -12,15 +16,26 @@ Pure: the adjudicator (a model call) is the pipeline's business; this module onl
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from decimal import Decimal
 
 from service.core.model import Argument, Clash
 
-__all__ = ["calibrate", "find_clashes", "is_near_tie"]
+__all__ = ["calibrate", "exact", "find_clashes", "is_near_tie"]
+
+
+def exact(value: float) -> Decimal:
+    """The decimal a strength was stated as: the shortest decimal that reads back as the same
+    float (``repr``), so ``0.87`` is ``Decimal("0.87")``, not the binary float's 0.8699999..."""
+    return Decimal(repr(float(value)))
 
 
 def is_near_tie(tau_s: float, tau_a: float, delta: float) -> bool:
-    """Eq. 7: ``|tau_s - tau_a| < delta`` (strict)."""
-    return abs(tau_s - tau_a) < delta
+    """Eq. 7: ``|tau_s - tau_a| < delta`` (strict), on the exact decimals of the three values.
+
+    >>> is_near_tie(0.87, 0.67, 0.2), is_near_tie(0.9, 0.7, 0.2), is_near_tie(0.86, 0.67, 0.2)
+    (False, False, True)
+    """
+    return abs(exact(tau_s) - exact(tau_a)) < exact(delta)
 
 
 def find_clashes(

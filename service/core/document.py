@@ -287,6 +287,18 @@ def _schema_check(doc: Mapping[str, Any]) -> None:
     raise DocumentError(f"{first.expression[0]}: {first.diagnostics}", issues=tuple(issues))
 
 
+# Plans made before the clash test used exact decimals (``arena.is_near_tie``) decided pairs
+# exactly delta apart by binary float subtraction (0.87 vs 0.67 clashed, 0.9 vs 0.7 did not). A
+# stored plan stays readable: a clash either rule calls a near tie is accepted, and a missing
+# clash is an error only when both rules call the pair a near tie.
+def _may_tie(tau_s: float, tau_a: float, delta: float) -> bool:
+    return is_near_tie(tau_s, tau_a, delta) or abs(tau_s - tau_a) < delta
+
+
+def _must_tie(tau_s: float, tau_a: float, delta: float) -> bool:
+    return is_near_tie(tau_s, tau_a, delta) and abs(tau_s - tau_a) < delta
+
+
 def _finite(value: Any, where: str, *, unit: bool = True) -> float:
     """Schema bounds do not catch NaN (every comparison with it is false); this does."""
     x = float(value)
@@ -552,7 +564,7 @@ def _option(
             raise _fail(cw, "duplicate clash")
         pairs.add((s.id, a.id))
         model_set = all(x.origin == "agent" and x.tau_source == "model" for x in (s, a))
-        if model_set and not is_near_tie(s.tau, a.tau, params.delta):
+        if model_set and not _may_tie(s.tau, a.tau, params.delta):
             raise _fail(cw, f"|tau_s - tau_a| = {abs(s.tau - a.tau)!r} is not below delta")
         clashes.append(Clash(s.id, a.id, c["winner"], c.get("reason", "")))
     # The converse: every near-tied opposing pair of model-scored arguments was adjudicated when
@@ -564,7 +576,7 @@ def _option(
             continue
         for a in arena:
             missing = a.stance == "attack" and (s.id, a.id) not in pairs
-            if missing and is_near_tie(s.tau, a.tau, params.delta):
+            if missing and _must_tie(s.tau, a.tau, params.delta):
                 raise _fail(
                     f"{where}.clashes",
                     f"near-tied pair ({s.id!r}, {a.id!r}) has no clash entry: it was never "

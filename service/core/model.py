@@ -72,8 +72,12 @@ TIMEFRAMES: tuple[str, ...] = Timeframe.__args__  # type: ignore[attr-defined]
 
 @dataclass(frozen=True, slots=True)
 class Parameters:
-    """Documented defaults: ``delta``/``beta`` as in CANOE's arena code; ``threshold`` the
-    inclusion cut (F > threshold); ``band``: |F - 0.5| <= band is flagged borderline."""
+    """Documented defaults. ``delta`` (clash threshold, CANOE eq. 7) and ``beta`` (calibration
+    step, eq. 8): CANOE names both but states no values, and CAMP has neither; 0.2 and 0.15 are
+    this project's choices, not tuned against any data set (an earlier note put them down to the
+    authors' arena code, which this project has not seen). ``delta`` is compared on exact
+    decimals (``arena.is_near_tie``). ``threshold`` the inclusion cut (F > threshold); ``band``:
+    |F - 0.5| <= band is flagged borderline."""
 
     delta: float = 0.2
     beta: float = 0.15

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import itertools
+from decimal import Decimal
 
 import pytest
 
 from service.core import calibrate, find_clashes
+from service.core.arena import exact, is_near_tie
 from service.core.model import Clash
 from tests.core.builders import arg
 
@@ -26,6 +28,55 @@ def test_difference_equal_to_delta_is_not_a_clash() -> None:
     args = [arg("s", "support", 0.5), arg("a", "attack", 0.25)]
     assert find_clashes(args, 0.25) == ()
     assert find_clashes(args, 0.2500001) == (("s", "a"),)
+
+
+# Pairs whose stated strengths are exactly 0.2 apart. As binary floats, 0.87 - 0.67, 0.6 - 0.4,
+# 0.75 - 0.55, 0.7 - 0.5 and 0.95 - 0.75 come out just below 0.2 and 0.9 - 0.7, 0.8 - 0.6 just
+# above; 0.45 - 0.25 and 0.65 - 0.45 exactly 0.2. A float test therefore called 5 of these 9
+# pairs clashes; on exact decimals none is.
+EXACT_DELTA_PAIRS = [
+    (0.87, 0.67),
+    (0.6, 0.4),
+    (0.9, 0.7),
+    (0.75, 0.55),
+    (0.45, 0.25),
+    (0.8, 0.6),
+    (0.7, 0.5),
+    (0.95, 0.75),
+    (0.65, 0.45),
+]
+
+
+def test_float_subtraction_disagrees_on_pairs_exactly_delta_apart() -> None:
+    # The premise of the exact rule: the naive float test splits these equal differences.
+    naive = [abs(s - a) < 0.2 for s, a in EXACT_DELTA_PAIRS]
+    assert any(naive) and not all(naive)
+
+
+@pytest.mark.parametrize(("high", "low"), EXACT_DELTA_PAIRS)
+def test_pairs_exactly_delta_apart_never_clash_whichever_side_is_stronger(
+    high: float, low: float
+) -> None:
+    for s, a in ((high, low), (low, high)):
+        assert not is_near_tie(s, a, 0.2)
+        assert find_clashes([arg("s", "support", s), arg("a", "attack", a)], 0.2) == ()
+
+
+@pytest.mark.parametrize(("high", "low"), EXACT_DELTA_PAIRS)
+def test_pairs_a_hundredth_inside_delta_always_clash(high: float, low: float) -> None:
+    closer = round(high - 0.01, 2)
+    assert is_near_tie(closer, low, 0.2)
+    assert find_clashes([arg("s", "support", low), arg("a", "attack", closer)], 0.2) == (
+        ("s", "a"),
+    )
+
+
+def test_exact_decimal_of_a_stated_strength() -> None:
+    assert exact(0.87) == Decimal("0.87")
+    assert exact(0.87) - exact(0.67) == Decimal("0.20")
+    # a computed float keeps its own exact decimal: it was not stated as 0.3
+    assert exact(0.1 + 0.2) == Decimal("0.30000000000000004")
+    assert is_near_tie(0.1 + 0.2, 0.5, 0.2)  # 0.19999999999999996 apart as stated
 
 
 def test_same_stance_pairs_never_clash_and_rejected_or_excluded_take_no_part() -> None:

@@ -10,7 +10,8 @@ tests (and compose.yaml's CPU Triton) serve through it:
 - fault modes wrapping ``expert``: ``sleepy`` (``--latency`` seconds first), ``slow`` (an hour),
   ``invalid`` (broken JSON), ``out_of_range`` (every bounded value out of range),
   ``truncate_once`` (half an answer unless the prompt is a repair), ``invalid_pharmacist``
-  (broken JSON for the pharmacist's calls, the expert's answer for everyone else's).
+  (broken JSON for the pharmacist's calls, the expert's answer for everyone else's),
+  ``panel_without_gp`` (the expert's panel less its first member, the GP, call and repair alike).
 
 ``python -m tests.support.triton_models [--latency S] <inference.llm_server options>`` runs the
 server with them (``DEFAULT_MODELS`` unless ``--models``); ``start_server`` does that on free
@@ -89,6 +90,7 @@ DEFAULT_MODELS: dict[str, str] = {
     "canoe-out-of-range": "out_of_range",
     "canoe-truncate-once": "truncate_once",
     "canoe-invalid-pharmacist": "invalid_pharmacist",
+    "canoe-panel-without-gp": "panel_without_gp",
     PLAIN_MODEL: "expert_plain",
 }
 
@@ -450,6 +452,18 @@ class TruncateOnce(Expert):
         return text if "<previous-answer>" in prompt else text[: max(1, len(text) // 2)]
 
 
+class PanelWithoutGp(Expert):
+    """The expert's answer, its panel less the first member (the GP, a required role)."""
+
+    async def answer(self, prompt: str) -> str:
+        text = await expert_answer(prompt)
+        if parse_input_block(prompt)[0] != "panel":
+            return text
+        answer = json.loads(text)
+        answer["members"] = answer["members"][1:]
+        return json.dumps(answer, ensure_ascii=False)
+
+
 def register(latency_s: float = 0.5) -> None:
     """Make the test behaviours servable by ``inference.llm_server``."""
     llm_server.register_behaviour("expert", Expert)
@@ -460,6 +474,7 @@ def register(latency_s: float = 0.5) -> None:
     llm_server.register_behaviour("invalid_pharmacist", InvalidPharmacist)
     llm_server.register_behaviour("out_of_range", OutOfRange)
     llm_server.register_behaviour("truncate_once", TruncateOnce)
+    llm_server.register_behaviour("panel_without_gp", PanelWithoutGp)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
