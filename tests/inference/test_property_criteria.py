@@ -22,7 +22,15 @@ from .criteria_factory import AS_OF, Builder
 PROPERTY = tuple(c for c in CRITERIA if c.id.startswith("prop-"))
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 BUNDLES = sorted(
-    [*REALISTIC_BUNDLES, *(p for d in EXAMPLES.glob("vignettes*") for p in d.glob("*.json"))]
+    [
+        *REALISTIC_BUNDLES,
+        *(
+            p
+            for d in EXAMPLES.glob("vignettes*")
+            for p in d.glob("*.json")
+            if '"Bundle"' in p.read_text(encoding="utf-8")[:400]
+        ),
+    ]
 )
 
 
