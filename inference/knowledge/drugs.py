@@ -324,7 +324,9 @@ def _with_monographs(drugs: list[Drug], flag_ids: set[str], path: Path) -> list[
             raise KnowledgeFileError(path, f"monographs[{m.drug}]", f"unknown flag {unknown[0]!r}")
         top = d.max_daily_mg
         if m.max_mg is not None and top is not None and top != m.max_mg.mg:
-            raise KnowledgeFileError(path, f"monographs[{m.drug}].max_mg", "differs from drugs.yaml")
+            raise KnowledgeFileError(
+                path, f"monographs[{m.drug}].max_mg", "differs from drugs.yaml"
+            )
         out[m.drug] = replace(
             d,
             flags=tuple(dict.fromkeys((*d.flags, *flags))),

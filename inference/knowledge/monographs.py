@@ -69,7 +69,9 @@ class Hepatic(_Strict):
 class CypRole(_Strict):
     path: Pathway
     role: Literal["substrate", "inhibitor", "inducer"]
-    grade: Literal["sensitive", "moderate-sensitive", "narrow-index", "strong", "moderate", "weak", "listed"]
+    grade: Literal[
+        "sensitive", "moderate-sensitive", "narrow-index", "strong", "moderate", "weak", "listed"
+    ]
     source: _Id
 
     @model_validator(mode="after")

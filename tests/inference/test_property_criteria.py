@@ -145,7 +145,9 @@ def test_bleeding_stack_stands_down_for_a_named_pair() -> None:
     assert "ddi-anticoagulant-nsaid" in got and "prop-bleeding-stack" not in got
 
 
-@pytest.mark.parametrize(("name", "cid"), [("duloxetine", "prop-hepatic-avoid"), ("tramadol", "prop-hepatic-reduce")])
+@pytest.mark.parametrize(
+    ("name", "cid"), [("duloxetine", "prop-hepatic-avoid"), ("tramadol", "prop-hepatic-reduce")]
+)
 def test_hepatic_guidance_needs_cirrhosis(name: str, cid: str) -> None:
     b = Builder()
     b.med(name)

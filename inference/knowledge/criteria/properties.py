@@ -38,15 +38,13 @@ def above_max_daily(t: Trigger, f: Facts, params: dict[str, float], b: Binding) 
 def _smoked_since(f: Facts, since_days: float) -> bool:
     """A record dated within ``since_days`` of the record date says the patient smoked."""
     start = f.p.as_of - timedelta(days=since_days)
-    for o in (*f.p.observations, *f.p.readings):  # the latest per code, then the history
-        if o.loinc in LOINC_GROUPS["smoking_status"] and o.effective is not None:
-            if o.effective >= start and smoking_status(o.value_codes) == "current":
-                return True
-    for pr in f.p.problems:
-        if smoking_status(pr.codes) == "current" and pr.abatement is not None:
-            if pr.abatement >= start:
-                return True
-    return False
+    smoked = [
+        o.effective
+        for o in (*f.p.observations, *f.p.readings)  # the latest per code, then the history
+        if o.loinc in LOINC_GROUPS["smoking_status"] and smoking_status(o.value_codes) == "current"
+    ]
+    smoked += [pr.abatement for pr in f.p.problems if smoking_status(pr.codes) == "current"]
+    return any(d is not None and d >= start for d in smoked)
 
 
 def smoking_stopped(t: Trigger, f: Facts, params: dict[str, float], base: Binding | None) -> bool:
