@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -25,6 +25,7 @@ from service.record.profile import Medication
 from service.record.vocabulary import RXNORM
 
 from ._datafile import DATA_DIR, KnowledgeFileError, load_file, problems_message
+from .monographs import MONOGRAPHS_FILE, derived_flags, load_monographs
 from .parameters import param_int
 
 __all__ = [
@@ -306,7 +307,42 @@ class DrugTable:
     sources: dict[str, str]
 
 
-def load_drugs(path: Path = DRUGS_FILE, clinical_path: Path = CLINICAL_FILE) -> DrugTable:
+def _with_monographs(drugs: list[Drug], flag_ids: set[str], path: Path) -> list[Drug]:
+    """The drugs with the flags and daily maximum their monographs give (``monographs.py``)."""
+    mf = load_monographs(path)
+    by_name = {d.name: d for d in drugs}
+    out = dict(by_name)
+    if mf.flags.max_mg not in flag_ids:
+        raise KnowledgeFileError(path, "flags.max_mg", f"unknown flag {mf.flags.max_mg!r}")
+    for m in mf.monographs:
+        d = by_name.get(m.drug)
+        if d is None:
+            raise KnowledgeFileError(path, f"monographs[{m.drug}]", "not a drug of drugs.yaml")
+        flags = derived_flags(mf, m)
+        unknown = sorted(set(flags) - flag_ids)
+        if unknown:
+            raise KnowledgeFileError(path, f"monographs[{m.drug}]", f"unknown flag {unknown[0]!r}")
+        top = d.max_daily_mg
+        if m.max_mg is not None and top is not None and top != m.max_mg.mg:
+            raise KnowledgeFileError(
+                path, f"monographs[{m.drug}].max_mg", "differs from drugs.yaml"
+            )
+        out[m.drug] = replace(
+            d,
+            flags=tuple(dict.fromkeys((*d.flags, *flags))),
+            max_daily_mg=top if top is not None else (m.max_mg.mg if m.max_mg else None),
+        )
+    return [
+        replace(d, flags=(*d.flags, mf.flags.max_mg)) if d.max_daily_mg is not None else d
+        for d in (out[d.name] for d in drugs)
+    ]
+
+
+def load_drugs(
+    path: Path = DRUGS_FILE,
+    clinical_path: Path = CLINICAL_FILE,
+    monographs_path: Path = MONOGRAPHS_FILE,
+) -> DrugTable:
     """Validate both files and build the table; ``KnowledgeFileError`` when either is unusable
     or they disagree (a clinical drug naming an unknown ingredient, a code used twice, versions
     that differ)."""
@@ -356,6 +392,7 @@ def load_drugs(path: Path = DRUGS_FILE, clinical_path: Path = CLINICAL_FILE) -> 
                 d.max_daily_mg,
             )
         )
+    drugs = _with_monographs(drugs, {x.id for x in f.flags}, monographs_path)
     renal = tuple(
         RenalLimit(
             r.spec,

@@ -10,7 +10,7 @@ from datetime import date, timedelta
 from inference.knowledge.conditions import GROUPS_BY_KEY
 from inference.knowledge.coverage import SCOPE
 from inference.knowledge.criteria.schema import Criterion, Trigger
-from inference.knowledge.drugs import DRUGS
+from inference.knowledge.drugs import DRUGS, max_daily_mg
 from inference.knowledge.facts import SMOKING_CODES, Facts
 from inference.knowledge.levels import LEVELS, LevelEntry
 from inference.knowledge.transitions import TRANSITIONS
@@ -286,6 +286,8 @@ def _first_drug_order(t: Trigger, params: dict[str, float]) -> tuple[date, float
     authored = date(2023, 1, 1)
     if t.daily_mg_above is not None:
         dose = params[t.daily_mg_above] * 2
+    if t.above_max_daily:  # twice the drug's usual daily maximum
+        dose = 2 * (max_daily_mg(drug_for(t.drugs[0])) or 1.0)
     if t.weight_dose is not None:  # twice the ceiling per kg at CHILD_KG
         w = t.weight_dose
         dose = 2 * CHILD_KG * params[w.per_dose or w.per_day or ""]
@@ -361,6 +363,10 @@ def _record_flags(b: Builder, t: Trigger, params: dict[str, float], taken: set[s
         b.lab("systolic_bp", 190.0)
     if t.smoking:
         b.smoking(t.smoking[0])
+    if t.smoking_stopped_within is not None:  # smoked until half the window ago
+        half = int(params[t.smoking_stopped_within]) // 2
+        b.smoking("current", AS_OF - timedelta(days=half))
+        b.smoking("former")
     if t.renal_table:
         b.med("metformin")
         b.lab("egfr", 25.0)

@@ -109,12 +109,29 @@ def _cites_before(pt: dict[str, object]) -> dict[str, object]:
     return pt if named is None or pt.get("cites") else {**pt, "cites": [named.group(1)]}
 
 
+# Trigger parts and criterion fields added since the hashes were taken, at their defaults (a
+# criterion that does not use them reads as before).
+_ADDED_SINCE = {"above_max_daily": False, "smoking_stopped_within": None, "yields_to": []}
+
+
+def _without_added(x: object) -> object:
+    if isinstance(x, dict):
+        return {
+            k: _without_added(v)
+            for k, v in x.items()
+            if not (k in _ADDED_SINCE and v == _ADDED_SINCE[k])
+        }
+    if isinstance(x, list):
+        return [_without_added(v) for v in x]
+    return x
+
+
 def _content(c: Criterion) -> str:
     """A criterion's content as the interpreter reads it, as canonical JSON: reusable points
     in place, defaults filled in, without the governance fields and the relations, concerns,
     option priority, action kind, verify wording and comparisons stated since (they were read
     from words, ids and code before; a comparison other than the one code read is a change)."""
-    raw = _without_stated_ops(c.model_dump(mode="json", exclude=set(GOVERNANCE)))
+    raw = _without_added(_without_stated_ops(c.model_dump(mode="json", exclude=set(GOVERNANCE))))
     assert isinstance(raw, dict)
     stated_since = ("priority", "answers", "action", "verify_description")
     raw["option"] = {k: v for k, v in raw["option"].items() if k not in stated_since}

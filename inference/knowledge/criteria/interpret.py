@@ -64,6 +64,7 @@ from ..units import (
     PER_UL_PER_THOUSAND_PER_UL,
 )
 from ..weight_dosing import WeightDose, per_kg
+from .properties import above_max_daily, smoking_stopped, stand_down
 from .schema import (
     MAX_URGENCY,
     Criterion,
@@ -354,6 +355,7 @@ _GUARDS: tuple[_Guard, ...] = (
     _none_of,
     _level_cause,
     _bound_matches,
+    smoking_stopped,
 )
 
 
@@ -652,6 +654,7 @@ def _weight_dose(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
 
 
 _COMBO_CHECKS: tuple[_ComboCheck, ...] = (
+    above_max_daily,
     _on_drug,
     _min_years_on,
     _min_days_on,
@@ -1757,13 +1760,15 @@ def _bindings(
     is ending. Safety monitoring (levels, INR, potassium, kidney function) stays: a stop is a
     proposal the clinician may decline, and until the drug is out the check still protects."""
     found = _said(
-        _pair_wins(
-            [
-                (c, b)
-                for c in criteria
-                for b in _match(c.trigger, f, c.params)
-                if not _excused(c, f, b)
-            ]
+        stand_down(
+            _pair_wins(
+                [
+                    (c, b)
+                    for c in criteria
+                    for b in _match(c.trigger, f, c.params)
+                    if not _excused(c, f, b)
+                ]
+            )
         ),
         f,
         out,

@@ -438,6 +438,12 @@ class Trigger(_Strict):
     # The record puts the patient in one of these out-of-scope populations (markers of
     # data/scope.yaml, e.g. pregnancy): an exception for advice that does not hold there.
     outside: tuple[str, ...] = ()
+    # Drug ``a``'s stated daily dose is above its usual adult maximum (the drug table's
+    # ``max_daily_mg``, from data/monographs.yaml or drugs.yaml); an unstated dose never holds.
+    above_max_daily: bool = False
+    # The latest smoking status says the patient no longer smokes, and a record within this
+    # many days (a param name) said they smoked: smoking stopped recently.
+    smoking_stopped_within: str | None = None
     # The level test bound a co-prescribed medicine that moves the level (``b``): in a point's
     # ``when``, the point that names the likely cause.
     level_cause: bool = False
@@ -651,6 +657,7 @@ def _trigger_params(t: Trigger) -> list[str]:
             t.min_days_on,
             t.daily_mg_above,
             t.started_within,
+            t.smoking_stopped_within,
             t.gestation_weeks_min,
             t.gestation_weeks_max,
         )
@@ -717,6 +724,9 @@ class Criterion(_Strict):
     variants: dict[str, Variant] = Field(default_factory=dict)  # renal_table criteria only
     high_risk: bool = False  # counts toward the case's complexity
     negative_case: str = ""  # test hint: which exception the table-driven test exercises
+    # Criteria that stand this one down: a firing whose medicines a firing of one of these
+    # already names gives way to it, so no line is said twice (``stand_down.py``).
+    yields_to: tuple[str, ...] = ()
 
     @field_validator("points", mode="before")
     @classmethod

@@ -1,0 +1,208 @@
+"""Generic criteria on drug properties (criteria/properties.json, data/monographs.yaml): each
+fires on its case and not on its nearest neighbour, and a named pair criterion stands it down,
+so no line is said twice on any fixture or vignette."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from fhir_mapping.ingest import ingest
+from inference.knowledge.criteria.interpret import evaluate
+from inference.knowledge.drugs import drug, max_daily_mg, members
+from inference.knowledge.facts import Facts
+from inference.knowledge.monographs import load_monographs
+from inference.knowledge.rules import CRITERIA
+from tests.conftest import REALISTIC_BUNDLES
+
+from .criteria_factory import AS_OF, Builder
+
+PROPERTY = tuple(c for c in CRITERIA if c.id.startswith("prop-"))
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+BUNDLES = sorted(
+    [
+        *REALISTIC_BUNDLES,
+        *(
+            p
+            for d in EXAMPLES.glob("vignettes*")
+            for p in d.glob("*.json")
+            if '"Bundle"' in p.read_text(encoding="utf-8")[:400]
+        ),
+    ]
+)
+
+
+def _fired(b: Builder) -> set[str]:
+    return {f.criterion.id for f in evaluate(CRITERIA, Facts(b.build()))}
+
+
+def test_monographs_cover_the_lists_and_merge_as_flags() -> None:
+    mf = load_monographs()
+    assert len(mf.monographs) >= 300
+    assert sum("top300" in m.lists for m in mf.monographs) >= 250
+    assert "qt-conditional" in drug("sertraline").flags
+    assert "smoking-sensitive" in drug("clozapine").flags
+    assert "hepatic-avoid" in drug("duloxetine").flags
+    assert max_daily_mg("sertraline") is not None
+    assert {"clozapine", "olanzapine", "theophylline"} <= members("flag:smoking-sensitive")
+
+
+def test_every_yields_to_names_a_shipped_criterion() -> None:
+    ids = {c.id for c in CRITERIA}
+    assert all(set(c.yields_to) <= ids for c in PROPERTY)
+
+
+def test_qt_stack_with_low_potassium() -> None:
+    b = Builder()
+    b.med("sertraline")
+    b.med("omeprazole")
+    b.lab("potassium", 3.1)
+    assert "prop-qt-stack-electrolytes" in _fired(b)
+    n = Builder()
+    n.med("sertraline")
+    n.med("omeprazole")
+    n.lab("potassium", 4.2)
+    assert "prop-qt-stack-electrolytes" not in _fired(n)
+
+
+def test_anticholinergic_load_with_constipation() -> None:
+    b = Builder(age=50)
+    b.med("tramadol")
+    b.med("loratadine")
+    b.condition("constipation")
+    assert "prop-anticholinergic-load-harm" in _fired(b)
+    n = Builder(age=50)
+    n.med("loratadine")
+    n.condition("constipation")
+    assert "prop-anticholinergic-load-harm" not in _fired(n)
+    pair = Builder(age=50)  # a strongly anticholinergic drug: the named criterion speaks
+    pair.med("oxybutynin")
+    pair.condition("constipation")
+    got = _fired(pair)
+    assert "dd-anticholinergic-constipation" in got
+    assert "prop-anticholinergic-load-harm" not in got
+
+
+def test_cns_depressants_with_sleep_apnoea() -> None:
+    b = Builder(age=50)
+    b.med("zolpidem")
+    b.med("baclofen")
+    b.condition("sleep-apnoea")
+    assert "prop-cns-depressants-breathing" in _fired(b)
+    n = Builder(age=50)
+    n.med("zolpidem")
+    n.med("baclofen")
+    assert "prop-cns-depressants-breathing" not in _fired(n)
+
+
+def test_nephrotoxic_stack_with_low_kidney_function() -> None:
+    b = Builder()
+    b.med("lithium")
+    b.med("tacrolimus")
+    b.lab("egfr", 40.0)
+    assert "prop-nephrotoxic-stack" in _fired(b)
+    n = Builder()
+    n.med("lithium")
+    n.med("tacrolimus")
+    n.lab("egfr", 85.0)
+    assert "prop-nephrotoxic-stack" not in _fired(n)
+
+
+def test_hyperkalaemia_stack_and_its_pair_standing_it_down() -> None:
+    b = Builder()
+    b.med("spironolactone")
+    b.med("tacrolimus")
+    b.lab("potassium", 5.9)
+    assert "prop-hyperkalaemia-stack" in _fired(b)
+    n = Builder()
+    n.med("spironolactone")
+    n.med("tacrolimus")
+    n.lab("potassium", 4.5)
+    assert "prop-hyperkalaemia-stack" not in _fired(n)
+    pair = Builder()
+    pair.med("lisinopril")
+    pair.med("amiloride")
+    pair.lab("potassium", 5.9)
+    got = _fired(pair)
+    assert "ddi-acei-potassium-sparing" in got and "prop-hyperkalaemia-stack" not in got
+
+
+def test_bleeding_stack_stands_down_for_a_named_pair() -> None:
+    b = Builder()
+    b.med("aspirin")
+    b.med("icosapent ethyl")
+    assert "prop-bleeding-stack" in _fired(b)
+    n = Builder()
+    n.med("aspirin")
+    n.med("atorvastatin")
+    assert "prop-bleeding-stack" not in _fired(n)
+    pair = Builder()
+    pair.med("warfarin")
+    pair.med("ibuprofen")
+    got = _fired(pair)
+    assert "ddi-anticoagulant-nsaid" in got and "prop-bleeding-stack" not in got
+
+
+@pytest.mark.parametrize(
+    ("name", "cid"), [("duloxetine", "prop-hepatic-avoid"), ("tramadol", "prop-hepatic-reduce")]
+)
+def test_hepatic_guidance_needs_cirrhosis(name: str, cid: str) -> None:
+    b = Builder()
+    b.med(name)
+    b.condition("cirrhosis")
+    assert cid in _fired(b)
+    n = Builder()
+    n.med(name)
+    n.condition("hypertension")
+    assert cid not in _fired(n)
+
+
+def test_smoking_stopped_raises_clozapine() -> None:
+    b = Builder()
+    b.med("clozapine")
+    b.smoking("current", AS_OF - timedelta(days=30))
+    b.smoking("former")
+    assert "prop-smoking-stopped-cyp1a2" in _fired(b)
+    n = Builder()
+    n.med("clozapine")
+    n.smoking("current")
+    assert "prop-smoking-stopped-cyp1a2" not in _fired(n)
+
+
+def test_dose_above_the_maximum() -> None:
+    top = max_daily_mg("sertraline")
+    assert top is not None
+    b = Builder()
+    b.med("sertraline", dose_mg=top * 2)
+    assert "prop-dose-above-maximum" in _fired(b)
+    n = Builder()
+    n.med("sertraline", dose_mg=top)
+    assert "prop-dose-above-maximum" not in _fired(n)
+
+
+def test_blood_count_on_a_myelosuppressive_drug() -> None:
+    b = Builder()
+    b.med("azathioprine")
+    assert "prop-monitor-blood-count-myelosuppressive" in _fired(b)
+    n = Builder()
+    n.med("azathioprine")
+    n.lab("platelets", 250.0)
+    assert "prop-monitor-blood-count-myelosuppressive" not in _fired(n)
+
+
+@pytest.mark.parametrize("bundle", BUNDLES, ids=lambda p: p.name)
+def test_no_property_line_repeats_a_pair_line(bundle: Path) -> None:
+    firings = evaluate(CRITERIA, Facts(ingest(bundle.read_bytes())))
+    named: dict[str, set[str]] = {}
+    for f in firings:
+        refs = {m.ref for m in f.binding.meds.values()} | {m.ref for m in f.binding.count}
+        named.setdefault(f.criterion.id, set()).update(refs)
+    for f in firings:
+        c = f.criterion
+        if not c.yields_to:
+            continue
+        own = {m.ref for m in f.binding.meds.values()} | {m.ref for m in f.binding.count}
+        covered = set().union(*(named.get(i, set()) for i in c.yields_to))
+        assert not own <= covered, f"{c.id} repeats {sorted(c.yields_to)} on {bundle.name}"
