@@ -11,6 +11,7 @@ carries patient data.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import math
 import time
@@ -44,7 +45,7 @@ from service.logs import get_logger, new_request_id, request_context
 from service.pipeline import Progress
 from service.telemetry import Telemetry
 
-__all__ = ["SERVICE_NAME", "CarePlanServicer", "rich_status", "status_code"]
+__all__ = ["SERVICE_NAME", "CarePlanServicer", "RpcInterceptor", "rich_status", "status_code"]
 
 SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["CarePlanService"].full_name
 T = TypeVar("T")
@@ -182,16 +183,17 @@ def _metadata(context: Any) -> dict[str, str]:
 
 
 class _Call:
-    """Per-RPC bookkeeping: request id, span, principal, outcome, metrics and the log line."""
+    """Per-RPC bookkeeping the interceptor opens and the servicer's methods read: request id,
+    the caller's metadata, principal, deadline and the fields of the ``rpc.finished`` line."""
 
-    def __init__(self, servicer: CarePlanServicer, context: Any, method: str) -> None:
-        self.s, self.context, self.method = servicer, context, method
+    def __init__(self, auth: Authenticator, context: Any) -> None:
+        self.auth, self.context = auth, context
         self.metadata = md = _metadata(context)
         self.request_id = new_request_id(md.get(_REQUEST_ID_KEY))
         self.attrs: dict[str, Any] = {}
 
     async def principal(self, scope: str) -> Principal:
-        p = await self.s.auth.authenticate(self.metadata.get("authorization"))
+        p = await self.auth.authenticate(self.metadata.get("authorization"))
         require(p, scope)
         self.attrs["tenant"] = p.tenant
         return p
@@ -201,68 +203,109 @@ class _Call:
         return None if left is None else max(0.0, float(left))
 
 
-class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
-    def __init__(self, app: CarePlanService, auth: Authenticator, telemetry: Telemetry) -> None:
-        self.app = app
-        self.auth = auth
-        self.tel = telemetry
+_CALL: contextvars.ContextVar[_Call] = contextvars.ContextVar("canoe_rpc_call")
+# The methods that plan or contest: each needs one of the worker's places.
+_NEEDS_PLACE: Final = frozenset({"GeneratePlan", "StreamPlan", "Contest"})
 
-    async def _run(
+
+def _call() -> _Call:
+    """The current RPC's bookkeeping (set by ``RpcInterceptor`` around every method)."""
+    return _CALL.get()
+
+
+class RpcInterceptor(grpc.aio.ServerInterceptor):
+    """What every method of the CarePlan service shares, around it: admission (a plan or a
+    contestation that finds every place taken is refused first, before even the span and the
+    caller's credentials: under overload most requests are such refusals, and what each costs
+    comes out of the plans being served; it reveals nothing but the load), the request id
+    (echoed in the initial metadata), the server span continuing the caller's trace, the error
+    mapping to a rich status, the latency, request and error metrics, and the
+    ``rpc.finished`` log line. Health and reflection pass through untouched."""
+
+    def __init__(self, app: CarePlanService, auth: Authenticator, telemetry: Telemetry) -> None:
+        self.app, self.auth, self.tel = app, auth, telemetry
+
+    async def intercept_service(
         self,
-        context: Any,
-        method: str,
-        body: Callable[[_Call], Awaitable[T]],
-        *,
-        needs_place: bool = False,
-    ) -> T:
-        """``body`` inside the request's log context, span, metrics and error mapping. A plan or
-        a contestation (``needs_place``) that finds every place taken is refused first, before
-        even the span and the caller's credentials: under overload most requests are such
-        refusals, and what each costs comes out of the plans being served. It reveals nothing
-        but the load."""
-        if needs_place and (busy := self.app.refusal()) is not None:
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Any]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> Any:
+        handler = await continuation(handler_call_details)
+        service, _, method = str(handler_call_details.method).lstrip("/").partition("/")
+        if handler is None or service != SERVICE_NAME:
+            return handler
+        if handler.unary_unary is None and handler.unary_stream is None:
+            raise TypeError(f"{method}: only unary requests are intercepted")  # a programming error
+        if handler.unary_unary is not None:
+            unary: Callable[[Any, Any], Awaitable[Any]] = handler.unary_unary
+
+            async def unary_unary(request: Any, context: Any) -> Any:
+                return await self._around(context, method, lambda: unary(request, context))
+
+            return grpc.unary_unary_rpc_method_handler(
+                unary_unary,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        streaming: Callable[[Any, Any], Awaitable[None]] = handler.unary_stream
+
+        async def unary_stream(request: Any, context: Any) -> None:
+            await self._around(context, method, lambda: streaming(request, context))
+
+        return grpc.unary_stream_rpc_method_handler(
+            unary_stream,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+
+    async def _around(self, context: Any, method: str, run: Callable[[], Awaitable[T]]) -> T:
+        if method in _NEEDS_PLACE and (busy := self.app.refusal()) is not None:
             await self._refuse(context, method, busy)
-        call = _Call(self, context, method)
+        call = _Call(self.auth, context)
+        token = _CALL.set(call)
         t0 = time.perf_counter()
         code = grpc.StatusCode.OK
         parent = propagate.extract(call.metadata)
-        with (
-            request_context(call.request_id, rpc=method),
-            self.tel.tracer.start_as_current_span(
-                f"{SERVICE_NAME}/{method}",
-                context=parent,
-                kind=SpanKind.SERVER,
-                attributes={
-                    "rpc.system": "grpc",
-                    "rpc.service": SERVICE_NAME,
-                    "rpc.method": method,
-                },
-                record_exception=False,
-                set_status_on_exception=False,
-            ) as span,
-        ):
-            await context.send_initial_metadata(((_REQUEST_ID_KEY, call.request_id),))
-            try:
-                return await body(call)
-            except asyncio.CancelledError:
-                code = grpc.StatusCode.CANCELLED
-                raise
-            except Exception as exc:
-                code = status_code(exc)
-                if code is grpc.StatusCode.INTERNAL:
-                    # Type only: an internal message may quote the record.
-                    _log.error("rpc.internal_error", error=type(exc).__name__)
-                await context.abort_with_status(rich_status(exc))
-                raise AssertionError("unreachable") from exc  # abort always raises
-            finally:
-                seconds = time.perf_counter() - t0
-                span.set_attributes(
-                    {"rpc.grpc.status_code": code.value[0], **_span_attrs(call.attrs)}
-                )
-                if code is not grpc.StatusCode.OK:
-                    span.set_status(Status(StatusCode.ERROR, code.name))
-                self.tel.latency.record(seconds, {"rpc.method": method})
-                self._finished(method, code, seconds, **call.attrs)
+        try:
+            with (
+                request_context(call.request_id, rpc=method),
+                self.tel.tracer.start_as_current_span(
+                    f"{SERVICE_NAME}/{method}",
+                    context=parent,
+                    kind=SpanKind.SERVER,
+                    attributes={
+                        "rpc.system": "grpc",
+                        "rpc.service": SERVICE_NAME,
+                        "rpc.method": method,
+                    },
+                    record_exception=False,
+                    set_status_on_exception=False,
+                ) as span,
+            ):
+                await context.send_initial_metadata(((_REQUEST_ID_KEY, call.request_id),))
+                try:
+                    return await run()
+                except asyncio.CancelledError:
+                    code = grpc.StatusCode.CANCELLED
+                    raise
+                except Exception as exc:
+                    code = status_code(exc)
+                    if code is grpc.StatusCode.INTERNAL:
+                        # Type only: an internal message may quote the record.
+                        _log.error("rpc.internal_error", error=type(exc).__name__)
+                    await context.abort_with_status(rich_status(exc))
+                    raise AssertionError("unreachable") from exc  # abort always raises
+                finally:
+                    seconds = time.perf_counter() - t0
+                    span.set_attributes(
+                        {"rpc.grpc.status_code": code.value[0], **_span_attrs(call.attrs)}
+                    )
+                    if code is not grpc.StatusCode.OK:
+                        span.set_status(Status(StatusCode.ERROR, code.name))
+                    self.tel.latency.record(seconds, {"rpc.method": method})
+                    self._finished(method, code, seconds, **call.attrs)
+        finally:
+            _CALL.reset(token)
 
     def _finished(self, method: str, code: grpc.StatusCode, seconds: float, **fields: Any) -> None:
         """An RPC's outcome in the request and error counters and its ``rpc.finished`` line."""
@@ -288,6 +331,14 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
         )
         raise AssertionError("unreachable")  # abort always raises
 
+
+class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
+    """The CarePlan service's methods: each authenticates, reads its request and calls the
+    application; ``RpcInterceptor`` (which must be installed on the server) does the rest."""
+
+    def __init__(self, app: CarePlanService) -> None:
+        self.app = app
+
     # ------------------------------------------------------------------ RPCs
 
     async def GeneratePlan(
@@ -305,7 +356,7 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
             call.attrs.update(plan_id=out.plan_id, version=out.version)
             return _plan_response(out)
 
-        return await self._run(context, "GeneratePlan", body, needs_place=True)
+        return await body(_call())
 
     async def StreamPlan(self, request: pb.GeneratePlanRequest, context: Any) -> None:
         """Writes the events with ``context.write`` (grpc.aio's alternative to a generator)."""
@@ -348,7 +399,7 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
                     work.cancel()
                     await asyncio.gather(work, return_exceptions=True)
 
-        await self._run(context, "StreamPlan", body, needs_place=True)
+        await body(_call())
 
     async def Contest(self, request: pb.ContestRequest, context: Any) -> pb.ContestResponse:
         async def body(call: _Call) -> pb.ContestResponse:
@@ -383,7 +434,7 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
                 replayed=out.replayed,
             )
 
-        return await self._run(context, "Contest", body, needs_place=True)
+        return await body(_call())
 
     async def GetDeliberation(
         self, request: pb.GetDeliberationRequest, context: Any
@@ -403,7 +454,7 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
                 deliberation_json=rec.deliberation_json or _json(rec.deliberation),
             )
 
-        return await self._run(context, "GetDeliberation", body)
+        return await body(_call())
 
     async def ListPlanVersions(
         self, request: pb.ListPlanVersionsRequest, context: Any
@@ -435,7 +486,7 @@ class CarePlanServicer(pb_grpc.CarePlanServiceServicer):
                 ]
             )
 
-        return await self._run(context, "ListPlanVersions", body)
+        return await body(_call())
 
 
 def _span_attrs(attrs: dict[str, Any]) -> dict[str, Any]:

@@ -49,7 +49,7 @@ from canoe_client.v1 import careplan_pb2_grpc as pb_grpc
 from service.app import CarePlanService
 from service.auth import Authenticator, build_authenticator
 from service.errors import CanoeError, InputError
-from service.grpc_api import SERVICE_NAME, CarePlanServicer
+from service.grpc_api import SERVICE_NAME, CarePlanServicer, RpcInterceptor
 from service.logs import configure_logging, get_logger
 from service.settings import ReviewSettings, Settings
 from service.telemetry import MetricsEndpoint, Telemetry
@@ -95,7 +95,9 @@ def build_server(
 ) -> tuple[grpc.aio.Server, int]:
     """The server with API, health (NOT_SERVING until told otherwise) and reflection, bound to
     ``grpc_host:grpc_port`` (TLS / mTLS by settings). Returns it unstarted, with the bound port."""
+    auth = auth or build_authenticator(settings, replay=app)
     server = grpc.aio.server(
+        interceptors=[RpcInterceptor(app, auth, telemetry or app.telemetry)],
         options=[
             ("grpc.max_receive_message_length", settings.limits.max_message_bytes),
             (
@@ -105,12 +107,7 @@ def build_server(
             ("grpc.so_reuseport", 1),  # the workers of one `canoe serve` share the port
         ],
     )
-    pb_grpc.add_CarePlanServiceServicer_to_server(
-        CarePlanServicer(
-            app, auth or build_authenticator(settings, replay=app), telemetry or app.telemetry
-        ),
-        server,
-    )
+    pb_grpc.add_CarePlanServiceServicer_to_server(CarePlanServicer(app), server)
     hs = health_servicer or health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(hs, server)
     reflection.enable_server_reflection(
