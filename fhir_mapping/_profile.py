@@ -20,9 +20,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from fhir_mapping import r4
+from fhir_mapping._parsed import ParsedBundle, ParsedEntry
 from fhir_mapping._plausible import DateWindow, implausible
 from fhir_mapping._refs import relative_ref
 from fhir_mapping._social import social_kind
@@ -52,9 +53,6 @@ from service.record.profile import (
 )
 from service.record.vocabulary import CVX
 from service.work import checkpoint
-
-if TYPE_CHECKING:
-    from fhir_mapping.ingest import ParsedBundle, ParsedEntry
 
 __all__ = ["build", "to_date"]
 

@@ -57,7 +57,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final, TypeVar, cast
 
@@ -66,6 +66,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from fhir_mapping import _profile, r4
 from fhir_mapping._issues import IssueList, validation_issues
+from fhir_mapping._parsed import ParsedBundle, ParsedEntry
 from fhir_mapping._refs import RefIndex, entry_ref
 from service.errors import BundleError, CanoeError, Issue, LimitError
 from service.jsonio import load_json_object
@@ -109,41 +110,6 @@ PATIENT_LINKED: Final[Mapping[str, str]] = {
 }
 # Types whose entries must be citable (Type/id), because facts come from them.
 _NEEDS_REF: Final = frozenset({"Patient", "Medication", *PATIENT_LINKED})
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedEntry:
-    """One validated entry. ``ref`` is ``Type/id`` ("" when the resource has no usable id and is
-    of a type the profile does not cite)."""
-
-    index: int
-    full_url: str
-    ref: str
-    resource: r4.Resource
-
-    @property
-    def resource_type(self) -> str:
-        return type(self.resource).__name__
-
-    @property
-    def expression(self) -> str:
-        return f"Bundle.entry[{self.index}].resource"
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedBundle:
-    """A validated Bundle: its type, the one Patient, every entry, and reference resolution."""
-
-    type: str
-    patient: ParsedEntry
-    entries: tuple[ParsedEntry, ...]
-    shell: r4.Bundle | None = field(default=None, repr=False)  # Bundle.* without its entries
-    refs: RefIndex = field(default_factory=RefIndex, repr=False, compare=False)
-
-    def resolve(self, reference: str | None) -> ParsedEntry | None:
-        """The entry a reference (``urn:uuid:...``, ``Type/id``, absolute URL) points to."""
-        i = self.refs.resolve(reference)
-        return None if i is None else self.entries[i]
 
 
 def _load(raw: bytes | bytearray | memoryview | str | Mapping[str, Any]) -> Mapping[str, Any]:
