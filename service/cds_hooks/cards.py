@@ -7,8 +7,10 @@ patient, an unrecognised medicine, a missing fact that disables a dose or safety
 ``inference/knowledge/data/scope.yaml``), and a link to the full, contestable plan.
 ``order_findings`` + ``order_card`` (order-select / order-sign): a
 draft MedicationRequest "should not go ahead" when an *included* option (F > threshold) of a
-safety or medication category is about that draft (``medication_ref`` or ``refs``) and says to
-stop, avoid or change it; the card names the roles and their arguments, suggests removing the
+safety or medication category is about that draft (``medication_ref`` or ``refs``) and its
+action kind stops, holds, lowers, tapers or switches it (a review only with a coded safety
+finding; never read from the option's words, except in documents older than action kinds); the
+card names the roles and their arguments, suggests removing the
 draft (and a safer alternative when the panel included one), and offers override reasons.
 
 Every value from data (the record, a draft order, the knowledge and a site's overlay) enters a
@@ -58,7 +60,16 @@ OVERRIDE_REASONS: Final = tuple(
     (code, display) for code, display, _ in CODE_SYSTEMS["cds-override-reason"].concepts
 )
 SAFETY_CATEGORIES: Final = frozenset({"immediate-safety", "medication", "medications"})
-# What an option must say to mean "this order should not go ahead" (title or description).
+# The action kinds of an option that mean "this order should not go ahead" as it stands; a
+# "review" says so only when it rests on a coded safety finding (an interaction, a drug-disease
+# or dose problem: a DetectedIssue).
+AGAINST_ACTIONS: Final = frozenset(
+    {"stop-now", "stop-at-review", "switch", "lower", "hold", "taper", "end-course"}
+)
+# A supporting argument this strong makes an uncoded finding's card critical.
+STRONG_SUPPORT: Final = 0.8
+# Documents written before options carried an action kind: what the title or description must
+# say to mean the same (read only where the option has no action).
 _AGAINST: Final = re.compile(
     r"\b(stop|stopping|avoid|avoiding|discontinu\w*|deprescrib\w*|switch\w*|replace\w*|"
     r"withhold\w*|withdraw\w*|cease|do not (start|give|prescribe|use)|don't|not (start|"
@@ -141,6 +152,10 @@ def _about(option: Mapping[str, Any], ref: str) -> bool:
 
 
 def _says_against(option: Mapping[str, Any], ref: str) -> bool:
+    """The option's action kind says the draft should not go ahead as it stands."""
+    action = option.get("action")
+    if action is not None:
+        return action in AGAINST_ACTIONS or (action == "review" and bool(_coded_findings([option])))
     # An option *about* the draft (medication_ref) may say so in its description; one that only
     # lists it among its refs (a medication review) must say it in its title.
     text = str(option.get("title", ""))
@@ -150,7 +165,11 @@ def _says_against(option: Mapping[str, Any], ref: str) -> bool:
 
 
 def _urgent(option: Mapping[str, Any]) -> bool:
-    """The summary marks the activity urgent (``URGENCY_ORDER``: resolve first, or urgent)."""
+    """The activity is to be done today (timeframe ``now``); a document written before
+    timeframes: its urgency class is resolve first or urgent."""
+    timeframe = option.get("timeframe")
+    if timeframe is not None:
+        return bool(timeframe == "now")
     return option.get("urgency_class") in ("resolve-first", "urgent")
 
 
@@ -185,7 +204,7 @@ def _severity(option: Mapping[str, Any]) -> tuple[CardIndicator, str | None, str
         kind, harm = coded[0]
         return _higher(_KIND_INDICATOR.get(harm, "warning"), floor), kind, harm
     strong = any(
-        a.get("stance") == "support" and float(a.get("sigma") or 0.0) >= 0.8
+        a.get("stance") == "support" and float(a.get("sigma") or 0.0) >= STRONG_SUPPORT
         for a in _arguments(option)
     )
     return _higher("critical" if strong else "warning", floor), None, None

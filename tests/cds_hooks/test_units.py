@@ -443,3 +443,36 @@ def test_busy_is_429_with_retry_after_and_a_request_over_a_limit_is_413() -> Non
     assert _error(BusyError("busy", retry_after_s=2.5)).headers["Retry-After"] == "3"
     too_big = _error(LimitError("request body over 1024 bytes"))
     assert too_big.status_code == 413 and "Retry-After" not in too_big.headers
+
+
+@pytest.mark.parametrize(
+    ("title", "action", "findings", "against"),
+    [
+        ("Review naproxen", "switch", [], True),  # the action kind decides, not the title
+        ("Review naproxen", "stop-now", [], True),
+        ("Stop naproxen", "review", [], False),  # a title saying stop does not make a card
+        ("Review naproxen", "review", [{"kind": "drug-drug", "severity": "major"}], True),
+        ("Review naproxen", "check", [{"kind": "drug-drug", "severity": "major"}], False),
+        ("Avoid naproxen while on warfarin", None, [], True),  # an older document: its words
+    ],
+)
+def test_an_order_card_follows_the_options_action_kind(
+    title: str, action: str | None, findings: list[dict[str, str]], against: bool
+) -> None:
+    doc = _document()
+    option = doc["options"][0]
+    option.update(title=title, description="", findings=findings)
+    if action is None:
+        option.pop("action", None)
+    else:
+        option["action"] = action
+    found = order_findings(doc, ["MedicationRequest/d1"])
+    assert [f.option_id for f in found] == (["opt-1"] if against else [])
+
+
+def test_an_activity_for_today_is_urgent_on_the_card_whatever_its_class() -> None:
+    from service.cds_hooks.cards import _urgent
+
+    assert _urgent({"timeframe": "now", "urgency_class": "routine"})
+    assert not _urgent({"timeframe": "7d", "urgency_class": "urgent"})
+    assert _urgent({"urgency_class": "urgent"})  # a document written before timeframes
