@@ -45,6 +45,17 @@ __all__ = [
 
 PATIENT_WORDING_FILE = DATA_DIR / "patient_wording.yaml"
 Section = Literal["medicines", "tests", "visits", "watch", "other", "intro"]
+# Plan-wide lines may also word the patient version's frame: its title, each section's heading
+# and the line of an empty plan (in a child's plan, all addressed to the parent).
+FrameSection = Literal[
+    "title",
+    "heading-medicines",
+    "heading-tests",
+    "heading-visits",
+    "heading-other",
+    "heading-watch",
+    "empty",
+]
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 # Facts of the activity a template may name; cited numbers come from the file's ``parameters``.
 _FIELDS = frozenset({"medicine", "target", "date", "stay"})
@@ -66,7 +77,7 @@ class _Strict(BaseModel):
 
 
 class Line(_Strict):
-    section: Section
+    section: Section | FrameSection
     text: str
     child_text: str = ""  # said in a child's plan, to the parent, in place of ``text``
 

@@ -15,6 +15,7 @@ Pure: frozen data in, text out; no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from service.core.evaluation import Evaluation
 from service.core.model import Deliberation, Option, PatientWording
@@ -46,6 +47,9 @@ INTRO = (
 # document written before wordings existed); the knowledge's own plan-wide lines replace it.
 ALWAYS_WATCH = "Call your care team if you feel worse or have a question."
 EMPTY = "Your care team found nothing in your plan that needs to change now."
+# The sections whose plan-wide lines are said as lines; the others (intro, title, headings,
+# the empty plan's line) word the frame, where the knowledge gives them.
+_LINE_SECTIONS: Final = frozenset(key for key, _ in SECTIONS)
 # What the generic line is about, by the activity's category: no clinical text is rewritten.
 _TOPIC: dict[str, tuple[str, str]] = {
     "immediate-safety": ("medicines", "a change to keep you safe"),
@@ -105,8 +109,9 @@ def patient_version(d: Deliberation, ev: Evaluation) -> PatientVersion:
     # Plan-wide lines (no option id): said whatever the plan holds; the intro among them (a
     # child's plan speaks to the parent) replaces the one every plan has.
     plan_wide = [w for w in d.meta.patient_wordings if not w.option_id]
-    intro = next((w.text for w in plan_wide if w.section == "intro"), INTRO)
-    chosen += [w for w in plan_wide if w.section != "intro"] or [
+    frame = {w.section: w.text for w in plan_wide if w.section not in _LINE_SECTIONS}
+    intro = frame.get("intro", INTRO)
+    chosen += [w for w in plan_wide if w.section in _LINE_SECTIONS] or [
         PatientWording("", "watch", ALWAYS_WATCH)
     ]
     lines: dict[str, list[str]] = {key: [] for key, _ in SECTIONS}
@@ -117,11 +122,13 @@ def patient_version(d: Deliberation, ev: Evaluation) -> PatientVersion:
         if w.watch and w.watch not in lines["watch"]:
             lines["watch"].append(w.watch)
     if not ev.plan:
-        lines["other"].append(EMPTY)
+        lines["other"].append(frame.get("empty", EMPTY))
     sections = tuple(
-        PatientSection(key, heading, tuple(lines[key])) for key, heading in SECTIONS if lines[key]
+        PatientSection(key, frame.get(f"heading-{key}", heading), tuple(lines[key]))
+        for key, heading in SECTIONS
+        if lines[key]
     )
-    return PatientVersion(TITLE, intro, sections, bool(ev.plan))
+    return PatientVersion(frame.get("title", TITLE), intro, sections, bool(ev.plan))
 
 
 def _timed(w: PatientWording, option: Option) -> PatientWording:

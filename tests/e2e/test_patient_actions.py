@@ -136,3 +136,15 @@ def test_the_patient_version_reads_at_grade_eight_or_below_and_reports_it(
             f"mean {statistics.mean(grades):.2f}, max {max(grades):.2f}"
         )
     assert max(grades) <= MAX_PATIENT_GRADE
+
+
+def test_a_childs_patient_version_speaks_to_the_parent_in_every_heading() -> None:
+    """Title, section headings and lines of a child's plan address the parent."""
+    from tests.conftest import REPO_ROOT
+
+    r = plan_of(REPO_ROOT / "examples/vignettes4/child_amoxicillin_no_weight.json")
+    text = patient_text(r.deliberation, r.evaluation)
+    first, *_ = text.splitlines()
+    assert first == "Your child's care plan"
+    assert "Changes to your child's medicines:" in text
+    assert "Changes to your medicines" not in text
