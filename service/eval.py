@@ -476,14 +476,14 @@ def report_table(results: Sequence[CaseResult]) -> str:
         f"missed {t['missed']}; unsafe inclusions {t['unsafe']} (absent as required "
         f"{t['absent']})"
     )
+    u = _uncovered(results)
+    out.append(
+        f"UNCOVERED items per plan: median {u['median']:g}, max {u['max']} (total {u['total']})"
+    )
     g = _grades(results)
     out.append(
         f"FKGL: clinician mean {g['clinician']['mean']:.1f}, max {g['clinician']['max']:.1f}; "
         f"patient mean {g['patient']['mean']:.1f}, max {g['patient']['max']:.1f} "
         f"({g['patient_over_bound']} above grade {MAX_PATIENT_GRADE:g})"
-    )
-    u = _uncovered(results)
-    out.append(
-        f"UNCOVERED items per plan: median {u['median']:g}, max {u['max']} (total {u['total']})"
     )
     return "\n".join(out)
