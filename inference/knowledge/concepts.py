@@ -377,7 +377,8 @@ def _results(f: Facts, index: ConceptIndex) -> Iterator[Item]:
             continue
         seen.add(key)
         day = o.effective.isoformat() if o.effective is not None else ""
-        yield Item("result", o.ref, f"{o.display or o.loinc} of {day}", o.loinc in index.loincs)
+        name = o.display or o.loinc or "result without a name"
+        yield Item("result", o.ref, f"{name} result of {day}", o.loinc in index.loincs)
 
 
 def _valued(o: Observation) -> bool:
