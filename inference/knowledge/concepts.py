@@ -14,8 +14,9 @@ change here:
   read: such a check cannot fire on the item it looks for;
 * the kidney dose bands of the drug table, and every other table of ``data/`` that a check reads
   (levels, interactions, pregnancy, scope and any table added since), harvested by shape: a drug
-  spec, a known ingredient name, or a LOINC code under a key that names LOINC. The files that
-  only word, rank or explain (``_NOT_CHECKS``) are skipped;
+  spec, a known ingredient name, a LOINC code under a key that names LOINC, or a result group
+  (``LOINC_GROUPS``) under a ``group`` or ``quantity`` key. The files that only word, rank or
+  explain (``_NOT_CHECKS``) are skipped;
 * the registered rules of ``rules.py`` (blood pressure, cardiovascular risk, falls, social
   needs), whose reads are listed here (``_RULE_*``).
 
@@ -69,8 +70,9 @@ ITEM_KINDS: tuple[ItemKind, ...] = (
 )
 
 # Data files that word, rank, time or explain what the checks found, or that define the
-# vocabularies the index is built over (every drug, every condition group): nothing in them
-# makes a check fire on an item.
+# vocabularies the index is built over (every drug, every condition group, and the monographs,
+# whose properties reach the checks as drug flags that the criteria name): nothing in them makes
+# a check fire on an item by itself.
 _NOT_CHECKS = frozenset(
     {
         "actions.yaml",
@@ -81,6 +83,7 @@ _NOT_CHECKS = frozenset(
         "drugs.yaml",
         "high_risk_medicines.yaml",
         "locale.yaml",
+        "monographs.yaml",
         "panels.yaml",
         "parameters.yaml",
         "patient_wording.yaml",
@@ -93,6 +96,9 @@ _NOT_CHECKS = frozenset(
     }
 )
 _LOINC = re.compile(r"^[0-9]{1,7}-[0-9]$")
+# Keys under which a table names a result by its group (``LOINC_GROUPS``): a reference interval
+# of "potassium".
+_TABLE_QUANTITY_KEYS = frozenset({"group", "groups", "quantity", "quantities"})
 # Trigger keys not read as concepts: what must be absent, where the check stands back, and the
 # tests a check asks for when none is recent (``monitor``, a stay's ``unchecked``): such a check
 # reads a result's date, never its value, so it does not cover the result.
@@ -109,6 +115,7 @@ _FLAG_QUANTITIES: Mapping[str, tuple[str, ...]] = {
     "lab_ckd": ("egfr", "creatinine", "uacr"),
     "bp_severe": ("systolic_bp", "diastolic_bp", "bp_panel"),
     "smoking": ("smoking_status",),
+    "smoking_stopped_within": ("smoking_status",),
     "weight_dose": ("weight",),
 }
 # What the registered rules read (``rules.py``): the drugs by spec, the condition groups, the
@@ -207,8 +214,10 @@ def _harvest(node: object, out: _Reads, key: str) -> None:
             out.specs.add(node)
         elif node in known:
             out.names.add(node)
-        elif "loinc" in key.lower() and _LOINC.match(node):
+        elif ("loinc" in key.lower() or "observation" in key.lower()) and _LOINC.match(node):
             out.loincs.add(node)
+        elif key in _TABLE_QUANTITY_KEYS and node in LOINC_GROUPS:
+            out.quantities.add(node)
 
 
 _KNOWN_NAMES = frozenset(d.name for d in drugs.DRUGS)

@@ -594,7 +594,10 @@ def coverage_lines(c: Coverage, results_named: int = RESULTS_NAMED) -> tuple[str
         rest = [g.label for g in gaps if g.kind != "out-of-scope"]
         parts = [f"outside the validated population ({'; '.join(outside)})"] if outside else []
         out.append(f"{lead}: " + "; ".join(parts + rest) + ". See the detail for what to check.")
-    items = [g for g in c.gaps if g.kind == "uncovered"]
+    # An item another gap names already (a presenting problem no line addresses) is not named
+    # twice; the detail keeps both.
+    named = {r for g in c.gaps if g.kind != "uncovered" for r in g.refs}
+    items = [g for g in c.gaps if g.kind == "uncovered" and not (g.refs and set(g.refs) <= named)]
     if items:
         out.append(f"{UNCOVERED_LEAD}: {_uncovered_names(items, results_named)}.")
     return tuple(out)

@@ -14,7 +14,7 @@ from datetime import date, timedelta
 import pytest
 
 from inference.knowledge import drugs
-from inference.knowledge.concepts import concept_index, items, uncovered
+from inference.knowledge.concepts import ConceptIndex, concept_index, items, uncovered
 from inference.knowledge.coverage import assess
 from inference.knowledge.criteria.schema import Trigger
 from inference.knowledge.facts import Facts
@@ -183,7 +183,7 @@ def test_uncovered_items_are_ordered_by_risk() -> None:
         medications=(
             _med("m1", "Ezetimibe 10 MG Oral Tablet"),  # known, read by no check
             _med("m2", "Lenalidomide 10 MG Oral Capsule"),  # specialist-only, not in the table
-            _med("m3", "Mycophenolate mofetil 500 MG Oral Tablet"),  # ISMP immunosuppressant
+            _med("m3", "Imatinib 400 MG Oral Tablet"),  # ISMP oral chemotherapy, not in the table
         ),
         observations=(_obs("o1", "99999-1", "Flurbin level", 4.0, 20),),
     )
@@ -201,7 +201,7 @@ def test_uncovered_items_are_ordered_by_risk() -> None:
     assert not gaps["MedicationRequest/m1"].high_risk and not gaps["Condition/c1"].high_risk
     assert "ISMP" in gaps["MedicationRequest/m3"].check and c.high_risk
     line = coverage_lines(c)[-1]
-    assert line.index("Mycophenolate") < line.index("Lenalidomide") < line.index("Ezetimibe")
+    assert line.index("Imatinib") < line.index("Lenalidomide") < line.index("Ezetimibe")
     assert line.index("Ezetimibe") < line.index("Quorzal") < line.index("Flurbin")
 
 
@@ -244,3 +244,62 @@ def test_nothing_uncovered_says_so_and_only_then() -> None:
     c = Coverage("v", "adults", (), ())
     (line,) = coverage_lines(c)
     assert line.endswith(NO_GAP)
+
+
+def test_a_recognised_medicine_takes_its_tier_from_its_classes_and_flags() -> None:
+    """Against an index that reads nothing, the record's medicines rank by their tier: a
+    vitamin K antagonist (ISMP antithrombotic) before a narrow-therapeutic-index drug before a
+    medicine on no list."""
+    empty = ConceptIndex(frozenset(), frozenset(), frozenset(), False, frozenset())
+    p = _profile(
+        medications=(
+            _med("m1", "Ezetimibe 10 MG Oral Tablet"),
+            _med("m2", "Theophylline 200 MG Extended Release Tablet"),
+            _med("m3", "Coumadin 5 MG Oral Tablet"),  # warfarin by its brand name
+        )
+    )
+    ranked = uncovered(items(Facts(p), empty))
+    assert [i.ref for i in ranked] == [
+        "MedicationRequest/m3",
+        "MedicationRequest/m2",
+        "MedicationRequest/m1",
+    ]
+    assert [i.risk.tier if i.risk else None for i in ranked] == [
+        "high-alert",
+        "narrow-therapeutic-index",
+        None,
+    ]
+    assert all(i.known for i in ranked)
+
+
+def test_an_item_another_gap_names_is_not_named_twice_in_the_line() -> None:
+    gaps = (
+        CoverageGap("missing-fact", "x", "something missing", "c", False, ("Condition/c1",)),
+        CoverageGap(
+            "uncovered", "uncovered-condition", "Quorzal palsy", "c", False, ("Condition/c1",)
+        ),
+        CoverageGap(
+            "uncovered", "uncovered-condition", "Gribbleflux", "c", False, ("Condition/c2",)
+        ),
+    )
+    c = Coverage("v", "adults", (), gaps)
+    assert coverage_lines(c)[-1] == f"{UNCOVERED_LEAD}: Gribbleflux."
+    assert any("Quorzal palsy" in x for x in coverage_detail(c))
+
+
+def test_a_table_added_to_the_knowledge_is_read_by_its_shape() -> None:
+    """A new check table (a net of reference intervals, say) is harvested without a change to
+    the index: drug specs and names, LOINC codes and result groups."""
+    from inference.knowledge.concepts import _harvest, _Reads
+
+    out = _Reads(set(), set(), set(), set(), set())
+    table = {
+        "tests": [
+            {"id": "k", "group": "potassium", "loinc": ["2823-3"]},
+            {"id": "ck", "loinc": ["2157-6"], "raised_by": ["class:statin", "colchicine"]},
+        ],
+        "source": "a text that names warfarin is not a name",
+    }
+    _harvest(table, out, "")
+    assert out.quantities == {"potassium"} and out.loincs == {"2823-3", "2157-6"}
+    assert out.specs == {"class:statin"} and out.names == {"colchicine"}
