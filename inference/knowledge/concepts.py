@@ -366,14 +366,22 @@ def _encounter_problems(f: Facts, index: ConceptIndex) -> Iterator[Item]:
             seen.add(said.lower())
             probe = Condition(e.ref, said, e.reasons, "active", "confirmed", e.start)
             gs = conditions.classify(probe)
-            if not _context_only(probe, gs):
+            if _context_only(probe, gs):
+                continue
+            if e.reasons:
                 covered = _condition_covered(probe, gs, index, pregnancy)
                 yield Item("encounter-problem", e.ref, _encounter_label(said, e.start), covered)
+            else:
+                # A reason in words only: a check may read a condition it names, never all it
+                # says ("atrial fibrillation; confused for a week"), so it is not claimed.
+                label = _encounter_label(said, e.start, "reason in words")
+                yield Item("encounter-problem", e.ref, label, False)
 
 
-def _encounter_label(text: str, day: date | None) -> str:
+def _encounter_label(text: str, day: date | None, how: str = "") -> str:
     name = _name(text) or "reason not named"
-    return f"{name} (encounter of {day.isoformat()})" if day is not None else name
+    where = ", ".join(x for x in (how, f"encounter of {day.isoformat()}" if day else "") if x)
+    return f"{name} ({where})" if where else name
 
 
 def _results(f: Facts, index: ConceptIndex) -> Iterator[Item]:

@@ -366,8 +366,8 @@ def _gap(item: concepts.Item) -> CoverageGap:
 _CHECKS: dict[str, str] = {
     "condition": "no check of this knowledge reads it: review its treatment and monitoring "
     "yourself",
-    "encounter-problem": "a problem of a recent encounter that no check reads: confirm it was "
-    "addressed",
+    "encounter-problem": "a problem of a recent encounter that no check reads (a reason in words "
+    "is never taken as read: a check may read only part of it): confirm it was addressed",
     "result": "no check reads this test: review the result yourself",
     "report": "no check reads this report: read it and act on its conclusion yourself",
     "order": "no check follows this order: confirm it was done and its result read",

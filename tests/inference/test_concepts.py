@@ -303,3 +303,22 @@ def test_a_table_added_to_the_knowledge_is_read_by_its_shape() -> None:
     _harvest(table, out, "")
     assert out.quantities == {"potassium"} and out.loincs == {"2823-3", "2157-6"}
     assert out.specs == {"class:statin"} and out.names == {"colchicine"}
+
+
+def test_a_reason_in_words_is_never_taken_as_read() -> None:
+    """A check reads atrial fibrillation, but a reason given in words may say more than the
+    condition it names: it is named, as a reason in words, and a coded one is not."""
+    af = Code(SNOMED, "49436004", "Atrial fibrillation")
+    p = _profile(
+        encounters=(
+            Encounter(
+                "Encounter/e1",
+                "Office visit",
+                AS_OF,
+                reason_text="Atrial fibrillation; confused and unsteady for a week",
+            ),
+            Encounter("Encounter/e2", "Office visit", AS_OF, reasons=(af,)),
+        )
+    )
+    (item,) = uncovered(items(Facts(p)))
+    assert item.ref == "Encounter/e1" and "(reason in words, encounter of 2026-06-01)" in item.label

@@ -37,13 +37,15 @@ def run(argv: list[str] | None = None) -> int:
     counts: list[int] = []
     kinds: Counter[str] = Counter()
     names: Counter[str] = Counter()
-    high = 0
+    high = said_all_read = 0
     for path in bundles():
         try:
             profile = ingest(path.read_bytes(), received=received)
         except InputError:  # the bad fixtures are refused by design
             continue
-        gaps = [g for g in assess(profile).gaps if _is_item(g.key)]
+        coverage = assess(profile)
+        said_all_read += not coverage.gaps  # the statement then says every item is read
+        gaps = [g for g in coverage.gaps if _is_item(g.key)]
         counts.append(len(gaps))
         high += any(g.high_risk for g in gaps)
         kinds.update(g.key for g in gaps)
@@ -52,7 +54,8 @@ def run(argv: list[str] | None = None) -> int:
             print(f"{len(gaps):4d}  {path.relative_to(ROOT)}")
     print(
         f"plans {len(counts)}; uncovered items per plan: median {statistics.median(counts):g}, "
-        f"max {max(counts)}, total {sum(counts)}; plans with a high-risk uncovered item {high}"
+        f"max {max(counts)}, total {sum(counts)}; plans with a high-risk uncovered item {high}; "
+        f"plans whose statement says every item is read {said_all_read}"
     )
     print("by kind: " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
     print("most often: " + "; ".join(f"{k} ({n})" for k, n in names.most_common(15)))
