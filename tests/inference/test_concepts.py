@@ -322,3 +322,16 @@ def test_a_reason_in_words_is_never_taken_as_read() -> None:
     )
     (item,) = uncovered(items(Facts(p)))
     assert item.ref == "Encounter/e1" and "(reason in words, encounter of 2026-06-01)" in item.label
+
+
+def test_a_site_that_retires_the_criteria_reading_a_group_leaves_it_uncovered() -> None:
+    """The index is the knowledge's own: retire every criterion whose trigger names gout and
+    gout is no longer covered, while the shipped index still covers it."""
+    shipped = active()
+    reads_gout = {c.id for c in shipped.criteria if "gout" in c.trigger.model_dump_json()}
+    assert reads_gout and "gout" in concept_index(shipped).groups
+    site = replace(shipped, criteria=tuple(c for c in shipped.criteria if c.id not in reads_gout))
+    assert "gout" not in concept_index(site).groups
+    p = _profile(problems=(_problem("c1", "Gout (disorder)", "90560007"),))
+    assert [i.covered for i in items(Facts(p), concept_index(site))] == [False]
+    assert [i.covered for i in items(Facts(p), concept_index(shipped))] == [True]
