@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import date, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -335,3 +336,19 @@ def test_a_site_that_retires_the_criteria_reading_a_group_leaves_it_uncovered() 
     p = _profile(problems=(_problem("c1", "Gout (disorder)", "90560007"),))
     assert [i.covered for i in items(Facts(p), concept_index(site))] == [False]
     assert [i.covered for i in items(Facts(p), concept_index(shipped))] == [True]
+
+
+def test_the_high_risk_list_refuses_an_unknown_class_or_source(tmp_path: Path) -> None:
+    from inference.knowledge._datafile import KnowledgeFileError
+    from inference.knowledge.high_risk import HIGH_RISK_FILE, load_high_risk
+
+    text = HIGH_RISK_FILE.read_text(encoding="utf-8")
+    for wrong, needle in (
+        ("classes: [insulin]", "unknown drug class 'insulinz'"),
+        ("sources: [smpc-clozapine]", "unknown source 'nowhere'"),
+    ):
+        bad = tmp_path / "high_risk_medicines.yaml"
+        replacement = wrong.replace("insulin]", "insulinz]").replace("smpc-clozapine", "nowhere")
+        bad.write_text(text.replace(wrong, replacement), encoding="utf-8")
+        with pytest.raises(KnowledgeFileError, match=needle):
+            load_high_risk(bad)
