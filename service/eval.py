@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import statistics
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -67,6 +68,7 @@ __all__ = [
     "plan_cases",
     "report_json",
     "report_table",
+    "uncovered_items",
     "with_readability",
 ]
 
@@ -124,6 +126,9 @@ class CaseResult:
     # patient's is bounded by MAX_PATIENT_GRADE, which the tests hold on every case)
     fkgl_clinician: float = 0.0
     fkgl_patient: float = 0.0
+    # The record items no check of the knowledge covers (the coverage statement's "No check
+    # covers" list), by risk; reported, not a failure of the run.
+    uncovered: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -306,7 +311,21 @@ def check_case(case: Case, plan: Deliberation, ev: Evaluation) -> CaseResult:
                 e,
             )
         )
-    return CaseResult(case.name, tuple(o.title for o in included), tuple(checks))
+    return CaseResult(
+        case.name, tuple(o.title for o in included), tuple(checks), uncovered=uncovered_items(plan)
+    )
+
+
+def uncovered_items(plan: Deliberation) -> tuple[str, ...]:
+    """The record items no check covers, as the coverage statement names them, by risk."""
+    c = plan.meta.coverage
+    if c is None:
+        return ()
+    return tuple(
+        f"{g.label} [high risk]" if g.high_risk else g.label
+        for g in c.gaps
+        if g.kind == "uncovered"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,6 +388,16 @@ def _grades(results: Sequence[CaseResult]) -> dict[str, Any]:
     return out
 
 
+def _uncovered(results: Sequence[CaseResult]) -> dict[str, Any]:
+    """Uncovered items per plan: the median and the most over the run, and their total."""
+    n = sorted(len(r.uncovered) for r in results)
+    return {
+        "median": statistics.median(n) if n else 0,
+        "max": n[-1] if n else 0,
+        "total": sum(n),
+    }
+
+
 def _totals(results: Sequence[CaseResult]) -> dict[str, int]:
     checks = [c for r in results for c in r.checks]
     return {
@@ -408,6 +437,7 @@ def report_json(results: Sequence[CaseResult]) -> dict[str, Any]:
         "passed": all(r.passed for r in results),
         "totals": _totals(results),
         "fkgl": _grades(results),
+        "uncovered": _uncovered(results),
         "cases": [
             {
                 "name": r.name,
@@ -415,6 +445,7 @@ def report_json(results: Sequence[CaseResult]) -> dict[str, Any]:
                 "fkgl": {"clinician": r.fkgl_clinician, "patient": r.fkgl_patient},
                 "included": list(r.included),
                 "checks": [_check_json(c) for c in r.checks],
+                "uncovered": list(r.uncovered),
             }
             for r in results
         ],
@@ -437,11 +468,17 @@ def report_table(results: Sequence[CaseResult]) -> str:
             if c.failed and c.expectation is not None and c.expectation.reason:
                 source = f" ({c.expectation.source})" if c.expectation.source else ""
                 out.append(f"          why: {c.expectation.reason}{source}")
+        if r.uncovered:
+            out.append(f"  UNCOVERED ({len(r.uncovered)}): " + "; ".join(r.uncovered))
     t = _totals(results)
     out.append(
         f"TOTAL: {t['cases_passed']}/{t['cases']} cases passed; findings found {t['found']}, "
         f"missed {t['missed']}; unsafe inclusions {t['unsafe']} (absent as required "
         f"{t['absent']})"
+    )
+    u = _uncovered(results)
+    out.append(
+        f"UNCOVERED items per plan: median {u['median']:g}, max {u['max']} (total {u['total']})"
     )
     g = _grades(results)
     out.append(

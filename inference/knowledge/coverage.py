@@ -23,11 +23,11 @@ from service.core.model import Coverage, CoverageFamily, CoverageGap, SiteRetire
 from service.record.profile import Code, Observation, PatientProfile
 from service.record.vocabulary import ICD10, LOINC_GROUPS, SNOMED
 
-from . import conditions, drugs
+from . import concepts, conditions, drugs
 from ._datafile import DATA_DIR, check_patterns, load_yaml
 from .criteria import Criterion
 from .criteria.schema import Kind, Trigger
-from .facts import SUSPECTED, Facts, MedFact
+from .facts import Facts, MedFact
 from .parameters import param
 from .site import Knowledge, active, shipped
 from .units import DAYS_PER_MONTH, DAYS_STATED_BELOW
@@ -178,9 +178,8 @@ def assess(profile: PatientProfile) -> Coverage:
     out_of_scope = tuple(g for m in SCOPE.markers if (g := _marker(m, f)) is not None)
     gaps = (
         *out_of_scope,
-        *_unrecognised(f),
         *_missing(f, {g.key for g in out_of_scope}),
-        *_unread_conditions(f),
+        *_uncovered(f, {r for g in out_of_scope for r in g.refs}),
     )
     return Coverage(
         knowledge_version(), SCOPE.population, families, gaps, retired=retired(knowledge)
@@ -325,52 +324,54 @@ def _marker(m: MarkerDef, f: Facts) -> CoverageGap | None:
 # ------------------------------------------------------------------- unrecognised and missing
 
 
-def _unrecognised(f: Facts) -> Iterator[CoverageGap]:
-    for med in f.meds:
-        if not med.drugs:
-            yield CoverageGap(
-                "unrecognised",
-                "unrecognised-medicine",
-                f"medicine not recognised: {med.text}",
-                f"{med.text} is not in the drug knowledge, so none of its interactions, doses "
-                "or monitoring were checked: check it against a drug reference",
-                True,
-                (med.ref,),
-            )
+def _uncovered(f: Facts, named: set[str]) -> Iterator[CoverageGap]:
+    """Each item of the record that no check of the knowledge can fire on (``concepts``),
+    high-risk medicines first; an item another gap names already (an out-of-scope marker) is
+    not named twice."""
+    for item in concepts.uncovered(concepts.items(f)):
+        if item.ref in named and item.kind != "medicine":
+            continue
+        yield _gap(item)
 
 
-def _unread_conditions(f: Facts) -> Iterator[CoverageGap]:
-    """Each active disorder on the problem list that no condition group of the knowledge reads:
-    no check could fire on it, so the plan is silent about it. Findings and situations (a
-    semantic tag other than "disorder") are left to the checks that read them."""
-    for pr in f.p.active_problems:
-        if pr.verification in SUSPECTED:
-            yield CoverageGap(
-                "unrecognised",
-                "suspected-condition",
-                f"suspected, not treated as established: {_SEMANTIC_TAG.sub('', pr.text)}",
-                "no check treats a suspected diagnosis as made: decide the work-up or referral "
-                "it needs yourself",
-                True,
-                (pr.ref,),
-            )
-            continue
-        tag = _SEMANTIC_TAG.search(pr.text)
-        if tag is not None and tag.group(1) != "disorder":
-            continue
-        if pr.verification in ("refuted", "entered-in-error") or conditions.classify(pr):
-            continue
-        yield CoverageGap(
-            "unrecognised",
-            "unread-condition",
-            f"condition no check reads: {_SEMANTIC_TAG.sub('', pr.text).strip() or pr.ref}",
-            "no check of this knowledge reads it: review its treatment and monitoring yourself",
-            False,
-            (pr.ref,),
+def _gap(item: concepts.Item) -> CoverageGap:
+    risk = item.risk
+    if item.kind == "medicine":
+        high = risk is not None or not item.known
+        what = (
+            "is not in the drug knowledge"
+            if not item.known
+            else "is in the drug knowledge, but no check reads it"
         )
+        check = (
+            f"{item.label} {what}: its interactions, doses and monitoring were not checked; "
+            "check it against a drug reference"
+        )
+        if risk is not None:
+            check += f" ({risk.label}, {risk.entry}: {risk.cited()})"
+        key = "unrecognised-medicine" if not item.known else "uncovered-medicine"
+        label = item.label if item.known else f"{item.label} (not in the drug knowledge)"
+        return CoverageGap("uncovered", key, label, check, high, (item.ref,))
+    if item.suspected:
+        check = (
+            "no check treats a suspected diagnosis as made: decide the work-up or referral it "
+            "needs yourself"
+        )
+        return CoverageGap("uncovered", "suspected-condition", item.label, check, True, (item.ref,))
+    return CoverageGap(
+        "uncovered", f"uncovered-{item.kind}", item.label, _CHECKS[item.kind], False, (item.ref,)
+    )
 
 
-_SEMANTIC_TAG = re.compile(r"\s*\(([a-z ]+)\)\s*$")
+_CHECKS: dict[str, str] = {
+    "condition": "no check of this knowledge reads it: review its treatment and monitoring "
+    "yourself",
+    "encounter-problem": "a problem of a recent encounter that no check reads (a reason in words "
+    "is never taken as read: a check may read only part of it): confirm it was addressed",
+    "result": "no check reads this test: review the result yourself",
+    "report": "no check reads this report: read it and act on its conclusion yourself",
+    "order": "no check follows this order: confirm it was done and its result read",
+}
 
 
 def _window(days: int) -> str:

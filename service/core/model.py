@@ -218,7 +218,7 @@ class Contestation:
     payload: Mapping[str, object] = field(default_factory=dict)
 
 
-GapKind = Literal["out-of-scope", "unrecognised", "missing-fact"]
+GapKind = Literal["out-of-scope", "unrecognised", "missing-fact", "uncovered"]
 
 
 @dataclass(frozen=True, slots=True)

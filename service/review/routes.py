@@ -63,7 +63,7 @@ from service.settings import Settings
 from service.store import VersionInfo, VersionRecord
 from service.stored_summary import summary_from_record
 from service.text.patient import patient_version
-from service.text.summary import coverage_lines, summarise
+from service.text.summary import coverage_detail, coverage_lines, summarise
 from service.text.words import ranking_label
 
 __all__ = ["ReviewConfig", "ReviewService", "build_review"]
@@ -503,6 +503,7 @@ class _Review:
                 # here only for versions written before summaries were kept
                 summary=summary_from_record(rec.summary) or summarise(d, ev),
                 coverage_lines=coverage_lines,
+                coverage_detail=coverage_detail,
                 groups=groups,
                 problems=problems,
                 current=current,

@@ -25,7 +25,7 @@ from datetime import date
 from functools import lru_cache
 
 from service.core.evaluation import Evaluation
-from service.core.model import Argument, Coverage, Deliberation, Option
+from service.core.model import Argument, Coverage, CoverageGap, Deliberation, Option
 from service.record.profile import Observation, PatientProfile
 from service.record.vocabulary import LOINC_GROUPS, LOINC_SHORT_NAMES
 from service.text.words import duration_words, ranking_label, timeframe_words, unit_words
@@ -541,18 +541,40 @@ def _problem_keys(o: Option) -> tuple[str, ...]:
     return med + ((f"problem {o.treats}",) if o.treats is not None else ())
 
 
-# What the coverage line says when no gap was found: what was verified, and no more (it does
-# not say that nothing lies outside the knowledge: results, reports and symptoms that no check
-# reads are not reviewed).
+# What the coverage line says when nothing was found uncovered: what was verified, and no more
+# (a check reading an item is not a finding that the item is safe).
 NO_GAP = (
-    "Every active medicine and condition is one the knowledge reads; results, reports and "
-    "symptoms are reviewed only where a check above reads them."
+    "Every active medicine and condition, every problem of a recent encounter and every recent "
+    "result is one some check of the knowledge reads."
 )
+UNCOVERED_LEAD = "No check covers"
+# The one-line statement names this many uncovered results (after every other item, which it
+# names all), then counts the rest: the line stays readable, the detail view names every one.
+RESULTS_NAMED = 8
 
 
-def coverage_lines(c: Coverage) -> tuple[str, ...]:
-    """The coverage statement in one or two lines: the checks that ran (and the knowledge
-    version), then, when any, what could not be checked, high-risk first."""
+def _uncovered_names(gaps: Iterable[CoverageGap], results_named: int) -> str:
+    """The uncovered items in their (risk) order, high-risk ones marked; results beyond
+    ``results_named`` are counted, the detail view names them."""
+    named: list[str] = []
+    results = 0
+    for g in gaps:
+        if g.key == "uncovered-result":
+            results += 1
+            if results > results_named:
+                continue
+        named.append(f"{g.label} [high risk]" if g.high_risk else g.label)
+    more = results - results_named
+    if more > 0:
+        named.append(f"{more} more result{'s' if more != 1 else ''} (named in the detail)")
+    return "; ".join(named)
+
+
+def coverage_lines(c: Coverage, results_named: int = RESULTS_NAMED) -> tuple[str, ...]:
+    """The coverage statement in one to three lines, the same in every view: the checks that
+    ran (and the knowledge version); what could not be checked, high-risk first; then each
+    record item no check covers, by risk. ``results_named``: how many uncovered results the
+    line names before counting the rest."""
     ran = [f.label for f in c.families if f.ran]
     first = f"Checked: {', '.join(ran) or 'nothing'} (knowledge {c.knowledge_version})."
     emptied = [f.label for f in c.families if f.site_emptied]
@@ -564,12 +586,21 @@ def coverage_lines(c: Coverage) -> tuple[str, ...]:
         first += " Not run: " + "; ".join(not_run) + "."
     if not c.gaps:
         return (first + " " + NO_GAP,)
-    gaps = sorted(c.gaps, key=lambda g: not g.high_risk)
-    lead = "NOT CHECKED, needs a human" if c.high_risk else "Not checked"
-    outside = [g.label for g in gaps if g.kind == "out-of-scope"]
-    rest = [g.label for g in gaps if g.kind != "out-of-scope"]
-    parts = [f"outside the validated population ({'; '.join(outside)})"] if outside else []
-    return (first, f"{lead}: " + "; ".join(parts + rest) + ". See the detail for what to check.")
+    out = [first]
+    gaps = sorted((g for g in c.gaps if g.kind != "uncovered"), key=lambda g: not g.high_risk)
+    if gaps:
+        lead = "NOT CHECKED, needs a human" if c.high_risk else "Not checked"
+        outside = [g.label for g in gaps if g.kind == "out-of-scope"]
+        rest = [g.label for g in gaps if g.kind != "out-of-scope"]
+        parts = [f"outside the validated population ({'; '.join(outside)})"] if outside else []
+        out.append(f"{lead}: " + "; ".join(parts + rest) + ". See the detail for what to check.")
+    # An item another gap names already (a presenting problem no line addresses) is not named
+    # twice; the detail keeps both.
+    named = {r for g in c.gaps if g.kind != "uncovered" for r in g.refs}
+    items = [g for g in c.gaps if g.kind == "uncovered" and not (g.refs and set(g.refs) <= named)]
+    if items:
+        out.append(f"{UNCOVERED_LEAD}: {_uncovered_names(items, results_named)}.")
+    return tuple(out)
 
 
 def coverage_detail(c: Coverage) -> tuple[str, ...]:
@@ -578,10 +609,18 @@ def coverage_detail(c: Coverage) -> tuple[str, ...]:
     out += [f"{f.label}: " + ("ran" if f.ran else f"not run ({f.why})") for f in c.families]
     out += [
         f"{'[high risk] ' if g.high_risk else ''}{g.label}: {g.check}."
-        for g in sorted(c.gaps, key=lambda g: not g.high_risk)
+        for g in sorted((g for g in c.gaps if g.kind != "uncovered"), key=lambda g: not g.high_risk)
+    ]
+    out += [
+        f"{'[high risk] ' if g.high_risk else ''}{UNCOVERED_LEAD} {g.label}: {g.check}."
+        for g in c.gaps
+        if g.kind == "uncovered"
     ]
     if not c.gaps:
-        out.append("No gap found: in scope, every medicine recognised, no fact missing.")
+        out.append(
+            "No gap found: in scope, every medicine recognised, no fact missing, and no "
+            "record item outside what the checks read."
+        )
     out += [f"Criterion {r.criterion} retired by the site: {r.reason}." for r in c.retired]
     if c.claims_checked:
         out.append(

@@ -9,6 +9,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from service.text.summary import NO_GAP
 from tests.cds_hooks.conftest import Servers, cds_fixture
 
 PV = "careplan-patient-view"
@@ -61,7 +62,7 @@ def test_a_child_on_an_unrecognised_medicine_gets_a_warning_card(servers: Server
     detail = card["detail"]
     assert "**What was checked**" in detail and "NOT CHECKED, needs a human" in detail
     assert "a child or adolescent \\(under 18\\)" in detail  # record text is escaped
-    assert "medicine not recognised: Zorbitaxumab 40 MG Injection" in detail
+    assert "No check covers: Zorbitaxumab 40 MG Injection \\(not in the drug knowledge\\)" in detail
     assert "MedicationRequest/" not in detail
 
 
@@ -74,6 +75,28 @@ def test_an_in_scope_adult_with_nothing_missing_keeps_an_info_card(servers: Serv
     r = servers.post(PV, body)
     assert r.status_code == 200, r.text
     (card,) = r.json()["cards"]
-    assert "results, reports and symptoms are reviewed only where a check" in card["detail"]
+    assert NO_GAP in card["detail"]
     assert "Nothing found outside" not in card["detail"]
     assert card["indicator"] == "info", card["detail"]
+
+
+def test_an_uncovered_high_alert_medicine_raises_the_card_to_a_warning(servers: Servers) -> None:
+    """Imatinib (oral chemotherapy, an ISMP high-alert medicine) is one no check reads: the
+    card rises to a warning, says so in its summary, and names it first, with its list."""
+    body = _request(
+        "1950-05-01",
+        [("amlodipine 5 MG Oral Tablet", "197361"), ("Imatinib 400 MG Oral Tablet", "999999992")],
+    )
+    recent = (datetime.now(UTC) - timedelta(days=10)).isoformat(timespec="seconds")
+    for e in body["prefetch"]["medications"]["entry"]:
+        e["resource"]["authoredOn"] = recent
+    r = servers.post(PV, body)
+    assert r.status_code == 200, r.text
+    (card,) = r.json()["cards"]
+    assert card["indicator"] == "warning", card["detail"]
+    assert card["summary"].endswith(
+        "not checked: Imatinib 400 MG Oral Tablet (not in the drug knowledge)"
+    )
+    assert "No check covers: Imatinib 400 MG Oral Tablet" in card["detail"]
+    assert "ISMP high-alert medicine, chemotherapy" in card["detail"]
+    assert NO_GAP not in card["detail"]

@@ -91,12 +91,14 @@ def test_careplan_states_the_coverage_in_note_narrative_and_description() -> Non
     assert_valid(bundle)
     note = next(n["text"] for n in cp["note"] if n["text"].startswith("Coverage"))
     assert "[high risk] a child or adolescent (under 18)" in note
-    assert "medicine not recognised: Zorbitaxumab 40 MG Injection" in note
+    assert "No check covers Zorbitaxumab 40 MG Injection (not in the drug knowledge)" in note
     assert "NOT CHECKED, needs a human" in cp["description"]
     assert "Coverage:" in cp["text"]["div"]
-    # the description is the clinician summary: coverage in two lines at its end
+    # the description is the clinician summary: coverage in three lines at its end (what
+    # ran, what could not be checked, and the record items no check covers)
     assert cp["description"] == summary_text(_with_coverage(), evaluate(_with_coverage()))
-    assert cp["description"].splitlines()[-2].startswith("Checked: ")
+    assert cp["description"].splitlines()[-3].startswith("Checked: ")
+    assert cp["description"].splitlines()[-1].startswith("No check covers: Zorbitaxumab")
 
 
 @pytest.mark.parametrize("tool", ["fhir-validate", "fhir-validate-medplum"])

@@ -170,10 +170,12 @@ def test_old_or_negative_pregnancy_evidence_does_not_mark_pregnancy() -> None:
 def test_unrecognised_medicine_is_named() -> None:
     c = assess(_profile(70, medications=(_med("m1", "Zorbitaxumab 40 MG Injection"),)))
     (gap,) = c.gaps
-    assert gap.kind == "unrecognised" and gap.high_risk
-    assert gap.label == "medicine not recognised: Zorbitaxumab 40 MG Injection"
+    assert gap.kind == "uncovered" and gap.key == "unrecognised-medicine" and gap.high_risk
+    assert gap.label == "Zorbitaxumab 40 MG Injection (not in the drug knowledge)"
     assert gap.refs == ("MedicationRequest/m1",)
-    assert "Zorbitaxumab 40 MG Injection" in coverage_lines(c)[1]
+    assert coverage_lines(c)[1] == (
+        "No check covers: Zorbitaxumab 40 MG Injection (not in the drug knowledge) [high risk]."
+    )
 
 
 def test_missing_creatinine_on_a_kidney_cleared_drug() -> None:
@@ -262,7 +264,7 @@ def test_detail_lists_every_family_and_gap_with_what_to_check() -> None:
     detail = coverage_detail(c)
     assert detail[0].startswith(f"Knowledge: {c.knowledge_version}; built and validated for adults")
     assert sum(": ran" in x or "not run" in x for x in detail) == len(c.families)
-    assert any(x.startswith("[high risk] medicine not recognised: Zorbitaxumab") for x in detail)
+    assert any(x.startswith("[high risk] No check covers Zorbitaxumab") for x in detail)
 
 
 def test_scope_file_codes_are_well_formed() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 
 from service.core import from_document
-from service.text.summary import coverage_lines
+from service.text.summary import coverage_detail, coverage_lines
 from tests.review.conftest import Review
 
 
@@ -27,3 +27,6 @@ async def test_plan_page_shows_what_was_checked(review: Review) -> None:
         assert family.label in text
     for gap in coverage.gaps:
         assert f"{gap.label}: {gap.check}." in text
+    # the detail is the one every view renders, line for line
+    for line in coverage_detail(coverage):
+        assert f"<li>{line}</li>" in text

@@ -6,13 +6,22 @@ run over the shipped example cases is in ``tests/e2e/test_eval_examples.py``."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from service.core import evaluate
 from service.core.evaluation import Evaluation
-from service.core.model import Argument, Deliberation, Edge, Option, Parameters
+from service.core.model import (
+    Argument,
+    Coverage,
+    CoverageGap,
+    Deliberation,
+    Edge,
+    Option,
+    Parameters,
+)
 from service.errors import InputError
 from service.eval import CaseResult, Expectation, check_case, load_cases, report_json, report_table
 
@@ -287,3 +296,26 @@ def test_a_summary_expectation_reads_the_clinician_summary_lines(tmp_path: Path)
     assert r.checks[1].activity == "Start a proton pump inhibitor (summary line 2)"
     assert "summary: proposed by pharmacist" in report_table([r])
     assert report_json([r])["cases"][0]["checks"][4]["where"] == "summary"
+
+
+def test_reports_name_the_items_no_check_covers_per_plan(tmp_path: Path) -> None:
+    """The coverage statement's uncovered items travel into the report, per case and as the
+    median and most per plan over the run (reported, never a failure)."""
+    (c,) = load_cases(_folder(tmp_path, {"must_include": ["stop naproxen"]}))
+    d, ev = _plan()
+    gaps = (
+        CoverageGap("uncovered", "uncovered-medicine", "Imatinib 400 MG", "c", True, ("m/1",)),
+        CoverageGap("uncovered", "uncovered-condition", "Gout", "c", False, ("c/1",)),
+        CoverageGap("missing-fact", "no-weight", "no body weight", "c", True, ("p/1",)),
+    )
+    covered = replace(d, meta=replace(d.meta, coverage=Coverage("v", "adults", (), gaps)))
+    r = check_case(c, covered, ev)
+    assert r.uncovered == ("Imatinib 400 MG [high risk]", "Gout") and r.passed
+    bare = check_case(c, d, ev)  # a plan with no coverage statement names none
+    assert bare.uncovered == ()
+    report = report_json([r, bare])
+    assert report["cases"][0]["uncovered"] == ["Imatinib 400 MG [high risk]", "Gout"]
+    assert report["uncovered"] == {"median": 1, "max": 2, "total": 2}
+    table = report_table([r, bare])
+    assert "  UNCOVERED (2): Imatinib 400 MG [high risk]; Gout" in table
+    assert "UNCOVERED items per plan: median 1, max 2 (total 2)" in table
