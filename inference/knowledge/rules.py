@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from inference.protocol import Complexity, Judgement, Locale
 from service.core.evaluation import CATEGORY_ORDER
+from service.core.model import KnowledgeStamp
 from service.record.profile import (
     MAX_AGE_YEARS,
     Condition,
@@ -1228,12 +1229,14 @@ def _proposals(o: Output, problems: Sequence[ProblemCase]) -> tuple[Proposal, ..
 def analyse(profile: PatientProfile, locale: Locale = "uk") -> Analysis:
     """The whole deterministic case analysis for one profile (cached per profile value: every
     step of a plan asks for it); ``locale`` picks the risk tools a clinician there uses."""
-    # One cache key whether the locale was passed or defaulted: the cache keys the call.
-    return _analyse(profile, locale)
+    # One cache key whether the locale was passed or defaulted: the cache keys the call. The
+    # active knowledge's stamp is part of the key, so no plan reads an analysis made under
+    # other knowledge (a site overlay installed since).
+    return _analyse(profile, locale, active().stamp)
 
 
 @lru_cache(maxsize=64)
-def _analyse(profile: PatientProfile, locale: Locale) -> Analysis:
+def _analyse(profile: PatientProfile, locale: Locale, _knowledge: KnowledgeStamp) -> Analysis:
     c = Case(profile, locale)
     base = _record_problems(c)
     c.base = tuple(base)
@@ -1263,8 +1266,3 @@ def _analyse(profile: PatientProfile, locale: Locale) -> Analysis:
         o.claims_checked,
         tuple(o.withheld),
     )
-
-
-def clear_analyses() -> None:
-    """Forget every cached analysis (the active knowledge changed)."""
-    _analyse.cache_clear()

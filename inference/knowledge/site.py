@@ -379,10 +379,7 @@ def active() -> Knowledge:
 
 
 def install(knowledge: Knowledge) -> None:
-    """Make ``knowledge`` the one plans use (at start-up; the case analysis cache is cleared,
-    so no plan mixes two)."""
-    from .rules import clear_analyses  # local: rules reads the active knowledge from here
-
+    """Make ``knowledge`` the one plans use (at start-up; cached case analyses are keyed by
+    the knowledge's stamp, so no plan mixes two)."""
     _ACTIVE[:] = [knowledge]
     set_site_values(knowledge.parameters)
-    clear_analyses()

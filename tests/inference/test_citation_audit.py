@@ -39,6 +39,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "lama": ("antimuscarinic",),
     "h2-antagonist": ("h2 blockers",),
     "xanthine-oxidase-inhibitor": ("urate-lowering",),
+    "cns-active": ("central nervous system",),
+    "cns-depressant": ("sedative", "sedatives", "central nervous system"),
 }
 
 # (criterion or band, document): why the document fits although it names no trigger word.
@@ -121,7 +123,8 @@ def trigger_words(t: Trigger) -> set[str]:
     so a document about the right disease but the wrong drug still fails."""
     words: set[str] = set()
     changed = t.change.specs if t.change is not None else ()
-    for spec in (*t.drugs, *t.absent_drugs, *changed):
+    counted = t.count.specs if t.count is not None else ()
+    for spec in (*t.drugs, *t.absent_drugs, *changed, *counted):
         words |= spec_words(spec)
     for alt in t.any_of:
         words |= trigger_words(alt)

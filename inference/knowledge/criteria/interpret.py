@@ -52,6 +52,7 @@ from ..levels import Level, LevelEntry, Reading, level_entry, level_of
 from ..panels import PANELS
 from ..parameters import param_int
 from ..pk import PkEffect, interactions
+from ..scope import marked
 from ..strength import tau
 from ..transitions import MedChange, Stay
 from ..units import (
@@ -823,9 +824,6 @@ def _pk_bindings(f: Facts, base: Binding, direction: str) -> Iterator[Binding]:
 
 
 def _outside(f: Facts, marker: str) -> tuple[str, ...]:
-    # The scope module reads the criteria (coverage by criteria kind), so it is imported here.
-    from ..coverage import marked
-
     return marked(f, marker)
 
 

@@ -8,18 +8,27 @@ guards and checks, and the rule that a named pair criterion stands a generic one
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
 from service.record.vocabulary import LOINC_GROUPS
 
 from ..drugs import max_daily_mg
-from ..facts import Facts, smoking_status
+from ..facts import Facts, MedFact, smoking_status
 from .schema import Criterion, Trigger
 
-if TYPE_CHECKING:
-    from .interpret import Binding
+
+class Binding(Protocol):
+    """What these parts read of the interpreter's binding (``interpret.Binding``)."""
+
+    @property
+    def meds(self) -> Mapping[str, MedFact]: ...
+    @property
+    def count(self) -> tuple[MedFact, ...]: ...
+
+
+B = TypeVar("B", bound=Binding)
 
 __all__ = ["above_max_daily", "smoking_stopped", "stand_down"]
 
@@ -63,7 +72,7 @@ def _refs(b: Binding) -> frozenset[str]:
     return frozenset({m.ref for m in b.meds.values()} | {m.ref for m in b.count})
 
 
-def stand_down(found: Sequence[tuple[Criterion, Binding]]) -> list[tuple[Criterion, Binding]]:
+def stand_down(found: Sequence[tuple[Criterion, B]]) -> list[tuple[Criterion, B]]:
     """Each firing of a criterion with ``yields_to`` gives way when the firings of those
     criteria already name every medicine it names: the pair criterion states the hazard with
     its own action, and the generic line would repeat it."""
