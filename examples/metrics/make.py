@@ -89,7 +89,9 @@ class Bundle:
                     {
                         "sequence": 1,
                         "text": sig,
-                        "timing": {"repeat": {"frequency": per_day, "period": 1, "periodUnit": "d"}},
+                        "timing": {
+                            "repeat": {"frequency": per_day, "period": 1, "periodUnit": "d"}
+                        },
                         "doseAndRate": [
                             {
                                 "doseQuantity": {
