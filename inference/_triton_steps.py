@@ -33,6 +33,7 @@ from inference.protocol import (
     AssemblePanel,
     Assess,
     Assessment,
+    CallKind,
     CandidateOption,
     CandidateProblem,
     ClashVerdict,
@@ -44,7 +45,6 @@ from inference.protocol import (
     Relate,
     Relation,
     Step,
-    StepKind,
     Synthesize,
 )
 from service.record.profile import PatientProfile
@@ -89,7 +89,7 @@ class StepRequest(Generic[R]):
     the narrowed answer schema and the decoder of the answer (which maps the aliases the answer
     names back to references and ids)."""
 
-    step: StepKind
+    step: CallKind
     record: dict[str, Any]
     inputs: dict[str, Any]
     schema: dict[str, Any]
@@ -99,6 +99,9 @@ class StepRequest(Generic[R]):
     member: dict[str, Any] | None = None
     # the plan's reference aliases, as the record, inputs and schema name facts and ids
     aliases: Aliases = field(default_factory=lambda: Aliases(()))
+    # a system text of the call's own in place of the panel's shared one ("": the shared one);
+    # only a call outside the pipeline (the evaluation judge) has one
+    system: str = ""
 
     def check(self, text: str) -> R:
         """Parse, validate against the narrowed schema, decode; ``AnswerError`` otherwise."""

@@ -22,6 +22,7 @@ from service.core.model import ActionKind, Finding, Stance, Timeframe
 from service.record.profile import PatientProfile
 
 __all__ = [
+    "CALL_KINDS",
     "STEP_KINDS",
     "STEP_TYPES",
     "Adjudicate",
@@ -32,6 +33,7 @@ __all__ = [
     "Assess",
     "Assessment",
     "CallContext",
+    "CallKind",
     "CandidateOption",
     "CandidateProblem",
     "ClashVerdict",
@@ -77,6 +79,11 @@ Severity = Literal["severe", "moderate", "minor"]
 StepKind = Literal["assess", "panel", "consult", "relate", "adjudicate", "arbitrate", "synthesize"]
 # Every step kind, in pipeline order (the one list; backends and settings iterate it).
 STEP_KINDS: tuple[StepKind, ...] = get_args(StepKind)
+# Model calls made outside the pipeline: the evaluation harness's judge (``inference.judge``).
+# No pipeline backend answers it and ``STEP_KINDS`` leaves it out; only the Triton client sends it.
+EvalKind = Literal["judge"]
+CallKind = StepKind | EvalKind
+CALL_KINDS: tuple[str, ...] = (*STEP_KINDS, *get_args(EvalKind))
 
 # Plan categories in the order the CarePlan lists them (CANOE 4.5); the core owns the order.
 CATEGORIES: tuple[str, ...] = CATEGORY_ORDER
@@ -233,7 +240,7 @@ class Arbitration:
 class ModelCall:
     """Accounting for one backend call (embedded calls report zero tokens)."""
 
-    step: StepKind
+    step: CallKind
     model: str
     input_tokens: int
     output_tokens: int

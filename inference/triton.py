@@ -39,7 +39,7 @@ from inference.prompts import (
     prompt_schema,
     stop_sequences,
 )
-from inference.protocol import STEP_KINDS, CallContext, ModelCall, Step, StepKind
+from inference.protocol import CALL_KINDS, STEP_KINDS, CallContext, CallKind, ModelCall, Step
 from service.errors import BackendTimeout, BackendUnavailable, StepFailed, missing_extra
 
 __all__ = ["TRITON_EXTRA", "TritonExperts", "TritonSettings"]
@@ -48,8 +48,9 @@ R = TypeVar("R")
 
 TRITON_EXTRA = "triton"  # the project extra that installs tritonclient[grpc] for this backend
 
-# The larger model judges; role agents and the attending's drafting run on the agent model.
-_ADJUDICATOR_STEPS = frozenset({"adjudicate", "arbitrate"})
+# The larger model judges (and, by default, scores plans for the evaluation harness); role
+# agents and the attending's drafting run on the agent model.
+_ADJUDICATOR_STEPS = frozenset({"adjudicate", "arbitrate", "judge"})
 # About twice the longest answer the embedded experts give on the shared fixtures.
 _DEFAULT_MAX_TOKENS: tuple[tuple[str, int], ...] = (
     ("assess", 6144),
@@ -59,6 +60,7 @@ _DEFAULT_MAX_TOKENS: tuple[tuple[str, int], ...] = (
     ("adjudicate", 1536),  # every near-tied pair of one option in one answer
     ("arbitrate", 384),
     ("synthesize", 768),
+    ("judge", 1024),  # four scores with a rationale each (at most 1000 characters)
 )
 _PREVIOUS_ANSWER_CHARS = 2000  # the repair prompt quotes at most this much of the bad answer
 _GUARD_S = 1.0  # local watchdog on top of the gRPC deadline, so a stuck stream cannot hang
@@ -107,7 +109,7 @@ class TritonSettings:
             raise ValueError("concurrency and breaker_threshold must be >= 1, retries >= 0")
         if self.repair_attempts not in (0, 1):
             raise ValueError("repair_attempts is 0 or 1")
-        unknown = {s for s, _ in (*self.models, *self.max_tokens)} - set(STEP_KINDS)
+        unknown = {s for s, _ in (*self.models, *self.max_tokens)} - set(CALL_KINDS)
         if unknown:
             raise ValueError(f"unknown step kinds {sorted(unknown)}")
         panel_sizes({c: (b, e) for c, b, e in self.panel_sizes})
@@ -226,6 +228,11 @@ class TritonExperts:
             raise StepFailed(f"the Triton backend cannot answer {type(step).__name__}") from exc
         return await self._run(req, ctx)
 
+    async def ask(self, req: StepRequest[R], ctx: CallContext) -> R:
+        """A request built outside the pipeline's steps (the evaluation judge,
+        ``inference.judge``): the same call, checks and one repair as a step's."""
+        return await self._run(req, ctx)
+
     async def aclose(self) -> None:
         client, self._client, self._loop = self._client, None, None
         if client is not None:
@@ -245,7 +252,9 @@ class TritonExperts:
 
     def _prompt(self, req: StepRequest[Any], task: str) -> str:
         system, shared = _shared(req.record)
-        return apply_chat_template(self.settings.chat_template, system, f"{shared}\n\n{task}")
+        return apply_chat_template(
+            self.settings.chat_template, req.system or system, f"{shared}\n\n{task}"
+        )
 
     def _task(self, req: StepRequest[Any]) -> str:
         tpl = load_template(req.step)
@@ -291,7 +300,7 @@ class TritonExperts:
     # -- one model call: cap, deadline, retries, breaker, accounting --------------------------
 
     async def _call(
-        self, step: StepKind, model: str, prompt: str, schema: dict[str, Any], ctx: CallContext
+        self, step: CallKind, model: str, prompt: str, schema: dict[str, Any], ctx: CallContext
     ) -> str:
         s = self.settings
         budget = ctx.deadline_s if s.deadline_s is None else min(ctx.deadline_s, s.deadline_s)
@@ -337,7 +346,7 @@ class TritonExperts:
     def _record(
         self,
         ctx: CallContext,
-        step: StepKind,
+        step: CallKind,
         model: str,
         gen: _Generation | None,
         seconds: float,

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from service.core.evaluation import Evaluation
     from service.core.model import Deliberation
     from service.pipeline import PlanResult
+    from service.settings import Settings
 
 from service.errors import CanoeError, InputError, Issue
 from service.jsonio import load_json_object
@@ -205,6 +206,25 @@ def _add_eval(sub: Any) -> None:
         help="ISO timestamp of the requests (default: now): stamps the plans and is the time "
         "the records' dates are judged against",
     )
+    metrics = ev.add_argument_group(
+        "the papers' metrics",
+        "--metrics reads CASES_DIR/metrics.json (canoe.metrics/1) instead of expectations: "
+        "ROUGE-L, FKGL, CAMP's macro-F1 and perfect rate, and CANOE's LLM-as-a-judge rubric "
+        "when Triton is configured (CANOE_TRITON_URL). Exit 0 once measured, 2 on bad input.",
+    )
+    metrics.add_argument(
+        "--metrics", action="store_true", help="measure the papers' metrics on labelled cases"
+    )
+    metrics.add_argument(
+        "--labels",
+        default="metrics.json",
+        help="the label file in CASES_DIR (default: metrics.json)",
+    )
+    metrics.add_argument(
+        "--judge-model",
+        help="the Triton model that judges (default: CANOE_TRITON_MODEL_ADJUDICATOR)",
+    )
+    metrics.add_argument("--no-judge", action="store_true", help="do not run the judge")
     ev.set_defaults(func=_cmd_eval)
 
 
@@ -221,6 +241,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from service.settings import load_settings
 
     settings = load_settings(**({"backend": args.backend} if args.backend else {}))
+    if args.metrics:
+        return _cmd_metrics(args, settings)
     cases = load_cases(args.cases, args.expectations)
     planner = build_planner(settings)
     created = args.created or _now()
@@ -232,6 +254,63 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     out = json.dumps(report, indent=2) if args.format == "json" else report_table(results)
     sys.stdout.write(out + "\n")
     return EXIT_OK if report["passed"] else EXIT_EVAL_FAILED
+
+
+def _cmd_metrics(args: argparse.Namespace, settings: Settings) -> int:
+    from service.app import request_time
+    from service.backends import build_planner
+    from service.eval import Case, plan_cases
+    from service.metrics import (
+        JudgeRun,
+        load_labelled,
+        measure,
+        metrics_report_json,
+        metrics_report_table,
+    )
+
+    labelled = load_labelled(args.cases, args.labels)
+    planner = build_planner(settings)
+    created = args.created or _now()
+    cases = [Case(c.name, c.bundle, (), ()) for c in labelled]
+    plans = [
+        p.plan
+        for p in plan_cases(
+            cases, planner, settings, created=created, received=request_time(created)
+        )
+    ]
+    results = [measure(c, p) for c, p in zip(labelled, plans, strict=True)]
+    run = JudgeRun(False, "not asked (--no-judge)")
+    if not args.no_judge and not settings.triton.url:
+        run = JudgeRun(False, "no Triton configured (CANOE_TRITON_URL); no score was made")
+    elif not args.no_judge:
+        results, run = _judge(args, settings, list(zip(labelled, plans, results, strict=True)))
+    report = metrics_report_json(results, run)
+    if args.report:
+        args.report.write_text(json.dumps(report, indent=2) + "\n")
+    out = json.dumps(report, indent=2) if args.format == "json" else metrics_report_table(report)
+    sys.stdout.write(out + "\n")
+    return EXIT_OK
+
+
+def _judge(args: argparse.Namespace, settings: Settings, items: list[Any]) -> tuple[list[Any], Any]:
+    """The judge on the configured Triton server (``--judge-model``: the model that judges)."""
+    from dataclasses import replace
+
+    from inference.judge import TritonJudge
+    from inference.triton import TritonExperts
+    from service.backends import triton_settings
+    from service.metrics import judge_cases
+
+    options = triton_settings(settings)
+    if args.judge_model:
+        options = replace(options, models=(*options.models, ("judge", args.judge_model)))
+    return asyncio.run(
+        judge_cases(
+            items,
+            lambda: TritonJudge(TritonExperts(options)),
+            settings.inference.call_deadline_s,
+        )
+    )
 
 
 def _now() -> str:

@@ -31,7 +31,12 @@ def test_otlp_export_without_the_extra_names_it(monkeypatch: pytest.MonkeyPatch)
 
 @pytest.mark.parametrize(
     ("extra", "package"),
-    [("triton", "tritonclient"), ("postgres", "psycopg"), ("otlp", "opentelemetry-exporter-otlp")],
+    [
+        ("triton", "tritonclient"),
+        ("postgres", "psycopg"),
+        ("otlp", "opentelemetry-exporter-otlp"),
+        ("eval", "rouge-score"),
+    ],
 )
 def test_heavy_parts_are_extras_not_core_dependencies(extra: str, package: str) -> None:
     core = " ".join(PYPROJECT["dependencies"])

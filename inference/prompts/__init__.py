@@ -53,6 +53,7 @@ VERSIONS: Mapping[str, str] = MappingProxyType(
         "arbitrate": "v2",
         "synthesize": "v2",
         "repair": "v2",
+        "judge": "v1",  # the evaluation harness's judge (inference.judge), not a plan step
     }
 )
 ChatFamily = Literal["gemma", "llama3", "chatml", "none"]

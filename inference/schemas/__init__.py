@@ -30,6 +30,7 @@ VERSIONS: Mapping[str, str] = MappingProxyType(
         "adjudicate": "v2",
         "arbitrate": "v2",
         "synthesize": "v2",
+        "judge": "v1",  # the evaluation harness's judge (inference.judge), not a plan step
     }
 )
 STEPS: tuple[str, ...] = tuple(VERSIONS)

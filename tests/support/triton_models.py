@@ -11,7 +11,9 @@ tests (and compose.yaml's CPU Triton) serve through it:
   ``invalid`` (broken JSON), ``out_of_range`` (every bounded value out of range),
   ``truncate_once`` (half an answer unless the prompt is a repair), ``invalid_pharmacist``
   (broken JSON for the pharmacist's calls, the expert's answer for everyone else's),
-  ``panel_without_gp`` (the expert's panel less its first member, the GP, call and repair alike).
+  ``panel_without_gp`` (the expert's panel less its first member, the GP, call and repair alike);
+- ``judge``: the evaluation harness's judge, scripted: CANOE's four scores computed from what
+  the prompt carries (``judge_answer``), so a test knows what a plan must be scored.
 
 ``python -m tests.support.triton_models [--latency S] <inference.llm_server options>`` runs the
 server with them (``DEFAULT_MODELS`` unless ``--models``); ``start_server`` does that on free
@@ -73,6 +75,7 @@ __all__ = [
     "encode_answer",
     "expert_answer",
     "free_port",
+    "judge_answer",
     "main",
     "profile_from_record",
     "register",
@@ -91,6 +94,7 @@ DEFAULT_MODELS: dict[str, str] = {
     "canoe-truncate-once": "truncate_once",
     "canoe-invalid-pharmacist": "invalid_pharmacist",
     "canoe-panel-without-gp": "panel_without_gp",
+    "canoe-judge": "judge",
     PLAIN_MODEL: "expert_plain",
 }
 
@@ -464,6 +468,28 @@ class PanelWithoutGp(Expert):
         return json.dumps(answer, ensure_ascii=False)
 
 
+def judge_answer(inputs: dict[str, Any]) -> dict[str, Any]:
+    """The scripted judge's answer to a judge prompt's inputs: each score a function of one
+    thing the prompt carried (the generated plan's words, the evidence statements, the
+    reference plan or its absence, the record's medicines), each from 1 to 5."""
+    reference = inputs["reference_plan"]
+    scores = {
+        "completeness": 1 + len(inputs["generated_plan"].split()) % 5,
+        "validity": 1 + len(inputs.get("evidence", ())) % 5,
+        "coherence": 5 if reference is None else 1 + len(reference.split()) % 5,
+        "safety": 1 + len(inputs["profile"].get("medications", ())) % 5,
+    }
+    return {d: {"score": v, "rationale": f"scripted {d}"} for d, v in scores.items()}
+
+
+class ScriptedJudge(Expert):
+    async def answer(self, prompt: str) -> str:
+        step, _, inputs = parse_input_block(prompt)
+        if step != "judge":
+            raise ValueError(f"the scripted judge answers judge prompts, not {step!r}")
+        return json.dumps(judge_answer(inputs))
+
+
 def register(latency_s: float = 0.5) -> None:
     """Make the test behaviours servable by ``inference.llm_server``."""
     llm_server.register_behaviour("expert", Expert)
@@ -475,6 +501,7 @@ def register(latency_s: float = 0.5) -> None:
     llm_server.register_behaviour("out_of_range", OutOfRange)
     llm_server.register_behaviour("truncate_once", TruncateOnce)
     llm_server.register_behaviour("panel_without_gp", PanelWithoutGp)
+    llm_server.register_behaviour("judge", ScriptedJudge)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
