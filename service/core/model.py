@@ -214,7 +214,8 @@ class Contestation:
     payload: Mapping[str, object] = field(default_factory=dict)
 
 
-GapKind = Literal["out-of-scope", "unrecognised", "missing-fact"]
+# "unaddressed": a presenting problem no line of the plan addresses (named in the plan too).
+GapKind = Literal["out-of-scope", "unrecognised", "missing-fact", "unaddressed"]
 
 
 @dataclass(frozen=True, slots=True)
