@@ -51,7 +51,7 @@ class _DaysValue(_Strict):
 
 
 class _Chars(_Strict):
-    value: int = Field(ge=40, le=400)
+    value: Annotated[int, Field(ge=40, le=400)]
     source: str
 
 
