@@ -378,6 +378,11 @@ class _Builder:
                     entry.ref, "MedicationRequest.priorPrescription", r.priorPrescription
                 ),
                 encounter=self._link(entry.ref, "MedicationRequest.encounter", r.encounter),
+                reasons=tuple(
+                    x
+                    for k, ref in enumerate(r.reasonReference or ())
+                    if (x := self._link(entry.ref, f"MedicationRequest.reasonReference[{k}]", ref))
+                ),
             )
         )
 

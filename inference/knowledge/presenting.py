@@ -42,9 +42,10 @@ class _Presenting:
 
 
 def name_unaddressed(c: Case, o: Output) -> None:
-    """Add a line for each presenting problem that no line of ``o`` addresses."""
+    """Add a line for each presenting problem that no line of ``o`` addresses and no active
+    medicine was ordered for (``MedicationRequest.reasonReference``: care already in place)."""
     window = param_int("presenting.window_days")
-    addressed = _addressed(o)
+    addressed = _addressed(o) | {r for m in c.p.active_medications for r in m.reasons}
     for x in _presenting(c, window):
         if addressed & {*x.refs, x.problem_id}:
             continue

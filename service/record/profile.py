@@ -107,6 +107,8 @@ class Medication:
     ends: date | None = None
     prior: str = ""
     encounter: str = ""
+    # The Conditions it was ordered for (``reasonReference`` that resolve in the bundle).
+    reasons: tuple[str, ...] = ()
 
     @property
     def active(self) -> bool:

@@ -189,6 +189,25 @@ def test_a_contact_reason_is_a_presenting_problem() -> None:
     ]
 
 
+def test_a_problem_a_medicine_was_ordered_for_is_care_in_place() -> None:
+    sumatriptan = {
+        "resourceType": "MedicationRequest",
+        "id": "suma",
+        "status": "active",
+        "intent": "order",
+        "medicationCodeableConcept": {
+            "text": "sumatriptan 50 MG Oral Tablet",
+            "coding": [{"system": "http://www.nlm.nih.gov/research/umls/rxnorm", "code": "313192"}],
+        },
+        "subject": {"reference": "Patient/p"},
+        "authoredOn": "2026-11-21",
+        "reasonReference": [{"reference": "Condition/ha"}],
+    }
+    p = profile(condition("ha", "Headache", "25064002", "2026-11-20"), sumatriptan)
+    assert p.medications[0].reasons == ("Condition/ha",)
+    assert _lines(p, "opt-presenting-problem-") == []
+
+
 def test_an_old_problem_is_not_presenting() -> None:
     p = profile(condition("ha", "Headache", "25064002", "2026-06-01"))
     assert _lines(p, "opt-presenting-problem-") == []
