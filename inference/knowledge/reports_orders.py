@@ -1,7 +1,7 @@
 """What the record's reports and orders say, by one set of rules (``data/reports_orders.yaml``).
 
 A released report is still to follow when no order names it and either it was released after the
-record's last contact or its conclusion recommends a further test (a phrase of the file, none of
+record's last contact (a record with no contact says nothing of it) or its conclusion recommends a further test (a phrase of the file, none of
 its declining phrases); an order is outstanding when it is active, is an order (not a proposal),
 nothing answers it and its due day has passed. The net that makes plan lines
 (``report_net``) and the claims checker (``claims``) both ask these questions here, so they
@@ -160,8 +160,10 @@ def to_follow(
         return None
     if recommends(r.conclusion, data):
         return "recommends a further test"
+    # With no contact in the record (a CDS client that sent none) nothing says when the patient
+    # was last seen: the report is not said to be unseen.
     contact = last_contact(p)
-    if contact is None or day > contact:
+    if contact is not None and day > contact:
         return "released after the last contact"
     return None
 

@@ -59,6 +59,13 @@ def test_a_report_released_after_the_last_contact_is_followed_up() -> None:
     assert "released after the last contact" in prop.description
 
 
+def test_a_record_with_no_contact_does_not_call_a_report_unseen() -> None:
+    # a CDS client that sent no Encounter: nothing says when the patient was last seen
+    p = profile(report("ecg", "Sinus rhythm, normal ECG.", "2026-11-28"), seen=None)
+    assert _lines(p, "opt-follow-up-report-") == []
+    assert len(_lines(profile(report("cxr", NODULE, "2026-11-20"), seen=None), "opt-follow")) == 1
+
+
 @pytest.mark.parametrize(
     "resources",
     [
