@@ -1,11 +1,12 @@
 """What the record's reports and orders say, by one set of rules (``data/reports_orders.yaml``).
 
-A released report is still to follow when no order names it and either it was released after the
-record's last contact (a record with no contact says nothing of it) or its conclusion recommends a further test (a phrase of the file, none of
-its declining phrases); an order is outstanding when it is active, is an order (not a proposal),
-nothing answers it and its due day has passed. The net that makes plan lines
-(``report_net``) and the claims checker (``claims``) both ask these questions here, so they
-cannot disagree. Pure: no I/O after import, no clock (the plan day is passed in).
+A released report is still to follow when no order names it and either it was released after
+the record's last contact (a record with no contact says nothing of it) or its conclusion
+recommends a further test (a phrase of the file, none of its declining phrases); an order is
+outstanding when it is active, is an order (not a proposal), nothing answers it and its due day
+has passed. The net that makes plan lines (``report_net``) and the claims checker (``claims``)
+both ask these questions here, so they cannot disagree. Pure: no I/O after import, no clock
+(the plan day is passed in).
 """
 
 from __future__ import annotations
