@@ -74,9 +74,8 @@ def _follow_up(r: Report, why: str) -> Proposal:
     title = f"Follow up the {name} of {day_words(day)}"
     title += f': "{quote(said)}"' if said else " (no conclusion written)"
     description = (
-        f"The {name} of {day_words(day)} {why}; no order in the record names it. "
-        + (f'The report concludes: "{said}". ' if said else "")
-        + "Read it, tell the patient the result and act on it or record why not."
+        f"The {name} of {day_words(day)} {why}; no order in the record names it. Read the "
+        "whole report, tell the patient the result and act on it or record why not."
     )
     return Proposal(
         f"{spec.id}-{rid(r.ref)}",

@@ -224,12 +224,13 @@ def outstanding(
 
 def quote(conclusion: str, data: ReportsOrdersFile = REPORTS_ORDERS) -> str:
     """The conclusion as written, cut at a whole word with an ellipsis when it is longer than
-    ``quote_chars``: shortened, never reworded.
+    ``quote_chars``: shortened, never reworded (control characters become spaces).
 
     >>> quote("Sinus rhythm.")
     'Sinus rhythm.'
     """
-    text = " ".join(conclusion.split())
+    printable = "".join(ch if ch.isprintable() else " " for ch in conclusion)
+    text = " ".join(printable.split())
     limit = data.quote_chars.value
     if len(text) <= limit:
         return text

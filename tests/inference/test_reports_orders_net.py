@@ -113,6 +113,10 @@ def test_recommendation_phrases(text: str, asks: bool) -> None:
     assert recommends(text) is asks
 
 
+def test_control_characters_do_not_reach_the_quote() -> None:
+    assert quote("Nodule\x00 seen.\x1b[31m") == "Nodule seen. [31m"
+
+
 def test_a_long_conclusion_is_cut_at_a_word_not_reworded() -> None:
     text = "word " * 60
     cut = quote(text)
