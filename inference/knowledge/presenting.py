@@ -22,6 +22,7 @@ from service.record.profile import Condition, Encounter
 from .analysis import Output, ProblemCase, Proposal, rid
 from .claims import Recent, check
 from .criteria.interpret import day_words
+from .facts import without_tag
 from .parameters import param_int
 from .registry import Case
 from .rule_points import make_point, rule_option
@@ -31,6 +32,7 @@ __all__ = ["PRESENTING", "PRESENTING_PREFIX", "gaps", "name_unaddressed"]
 PRESENTING = "net-presenting-problem"  # the lines' criterion id (timeframes.yaml)
 PRESENTING_PREFIX = "opt-presenting-problem-"
 _KEPT = frozenset({"chronic", "unrecognised"})  # record problems judged current and real
+_TITLE = "Not addressed by this plan: "
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,12 +59,13 @@ def name_unaddressed(c: Case, o: Output) -> None:
 
 
 def gaps(proposals: Iterable[Proposal]) -> tuple[CoverageGap, ...]:
-    """The coverage gaps of a plan's unaddressed presenting problems (one per line)."""
+    """The coverage gaps of a plan's unaddressed presenting problems (one per line), labelled
+    as the statement lists a gap ("new problem no line addresses: Headache since ...")."""
     return tuple(
         CoverageGap(
             "unaddressed",
             p.id,
-            p.title,
+            "new problem no line addresses: " + p.title.removeprefix(_TITLE),
             "assess it at this contact: no check of the knowledge reasoned about it",
             False,
             p.refs,
@@ -128,11 +131,11 @@ def _reasons(
 def _line(x: _Presenting, window: int) -> Proposal:
     spec = rule_option("presenting-problem")
     since = day_words(x.since)
-    name = " ".join(x.name.split())
+    name = without_tag(" ".join(x.name.split()))
     point = make_point("presenting.not-addressed", x.refs, name=name, day=since, days=window)
     return Proposal(
         f"{PRESENTING_PREFIX}{rid(x.refs[0])}",
-        f"Not addressed by this plan: {name} since {since}",
+        f"{_TITLE}{name} since {since}",
         spec.category,
         f"{name}, dated {since}, is within {window} days of this plan, and no other line "
         "of the plan addresses it. Assess it and record a plan for it.",

@@ -180,7 +180,7 @@ def test_a_new_problem_no_line_addresses_is_named_and_counted_in_coverage() -> N
     ]
     gaps = [g for g in knowledge_coverage(p).gaps if g.kind == "unaddressed"]
     assert [g.label for g in gaps] == [
-        "Not addressed by this plan: Headache since 20 November 2026"
+        "new problem no line addresses: Headache since 20 November 2026"
     ]
     assert not any(g.high_risk for g in gaps)
 
