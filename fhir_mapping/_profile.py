@@ -26,6 +26,8 @@ from fhir_mapping import r4
 from fhir_mapping._parsed import ParsedBundle, ParsedEntry
 from fhir_mapping._plausible import DateWindow, implausible
 from fhir_mapping._refs import relative_ref
+from fhir_mapping._reports import order as _order
+from fhir_mapping._reports import report as _report
 from fhir_mapping._social import social_kind
 from fhir_mapping.codes import (
     ICD10,
@@ -47,7 +49,9 @@ from service.record.profile import (
     Immunization,
     Medication,
     Observation,
+    Order,
     PatientProfile,
+    Report,
     SocialFact,
     UnusedFact,
 )
@@ -191,6 +195,8 @@ class _Builder:
         self.encounters: list[Encounter] = []
         self.immunizations: list[Immunization] = []
         self.social: list[SocialFact] = []
+        self.reports: list[Report] = []
+        self.orders: list[Order] = []
         self.unused: list[UnusedFact] = []
         self.readings: list[tuple[date, int, Observation]] = []
         self.dates: list[date] = []
@@ -236,6 +242,10 @@ class _Builder:
             replace(e, start=keep(e.start), end=keep(e.end)) for e in self.encounters
         ]
         self.immunizations = [replace(i, occurred=keep(i.occurred)) for i in self.immunizations]
+        self.reports = [
+            replace(r, issued=keep(r.issued), effective=keep(r.effective)) for r in self.reports
+        ]
+        self.orders = [replace(o, authored=keep(o.authored)) for o in self.orders]
         self.readings = [
             t for t in self.readings if t[2].effective is None or t[2].effective >= earliest
         ]
@@ -274,7 +284,7 @@ class _Builder:
         )
         onset = self._date(entry.ref, "Condition.onset[x]", onset_v)
         abatement = self._date(entry.ref, "Condition.abatement[x]", abate_v)
-        self._date(entry.ref, "Condition.recordedDate", r.recordedDate)
+        recorded = self._date(entry.ref, "Condition.recordedDate", r.recordedDate)
         kind = social_kind(codes, text)
         if kind is not None:
             current = (clinical in _ACTIVE_CLINICAL or (not clinical and abatement is None)) and (
@@ -294,6 +304,7 @@ class _Builder:
                 onset=onset,
                 abatement=abatement,
                 recognised=recognised,
+                recorded=recorded,
             )
         )
 
@@ -365,6 +376,11 @@ class _Builder:
                     entry.ref, "MedicationRequest.priorPrescription", r.priorPrescription
                 ),
                 encounter=self._link(entry.ref, "MedicationRequest.encounter", r.encounter),
+                reasons=tuple(
+                    x
+                    for k, ref in enumerate(r.reasonReference or ())
+                    if (x := self._link(entry.ref, f"MedicationRequest.reasonReference[{k}]", ref))
+                ),
             )
         )
 
@@ -459,6 +475,9 @@ class _Builder:
                     text,
                     recognised,
                     _codes(r.valueCodeableConcept),
+                    tuple(c for cc in r.interpretation or () for c in _codes(cc)),
+                    " ".join(str(n.text).strip() for n in r.note or () if n.text),
+                    self._based_on(entry.ref, r.basedOn),
                 ),
                 order,
             )
@@ -481,6 +500,13 @@ class _Builder:
                 ),
                 order,
             )
+
+    def _based_on(self, ref: str, references: Any) -> tuple[str, ...]:
+        """The orders an Observation answers (``basedOn`` that resolve in the bundle)."""
+        out = (
+            self._link(ref, f"Observation.basedOn[{k}]", x) for k, x in enumerate(references or ())
+        )
+        return tuple(dict.fromkeys(x for x in out if x))
 
     def _loinc(self, ref: str, path: str, cc: r4.CodeableConcept | None) -> tuple[str, bool]:
         """The LOINC code of ``cc`` ("" if none) and whether it is usable."""
@@ -743,6 +769,8 @@ def build(
                 b.encounter(e)
         elif rt == "Immunization" and b._is_patients(e, "patient"):
             b.immunization(e)
+        elif rt in ("DiagnosticReport", "ServiceRequest") and b._is_patients(e, "subject"):
+            _reports_and_orders(b, e)
     sex, birth = _patient(parsed.patient)
     if birth is not None:
         why = window.birth(birth, _record_day(parsed, b.dates, window.received))
@@ -772,7 +800,20 @@ def build(
         immunizations=tuple(sorted(b.immunizations, key=lambda i: (i.occurred or date.min, i.ref))),
         name=_patient_name(parsed.patient),
         received=window.received,
+        reports=tuple(sorted(b.reports, key=lambda r: (r.day or date.min, r.ref))),
+        orders=tuple(sorted(b.orders, key=lambda o: (o.authored or date.min, o.ref))),
     )
+
+
+def _reports_and_orders(b: _Builder, e: ParsedEntry) -> None:
+    if e.resource_type == "DiagnosticReport":
+        found = _report(b, e)
+        if found is not None:
+            b.reports.append(found)
+        return
+    placed = _order(b, e)
+    if placed is not None:
+        b.orders.append(placed)
 
 
 def _fold_duplicates(problems: Sequence[Condition]) -> tuple[Condition, ...]:

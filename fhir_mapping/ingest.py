@@ -16,7 +16,8 @@ Decisions:
 * Exactly one Patient (``required`` when none). Several distinct Patients: ``business-rule``:
   the bundle is valid FHIR, but this service plans for one person per bundle.
 * An unknown ``resourceType`` (``MedicationOrder``, misspellings, datatypes): ``not-supported``.
-* A Condition, MedicationRequest, Observation, AllergyIntolerance, Encounter or Immunization
+* A Condition, MedicationRequest, Observation, AllergyIntolerance, Encounter, Immunization,
+  DiagnosticReport or ServiceRequest
   whose subject (``patient`` for AllergyIntolerance and Immunization)
   does not resolve in the bundle is refused (``not-found`` at ``...resource.subject``); one that
   resolves to something other than the Patient: ``invalid``. The whole bundle is refused rather
@@ -107,6 +108,8 @@ PATIENT_LINKED: Final[Mapping[str, str]] = {
     "Observation": "subject",
     "Encounter": "subject",
     "Immunization": "patient",
+    "DiagnosticReport": "subject",
+    "ServiceRequest": "subject",
 }
 # Types whose entries must be citable (Type/id), because facts come from them.
 _NEEDS_REF: Final = frozenset({"Patient", "Medication", *PATIENT_LINKED})

@@ -229,9 +229,16 @@ def knowledge_coverage(profile: PatientProfile) -> Coverage:
     first use, so a process that never plans does not load the knowledge."""
     from inference.knowledge import analyse
     from inference.knowledge.coverage import assess
+    from inference.knowledge.presenting import gaps
 
     said = analyse(profile)  # cached per profile: the backend's own analysis
-    return replace(assess(profile), claims_checked=said.claims_checked, withheld=said.withheld)
+    cov = assess(profile)
+    return replace(
+        cov,
+        gaps=(*cov.gaps, *gaps(said.proposals)),
+        claims_checked=said.claims_checked,
+        withheld=said.withheld,
+    )
 
 
 def knowledge_options(profile: PatientProfile) -> Mapping[str, KnownOption]:

@@ -32,6 +32,7 @@ from service.record.vocabulary import LOINC_GROUPS
 
 from ._datafile import DATA_DIR, load_yaml
 from .facts import smoking_status
+from .reports_orders import outstanding, to_follow
 from .transitions import TRANSITIONS
 
 __all__ = [
@@ -43,7 +44,9 @@ __all__ = [
     "NoResult",
     "NotGiven",
     "NotUnderCare",
+    "OrderOutstanding",
     "Recent",
+    "ReportToFollow",
     "StoppedInStay",
     "TakenTogether",
     "care_service",
@@ -177,6 +180,24 @@ class NotUnderCare:
     kind: Literal["not-under-care"] = "not-under-care"
 
 
+@dataclass(frozen=True, slots=True)
+class ReportToFollow:
+    """``report`` (a DiagnosticReport reference) is released, recent, named by no order, and
+    was released after the record's last contact or recommends a further test."""
+
+    report: str
+    kind: Literal["report-to-follow"] = "report-to-follow"
+
+
+@dataclass(frozen=True, slots=True)
+class OrderOutstanding:
+    """``order`` (a ServiceRequest reference) is an active order whose due day has passed
+    with no report or result to answer it."""
+
+    order: str
+    kind: Literal["order-outstanding"] = "order-outstanding"
+
+
 Claim = (
     StoppedInStay
     | NoResult
@@ -186,6 +207,8 @@ Claim = (
     | Recent
     | NotGiven
     | NotUnderCare
+    | ReportToFollow
+    | OrderOutstanding
 )
 
 _OPS: Mapping[str, Callable[[float, float], bool]] = {
@@ -224,6 +247,16 @@ def check(claim: Claim, p: PatientProfile, plan_day: date, data: ClaimsFile = CL
         return _given(claim, p, plan_day, data)
     if isinstance(claim, NotUnderCare):
         return _under_care(claim, p, plan_day, data)
+    if isinstance(claim, ReportToFollow):
+        r = next((x for x in p.reports if x.ref == claim.report), None)
+        if r is None:
+            return "the report is not in the record"
+        return None if to_follow(r, p, plan_day) else "the report needs no follow-up"
+    if isinstance(claim, OrderOutstanding):
+        o = next((x for x in p.orders if x.ref == claim.order), None)
+        if o is None:
+            return "the order is not in the record"
+        return None if outstanding(o, p, plan_day) else "the order is answered or not yet due"
     days = (plan_day - claim.day).days
     return None if 0 <= days <= claim.within_days else f"{days} days before the plan day"
 

@@ -44,7 +44,9 @@ from .drugs import CLASS_LABELS
 from .facts import BloodPressure, MedFact, fmt, setting_of, without_tag
 from .parameters import param
 from .pregnancy import PREGNANCY
+from .presenting import name_unaddressed
 from .registry import Case, age_phrase, names, prob_ids, rule, run_rules
+from .report_net import follow_reports_and_orders
 from .roles import POOL, ROLE_BY_NAME
 from .rule_points import make_point as _point
 from .rule_points import rule_option
@@ -1248,6 +1250,10 @@ def _analyse(profile: PatientProfile, locale: Locale, _knowledge: KnowledgeStamp
     # Criteria after the rule functions: where both propose an activity, the rule's wording
     # (often more specific) leads and the points are united in one option.
     fired = apply_criteria([x for x in firing(active()) if x.id not in skip], c, o)
+    # The nets under the criteria: reports and orders left open, then (last, once every other
+    # line is known) the presenting problems no line addresses.
+    follow_reports_and_orders(c, o)
+    name_unaddressed(c, o)
     level, score, breakdown, dims = _complexity(c, base, o)
     problems = (*base, *sorted(o.problems, key=lambda p: p.id))
     proposals = _proposals(o, problems)

@@ -22,11 +22,17 @@ _CONDITIONS: Final = "Condition?patient={{context.patientId}}&clinical-status=ac
 _MEDICATIONS: Final = "MedicationRequest?patient={{context.patientId}}&status=active"
 _ALLERGIES: Final = "AllergyIntolerance?patient={{context.patientId}}"
 _OBSERVATIONS: Final = "Observation?patient={{context.patientId}}&_sort=-date&_count=30"
+# Reports, open orders and recent contacts: what the plan follows up, chases, and dates a
+# presenting problem or the last contact by.
+_REPORTS: Final = "DiagnosticReport?patient={{context.patientId}}&_sort=-date&_count=20"
+_ORDERS: Final = "ServiceRequest?patient={{context.patientId}}&status=active"
+_ENCOUNTERS: Final = "Encounter?patient={{context.patientId}}&_sort=-date&_count=10"
 
 _USAGE: Final = (
     "Needs the patient, active conditions and active medication requests, either prefetched or "
     "readable through fhirServer: with fhirAuthorization (scopes: Patient.read, Condition.read, "
-    "MedicationRequest.read, AllergyIntolerance.read, Observation.read), or an open server "
+    "MedicationRequest.read, AllergyIntolerance.read, Observation.read, DiagnosticReport.read, "
+    "ServiceRequest.read, Encounter.read), or an open server "
     "configured for the CDS client. Without either the "
     "service answers 412. Cards name the roles of the deliberating panel and their arguments; "
     "feedback (accepted / overridden with a reason) is recorded against the care plan, and an "
@@ -84,7 +90,15 @@ SERVICES: Final[Mapping[str, ServiceDefinition]] = MappingProxyType(
                     "the card summarises its top activities, the options awaiting a human "
                     "decision and any safety warning, and links to the full, contestable plan."
                 ),
-                prefetch=MappingProxyType({**_ORDER_PREFETCH, "observations": _OBSERVATIONS}),
+                prefetch=MappingProxyType(
+                    {
+                        **_ORDER_PREFETCH,
+                        "observations": _OBSERVATIONS,
+                        "reports": _REPORTS,
+                        "orders": _ORDERS,
+                        "encounters": _ENCOUNTERS,
+                    }
+                ),
                 required=frozenset({"patient", "conditions", "medications"}),
             ),
             ServiceDefinition(

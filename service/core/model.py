@@ -218,7 +218,8 @@ class Contestation:
     payload: Mapping[str, object] = field(default_factory=dict)
 
 
-GapKind = Literal["out-of-scope", "unrecognised", "missing-fact", "uncovered"]
+# "unaddressed": a presenting problem no line of the plan addresses (named in the plan too).
+GapKind = Literal["out-of-scope", "unrecognised", "missing-fact", "uncovered", "unaddressed"]
 
 
 @dataclass(frozen=True, slots=True)

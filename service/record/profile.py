@@ -19,6 +19,7 @@ from service.record.vocabulary import CVX
 
 __all__ = [
     "MAX_AGE_YEARS",
+    "REPORT_RELEASED",
     "Allergy",
     "Code",
     "Condition",
@@ -26,7 +27,9 @@ __all__ = [
     "Immunization",
     "Medication",
     "Observation",
+    "Order",
     "PatientProfile",
+    "Report",
     "SocialFact",
     "UnusedFact",
     "years_between",
@@ -64,6 +67,7 @@ class Condition:
     # Other Conditions recording the same active coded problem (same code, same statuses), folded
     # into this one; ``onset`` is the earliest of them.
     duplicates: tuple[str, ...] = ()
+    recorded: date | None = None  # ``recordedDate``: when the record first said it
 
     @property
     def active(self) -> bool:
@@ -103,6 +107,8 @@ class Medication:
     ends: date | None = None
     prior: str = ""
     encounter: str = ""
+    # The Conditions it was ordered for (``reasonReference`` that resolve in the bundle).
+    reasons: tuple[str, ...] = ()
 
     @property
     def active(self) -> bool:
@@ -125,6 +131,64 @@ class Observation:
     # The codings of a coded value (valueCodeableConcept), e.g. the SNOMED CT smoking status
     # of a LOINC 72166-2 observation; ``value_text`` is its text.
     value_codes: tuple[Code, ...] = ()
+    # The laboratory's flags (``interpretation``: H, L, HH, A ...), its notes' text, and the
+    # orders (ServiceRequest references) it answers (``basedOn``).
+    interpretation: tuple[Code, ...] = ()
+    note: str = ""
+    based_on: tuple[str, ...] = ()
+
+
+# DiagnosticReport statuses of a report whose result is released (no longer preliminary).
+REPORT_RELEASED = ("final", "amended", "corrected", "appended")
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """A DiagnosticReport: what was examined (``text``, ``codes``), its ``status``, the day of
+    the examination (``effective``) and of release (``issued``), the reporter's conclusion as
+    written (never rewritten: it is quoted) and coded, and the orders it answers (``based_on``,
+    ServiceRequest references)."""
+
+    ref: str
+    text: str
+    codes: tuple[Code, ...]
+    status: str
+    issued: date | None
+    effective: date | None = None
+    conclusion: str = ""
+    conclusion_codes: tuple[Code, ...] = ()
+    based_on: tuple[str, ...] = ()
+
+    @property
+    def released(self) -> bool:
+        return self.status in REPORT_RELEASED
+
+    @property
+    def day(self) -> date | None:
+        """The day the report was released, else the day of the examination."""
+        return self.issued or self.effective
+
+
+@dataclass(frozen=True, slots=True)
+class Order:
+    """A ServiceRequest: the test or procedure asked for (``text``, ``codes``), its ``status``
+    (active, completed, revoked...) and ``intent`` (order, plan, proposal...), the day it was
+    written (``authored``) and the day it is due (``occurrence[x]``: the date, or a period's
+    end), its category codes and the resources it names as its reason or support."""
+
+    ref: str
+    text: str
+    codes: tuple[Code, ...]
+    status: str
+    intent: str
+    authored: date | None
+    due: date | None = None
+    categories: tuple[Code, ...] = ()
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def active(self) -> bool:
+        return self.status == "active"
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +296,8 @@ class PatientProfile:
     # The day the plan is made (the request's day); None when the caller gave no time, and
     # then ``as_of`` stands in. Intervals a sentence states about "now" are counted to it.
     received: date | None = None
+    reports: tuple[Report, ...] = ()  # DiagnosticReports, oldest first
+    orders: tuple[Order, ...] = ()  # ServiceRequests, oldest first
 
     @property
     def plan_day(self) -> date:

@@ -27,7 +27,10 @@ from inference.knowledge.rules import analyse
 from inference.knowledge.site import install, load_site, shipped
 from tests.conftest import fixture_bundle
 
-RULES_PY = Path(__file__).resolve().parents[2] / "inference" / "knowledge" / "rules.py"
+KNOWLEDGE = Path(__file__).resolve().parents[2] / "inference" / "knowledge"
+RULES_PY = KNOWLEDGE / "rules.py"
+# The nets under the criteria take their points and options from the same file.
+NETS_PY = (KNOWLEDGE / "report_net.py", KNOWLEDGE / "presenting.py")
 # a point id ("falls.no-carer") or a parameter name ("bp.raised_systolic_mmhg")
 _DOTTED = re.compile(r"^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)+$")
 
@@ -52,12 +55,20 @@ def test_every_name_rules_use_is_in_the_data_and_every_entry_is_used() -> None:
     """Each dotted name in rules.py is a point of rule_points.yaml or a shipped parameter (a
     misspelt one is neither); each point and option of the file is named in rules.py."""
     tree = ast.parse(RULES_PY.read_text())
-    dotted = {s for s in _strings(tree) if _DOTTED.match(s)}
+    nets = [ast.parse(p.read_text()) for p in NETS_PY]
+    dotted = {s for t in (tree, *nets) for s in _strings(t) if _DOTTED.match(s)}
     points, params = set(rule_points().points), set(shipped_parameters())
     assert dotted - points - params == set()
     assert points - dotted == set(), "points no rule function makes"
     assert len(dotted & params) > 30
-    assert _option_keys(tree) == set(rule_points().options)
+    net_options = {
+        s
+        for t in nets
+        for n in ast.walk(t)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "rule_option"
+        for s in _strings(n.args[0])
+    }
+    assert _option_keys(tree) | net_options == set(rule_points().options)
 
 
 def _broken(tmp_path: Path, edit: str) -> Path:

@@ -1,0 +1,150 @@
+"""Presenting problems no line of the plan addresses, named in the plan and in its coverage.
+
+A problem is presenting when the record dates it within ``presenting.window_days`` of the plan
+day: a Condition the record keeps as a problem (``rules._record_problems`` accepted it) whose
+onset, else recorded date, is that recent, or the reason of a contact (an Encounter's
+``reasonReference`` Conditions and ``reasonCode``) that recent. One that no line cites (by its
+Condition or contact, or by its problem id) becomes "Not addressed by this plan: <problem>
+since <date>", and the same words are a gap of the coverage statement (``gaps``), so that the
+plan says what it did not reason about. Runs last (``rules.analyse``), after every other line;
+pure, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+
+from service.core.model import CoverageGap
+from service.record.profile import Condition, Encounter
+
+from .analysis import Output, ProblemCase, Proposal, rid
+from .claims import Recent, check
+from .criteria.interpret import day_words
+from .facts import without_tag
+from .parameters import param_int
+from .registry import Case
+from .rule_points import make_point, rule_option
+
+__all__ = ["PRESENTING", "PRESENTING_PREFIX", "gaps", "name_unaddressed"]
+
+PRESENTING = "net-presenting-problem"  # the lines' criterion id (timeframes.yaml)
+PRESENTING_PREFIX = "opt-presenting-problem-"
+_KEPT = frozenset({"chronic", "unrecognised"})  # record problems judged current and real
+_TITLE = "Not addressed by this plan: "
+
+
+@dataclass(frozen=True, slots=True)
+class _Presenting:
+    name: str
+    since: date
+    refs: tuple[str, ...]  # the Condition and/or the contact that records it
+    problem_id: str = ""
+
+
+def name_unaddressed(c: Case, o: Output) -> None:
+    """Add a line for each presenting problem that no line of ``o`` addresses and no active
+    medicine was ordered for (``MedicationRequest.reasonReference``: care already in place)."""
+    window = param_int("presenting.window_days")
+    addressed = _addressed(o) | {r for m in c.p.active_medications for r in m.reasons}
+    for x in _presenting(c, window):
+        if addressed & {*x.refs, x.problem_id}:
+            continue
+        o.claims_checked += 1
+        if check(Recent(x.since, window), c.p, c.p.plan_day) is not None:
+            o.withheld.append(f"{PRESENTING}:recent")
+            continue
+        o.proposals.append(_line(x, window))
+
+
+def gaps(proposals: Iterable[Proposal]) -> tuple[CoverageGap, ...]:
+    """The coverage gaps of a plan's unaddressed presenting problems (one per line), labelled
+    as the statement lists a gap ("new problem no line addresses: Headache since ...")."""
+    return tuple(
+        CoverageGap(
+            "unaddressed",
+            p.id,
+            "new problem no line addresses: " + p.title.removeprefix(_TITLE),
+            "assess it at this contact: no check of the knowledge reasoned about it",
+            False,
+            p.refs,
+        )
+        for p in proposals
+        if p.id.startswith(PRESENTING_PREFIX)
+    )
+
+
+def _addressed(o: Output) -> frozenset[str]:
+    return frozenset(
+        x
+        for p in o.proposals
+        for x in (*p.refs, *p.problem_ids, *(f for pt in p.points for f in pt.facts))
+    )
+
+
+def _recent(c: Case, day: date | None, window: int) -> bool:
+    return day is not None and 0 <= (c.p.plan_day - day).days <= window
+
+
+def _presenting(c: Case, window: int) -> list[_Presenting]:
+    kept: dict[str, ProblemCase] = {
+        ref: pc for pc in c.base if pc.initial == "accept" and pc.kind in _KEPT for ref in pc.refs
+    }
+    by_ref = {pr.ref: pr for pr in c.p.problems}
+    out: dict[str, _Presenting] = {}
+    for ref, pc in kept.items():
+        pr = by_ref.get(ref)
+        day = None if pr is None else pr.onset or pr.recorded
+        if pr is not None and day is not None and _recent(c, day, window):
+            out.setdefault(pc.id, _Presenting(pc.display, day, (ref,), pc.id))
+    for e in c.p.encounters:
+        day = e.start or e.end
+        if day is None or not _recent(c, day, window):
+            continue
+        for x in _reasons(e, day, by_ref, kept):
+            key = x.problem_id or f"{e.ref}#{x.name.lower()}"
+            out.setdefault(key, x)
+    return sorted(out.values(), key=lambda x: (x.since, x.name))
+
+
+def _reasons(
+    e: Encounter, day: date, by_ref: dict[str, Condition], kept: dict[str, ProblemCase]
+) -> list[_Presenting]:
+    """The problems a contact was for: the kept Conditions it names, else its coded reason."""
+    out: list[_Presenting] = []
+    for ref in e.reason_refs:
+        pc = kept.get(ref)
+        if pc is not None:
+            out.append(_Presenting(pc.display, day, (ref, e.ref), pc.id))
+    if out or not (e.reasons or e.reason_text):
+        return out
+    codes = {(x.system, x.code) for x in e.reasons}
+    for ref, pc in kept.items():
+        pr = by_ref.get(ref)
+        if pr is not None and codes & {(x.system, x.code) for x in pr.codes}:
+            return [_Presenting(pc.display, day, (ref, e.ref), pc.id)]
+    name = e.reason_text or next((x.display for x in e.reasons if x.display), "")
+    return [_Presenting(name, day, (e.ref,))] if name else []
+
+
+def _line(x: _Presenting, window: int) -> Proposal:
+    spec = rule_option("presenting-problem")
+    since = day_words(x.since)
+    name = without_tag(" ".join(x.name.split()))
+    point = make_point("presenting.not-addressed", x.refs, name=name, day=since, days=window)
+    return Proposal(
+        f"{PRESENTING_PREFIX}{rid(x.refs[0])}",
+        f"{_TITLE}{name} since {since}",
+        spec.category,
+        f"{name}, dated {since}, is within {window} days of this plan, and no other line "
+        "of the plan addresses it. Assess it and record a plan for it.",
+        x.refs,
+        (x.problem_id,) if x.problem_id else (),
+        (point,),
+        urgency=spec.urgency,
+        priority=spec.priority,
+        criteria=(PRESENTING,),
+        urgency_class=spec.urgency_class,
+        action="review",
+    )
