@@ -398,6 +398,19 @@ class ReviewSettings(_Group):
     session_ttl_s: int = Field(default=3600, ge=60, le=86_400)
     """How long a review session lasts."""
 
+    @field_validator("smart_issuers")
+    @classmethod
+    def _issuers(cls, value: str) -> str:
+        parse_issuers(value)  # ValueError naming the bad entry
+        return value
+
+    @field_validator("signing_key")
+    @classmethod
+    def _key(cls, value: str) -> str:
+        if value and len(value.encode("utf-8")) < 32:
+            raise ValueError("must be at least 32 bytes (HS256)")
+        return value
+
 
 class Settings(BaseModel):
     """Every setting, by group. Flat names (``triton_url``) are accepted too, as keyword
