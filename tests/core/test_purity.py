@@ -24,6 +24,7 @@ CORE = Path(service.core.__file__).parent
 REASONING = {
     "__init__.py",
     "_vector.py",
+    "arbitration.py",
     "arena.py",
     "contest.py",
     "document.py",
