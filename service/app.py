@@ -450,7 +450,7 @@ class CarePlanService:
         fresh = [t for t in parsed if t.task_id not in known]
         now = self.clock()
 
-        def recompute() -> tuple[Evaluation, Deliberation, Evaluation]:
+        def recompute() -> tuple[Deliberation, Evaluation]:
             actions = [
                 (t.action, t.task_id, t.actor, not_after(t.at, now) if t.at else now, t.reason)
                 for t in fresh
@@ -460,10 +460,9 @@ class CarePlanService:
             except TaskError as exc:
                 raise remap_core_error(exc, fresh) from exc
             checkpoint()
-            before = evaluate(d)
-            ev = evaluate(new_d, previous=before)
+            ev = evaluate(new_d)
             checkpoint()
-            return before, new_d, ev
+            return new_d, ev
 
         def write(
             new_d: Deliberation, ev: Evaluation
@@ -481,10 +480,10 @@ class CarePlanService:
             outcomes = rebase(at_source(outcomes, new_d), base)  # as the Bundle holds them
             return new_d, outcomes, written
 
-        before, new_d, ev = await self._cpu(recompute)
+        new_d, ev = await self._cpu(recompute)
         # every version says what it decided: its synthesis is written again (model calls
         # counted in the version's summary)
-        new_d, calls = await self.planner.resynthesise(before, new_d, ev)
+        new_d, calls = await self.planner.resynthesise(d, new_d, ev)
         new_d, outcomes, written = await self._cpu(write, new_d, ev)
         new_cid = careplan_id(plan_id, new_d.version)
         new_version = new_d.version

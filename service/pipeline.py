@@ -415,17 +415,18 @@ class Planner:
         )
 
     async def resynthesise(
-        self, before: Evaluation, d: Deliberation, ev: Evaluation
+        self, previous: Deliberation | Evaluation, d: Deliberation, ev: Evaluation
     ) -> tuple[Deliberation, tuple[ModelCall, ...]]:
         """``d`` (a contested version, evaluated in ``ev``) with a synthesis of its own, and the
         model calls that cost. The embedded backend rewrites it from the deliberation (no call);
         a model backend writes a new one only when the contestation changed an included option
-        (``included_outline``; ``before`` is the previous version's evaluation), from the
-        options and scores alone (the record is not kept with a plan). A failed call leaves the
-        previous narrative out, recorded as missing, rather than keep a text that is no longer
-        true."""
+        (``included_outline``; ``previous`` is the version contested, or its evaluation), from
+        the options and scores alone (the record is not kept with a plan). A failed call leaves
+        the previous narrative out, recorded as missing, rather than keep a text that is no
+        longer true."""
         if deterministic(self.experts):
             return replace(d, meta=replace(d.meta, synthesis=synthesise(d, ev))), ()
+        before = evaluate(previous) if isinstance(previous, Deliberation) else previous
         if not d.meta.synthesis or included_outline(before) == included_outline(ev):
             return d, ()
         run = _Run(1, self.call_deadline_s, None)
