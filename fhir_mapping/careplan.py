@@ -232,6 +232,8 @@ def _explanation(res: OptionResult, d: Deliberation) -> str:
     f = _fmt(res.score)
     if res.decided_by == "human":
         why = f"{res.decision}d by a human decision (score F = {f})"
+    elif res.reason:  # excluded by the plan's selection, whatever the score
+        why = f"F = {f}; not included: {res.reason}"
     elif not res.converged:
         why = (
             f"propagation did not converge in {res.iterations} iterations (last F = {f}): "

@@ -97,7 +97,6 @@ from inference.protocol import (
     Consult,
     Consultation,
     EvidenceDoc,
-    Judgement,
     KnownOption,
     Locale,
     ModelCall,
@@ -113,6 +112,7 @@ from inference.protocol import (
     Synthesize,
     UrgencyClass,
 )
+from service.core.arbitration import Grounding, VoteArgument, arbitrate
 from service.core.evaluation import PRIORITY_ORDER
 from service.core.model import ActionKind, Finding, Timeframe
 from service.errors import BackendTimeout, CanoeError, StepFailed
@@ -670,6 +670,8 @@ def _relate(
 def _arbitrate(
     profile: PatientProfile, problem: CandidateProblem, votes: Sequence[ProblemVote]
 ) -> Arbitration:
+    """CAMP eq. 7 (``service.core.arbitration``): each vote weighed as an argument, by its
+    confidence and where its quote stands against this record."""
     a = analyse(profile)
     texts = {t for _, t in a.fact_texts}
     confirmed = {
@@ -679,37 +681,25 @@ def _arbitrate(
     }
     pc = a.problem(problem.id)
     initial = pc.initial if pc else problem.initial
-    keep = refuse = 0.0
-    best: dict[str, tuple[float, str]] = {}
-    for v in sorted(votes, key=lambda v: (v.role, v.vote)):
-        if v.vote == "NEUTRAL":
-            continue
-        quote = v.quote.strip()
-        if quote and any(quote in t or t in quote for t in texts if t):
-            quality = 1.2 if any(c and c in quote for c in confirmed) else 1.0
-        else:
-            quality = 0.5 if quote else 0.3
-        w = max(0.0, min(1.0, v.confidence)) * quality
-        if v.vote == "KEEP":
-            keep += w
-        else:
-            refuse += w
-        if w > best.get(v.vote, (-1.0, ""))[0]:
-            best[v.vote] = (w, v.role)
-    summary = ", ".join(f"{k} led by {r} ({w:.2f})" for k, (w, r) in sorted(best.items()))
-    decision: Judgement
-    if keep - refuse > 0.05:
-        decision = "accept"
-    elif refuse - keep > 0.05:
-        decision = "reject"
-    else:
-        decision = initial
-    rationale = f"weighted KEEP {keep:.2f} vs REFUSE {refuse:.2f} ({summary}); " + (
-        "the attending's initial judgement decides the near-tie"
-        if abs(keep - refuse) <= 0.05
-        else f"{decision} on argument quality"
+    verdict = arbitrate(
+        (
+            VoteArgument(v.role, v.vote, v.confidence, _grounding(v.quote, texts, confirmed))
+            for v in votes
+        ),
+        initial,
     )
-    return Arbitration(problem.id, decision, rationale)
+    return Arbitration(problem.id, verdict.decision, verdict.rationale())
+
+
+def _grounding(quote: str, texts: set[str], confirmed: set[str]) -> Grounding:
+    """Where a vote's quote stands: in the record and naming a confirmed, coded condition; in
+    the record; not found in it; or absent."""
+    quote = quote.strip()
+    if not quote:
+        return "none"
+    if not any(quote in t or t in quote for t in texts if t):
+        return "unverified"
+    return "confirmed" if any(c and c in quote for c in confirmed) else "recorded"
 
 
 def _synthesize(

@@ -451,7 +451,7 @@ class CarePlanService:
         fresh = [t for t in parsed if t.task_id not in known]
         now = self.clock()
 
-        def recompute() -> tuple[Deliberation, list[dict[str, Any]], WrittenPlan]:
+        def recompute() -> tuple[Deliberation, Evaluation]:
             actions = [
                 (t.action, t.task_id, t.actor, not_after(t.at, now) if t.at else now, t.reason)
                 for t in fresh
@@ -463,6 +463,11 @@ class CarePlanService:
             checkpoint()
             ev = evaluate(new_d)
             checkpoint()
+            return new_d, ev
+
+        def write(
+            new_d: Deliberation, ev: Evaluation
+        ) -> tuple[Deliberation, list[dict[str, Any]], WrittenPlan]:
             new_cid = careplan_id(plan_id, new_d.version)
             outcomes = task_outcomes(
                 fresh,
@@ -476,7 +481,11 @@ class CarePlanService:
             outcomes = rebase(at_source(outcomes, new_d), base)  # as the Bundle holds them
             return new_d, outcomes, written
 
-        new_d, outcomes, written = await self._cpu(recompute)
+        new_d, ev = await self._cpu(recompute)
+        # every version says what it decided: its synthesis is written again (model calls
+        # counted in the version's summary)
+        new_d, calls = await self.planner.resynthesise(d, new_d, ev)
+        new_d, outcomes, written = await self._cpu(write, new_d, ev)
         new_cid = careplan_id(plan_id, new_d.version)
         new_version = new_d.version
         try:
@@ -497,6 +506,11 @@ class CarePlanService:
                         "tasks": len(fresh),
                         "replaces": version,
                         "clinician": summary_record(written.clinician),
+                        "tokens": {
+                            "model_calls": len(calls),
+                            "input": sum(c.input_tokens for c in calls),
+                            "output": sum(c.output_tokens for c in calls),
+                        },
                     },
                     task_ids=tuple(t.task_id for t in fresh),
                 ),

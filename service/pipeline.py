@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
+from datetime import date
 from typing import Any, Final, Protocol, TypeVar, cast, get_args
 
 from inference.protocol import (
@@ -69,6 +70,7 @@ from service.core.model import (
 from service.errors import BackendTimeout, BackendUnavailable, StepFailed
 from service.record.profile import PatientProfile
 from service.text.summary import Wording, display_names, fact_words, patient_words
+from service.text.synthesis import included_outline, synthesise
 from service.work import checkpoint
 
 __all__ = [
@@ -80,6 +82,7 @@ __all__ = [
     "Progress",
     "UsageLog",
     "candidate_from_option",
+    "deterministic",
     "knowledge_coverage",
     "knowledge_stamp",
     "new_plan_id",
@@ -396,11 +399,15 @@ class Planner:
         )
         evaluation = await run.stage("propagation", _now(evaluate, deliberation))
 
-        run.total += 1
-        synthesis = await run.stage(
-            "synthesis",
-            run.optional("synthesis", self._synthesize(profile, deliberation, evaluation, ctx)),
-        )
+        synthesis: str | None
+        if deterministic(x):  # the narrative is the deliberation's own words, no model call
+            synthesis = await run.stage("synthesis", _now(synthesise, deliberation, evaluation))
+        else:
+            run.total += 1
+            synthesis = await run.stage(
+                "synthesis",
+                run.optional("synthesis", self._synthesize(profile, deliberation, evaluation, ctx)),
+            )
         deliberation = replace(
             deliberation,
             meta=replace(deliberation.meta, missing=tuple(run.missing), synthesis=synthesis or ""),
@@ -413,6 +420,26 @@ class Planner:
             calls=tuple(run.usage.calls),
             timings=dict(run.timings),
         )
+
+    async def resynthesise(
+        self, previous: Deliberation | Evaluation, d: Deliberation, ev: Evaluation
+    ) -> tuple[Deliberation, tuple[ModelCall, ...]]:
+        """``d`` (a contested version, evaluated in ``ev``) with a synthesis of its own, and the
+        model calls that cost. The embedded backend rewrites it from the deliberation (no call);
+        a model backend writes a new one only when the contestation changed an included option
+        (``included_outline``; ``previous`` is the version contested, or its evaluation), from
+        the options and scores alone (the record is not kept with a plan). A failed call leaves
+        the previous narrative out, recorded as missing, rather than keep a text that is no
+        longer true."""
+        if deterministic(self.experts):
+            return replace(d, meta=replace(d.meta, synthesis=synthesise(d, ev))), ()
+        before = evaluate(previous) if isinstance(previous, Deliberation) else previous
+        if not d.meta.synthesis or included_outline(before) == included_outline(ev):
+            return d, ()
+        run = _Run(1, self.call_deadline_s, None)
+        text = await run.optional("synthesis", self._synthesize(_bare_profile(d), d, ev, run.ctx))
+        meta = replace(d.meta, synthesis=text or "", missing=(*d.meta.missing, *run.missing))
+        return replace(d, meta=meta), tuple(run.usage.calls)
 
     async def _retrieve(self, profile: PatientProfile) -> tuple[EvidenceDoc, ...]:
         return tuple(self.evidence_base.retrieve(profile, k=self.evidence_k))
@@ -606,6 +633,30 @@ class Planner:
             cand = candidate_from_option(o)
             (included if r.decision == "include" else excluded).append((cand, r.score))
         return await self.experts.run(Synthesize(profile, tuple(included), tuple(excluded)), ctx)
+
+
+def deterministic(experts: Experts) -> bool:
+    """True for the embedded backend (through any wrapper that keeps it as ``inner``): its
+    synthesis is ``service.text.synthesis``, written from the deliberation, with no model call."""
+    from inference.embedded import EmbeddedExperts
+
+    while not isinstance(experts, EmbeddedExperts):
+        inner = getattr(experts, "inner", None)
+        if inner is None:
+            return False
+        experts = inner
+    return True
+
+
+def _bare_profile(d: Deliberation) -> PatientProfile:
+    """The patient of a stored deliberation without the record (which a plan does not keep):
+    what a model's synthesis of a contested version is sent."""
+    day = (d.meta.created or "")[:10]
+    try:
+        as_of = date.fromisoformat(day)
+    except ValueError:
+        as_of = date.min
+    return PatientProfile(ref=d.patient_ref, sex="unknown", birth_date=None, as_of=as_of)
 
 
 def _spelled(options: tuple[Option, ...], wording: Wording) -> tuple[Option, ...]:

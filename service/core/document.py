@@ -179,6 +179,13 @@ def to_document(deliberation: Deliberation, ev: Evaluation | None = None) -> dic
                 "clashes": [_clash(c) for c in o.clashes],
             }
         )
+        if r.reason:  # derived, optional: only an option the selection excluded has one
+            options[-1]["reason"] = r.reason
+        if r.problems:  # derived, optional: the accepted problems it treats and their paths
+            paths: list[dict[str, object]] = [
+                {"problem_id": pid, "decided_by": how} for pid, how in r.problems
+            ]
+            options[-1]["problem_paths"] = paths
         if o.priority is not None:  # optional: older documents have none and stay as they were
             options[-1]["priority"] = o.priority
         if o.findings:  # optional, as priority
