@@ -44,6 +44,7 @@ from .facts import BloodPressure, MedFact, fmt, setting_of, without_tag
 from .parameters import param
 from .pregnancy import PREGNANCY
 from .registry import Case, age_phrase, names, prob_ids, rule, run_rules
+from .result_net import result_net
 from .roles import POOL, ROLE_BY_NAME
 from .rule_points import make_point as _point
 from .rule_points import rule_option
@@ -1245,6 +1246,7 @@ def _analyse(profile: PatientProfile, locale: Locale) -> Analysis:
     # Criteria after the rule functions: where both propose an activity, the rule's wording
     # (often more specific) leads and the points are united in one option.
     fired = apply_criteria([x for x in firing(active()) if x.id not in skip], c, o)
+    result_net(c, o)  # an abnormal recent result no line above cites becomes a line
     level, score, breakdown, dims = _complexity(c, base, o)
     problems = (*base, *sorted(o.problems, key=lambda p: p.id))
     proposals = _proposals(o, problems)

@@ -1,0 +1,412 @@
+"""The safety net for results: an abnormal recent result that no line of the plan rests on.
+
+The reference intervals and critical values are data (``data/reference_intervals.yaml``),
+validated when this module is imported. After the rule functions and the criteria have made
+their lines (``rules._analyse``), ``result_net`` looks at the latest result of each test of the
+file, dated within the file's window of the plan day: when it lies outside the interval that
+applies to this patient (sex, age, a condition on record, a medicine taken) and no line already
+cites a result of that test, it adds one line, "Review <test> <value> (<range>) on <date>: not
+addressed by any check", with the value before it where the record has one. A result in a unit
+the file does not list is not judged. ``critical_result`` tells the timeframes which result is at
+a critical value, so that every line resting on it is for today. Pure: no I/O after import, no
+clock (the plan day is the profile's).
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from service.record.profile import Observation, PatientProfile, years_between
+from service.record.vocabulary import LOINC_GROUPS
+
+from ._datafile import DATA_DIR, load_file, problems_message
+from .analysis import Output, Proposal
+from .conditions import GROUPS_BY_KEY, classify
+from .drugs import members
+from .facts import Facts, fmt
+from .rule_points import make_point, rule_option
+from .units import DAYS_PER_YEAR, MONTHS_PER_YEAR, RESULT_CONVERSIONS
+
+__all__ = [
+    "RESULTS",
+    "RESULTS_FILE",
+    "Abnormal",
+    "CriticalValue",
+    "Interval",
+    "LabTest",
+    "ResultsFile",
+    "abnormal_results",
+    "critical_result",
+    "in_interval_unit",
+    "interval_for",
+    "load_results",
+    "net_line",
+    "result_net",
+    "test_of",
+]
+
+RESULTS_FILE = DATA_DIR / "reference_intervals.yaml"
+_OPS: dict[str, Callable[[float, float], bool]] = {
+    ">=": operator.ge,
+    ">": operator.gt,
+    "<=": operator.le,
+    "<": operator.lt,
+}
+_LOINC = re.compile(r"^\d{1,7}-\d$")
+# The rule option the net's lines take their category, urgency and priority from, and the id
+# each line's option takes (one per test, so two abnormal tests are two lines).
+_OPTION = "review-abnormal-result"
+_POINT = "result-net.review"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Interval(_Strict):
+    """An adult reference interval and whom it is for; no bound at all (``note`` says why):
+    the test is not judged for that population."""
+
+    low: float | None = None
+    high: float | None = None
+    sex: Literal["male", "female", "any"] = "any"
+    min_age: int | None = Field(default=None, ge=0)  # None: the file's adult age
+    max_age: int | None = Field(default=None, ge=0)
+    conditions: tuple[str, ...] = ()  # only with one of these condition groups on record
+    taking: tuple[str, ...] = ()  # only while taking one of these (drug:, class:, flag:)
+    note: str = ""
+    source: str
+
+    @model_validator(mode="after")
+    def _bounds(self) -> Interval:
+        if self.low is not None and self.high is not None and self.low >= self.high:
+            raise ValueError(f"low {self.low} is not below high {self.high}")
+        if self.low is None and self.high is None and not self.note:
+            raise ValueError("an interval with no bound needs a 'note' saying why")
+        return self
+
+    @property
+    def judged(self) -> bool:
+        return self.low is not None or self.high is not None
+
+
+class CriticalValue(_Strict):
+    """A value at or beyond which (``op``) the result is acted on today, and the first step."""
+
+    op: Literal[">=", ">", "<=", "<"]
+    value: float
+    first_step: str = Field(min_length=1)
+    source: str
+    unless: tuple[str, ...] = ()  # condition groups with which the value is expected
+
+
+class LabTest(_Strict):
+    id: str = Field(pattern=r"^[a-z][a-z0-9-]*$")
+    name: str = Field(min_length=1)
+    group: str | None = None
+    loinc: tuple[str, ...] = ()
+    unit: str
+    units: dict[str, str] = Field(min_length=1)
+    intervals: tuple[Interval, ...] = Field(min_length=1)
+    critical: tuple[CriticalValue, ...] = ()
+    # Tests that speak for this one (an eGFR is worked out from the creatinine): a line on one
+    # of them, or one of them abnormal too, and this test gets no line of its own.
+    covered_by: tuple[str, ...] = ()
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        group = LOINC_GROUPS.get(self.group, ()) if self.group else ()
+        return tuple(dict.fromkeys((*group, *self.loinc)))
+
+
+class Window(_Strict):
+    months: int = Field(gt=0)
+    source: str
+
+
+class ResultsFile(_Strict):
+    version: str
+    sources: dict[str, str] = Field(min_length=1)
+    window: Window
+    adult_from_years: int = Field(gt=0)
+    tests: tuple[LabTest, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _references(self) -> ResultsFile:
+        problems: list[str] = []
+        seen_ids: set[str] = set()
+        seen_codes: dict[str, str] = {}
+        for t in self.tests:
+            problems += _test_problems(t, self.sources)
+            if t.id in seen_ids:
+                problems.append(f"tests[{t.id}]: listed twice")
+            seen_ids.add(t.id)
+            for code in t.codes:
+                if code in seen_codes:
+                    problems.append(f"tests[{t.id}]: code {code} is also {seen_codes[code]}'s")
+                seen_codes[code] = t.id
+        problems += [
+            f"tests[{t.id}]: covered_by names unknown test {x!r}"
+            for t in self.tests
+            for x in t.covered_by
+            if x not in seen_ids
+        ]
+        if self.window.source not in self.sources:
+            problems.append(f"window: unknown source {self.window.source!r}")
+        if problems:
+            raise ValueError(problems_message(problems))
+        return self
+
+
+def _norm(unit: str) -> str:
+    """A unit as the file writes it: lower case, "u" for micro, no spaces."""
+    return unit.strip().lower().replace("µ", "u").replace("μ", "u").replace(" ", "")
+
+
+def _test_problems(t: LabTest, sources: dict[str, str]) -> list[str]:
+    where = f"tests[{t.id}]"
+    out: list[str] = []
+    if t.group is not None and t.group not in LOINC_GROUPS:
+        out.append(f"{where}: {t.group!r} is no LOINC group")
+    if not t.codes:
+        out.append(f"{where}: names no LOINC group and no code")
+    out += [f"{where}: bad LOINC code {c!r}" for c in t.loinc if not _LOINC.match(c)]
+    for unit, conversion in t.units.items():
+        if unit != _norm(unit):
+            out.append(f"{where}: unit {unit!r} is not written as {_norm(unit)!r}")
+        if conversion not in RESULT_CONVERSIONS:
+            out.append(f"{where}: unknown conversion {conversion!r} (units.RESULT_CONVERSIONS)")
+    if t.units.get(_norm(t.unit)) != "same":
+        out.append(f"{where}: units must map the test's own unit {t.unit!r} to 'same'")
+    cited = [*(i.source for i in t.intervals), *(c.source for c in t.critical)]
+    out += [f"{where}: unknown source {s!r}" for s in cited if s not in sources]
+    groups = [g for i in t.intervals for g in i.conditions] + [
+        g for c in t.critical for g in c.unless
+    ]
+    out += [f"{where}: unknown condition group {g!r}" for g in groups if g not in GROUPS_BY_KEY]
+    specs = [s for i in t.intervals for s in i.taking]
+    out += [f"{where}: unknown drug spec {s!r}" for s in specs if not members(s)]
+    return out
+
+
+def load_results(path: Path = RESULTS_FILE) -> ResultsFile:
+    """Read and validate the reference intervals (``KnowledgeFileError`` names what is wrong)."""
+    return load_file(path, ResultsFile)
+
+
+RESULTS = load_results()
+_BY_CODE = {code: t for t in RESULTS.tests for code in t.codes}
+
+
+def test_of(loinc: str, data: ResultsFile = RESULTS) -> LabTest | None:
+    """The test of the file that a LOINC code reports, None when none does."""
+    if data is RESULTS:
+        return _BY_CODE.get(loinc)
+    return next((t for t in data.tests if loinc in t.codes), None)
+
+
+def in_interval_unit(t: LabTest, value: float, unit: str) -> float | None:
+    """``value`` in ``unit`` converted into the unit the test's numbers are written in; None
+    when the file lists no conversion for ``unit`` (the result is then not judged)."""
+    name = t.units.get(_norm(unit))
+    if name is None:
+        return None
+    factor, offset = RESULT_CONVERSIONS[name]
+    return value * factor + offset
+
+
+def _in_record_unit(t: LabTest, value: float, unit: str) -> float:
+    """The inverse of ``in_interval_unit``: a bound written in the test's unit, in ``unit``."""
+    factor, offset = RESULT_CONVERSIONS[t.units[_norm(unit)]]
+    return (value - offset) / factor
+
+
+def _age_on(p: PatientProfile, day: date) -> int | None:
+    return years_between(p.birth_date, day) if p.birth_date is not None else None
+
+
+def interval_for(t: LabTest, f: Facts, day: date, data: ResultsFile = RESULTS) -> Interval | None:
+    """The first interval of ``t`` that applies to the patient of ``f`` on ``day`` (sex, age,
+    condition, medicine); None when none does (a child, an unknown sex where the interval is
+    sex-specific): the result is then not judged."""
+    age = _age_on(f.p, day)
+    for i in t.intervals:
+        low_age = data.adult_from_years if i.min_age is None else i.min_age
+        if age is None or age < low_age or (i.max_age is not None and age > i.max_age):
+            continue
+        if i.sex != "any" and i.sex != f.p.sex:
+            continue
+        if i.conditions and not any(f.active(g) for g in i.conditions):
+            continue
+        if i.taking and not any(f.with_spec(s) for s in i.taking):
+            continue
+        return i
+    return None
+
+
+def _decimals(bound: float) -> int:
+    """The decimals ``bound`` is written with (2.5 -> 1, 354 -> 0)."""
+    exponent = Decimal(repr(bound)).normalize().as_tuple().exponent
+    return max(0, -int(exponent))
+
+
+def _at(bound: float, value: float) -> float:
+    """``value`` at the precision ``bound`` is written with: a result converted from another
+    unit (magnesium 1.7 mg/dL is 0.699 mmol/L) is judged as the bound states it (0.7)."""
+    return round(value, _decimals(bound))
+
+
+def _outside(i: Interval, value: float) -> bool:
+    """Below ``low`` or above ``high``, each compared at its own precision."""
+    below = i.low is not None and _at(i.low, value) < i.low
+    return below or (i.high is not None and _at(i.high, value) > i.high)
+
+
+@dataclass(frozen=True, slots=True)
+class Abnormal:
+    """The latest result of ``test`` outside ``interval``, and the result before it (if any)."""
+
+    test: LabTest
+    obs: Observation
+    interval: Interval
+    previous: Observation | None
+
+
+def _value(t: LabTest, o: Observation) -> float | None:
+    return None if o.value is None else in_interval_unit(t, o.value, o.unit)
+
+
+def abnormal_results(f: Facts, data: ResultsFile = RESULTS) -> tuple[Abnormal, ...]:
+    """For each test of the file, its latest result within the window of the plan day when it
+    lies outside the interval that applies; in the file's order."""
+    found = (_abnormal(t, f, data) for t in data.tests)
+    return tuple(a for a in found if a is not None)
+
+
+def _series(t: LabTest, p: PatientProfile) -> list[Observation]:
+    """Every dated numeric result of ``t``, the readings and the latest per code."""
+    series = [o for o in p.series(t.codes) if o.effective is not None]
+    latest = [o for o in p.observations if o.loinc in t.codes and o.value is not None]
+    return series + [o for o in latest if o.effective is not None and o not in series]
+
+
+def _abnormal(t: LabTest, f: Facts, data: ResultsFile) -> Abnormal | None:
+    series = _series(t, f.p)
+    if not series:
+        return None
+    latest = max(series, key=lambda o: o.effective or date.min)
+    day = latest.effective or f.p.plan_day
+    value = _value(t, latest)
+    window_days = data.window.months * DAYS_PER_YEAR / MONTHS_PER_YEAR
+    if value is None or not 0 <= (f.p.plan_day - day).days <= window_days:
+        return None
+    interval = interval_for(t, f, day, data)
+    if interval is None or not interval.judged or not _outside(interval, value):
+        return None
+    earlier = [o for o in series if (o.effective or date.min) < day and _value(t, o) is not None]
+    previous = max(earlier, key=lambda o: o.effective or date.min) if earlier else None
+    return Abnormal(t, latest, interval, previous)
+
+
+def _range(a: Abnormal) -> str:
+    """The interval in the unit of the result: "133-146 mmol/L", "up to 21 mg/dL"."""
+    i, t, unit = a.interval, a.test, a.obs.unit
+    low = fmt(_in_record_unit(t, i.low, unit)) if i.low is not None else ""
+    high = fmt(_in_record_unit(t, i.high, unit)) if i.high is not None else ""
+    if low and high:
+        return f"{low}-{high} {unit}".strip()
+    return f"up to {high} {unit}".strip() if high else f"{low} {unit} or more".replace("  ", " ")
+
+
+def _trend(a: Abnormal) -> str:
+    """ ", up from 4.9 on <date>" (the earlier value in the latest's unit); "" when none."""
+    prev = a.previous
+    if prev is None or prev.effective is None:
+        return ""
+    before, now = _value(a.test, prev), _value(a.test, a.obs)
+    if before is None or now is None:
+        return ""
+    shown = fmt(_in_record_unit(a.test, before, a.obs.unit))
+    word = "up from" if now > before else "down from" if now < before else "unchanged from"
+    return f", {word} {shown} on {prev.effective.isoformat()}"
+
+
+def net_line(a: Abnormal) -> str:
+    """The plan line: "Review <test> <value> (<range>) on <date>[, up from ...]: not addressed
+    by any check"."""
+    day = a.obs.effective.isoformat() if a.obs.effective is not None else "an unknown date"
+    value = f"{fmt(a.obs.value)} {a.obs.unit}".strip()
+    return (
+        f"Review {a.test.name} {value} ({_range(a)}) on {day}{_trend(a)}: "
+        "not addressed by any check"
+    )
+
+
+def _cited(proposals: Iterable[Proposal]) -> set[str]:
+    return {r for p in proposals for r in (*p.refs, *(f for pt in p.points for f in pt.facts))}
+
+
+def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
+    """Add a line for each abnormal recent result of a test no line of ``o`` cites a result
+    of (a criterion or rule that read the test explains it; the net does not repeat it)."""
+    cited = _cited(o.proposals)
+    spec = rule_option(_OPTION)
+    found = abnormal_results(f, data)
+    abnormal = {a.test.id for a in found}
+    by_id = {t.id: t for t in data.tests}
+    for a in found:
+        tests = (a.test, *(by_id[x] for x in a.test.covered_by))
+        codes = {code for t in tests for code in t.codes}
+        test_refs = {r.ref for r in (*f.p.readings, *f.p.observations) if r.loinc in codes}
+        if test_refs & cited or abnormal & set(a.test.covered_by):
+            continue
+        facts = tuple(x.ref for x in (a.obs, a.previous) if x is not None)
+        source = data.sources[a.interval.source]
+        value = f"{fmt(a.obs.value)} {a.obs.unit}".strip()
+        point = make_point(_POINT, facts, test=a.test.name, value=value, range=_range(a))
+        o.proposals.append(
+            Proposal(
+                f"{spec.id}-{a.test.id}",
+                net_line(a),
+                spec.category,
+                f"{a.test.name} is outside its reference interval ({_range(a)}; {source}), "
+                "and no other line of this plan rests on it: decide whether to repeat it, look "
+                "for a cause or act, and record the decision.",
+                facts,
+                (),
+                (point,),
+                None,
+                None,
+                spec.urgency,
+                spec.priority,
+                urgency_class=spec.urgency_class,
+                answers=spec.answers,
+            )
+        )
+
+
+def critical_result(
+    profile: PatientProfile, o: Observation, data: ResultsFile = RESULTS
+) -> tuple[str, str, str] | None:
+    """(test id, first step, source) of the first critical value of the file that ``o``
+    reaches, in the unit of the file; None when none does (or the unit is not listed)."""
+    t = test_of(o.loinc, data)
+    if t is None or not t.critical or o.value is None:
+        return None
+    value = in_interval_unit(t, o.value, o.unit)
+    if value is None:
+        return None
+    groups = {g for pr in profile.active_problems for g in classify(pr)}
+    for c in t.critical:
+        if _OPS[c.op](_at(c.value, value), c.value) and not groups & set(c.unless):
+            return t.id, c.first_step, data.sources[c.source]
+    return None
