@@ -19,7 +19,6 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
-from decimal import Decimal
 from pathlib import Path
 from typing import Literal
 
@@ -115,6 +114,9 @@ class LabTest(_Strict):
     group: str | None = None
     loinc: tuple[str, ...] = ()
     unit: str
+    # the decimals a laboratory reports the test with in ``unit``: a result converted from
+    # another unit is rounded to them before it is judged
+    decimals: int = Field(ge=0)
     units: dict[str, str] = Field(min_length=1)
     intervals: tuple[Interval, ...] = Field(min_length=1)
     critical: tuple[CriticalValue, ...] = ()
@@ -220,8 +222,12 @@ def in_interval_unit(t: LabTest, value: float, unit: str) -> float | None:
     name = t.units.get(_norm(unit))
     if name is None:
         return None
+    if name == "same":
+        return value
     factor, offset = RESULT_CONVERSIONS[name]
-    return value * factor + offset
+    # judged at the precision the test is reported at in its own unit: magnesium 1.7 mg/dL is
+    # 0.699 mmol/L, reported 0.70, at the lower limit and not below it
+    return round(value * factor + offset, t.decimals)
 
 
 def _in_record_unit(t: LabTest, value: float, unit: str) -> float:
@@ -253,22 +259,8 @@ def interval_for(t: LabTest, f: Facts, day: date, data: ResultsFile = RESULTS) -
     return None
 
 
-def _decimals(bound: float) -> int:
-    """The decimals ``bound`` is written with (2.5 -> 1, 354 -> 0)."""
-    exponent = Decimal(repr(bound)).normalize().as_tuple().exponent
-    return max(0, -int(exponent))
-
-
-def _at(bound: float, value: float) -> float:
-    """``value`` at the precision ``bound`` is written with: a result converted from another
-    unit (magnesium 1.7 mg/dL is 0.699 mmol/L) is judged as the bound states it (0.7)."""
-    return round(value, _decimals(bound))
-
-
 def _outside(i: Interval, value: float) -> bool:
-    """Below ``low`` or above ``high``, each compared at its own precision."""
-    below = i.low is not None and _at(i.low, value) < i.low
-    return below or (i.high is not None and _at(i.high, value) > i.high)
+    return (i.low is not None and value < i.low) or (i.high is not None and value > i.high)
 
 
 @dataclass(frozen=True, slots=True)
@@ -407,6 +399,6 @@ def critical_result(
         return None
     groups = {g for pr in profile.active_problems for g in classify(pr)}
     for c in t.critical:
-        if _OPS[c.op](_at(c.value, value), c.value) and not groups & set(c.unless):
+        if _OPS[c.op](value, c.value) and not groups & set(c.unless):
             return t.id, c.first_step, data.sources[c.source]
     return None
