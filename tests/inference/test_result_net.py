@@ -319,7 +319,7 @@ def test_the_shipped_file_loads_and_every_conversion_is_known() -> None:
 @pytest.mark.parametrize(
     ("old", "new", "problem"),
     [
-        ("units: {\"mmol/l\": same, \"meq/l\": same}", "units: {\"mmol/l\": nope}", "conversion"),
+        ('units: {"mmol/l": same, "meq/l": same}', 'units: {"mmol/l": nope}', "conversion"),
         ("source: harmony-2011}", "source: nobody}", "unknown source"),
         ("group: sodium", "group: natrium", "no LOINC group"),
         ("low: 133, high: 146", "low: 146, high: 133", "not below"),
