@@ -28,16 +28,33 @@ from service.record.profile import Observation, PatientProfile, years_between
 from service.record.vocabulary import LOINC_GROUPS
 
 from ._datafile import DATA_DIR, load_file, problems_message
-from .analysis import Output, Proposal
+from .analysis import Output, Point, Proposal
 from .conditions import GROUPS_BY_KEY, classify
 from .drugs import members
 from .facts import Facts, fmt
-from .rule_points import make_point, rule_option
-from .units import DAYS_PER_YEAR, MONTHS_PER_YEAR, RESULT_CONVERSIONS
+from .rule_points import RuleOption, RulePoint
+from .units import (
+    BILIRUBIN_UMOL_L_PER_MG_DL,
+    CALCIUM_MG_DL_PER_MMOL_L,
+    CREATININE_UMOL_L_PER_MG_DL,
+    DAYS_PER_YEAR,
+    FREE_T4_PMOL_L_PER_NG_DL,
+    GLUCOSE_MG_DL_PER_MMOL_L,
+    HBA1C_IFCC_PER_NGSP,
+    HBA1C_NGSP_OFFSET,
+    MAGNESIUM_MG_DL_PER_MMOL_L,
+    ML_PER_L,
+    MONTHS_PER_YEAR,
+    PER_DL_PER_L,
+    PER_UL_PER_THOUSAND_PER_UL,
+    PHOSPHATE_MG_DL_PER_MMOL_L,
+    UREA_NITROGEN_MG_DL_PER_MMOL_L,
+)
 
 __all__ = [
     "RESULTS",
     "RESULTS_FILE",
+    "RESULT_CONVERSIONS",
     "Abnormal",
     "CriticalValue",
     "Interval",
@@ -60,11 +77,25 @@ _OPS: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le,
     "<": operator.lt,
 }
+# How a result in another unit becomes the unit its reference interval is written in, by the
+# name ``data/reference_intervals.yaml`` gives the conversion, from the factors of ``units.py``:
+# (factor, offset), so that value_in_interval_unit = value x factor + offset.
+RESULT_CONVERSIONS: dict[str, tuple[float, float]] = {
+    "same": (1.0, 0.0),
+    "per-dl-to-per-l": (PER_DL_PER_L, 0.0),
+    "per-ml-to-per-l": (ML_PER_L, 0.0),
+    "per-ul-to-per-nl": (1.0 / PER_UL_PER_THOUSAND_PER_UL, 0.0),
+    "glucose-mg-dl": (1.0 / GLUCOSE_MG_DL_PER_MMOL_L, 0.0),
+    "creatinine-mg-dl": (CREATININE_UMOL_L_PER_MG_DL, 0.0),
+    "urea-nitrogen-mg-dl": (1.0 / UREA_NITROGEN_MG_DL_PER_MMOL_L, 0.0),
+    "calcium-mg-dl": (1.0 / CALCIUM_MG_DL_PER_MMOL_L, 0.0),
+    "magnesium-mg-dl": (1.0 / MAGNESIUM_MG_DL_PER_MMOL_L, 0.0),
+    "phosphate-mg-dl": (1.0 / PHOSPHATE_MG_DL_PER_MMOL_L, 0.0),
+    "bilirubin-mg-dl": (BILIRUBIN_UMOL_L_PER_MG_DL, 0.0),
+    "free-t4-ng-dl": (FREE_T4_PMOL_L_PER_NG_DL, 0.0),
+    "hba1c-percent": (HBA1C_IFCC_PER_NGSP, -HBA1C_NGSP_OFFSET * HBA1C_IFCC_PER_NGSP),
+}
 _LOINC = re.compile(r"^\d{1,7}-\d$")
-# The rule option the net's lines take their category, urgency and priority from, and the id
-# each line's option takes (one per test, so two abnormal tests are two lines).
-_OPTION = "review-abnormal-result"
-_POINT = "result-net.review"
 
 
 class _Strict(BaseModel):
@@ -135,10 +166,17 @@ class Window(_Strict):
     source: str
 
 
+class Line(RuleOption):
+    """The net's line: its option (the id each test's line extends) and the GP's point."""
+
+    point: RulePoint
+
+
 class ResultsFile(_Strict):
     version: str
     sources: dict[str, str] = Field(min_length=1)
     window: Window
+    line: Line
     adult_from_years: int = Field(gt=0)
     tests: tuple[LabTest, ...] = Field(min_length=1)
 
@@ -351,7 +389,7 @@ def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
     """Add a line for each abnormal recent result of a test no line of ``o`` cites a result
     of (a criterion or rule that read the test explains it; the net does not repeat it)."""
     cited = _cited(o.proposals)
-    spec = rule_option(_OPTION)
+    spec = data.line
     found = abnormal_results(f, data)
     abnormal = {a.test.id for a in found}
     by_id = {t.id: t for t in data.tests}
@@ -364,7 +402,7 @@ def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
         facts = tuple(x.ref for x in (a.obs, a.previous) if x is not None)
         source = data.sources[a.interval.source]
         value = f"{fmt(a.obs.value)} {a.obs.unit}".strip()
-        point = make_point(_POINT, facts, test=a.test.name, value=value, range=_range(a))
+        point = _point(spec.point, facts, test=a.test.name, value=value, range=_range(a))
         o.proposals.append(
             Proposal(
                 f"{spec.id}-{a.test.id}",
@@ -384,6 +422,21 @@ def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
                 answers=spec.answers,
             )
         )
+
+
+def _point(p: RulePoint, facts: tuple[str, ...], **values: str) -> Point:
+    return Point(
+        p.role,
+        p.stance,
+        p.text.format(**values),
+        facts,
+        p.evidence,
+        p.strength,
+        harm=p.harm,
+        recent=p.recent,
+        themes=p.themes,
+        concern=p.concern,
+    )
 
 
 def critical_result(

@@ -36,7 +36,6 @@ __all__ = [
     "PER_DL_PER_L",
     "PER_UL_PER_THOUSAND_PER_UL",
     "PHOSPHATE_MG_DL_PER_MMOL_L",
-    "RESULT_CONVERSIONS",
     "TWO_DECIMALS_BELOW",
     "UREA_NITROGEN_MG_DL_PER_MMOL_L",
     "WHOLE_NUMBERS_FROM",
@@ -99,22 +98,3 @@ MONTHS_PER_YEAR = 12
 
 # A fortnight in days (a dose taken once every two weeks).
 DAYS_PER_FORTNIGHT = 14
-
-# How a result in another unit becomes the unit its reference interval is written in, by the
-# name ``data/reference_intervals.yaml`` gives the conversion: (factor, offset), so that
-# value_in_interval_unit = value x factor + offset.
-RESULT_CONVERSIONS: dict[str, tuple[float, float]] = {
-    "same": (1.0, 0.0),
-    "per-dl-to-per-l": (PER_DL_PER_L, 0.0),
-    "per-ml-to-per-l": (ML_PER_L, 0.0),
-    "per-ul-to-per-nl": (1.0 / PER_UL_PER_THOUSAND_PER_UL, 0.0),
-    "glucose-mg-dl": (1.0 / GLUCOSE_MG_DL_PER_MMOL_L, 0.0),
-    "creatinine-mg-dl": (CREATININE_UMOL_L_PER_MG_DL, 0.0),
-    "urea-nitrogen-mg-dl": (1.0 / UREA_NITROGEN_MG_DL_PER_MMOL_L, 0.0),
-    "calcium-mg-dl": (1.0 / CALCIUM_MG_DL_PER_MMOL_L, 0.0),
-    "magnesium-mg-dl": (1.0 / MAGNESIUM_MG_DL_PER_MMOL_L, 0.0),
-    "phosphate-mg-dl": (1.0 / PHOSPHATE_MG_DL_PER_MMOL_L, 0.0),
-    "bilirubin-mg-dl": (BILIRUBIN_UMOL_L_PER_MG_DL, 0.0),
-    "free-t4-ng-dl": (FREE_T4_PMOL_L_PER_NG_DL, 0.0),
-    "hba1c-percent": (HBA1C_IFCC_PER_NGSP, -HBA1C_NGSP_OFFSET * HBA1C_IFCC_PER_NGSP),
-}

@@ -9,6 +9,7 @@ the trend and critical wording in both unit systems.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import date, timedelta
 from decimal import Decimal
@@ -16,12 +17,14 @@ from pathlib import Path
 
 import pytest
 
+import inference
 from inference.embedded import known_options
 from inference.knowledge import analyse
 from inference.knowledge._datafile import KnowledgeFileError
 from inference.knowledge.analysis import Output, Point, Proposal
 from inference.knowledge.facts import Facts
 from inference.knowledge.result_net import (
+    RESULT_CONVERSIONS,
     RESULTS,
     RESULTS_FILE,
     LabTest,
@@ -31,7 +34,6 @@ from inference.knowledge.result_net import (
     load_results,
     result_net,
 )
-from inference.knowledge.units import RESULT_CONVERSIONS
 from service.record.profile import Code, Medication, Observation, PatientProfile
 from service.record.vocabulary import RXNORM
 
@@ -333,3 +335,19 @@ def test_a_bad_file_is_refused_by_name(tmp_path: Path, old: str, new: str, probl
     bad.write_text(text.replace(old, new, 1))
     with pytest.raises(KnowledgeFileError, match=problem):
         load_results(bad)
+
+
+def test_the_line_cites_evidence_that_exists() -> None:
+    evidence = json.loads((Path(inference.__file__).parent / "evidence_base.json").read_text())
+    ids = {d["id"] for d in evidence["documents"]}
+    assert set(RESULTS.line.point.evidence) <= ids
+
+
+@pytest.mark.parametrize(
+    ("born", "judged"), [(date(2008, 11, 20), True), (date(2008, 11, 21), False)]
+)
+def test_the_adult_age_is_an_edge(born: date, judged: bool) -> None:
+    """18 on the result's day: judged; a day short of it: not (the intervals are adult ones)."""
+    assert RESULTS.adult_from_years == 18
+    p = profile(obs("k", "6298-4", 5.8, "mmol/L"), born=born)
+    assert (f"{NET}potassium" in net_lines(p)) == judged
