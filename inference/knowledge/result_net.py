@@ -400,7 +400,6 @@ def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
         if test_refs & cited or abnormal & set(a.test.covered_by):
             continue
         facts = tuple(x.ref for x in (a.obs, a.previous) if x is not None)
-        source = data.sources[a.interval.source]
         value = f"{fmt(a.obs.value)} {a.obs.unit}".strip()
         point = _point(spec.point, facts, test=a.test.name, value=value, range=_range(a))
         o.proposals.append(
@@ -408,9 +407,9 @@ def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
                 f"{spec.id}-{a.test.id}",
                 net_line(a),
                 spec.category,
-                f"{a.test.name} is outside its reference interval ({_range(a)}; {source}), "
-                "and no other line of this plan rests on it: decide whether to repeat it, look "
-                "for a cause or act, and record the decision.",
+                f"{a.test.name} {value} is outside its reference interval ({_range(a)}) and no "
+                "other line of this plan rests on it: decide whether to repeat it, look for a "
+                "cause or act, and record the decision.",
                 facts,
                 (),
                 (point,),
