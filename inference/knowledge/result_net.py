@@ -68,6 +68,7 @@ __all__ = [
     "net_line",
     "result_net",
     "test_of",
+    "unaddressed",
 ]
 
 RESULTS_FILE = DATA_DIR / "reference_intervals.yaml"
@@ -154,6 +155,9 @@ class LabTest(_Strict):
     # Tests that speak for this one (an eGFR is worked out from the creatinine): a line on one
     # of them, or one of them abnormal too, and this test gets no line of its own.
     covered_by: tuple[str, ...] = ()
+    # Condition groups of the problem the result shows (a low glucose is a hypoglycaemia): a
+    # line citing a condition of one of them addresses the result.
+    problems: tuple[str, ...] = ()
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -163,6 +167,9 @@ class LabTest(_Strict):
 
 class Window(_Strict):
     months: int = Field(gt=0)
+    # a critical value older than this (days before the plan day) is no longer for today: it
+    # was acted on when reported, or it is a line like any other abnormal result
+    critical_days: int = Field(ge=0)
     source: str
 
 
@@ -232,6 +239,7 @@ def _test_problems(t: LabTest, sources: dict[str, str]) -> list[str]:
     groups = [g for i in t.intervals for g in i.conditions] + [
         g for c in t.critical for g in c.unless
     ]
+    groups += list(t.problems)
     out += [f"{where}: unknown condition group {g!r}" for g in groups if g not in GROUPS_BY_KEY]
     specs = [s for i in t.intervals for s in i.taking]
     out += [f"{where}: unknown drug spec {s!r}" for s in specs if not members(s)]
@@ -358,16 +366,20 @@ def _range(a: Abnormal) -> str:
 
 
 def _trend(a: Abnormal) -> str:
-    """ ", up from 4.9 on <date>" (the earlier value in the latest's unit); "" when none."""
-    prev = a.previous
-    if prev is None or prev.effective is None:
+    """ ", up from 4.9 on <date>": the earlier value as recorded when in the same unit, else
+    converted into the latest's unit; "" when there is none."""
+    prev, latest = a.previous, a.obs
+    if prev is None or prev.effective is None or prev.value is None or latest.value is None:
         return ""
-    before, now = _value(a.test, prev), _value(a.test, a.obs)
-    if before is None or now is None:
-        return ""
-    shown = fmt(_in_record_unit(a.test, before, a.obs.unit))
+    if _norm(prev.unit) == _norm(latest.unit):
+        before, now, shown = prev.value, latest.value, prev.value
+    else:
+        converted, now_si = _value(a.test, prev), _value(a.test, latest)
+        if converted is None or now_si is None:
+            return ""
+        before, now, shown = converted, now_si, _in_record_unit(a.test, converted, latest.unit)
     word = "up from" if now > before else "down from" if now < before else "unchanged from"
-    return f", {word} {shown} on {prev.effective.isoformat()}"
+    return f", {word} {fmt(shown)} on {prev.effective.isoformat()}"
 
 
 def net_line(a: Abnormal) -> str:
@@ -388,17 +400,8 @@ def _cited(proposals: Iterable[Proposal]) -> set[str]:
 def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
     """Add a line for each abnormal recent result of a test no line of ``o`` cites a result
     of (a criterion or rule that read the test explains it; the net does not repeat it)."""
-    cited = _cited(o.proposals)
     spec = data.line
-    found = abnormal_results(f, data)
-    abnormal = {a.test.id for a in found}
-    by_id = {t.id: t for t in data.tests}
-    for a in found:
-        tests = (a.test, *(by_id[x] for x in a.test.covered_by))
-        codes = {code for t in tests for code in t.codes}
-        test_refs = {r.ref for r in (*f.p.readings, *f.p.observations) if r.loinc in codes}
-        if test_refs & cited or abnormal & set(a.test.covered_by):
-            continue
+    for a in unaddressed(f, o.proposals, data):
         facts = tuple(x.ref for x in (a.obs, a.previous) if x is not None)
         value = f"{fmt(a.obs.value)} {a.obs.unit}".strip()
         point = _point(spec.point, facts, test=a.test.name, value=value, range=_range(a))
@@ -423,6 +426,41 @@ def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
         )
 
 
+def unaddressed(
+    f: Facts, proposals: Iterable[Proposal], data: ResultsFile = RESULTS, *, spoken: bool = True
+) -> tuple[Abnormal, ...]:
+    """The abnormal recent results (``abnormal_results``) that no line of ``proposals``
+    addresses (``_explained``), less (``spoken``) those another abnormal test of the net speaks
+    for (``covered_by``: its own line will say it)."""
+    cited = _cited(proposals)
+    found = abnormal_results(f, data)
+    abnormal = {a.test.id for a in found}
+    by_id = {t.id: t for t in data.tests}
+    return tuple(
+        a
+        for a in found
+        if not _explained(a, (a.test, *(by_id[x] for x in a.test.covered_by)), f.p, cited)
+        and not (spoken and abnormal & set(a.test.covered_by))
+    )
+
+
+def _explained(a: Abnormal, tests: Iterable[LabTest], p: PatientProfile, cited: set[str]) -> bool:
+    """A line cites a result of one of ``tests``, a condition of the problem the result shows,
+    or the contact (an admission, an emergency visit) the result was taken in."""
+    codes = {code for t in tests for code in t.codes}
+    if {r.ref for r in (*p.readings, *p.observations) if r.loinc in codes} & cited:
+        return True
+    groups = set(a.test.problems)
+    if any(groups & set(classify(pr)) for pr in p.problems if pr.ref in cited):
+        return True
+    day = a.obs.effective
+    return day is not None and any(
+        e.start is not None and e.start <= day <= (e.end or e.start)
+        for e in p.encounters
+        if e.ref in cited
+    )
+
+
 def _point(p: RulePoint, facts: tuple[str, ...], **values: str) -> Point:
     return Point(
         p.role,
@@ -442,9 +480,12 @@ def critical_result(
     profile: PatientProfile, o: Observation, data: ResultsFile = RESULTS
 ) -> tuple[str, str, str] | None:
     """(test id, first step, source) of the first critical value of the file that ``o``
-    reaches, in the unit of the file; None when none does (or the unit is not listed)."""
+    reaches, in the unit of the file, when ``o`` is recent enough to act on today; None when
+    none does (or the unit is not listed, or the result is older)."""
     t = test_of(o.loinc, data)
-    if t is None or not t.critical or o.value is None:
+    if t is None or not t.critical or o.value is None or o.effective is None:
+        return None
+    if not 0 <= (profile.plan_day - o.effective).days <= data.window.critical_days:
         return None
     value = in_interval_unit(t, o.value, o.unit)
     if value is None:

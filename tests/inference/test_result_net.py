@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import date, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -34,8 +35,15 @@ from inference.knowledge.result_net import (
     load_results,
     result_net,
 )
-from service.record.profile import Code, Medication, Observation, PatientProfile
-from service.record.vocabulary import RXNORM
+from service.record.profile import (
+    Code,
+    Condition,
+    Encounter,
+    Medication,
+    Observation,
+    PatientProfile,
+)
+from service.record.vocabulary import RXNORM, SNOMED
 
 AS_OF = date(2026, 11, 20)
 NET = "opt-review-result-"
@@ -351,3 +359,64 @@ def test_the_adult_age_is_an_edge(born: date, judged: bool) -> None:
     assert RESULTS.adult_from_years == 18
     p = profile(obs("k", "6298-4", 5.8, "mmol/L"), born=born)
     assert (f"{NET}potassium" in net_lines(p)) == judged
+
+
+def _with(p: PatientProfile, o: Output) -> list[str]:
+    result_net(Facts(p), o)
+    return [x.id for x in o.proposals if x.id.startswith(NET)]
+
+
+def _citing(*refs: str) -> Output:
+    o = Output()
+    o.proposals.append(Proposal("opt-other", "Other", "monitoring", "", refs, (), ()))
+    return o
+
+
+def test_a_line_on_the_problem_the_result_shows_addresses_it() -> None:
+    """A low glucose with a line citing a hypoglycaemia condition: no net line; a line citing
+    another condition leaves it."""
+    hypo = Condition(
+        "Condition/h",
+        "Hypoglycemia (disorder)",
+        (Code(SNOMED, "302866003", "Hypoglycemia (disorder)"),),
+        "active",
+        "confirmed",
+        AS_OF,
+    )
+    other = Condition(
+        "Condition/o",
+        "Osteoarthritis of knee",
+        (Code(SNOMED, "239873007", "Osteoarthritis of knee"),),
+        "active",
+        "confirmed",
+        AS_OF,
+    )
+    glucose = obs("g", "2345-7", 3.1, "mmol/L")
+    p = replace(profile(glucose), problems=(hypo, other))
+    assert _with(p, _citing(hypo.ref)) == []
+    assert _with(p, _citing(other.ref)) == [f"{NET}glucose"]
+
+
+def test_a_line_on_the_contact_the_result_was_taken_in_addresses_it() -> None:
+    stay = Encounter("Encounter/e", "Emergency visit", AS_OF - timedelta(days=1), AS_OF)
+    earlier = Encounter("Encounter/x", "Check-up", AS_OF - timedelta(days=40))
+    p = replace(profile(obs("g", "2345-7", 3.1, "mmol/L")), encounters=(stay, earlier))
+    assert _with(p, _citing(stay.ref)) == []
+    assert _with(p, _citing(earlier.ref)) == [f"{NET}glucose"]
+
+
+@pytest.mark.parametrize(("days", "timeframe"), [(7, "now"), (8, "7d")])
+def test_a_critical_value_is_for_today_only_while_recent(days: int, timeframe: str) -> None:
+    assert RESULTS.window.critical_days == 7
+    p = profile(obs("g", "2345-7", 2.2, "mmol/L", AS_OF - timedelta(days=days)))
+    assert known_options(p)[f"{NET}glucose"].timeframe == timeframe
+
+
+def test_the_trend_is_said_in_the_latest_result_unit() -> None:
+    p = profile(
+        obs("c0", "2160-0", 97.0, "umol/L", AS_OF - timedelta(days=60)),
+        obs("c1", "2160-0", 1.6, "mg/dL"),
+    )
+    title = net_lines(p)[f"{NET}creatinine"]
+    assert "1.6 mg/dL (0.67-1.18 mg/dL)" in title
+    assert ", up from 1.1 on 2026-09-21:" in title
