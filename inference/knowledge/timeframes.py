@@ -137,7 +137,8 @@ def critical_finding(
     profile: PatientProfile, refs: Iterable[str], data: TimeframesFile = DATA
 ) -> Critical | None:
     """The first critical value (in the file's order) that a result among ``refs`` reaches,
-    compared with the operator the file states; None when none does."""
+    compared with the operator the file states, else the first of the reference intervals'
+    (``result_net.critical_result``: unit by unit, recent results only); None when none does."""
     cited = set(refs)
     observations = [o for o in profile.observations if o.ref in cited]
     for c in data.critical:
