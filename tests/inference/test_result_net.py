@@ -23,6 +23,7 @@ from inference.embedded import known_options
 from inference.knowledge import analyse
 from inference.knowledge._datafile import KnowledgeFileError
 from inference.knowledge.analysis import Output, Point, Proposal
+from inference.knowledge.conditions import GROUPS_BY_KEY
 from inference.knowledge.facts import Facts
 from inference.knowledge.result_net import (
     RESULT_CONVERSIONS,
@@ -95,12 +96,14 @@ def _sex(sex: str) -> str:
 
 
 def _interval_edges() -> Iterator[tuple[str, str, float, bool]]:
-    """(test id, unit, value in the test's unit, outside?) at and either side of each bound of
-    each adult interval without a condition or medicine, in each unit."""
+    """(test id, unit|sex|condition group, value in the test's unit, outside?) at and either
+    side of each bound of each adult interval, in each unit; an interval for a condition is put
+    on a record with the condition's first code (the first interval for it applies)."""
     for t in RESULTS.tests:
         for i in t.intervals:
-            if i.conditions or i.taking or not i.judged:
+            if i.taking or not i.judged:
                 continue
+            group = i.conditions[0] if i.conditions else ""
             for unit in t.units:
                 for bound in (i.low, i.high):
                     if bound is None:
@@ -108,7 +111,8 @@ def _interval_edges() -> Iterator[tuple[str, str, float, bool]]:
                     step = _step(t)
                     for v in (round(bound + d, t.decimals) for d in (-step, 0.0, step)):
                         low = i.low is not None and v < i.low
-                        yield t.id, f"{unit}|{i.sex}", v, low or (i.high is not None and v > i.high)
+                        high = i.high is not None and v > i.high
+                        yield t.id, f"{unit}|{i.sex}|{group}", v, low or high
 
 
 @pytest.mark.parametrize(("test", "unit_sex", "value", "outside"), list(_interval_edges()))
@@ -116,8 +120,18 @@ def test_an_interval_judges_exactly_at_its_edges_in_every_unit(
     test: str, unit_sex: str, value: float, outside: bool
 ) -> None:
     t = BY_ID[test]
-    unit, sex = unit_sex.split("|")
+    unit, sex, group = unit_sex.split("|")
     p = profile(obs("x", _code(t), _in_unit(t, value, unit), unit), sex=_sex(sex))
+    if group:
+        code = GROUPS_BY_KEY[group].snomed[0]
+        p = replace(
+            p,
+            problems=(
+                Condition(
+                    "Condition/g", group, (Code(SNOMED, code, group),), "active", "confirmed", AS_OF
+                ),
+            ),
+        )
     found = [a.test.id for a in abnormal_results(Facts(p))]
     assert (test in found) == outside
 
