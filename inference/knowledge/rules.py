@@ -47,6 +47,7 @@ from .pregnancy import PREGNANCY
 from .presenting import name_unaddressed
 from .registry import Case, age_phrase, names, prob_ids, rule, run_rules
 from .report_net import follow_reports_and_orders
+from .result_net import result_net
 from .roles import POOL, ROLE_BY_NAME
 from .rule_points import make_point as _point
 from .rule_points import rule_option
@@ -1250,8 +1251,10 @@ def _analyse(profile: PatientProfile, locale: Locale, _knowledge: KnowledgeStamp
     # Criteria after the rule functions: where both propose an activity, the rule's wording
     # (often more specific) leads and the points are united in one option.
     fired = apply_criteria([x for x in firing(active()) if x.id not in skip], c, o)
-    # The nets under the criteria: reports and orders left open, then (last, once every other
-    # line is known) the presenting problems no line addresses.
+    # The nets under the criteria: an abnormal recent result no line above cites, reports and
+    # orders left open, then (last, once every other line is known) the presenting problems no
+    # line addresses.
+    result_net(c, o)
     follow_reports_and_orders(c, o)
     name_unaddressed(c, o)
     level, score, breakdown, dims = _complexity(c, base, o)
