@@ -442,8 +442,10 @@ def score_request(
     del scores["propertyNames"]
     ids = _id_map(al, [g.id for g in s.arguments])
     scores["properties"] = {k: copy.deepcopy(entry) for k in ids}
-    scores["required"] = list(ids)
+    # the entry's schema before the ids in the prompt's view of it (``prompt_schema``): the
+    # part every score call of a plan shares comes first, for a server's prefix cache
     scores["additionalProperties"] = False
+    scores["required"] = list(ids)
 
     def decode(a: dict[str, Any]) -> tuple[ArgumentScore, ...]:
         if sorted(a["scores"]) != sorted(ids) or len(ids) != len(s.arguments):
