@@ -112,11 +112,11 @@ def test_a_point_is_built_from_its_entry() -> None:
     p = make_point("polypharmacy.structured-review", ("MedicationRequest/1",), n=11, names="a, b")
     assert p.text.startswith("11 medicines on the list (a, b): a structured review")
     # its strength from its three levels and its evidence's best grade (B), on the table
-    assert p.factors == Factors("major", "certain", "contextual")
+    assert p.factors == Factors("major", "certain", "direct")
     assert (p.role, p.stance, p.tau, p.facts) == (
         "pharmacist",
         "support",
-        tau("major", "certain", "B", "contextual"),
+        tau("major", "certain", "B", "direct"),
         ("MedicationRequest/1",),
     )
     assert p.themes == () and p.concern == ""
@@ -125,7 +125,7 @@ def test_a_point_is_built_from_its_entry() -> None:
     )
     # the rule's named condition raises the severity, and the strength with it
     assert stronger.factors is not None and stronger.factors.severity == "critical"
-    assert stronger.tau == tau("critical", "certain", "B", "contextual") > p.tau
+    assert stronger.tau == tau("critical", "certain", "B", "direct") > p.tau
     lead = make_point("after-thrombolysis.which-event", (), drug="x", where="y", when="z", what="w")
     assert lead.recent
 
