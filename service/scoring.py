@@ -3,10 +3,10 @@
 CANOE §4.3 (Alg. 1 l. 13) gives every argument its base strength tau from a scoring step that
 weighs it on five dimensions (``inference.protocol.STRENGTH_DIMENSIONS``); the panel member who
 wrote the argument does not score it. Here that is one ``Score`` call per option with arguments
-(all of them in one call, which keeps the Triton plan within its token budget), answered by the
-backend like every other step: the embedded backend from a table (``inference.scoring``), the
-Triton backend by a model. tau is the mean of the five, at two decimals
-(``ArgumentScore.tau``).
+(all of them in one call: fewer calls, and fewer tokens, than one per argument), answered by
+the backend like every other step: the embedded backend from a table
+(``inference.knowledge.strength``), the Triton backend by a model. tau is the mean of the
+five, at two decimals (``ArgumentScore.tau``).
 
 A call that fails scores none of its option's arguments: they are left out of the plan and the
 call is recorded missing (by the pipeline, like any failed contribution), never given a strength
