@@ -1,7 +1,8 @@
 """The deliberation pipeline: one async orchestration shared by the CLI, gRPC and CDS Hooks.
 
 Profile -> evidence -> attending assessment -> panel -> consultation (one call per member: its
-votes and its arguments) -> (routing and arbitration || argument relations and arena clashes) ->
+votes and its arguments) -> scoring (each option's arguments scored apart, ``service.scoring``)
+-> (routing and arbitration || argument relations and arena clashes) ->
 A-QBAF -> synthesis. Independent model calls of a stage run concurrently under
 one cap. A role's failed contribution
 (``StepFailed``, a timed-out call) is recorded as missing and the plan goes on; a backend that
@@ -69,6 +70,7 @@ from service.core.model import (
 )
 from service.errors import BackendTimeout, BackendUnavailable, StepFailed
 from service.record.profile import PatientProfile
+from service.scoring import apply_scores, score_requests
 from service.text.summary import Wording, display_names, fact_words, patient_words
 from service.text.synthesis import included_outline, synthesise
 from service.work import checkpoint
@@ -101,14 +103,15 @@ def new_plan_id(content: bytes | None = None) -> str:
 
 T = TypeVar("T")
 
-# "consultation": every member's one call; then "votes" (routing and arbitration) and "arena"
-# (relations and clashes) run concurrently.
+# "consultation": every member's one call; "scoring": one call per option with arguments; then
+# "votes" (routing and arbitration) and "arena" (relations and clashes) run concurrently.
 STAGES: tuple[str, ...] = (
     "ingest",
     "evidence",
     "assessment",
     "panel",
     "consultation",
+    "scoring",
     "votes",
     "arena",
     "propagation",
@@ -348,6 +351,9 @@ class Planner:
             raise StepFailed("no panel member contributed arguments: " + "; ".join(run.missing))
         votes_by_role = [c.votes if c else None for c in consultations]
         drafts = _unique_ids(d for c in consultations if c for d in c.arguments)
+        drafts = await run.stage(
+            "scoring", self._score(run, profile, assessment.options, drafts, evidence)
+        )
 
         with _first_error():  # one stage failing cancels the other
             async with asyncio.TaskGroup() as group:
@@ -562,6 +568,27 @@ class Planner:
                 option_from_candidate(o, arguments=args, edges=edges, clashes=tuple(clashes[o.id]))
             )
         return tuple(options)
+
+    async def _score(
+        self,
+        run: _Run,
+        profile: PatientProfile,
+        options: Sequence[CandidateOption],
+        drafts: Sequence[ArgumentDraft],
+        evidence: Sequence[EvidenceDoc],
+    ) -> list[ArgumentDraft]:
+        """Every argument's strength from one scoring call per option (``service.scoring``);
+        an argument left unscored is left out and recorded missing."""
+        asked = score_requests(profile, options, drafts, evidence)
+        run.total += len(asked)
+        answers = await _all(
+            run.optional(what, self.experts.run(req, run.ctx)) for what, req in asked
+        )
+        scored, missing = apply_scores(drafts, [req for _, req in asked], answers)
+        run.missing.extend(missing)
+        if drafts and not scored:
+            raise StepFailed("no argument could be scored: " + "; ".join(run.missing))
+        return scored
 
     def _with_knowledge(self, profile: PatientProfile, assessment: Assessment) -> Assessment:
         """Options that state no findings or urgency class (a model's) get what the knowledge
@@ -780,7 +807,7 @@ def _vote(v: ProblemVote) -> CoreVote:
 
 
 def _argument(d: ArgumentDraft) -> Argument:
-    if not 0.0 <= d.tau <= 1.0:
+    if d.tau is None or not 0.0 <= d.tau <= 1.0:
         raise StepFailed(f"argument {d.id} has strength {d.tau} outside [0, 1]")
     return Argument(
         id=d.id,

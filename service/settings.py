@@ -173,6 +173,9 @@ class TritonConfig(_Group):
     """Model of the panel step ("": the agent model)."""
     model_consult: str = ""
     """Model of the consult step ("": the agent model)."""
+    model_score: str = ""
+    """Model of the score step, each option's arguments scored on CANOE's five dimensions ("":
+    the agent model)."""
     model_relate: str = ""
     """Model of the relate step ("": the agent model)."""
     model_adjudicate: str = ""

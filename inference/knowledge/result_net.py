@@ -28,11 +28,11 @@ from service.record.profile import Observation, PatientProfile, years_between
 from service.record.vocabulary import LOINC_GROUPS
 
 from ._datafile import DATA_DIR, load_file, problems_message
-from .analysis import Output, Point, Proposal
+from .analysis import Output, Proposal
 from .conditions import GROUPS_BY_KEY, classify
 from .drugs import members
 from .facts import Facts, fmt
-from .rule_points import RuleOption, RulePoint
+from .rule_points import RuleOption, RulePoint, point_of
 from .units import (
     BILIRUBIN_UMOL_L_PER_MG_DL,
     CALCIUM_MG_DL_PER_MMOL_L,
@@ -404,7 +404,7 @@ def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
     for a in unaddressed(f, o.proposals, data):
         facts = tuple(x.ref for x in (a.obs, a.previous) if x is not None)
         value = f"{fmt(a.obs.value)} {a.obs.unit}".strip()
-        point = _point(spec.point, facts, test=a.test.name, value=value, range=_range(a))
+        point = point_of(spec.point, facts, test=a.test.name, value=value, range=_range(a))
         o.proposals.append(
             Proposal(
                 f"{spec.id}-{a.test.id}",
@@ -458,21 +458,6 @@ def _explained(a: Abnormal, tests: Iterable[LabTest], p: PatientProfile, cited: 
         e.start is not None and e.start <= day <= (e.end or e.start)
         for e in p.encounters
         if e.ref in cited
-    )
-
-
-def _point(p: RulePoint, facts: tuple[str, ...], **values: str) -> Point:
-    return Point(
-        p.role,
-        p.stance,
-        p.text.format(**values),
-        facts,
-        p.evidence,
-        p.strength,
-        harm=p.harm,
-        recent=p.recent,
-        themes=p.themes,
-        concern=p.concern,
     )
 
 

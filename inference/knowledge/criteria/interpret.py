@@ -53,7 +53,7 @@ from ..panels import PANELS
 from ..parameters import param_int
 from ..pk import PkEffect, interactions
 from ..scope import marked
-from ..strength import tau
+from ..strength import Factors, tau
 from ..transitions import MedChange, Stay
 from ..units import (
     DAYS_PER_FORTNIGHT,
@@ -1597,20 +1597,24 @@ def _point(
     c: Criterion, pt: PointTemplate, f: Facts, b: Binding, first: tuple[str, ...] = ()
 ) -> Point:
     severity = pt.severity or c.factors.severity
+    factors = Factors(severity, _certainty(b, pt.certainty), pt.directness or c.factors.directness)
+    facts = refs(first, _cited(pt.cites, b, f))
     strength = tau(
-        severity,
-        _certainty(b, pt.certainty),
+        factors.severity,
+        factors.certainty,
         c.factors.grade,
-        pt.directness or c.factors.directness,
+        factors.directness,
+        about_patient=pt.stance == "support" or bool(facts),
     )
     return Point(
         pt.role,
         pt.stance,
         render(pt.text, f, b, c.params),
-        refs(first, _cited(pt.cites, b, f)),
+        facts,
         pt.evidence or c.evidence,
         strength,
         harm=_HARM[severity],
+        factors=factors,
         recent="event" in pt.cites and b.event is not None,
         themes=pt.themes,
         concern=pt.concern or "",  # stated: none
