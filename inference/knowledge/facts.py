@@ -642,10 +642,16 @@ class Facts:
             series = self.p.series(loincs)
             if not series or series[-1].effective is None:
                 continue
-            day, code = series[-1].effective, series[-1].loinc
-            # Same code, same day: two methods (direct and calculated LDL) may differ honestly.
+            day, code, setting = series[-1].effective, series[-1].loinc, series[-1].setting
+            # Same code, same day, taken the same way: two methods (direct and calculated LDL)
+            # or two positions (lying and standing blood pressure) may differ honestly.
             same = [
-                o for o in series if o.effective == day and o.loinc == code and o.value is not None
+                o
+                for o in series
+                if o.effective == day
+                and o.loinc == code
+                and o.setting == setting
+                and o.value is not None
             ]
             values = sorted({o.value for o in same if o.value is not None})
             if values and values[-1] - values[0] > conflict * abs(values[-1]):

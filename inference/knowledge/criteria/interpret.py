@@ -169,6 +169,7 @@ _QUANTITY_LABEL = {
     "hba1c": "HbA1c",
     "inr": "INR",
     "systolic_bp": "systolic blood pressure",
+    "blood_pressure": "systolic blood pressure",
     "diastolic_bp": "diastolic blood pressure",
     "haemoglobin": "haemoglobin",
     "ldl": "LDL cholesterol",
