@@ -712,7 +712,7 @@ def _setting(r: Any) -> str:
     component, notes (lower case, "" when it says nothing). Compared, never shown."""
     parts = [_cc_text(r.method), _cc_text(r.bodySite)]
     for comp in r.component or ():
-        if any(c.code == _BODY_POSITION for c in (comp.code.coding or ())):
+        if any(c.code == _BODY_POSITION for c in ((comp.code and comp.code.coding) or ())):
             parts.append(_value(comp)[2])
     parts += [str(n.text) for n in r.note or () if n.text]
     return "; ".join(p.strip().lower() for p in parts if p and p.strip())
