@@ -25,6 +25,9 @@ __all__ = [
     "GLUCOSE_MG_DL_PER_MMOL_L",
     "HBA1C_IFCC_PER_NGSP",
     "HBA1C_NGSP_OFFSET",
+    "HBA1C_NGSP_PERCENT_AT_ZERO_IFCC",
+    "HBA1C_NGSP_PERCENT_PER_IFCC_MMOL_MOL",
+    "HBA1C_PERCENT_DECIMALS",
     "KG_PER_G",
     "KG_PER_LB",
     "MAGNESIUM_MG_DL_PER_MMOL_L",
@@ -56,6 +59,12 @@ CREATININE_UMOL_L_PER_MG_DL = 88.4
 CHOLESTEROL_MG_DL_PER_MMOL_L = 38.67
 # glucose: mg/dL in one mmol/L (molar mass 180.16 g/mol; ADA Standards of Care conversion table)
 GLUCOSE_MG_DL_PER_MMOL_L = 18.016
+# HbA1c: NGSP % from IFCC mmol/mol by the NGSP/IFCC master equation (NGSP = 0.09148 x IFCC +
+# 2.152; Hoelzel W et al., Clin Chem 2004;50:166-74, as the NGSP and IFCC state the conversion)
+HBA1C_NGSP_PERCENT_PER_IFCC_MMOL_MOL = 0.09148
+HBA1C_NGSP_PERCENT_AT_ZERO_IFCC = 2.152
+# ... and stated to one decimal, as laboratories report NGSP % (53 mmol/mol is 7.0 %)
+HBA1C_PERCENT_DECIMALS = 1
 # blood cell counts: cells per µL in one unit of 10*3/µL (the same as 10*9/L, "K/µL")
 PER_UL_PER_THOUSAND_PER_UL = 1000.0
 # urea: mg/dL of urea nitrogen (BUN, as US laboratories report it) in one mmol/L of urea (two

@@ -169,6 +169,7 @@ _QUANTITY_LABEL = {
     "hba1c": "HbA1c",
     "inr": "INR",
     "systolic_bp": "systolic blood pressure",
+    "blood_pressure": "systolic blood pressure",
     "diastolic_bp": "diastolic blood pressure",
     "haemoglobin": "haemoglobin",
     "ldl": "LDL cholesterol",
@@ -388,7 +389,7 @@ def _bind_monitor(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding 
     if t.monitor is None:
         return b
     q = t.monitor.quantity
-    last = f.p.latest_of(_loincs(q)) or latest_named(f.p, q)
+    last = latest_named(f.p, q)  # by code, by name, or a test that answers it
     age_days = f.days_since(last.effective) if last is not None else None
     recent = age_days is not None and not _cmp(age_days, t.monitor.op, params[t.monitor.days])
     if last is not None and recent:
