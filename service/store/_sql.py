@@ -128,6 +128,8 @@ class PlanStore(Protocol):
 
     async def current_version(self, *, tenant: str, plan_id: str) -> int: ...
 
+    async def version_info(self, *, tenant: str, plan_id: str, version: int) -> VersionInfo: ...
+
     async def list_versions(
         self, *, tenant: str, plan_id: str | None = None, patient_ref: str | None = None
     ) -> list[VersionInfo]: ...
@@ -400,6 +402,33 @@ class SqlPlanStore:
     async def current_version(self, *, tenant: str, plan_id: str) -> int:
         async with self.driver.transaction() as tx:
             return await self._owned(tx, tenant, plan_id)
+
+    async def version_info(self, *, tenant: str, plan_id: str, version: int) -> VersionInfo:
+        """A version's line of history without its documents: what a caller that holds the
+        version's deliberation already needs (one row, whatever the length of the history;
+        ``get_version`` joins every contestation before it). Checked as ``get_version`` is."""
+        async with self.driver.transaction() as tx:
+            current = await self._owned(tx, tenant, plan_id)
+            rows = await tx.fetchall(
+                "SELECT plan_id, version, patient_ref, careplan_id, kind, created, task_ids "
+                "FROM plan_versions WHERE plan_id = ? AND version = ? AND version <= ?",
+                (plan_id, version, current),
+            )
+        if not rows:
+            raise NotFoundError(
+                f"plan {plan_id} has no version {version} (versions 1 to {current})"
+            )
+        r = rows[0]
+        return VersionInfo(
+            plan_id=r[0],
+            version=int(r[1]),
+            patient_ref=r[2],
+            careplan_id=r[3],
+            kind=r[4],
+            created=r[5],
+            task_ids=tuple(json.loads(r[6])),
+            current=int(r[1]) == current,
+        )
 
     async def list_versions(
         self, *, tenant: str, plan_id: str | None = None, patient_ref: str | None = None

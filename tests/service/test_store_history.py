@@ -73,7 +73,7 @@ async def test_every_version_reads_back_as_it_was_returned(app: CarePlanService)
         assert json.loads(document)["contestations"] == []
         tail = json.loads(history)
         assert tail["prior"] == version - 2 and len(tail["contestations"]) == 1
-        assert tail["binary"] is True
+        assert tail["binary"] == "canonical"
 
 
 @pytest.fixture
@@ -162,6 +162,30 @@ async def test_rows_written_before_the_migration_still_read(empty_dsn: str, tmp_
         assert json.loads(tails[5])["prior"] == 3
     finally:
         await app.aclose()
+
+
+async def test_two_workers_carry_one_history_on(empty_dsn: str) -> None:
+    """A worker contesting a version it made reuses the deliberation it holds; one that did not
+    make it (another process) reads it whole from the store. Either way every version reads back
+    as it was returned, and the last lists every contestation in order."""
+    app, other = await _service(empty_dsn), await _service(empty_dsn)  # Task ids: a store each
+    try:
+        plan = await app.generate(bundle_bytes(), tenant=TENANT)
+        written: dict[int, Any] = {1: plan}
+        for version in range(1, 8):
+            worker = other if version % 3 == 0 else app  # both runs of the same worker and turns
+            out = await _contest(worker, plan, version)
+            written[out.version] = out
+        for worker in (app, other):
+            await _reads_back(worker, plan.plan_id, written)
+        assert [c["id"] for c in written[8].deliberation["contestations"]] == [
+            f"history-{v}" for v in range(1, 8)
+        ]
+        # Version 8 was made by ``app`` from version 7, which ``other`` made.
+        assert (plan.plan_id, 7) in other._parsed and (plan.plan_id, 8) in app._parsed
+    finally:
+        await app.aclose()
+        await other.aclose()
 
 
 async def test_a_thousand_versions_grow_the_store_linearly(empty_dsn: str) -> None:
