@@ -43,7 +43,7 @@ from fhir_mapping.definitions import (
 )
 from service.core import from_document, to_document
 from service.core.evaluation import Evaluation, OptionResult
-from service.core.memo import CONTESTATION_MEMO, IdentityMemo
+from service.core.memo import CONTESTATION_MEMO, PrefixMemo
 from service.core.model import Argument, Contestation, Deliberation, Option
 from service.errors import BundleError, DocumentError, Issue
 from service.jsonio import canonical_json
@@ -404,14 +404,14 @@ def _final_contestation(c: Contestation, d: Deliberation, base: str) -> dict[str
     return rebase(at_source(_contestation_ext(c), d), base)
 
 
-_FINAL_CONTESTATION: IdentityMemo[Contestation, dict[str, object]] = IdentityMemo(
+_FINAL_CONTESTATIONS: PrefixMemo[Contestation, dict[str, object]] = PrefixMemo(
     _final_contestation, size=CONTESTATION_MEMO
 )
 
 
 def _contestation_exts(d: Deliberation, base: str) -> list[dict[str, object]]:
     context = (d.meta.sources, d.meta.source_base, base)
-    return [_FINAL_CONTESTATION(c, d, base, context=context) for c in d.contestations]
+    return _FINAL_CONTESTATIONS(d.contestations, d, base, context=context)
 
 
 def _narrative(d: Deliberation, ev: Evaluation, s: Summary) -> str:

@@ -582,6 +582,9 @@ class CarePlanService:
         return d
 
     def _remember(self, d: Deliberation) -> None:
+        # The version before it can no longer be contested (stale): no need to hold it, and a
+        # long history's versions each hold a tuple of all its contestations, for the GC to walk.
+        self._parsed.pop((d.plan_id, d.version - 1), None)
         self._parsed[(d.plan_id, d.version)] = d
         while len(self._parsed) > _PARSED_CACHE:
             self._parsed.popitem(last=False)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from service.core.arena import is_near_tie
 from service.core.contest import argument_dict, edge_dict
 from service.core.evaluation import OPTION_PRIOR, Evaluation, evaluate
-from service.core.memo import CONTESTATION_MEMO, IdentityMemo
+from service.core.memo import CONTESTATION_MEMO, PrefixMemo
 from service.core.model import (
     Argument,
     Clash,
@@ -119,7 +119,7 @@ def _contestation_dict(c: Contestation) -> dict[str, object]:
 
 # A plan's versions share their contestation records, and every version's document lists them
 # all: each record is written once and reused (shared, so documents are read-only).
-_contestation: IdentityMemo[Contestation, dict[str, object]] = IdentityMemo(
+_contestations: PrefixMemo[Contestation, dict[str, object]] = PrefixMemo(
     _contestation_dict, size=CONTESTATION_MEMO
 )
 
@@ -266,7 +266,7 @@ def to_document(deliberation: Deliberation, ev: Evaluation | None = None) -> dic
         },
         "problems": problems,
         "options": options,
-        "contestations": [_contestation(c) for c in deliberation.contestations],
+        "contestations": _contestations(deliberation.contestations),
         "plan": list(ev.plan),
     }
 

@@ -1,16 +1,12 @@
-"""The identity memo behind a plan's shared contestation records: one computation per object
-and context, a fresh one for another context, and a bounded size."""
+"""The memo behind a plan's shared contestation records: a tuple that extends the last one by
+an item costs that item only, another context or other items are computed afresh, and the size
+is bounded."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from service.core.memo import IdentityMemo
-
-
-def counted(calls: list[str], value: str) -> str:
-    calls.append(value)
-    return value
+from service.core.memo import PrefixMemo
 
 
 @dataclass(frozen=True)
@@ -18,41 +14,56 @@ class Record:
     name: str
 
 
-def test_a_value_is_computed_once_per_object() -> None:
-    calls: list[str] = []
-    memo: IdentityMemo[Record, str] = IdentityMemo(
-        lambda r, suffix: counted(calls, r.name) + suffix, size=4
-    )
-    a, twin = Record("a"), Record("a")  # equal, not the same object
-    assert memo(a, "!", context="x") == "a!"
-    assert memo(a, "?", context="x") == "a!"  # the same context: remembered, args unused
-    assert calls == ["a"]
-    assert memo(twin, "!", context="x") == "a!"
-    assert calls == ["a", "a"]  # identity, not equality, picks the entry
+def _memo(calls: list[str], size: int = 4) -> PrefixMemo[Record, str]:
+    def make(r: Record, base: str) -> str:
+        calls.append(r.name)
+        return f"{base}/{r.name}"
+
+    return PrefixMemo(make, size=size)
 
 
-def test_another_context_recomputes() -> None:
+def test_a_longer_tuple_costs_its_new_item_only() -> None:
     calls: list[str] = []
-    memo: IdentityMemo[Record, str] = IdentityMemo(
-        lambda r, base: f"{counted(calls, base)}/{r.name}", size=4
-    )
-    r = Record("r")
-    assert memo(r, "http://a", context="http://a") == "http://a/r"
-    assert memo(r, "http://b", context="http://b") == "http://b/r"
-    assert memo(r, "http://b", context="http://b") == "http://b/r"
-    assert calls == ["http://a", "http://b"]
-    # An equal context that is another object still hits.
-    assert memo(r, "x", context="".join(["http://", "b"])) == "http://b/r"
-    assert calls == ["http://a", "http://b"]
+    memo = _memo(calls)
+    a, b, c = Record("a"), Record("b"), Record("c")
+    assert memo((a, b), "x", context="x") == ["x/a", "x/b"]
+    assert memo((a, b, c), "x", context="x") == ["x/a", "x/b", "x/c"]
+    assert memo((a, b, c), "x", context="x") == ["x/a", "x/b", "x/c"]
+    assert calls == ["a", "b", "c"]
+    assert memo((), "x", context="x") == []
+
+
+def test_what_is_not_the_same_is_computed_afresh() -> None:
+    calls: list[str] = []
+    memo = _memo(calls)
+    a, b = Record("a"), Record("b")
+    memo((a, b), "x", context="x")
+    # Another context: every value again.
+    assert memo((a, b), "y", context="y") == ["y/a", "y/b"]
+    # The same last item after other items (not the tuple remembered): every value again.
+    assert memo((Record("z"), b), "y", context="y") == ["y/z", "y/b"]
+    # Two items beyond what is remembered: the memo looks one item back only.
+    memo2 = _memo(calls := [])
+    memo2((a,), "x", context="x")
+    assert memo2((a, b, Record("c")), "x", context="x") == ["x/a", "x/b", "x/c"]
+    assert calls == ["a", "a", "b", "c"]
+
+
+def test_the_values_returned_are_the_callers_own_list() -> None:
+    memo = _memo([])
+    a = Record("a")
+    first = memo((a,), "x", context="x")
+    first.append("mine")
+    assert memo((a,), "x", context="x") == ["x/a"]
 
 
 def test_the_oldest_entries_are_forgotten_past_the_size() -> None:
     calls: list[str] = []
-    memo: IdentityMemo[Record, str] = IdentityMemo(lambda r: counted(calls, r.name), size=2)
-    records = [Record(str(i)) for i in range(3)]
+    memo = _memo(calls, size=2)
+    records = [(Record(str(i)),) for i in range(3)]
     for r in records:
-        memo(r)
+        memo(r, "x", context="x")
     assert len(memo) == 2
-    memo(records[2])
-    memo(records[0])  # forgotten: computed again
+    memo(records[2], "x", context="x")
+    memo(records[0], "x", context="x")  # forgotten: computed again
     assert calls == ["0", "1", "2", "0"]
