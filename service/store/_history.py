@@ -35,6 +35,9 @@ class Split:
     deliberation: dict[str, Any]  # the document without its contestations
     bundle: dict[str, Any]  # the Bundle without contestation extensions or Binary data
     history: dict[str, Any]  # {"prior", "contestations", "extensions", "binary"}
+    # Every contestation of the version and its CarePlan extension, as checked: the next
+    # version's ``split`` takes them as ``checked`` (when its writer kept them).
+    checked: tuple[list[Any], list[Any]] = ([], [])
 
 
 def _encoded(document: Mapping[str, Any], how: object = True) -> str:
@@ -129,10 +132,13 @@ def split(
     *,
     prior: int,
     after: object = None,
+    checked: tuple[Sequence[Any], Sequence[Any]] | None = None,
 ) -> Split | None:
     """The version's own part and tail, given that the version before it held ``prior``
     contestations (the first ``prior`` of this one's, the last of them with Task id ``after``);
-    None when it must be stored whole."""
+    None when it must be stored whole. ``checked``: the version before it's ``Split.checked``,
+    when known: if this one starts with the same contestations and extensions (equal, and on
+    a long history the very same objects, compared at C speed), only its own are checked."""
     cons = deliberation.get("contestations")
     careplans = _resources(bundle, "CarePlan")
     if not isinstance(cons, list) or len(cons) < prior or len(careplans) != 1:
@@ -146,7 +152,17 @@ def split(
     if not isinstance(ext, list) or len(ext) < n:
         return None
     own_ext, con_ext = ext[: len(ext) - n], ext[len(ext) - n :]
-    if any(_task_of(x) is not None for x in own_ext) or _task_ids(con_ext) != _ids(cons):
+    start = 0  # the contestations before ``start`` were checked with the version before
+    if (
+        checked is not None
+        and len(checked[0]) == len(checked[1]) == prior
+        and cons[:prior] == checked[0]
+        and con_ext[:prior] == checked[1]
+    ):
+        start = prior
+    if any(_task_of(x) is not None for x in own_ext) or _task_ids(con_ext[start:]) != _ids(
+        cons[start:]
+    ):
         return None
     own_bundle = _with_resource(bundle, cp_at, {**careplan, "extension": own_ext})
     binaries = _resources(bundle, "Binary")
@@ -164,7 +180,7 @@ def split(
         "extensions": con_ext[prior:],
         "binary": binary,
     }
-    return Split({**deliberation, "contestations": []}, own_bundle, history)
+    return Split({**deliberation, "contestations": []}, own_bundle, history, (cons, con_ext))
 
 
 def join(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -159,6 +160,9 @@ def _text(value: Mapping[str, Any], raw: bytes) -> str:
     return (raw or dump_json(value)).decode("utf-8")
 
 
+# Versions whose checked contestations a store keeps: the current one of as many plans.
+_CHECKED_VERSIONS = 256
+
 _VERSION_COLUMNS = (
     "tenant, plan_id, version, patient_ref, careplan_id, kind, created, task_ids, "
     "deliberation, bundle, summary, history"
@@ -171,6 +175,9 @@ class SqlPlanStore:
     def __init__(self, driver: Driver) -> None:
         self.driver = driver
         self.dialect = driver.dialect
+        # (plan id, version) -> ``Split.checked`` of the versions this store wrote last: the
+        # next version of the plan checks only the contestations it adds (``split``).
+        self._checked: OrderedDict[tuple[str, int], tuple[list[Any], list[Any]]] = OrderedDict()
 
     # ------------------------------------------------------------------ schema
 
@@ -244,7 +251,8 @@ class SqlPlanStore:
             await self._owned(tx, rec.tenant, rec.plan_id, lock=True)
             await self._check_current(tx, rec.plan_id, expected_current)
             prior, after = await self._prior(tx, rec.plan_id, expected_current)
-            parts = split(rec.deliberation, rec.bundle, prior=prior, after=after)
+            checked = self._checked.get((rec.plan_id, expected_current))
+            parts = split(rec.deliberation, rec.bundle, prior=prior, after=after, checked=checked)
             try:
                 await self._insert_version(tx, rec, parts)
             except UniqueViolation as exc:
@@ -270,6 +278,12 @@ class SqlPlanStore:
             if n != 1:
                 await self._check_current(tx, rec.plan_id, expected_current)
                 raise _stale_error(rec.plan_id, rec.version)
+        # Committed: the next version of this plan starts from this one.
+        self._checked.pop((rec.plan_id, expected_current), None)
+        if parts is not None:
+            self._checked[(rec.plan_id, rec.version)] = parts.checked
+            while len(self._checked) > _CHECKED_VERSIONS:
+                self._checked.popitem(last=False)
 
     async def add_feedback(self, rec: FeedbackRecord) -> str:
         fid = uuid.uuid4().hex

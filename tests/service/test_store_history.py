@@ -15,6 +15,7 @@ import pytest
 from service.app import CarePlanService, ContestOutcome, PlanOutcome
 from service.settings import load_settings
 from service.store import SqlPlanStore, open_store
+from service.store._history import split
 from service.store._schema import MIGRATIONS
 from tests.benchmarks.bench_history import contest_task, first_argument, store_bytes
 from tests.service.conftest import bundle_bytes
@@ -222,3 +223,27 @@ async def _grow_linearly(app: CarePlanService, store_dsn: str, count: int, tenth
     rec = await app.store.get_version(tenant=TENANT, plan_id=plan.plan_id)
     assert rec.version == count + 1 and len(rec.deliberation["contestations"]) == count
     assert rec.deliberation == last.deliberation and rec.bundle == last.bundle
+
+
+def _version(ids: list[str], ext_ids: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A hand-made document and Bundle: contestations ``ids``, CarePlan extensions naming
+    ``ext_ids`` after one of its own."""
+
+    def ext(task: str) -> dict[str, Any]:
+        url = "https://canoe.example.org/fhir/StructureDefinition/contestation"
+        return {"url": url, "extension": [{"url": "task", "valueString": task}]}
+
+    careplan = {"resourceType": "CarePlan", "extension": [{"url": "own"}, *map(ext, ext_ids)]}
+    bundle = {"resourceType": "Bundle", "entry": [{"resource": careplan}]}
+    return {"contestations": [{"id": i} for i in ids]}, bundle
+
+
+def test_split_checks_what_a_version_adds_and_all_of_what_it_was_not_given() -> None:
+    first = split(*_version(["a"], ["a"]), prior=0)
+    assert first is not None and first.checked[0] == [{"id": "a"}]
+    # The next version starts as the checked one did: its own contestation is checked.
+    assert split(*_version(["a", "b"], ["a", "b"]), prior=1, after="a", checked=first.checked)
+    assert not split(*_version(["a", "b"], ["a", "x"]), prior=1, after="a", checked=first.checked)
+    # It starts otherwise than the checked one: everything is checked, and the mismatch found.
+    assert not split(*_version(["a", "b"], ["z", "b"]), prior=1, after="a", checked=first.checked)
+    assert not split(*_version(["a", "b"], ["z", "b"]), prior=1, after="a")
