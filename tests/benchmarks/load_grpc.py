@@ -42,10 +42,12 @@ request refused as busy is retried as above until ``--give-up-s`` after its arri
 per rate: served p50/p99 (admitted attempts), client-seen p50/p99 (arrival to answer, backoff
 and retries included), the shed answers' own time (p50/p99/max: how fast a refusal comes back),
 errors and abandoned requests, and an ``open | ...`` row with client-seen p99 over the in-process
-time a plan. With a rate given, the server keeps its default bound unless
-``--max-concurrent-plans`` says otherwise. E.g. the two rows of the serving goal::
+time a plan (the shares are of the in-process rate measured before the served phases; the time
+a plan is the mean of the runs before and after, as in the closed-loop row). With a rate
+given, the server keeps its default bound unless ``--max-concurrent-plans`` says otherwise.
+E.g. the two rows of the serving goal (``--requests`` high: the phases end on time)::
 
-    .venv/bin/python -m tests.benchmarks.load_grpc --workers 1 --seconds 20 \
+    .venv/bin/python -m tests.benchmarks.load_grpc --workers 1 --seconds 20 --requests 100000 \
         --rate-of-inprocess 0.7 --rate-of-inprocess 1.5 --contest-requests 0
 
 Prints requests/s and latency percentiles per phase and a last ``row | ...`` line for the
@@ -415,6 +417,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         raise SystemExit("--rate-of-inprocess needs the in-process rate (--inprocess-rounds > 0)")
     rates += [(f, f * before["rps"]) for f in args.rate_of_inprocess]
     served = await serve_and_load(args, rates)
+    for phase in served["GeneratePlan open loop"]:  # the rate the shares were taken of
+        phase["inprocess_rps_before"] = before.get("rps")
     if rounds:
         after = await asyncio.to_thread(inprocess, rounds)
         served["InProcess"] = {"before": before, "after": after}
@@ -638,7 +642,8 @@ def report(result: dict[str, Any], contest: bool) -> list[str]:
     ]
     if result["GeneratePlan open loop"]:
         lines.append(
-            "open | workers | store | bound | in-process/s | in-proc ms | offered | offered/s | "
+            "open | workers | store | bound | in-process/s before | in-proc ms | offered | "
+            "offered/s | "
             "answered/s | served p50 ms | served p99 ms | served p99/in-proc | client p50 ms | "
             "client p99 ms | client p99/in-proc | shed % | shed answer p99 ms | shed max ms | "
             "errors | abandoned"
@@ -647,7 +652,8 @@ def report(result: dict[str, Any], contest: bool) -> list[str]:
         share = r["share_of_inprocess"]
         mean = v["inprocess_mean_ms"]
         lines.append(
-            f"open | {result['workers']} | {result['store']} | {bound} | {v['inprocess_rps']} | "
+            f"open | {result['workers']} | {result['store']} | {bound} | "
+            f"{r.get('inprocess_rps_before', '-')} | "
             f"{mean} | {f'{share:.0%}' if share else '-'} | {r['offered_rps']} | "
             f"{r.get('rps', 0)} | {r.get('p50_ms', '-')} | {r.get('p99_ms', '-')} | "
             f"{round(r.get('p99_ms', 0) / mean, 2)} | {r.get('waited_p50_ms', '-')} | "
