@@ -7,9 +7,10 @@ them. Built afresh, the n-th contestation of a plan would write n records; here 
 and copies the list it wrote for version n (a C-speed copy, no Python call an item). A call
 reuses the values of the tuple it was last asked for that is this one, or this one less its
 last item, item for item the same objects; anything else is computed afresh. The memo holds the
-tuples it answers for, so an id cannot be reused while its entry lives, and forgets the oldest
-entries past ``size``. Values are shared by every caller: callers treat them as read-only.
-Standard library only.
+tuples it answers for, so an id cannot be reused while its entry lives. It keeps one entry a
+growing tuple (the shorter one it extends is dropped: a long history's tuples, one a version,
+would hold the GC up) and forgets the oldest entries past ``size``. Values are shared by every
+caller: callers treat them as read-only. Standard library only.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ class PrefixMemo(Generic[K, V]):
             return list(known)
         values = known + [self._make(x, *args) for x in items[len(known) :]]
         with self._lock:
+            if known:  # the shorter tuple is superseded: one entry a plan, not one a version
+                self._entries.pop(id(items[len(known) - 1]), None)
             self._entries.pop(id(items[-1]), None)  # re-inserted last: the newest
             self._entries[id(items[-1])] = (items, context, values)
             while len(self._entries) > self._size:

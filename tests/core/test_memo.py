@@ -31,6 +31,7 @@ def test_a_longer_tuple_costs_its_new_item_only() -> None:
     assert memo((a, b, c), "x", context="x") == ["x/a", "x/b", "x/c"]
     assert calls == ["a", "b", "c"]
     assert memo((), "x", context="x") == []
+    assert len(memo) == 1  # the shorter tuple's entry gave way to the longer one's
 
 
 def test_what_is_not_the_same_is_computed_afresh() -> None:
