@@ -196,7 +196,7 @@ async def test_a_thousand_versions_grow_the_store_linearly(empty_dsn: str) -> No
     compression hides most of the growth.) SQLite, the store that grew to gigabytes, writes
     1,000 versions; PostgreSQL, on the same code path, 300. A contestation costs the same
     whatever the history before it (the worker holds the version it made, and each record is
-    written once), so the run is linear: the SQLite case took 62 s on a loaded 2-core machine,
+    written once), so the run is linear: the SQLite case took 62-72 s on a loaded 2-core machine,
     against 214 s when each contestation joined and rewrote every one before it."""
     store_dsn = empty_dsn  # a store of its own: Task ids are unique per store
     count = 300 if store_dsn.startswith("postgresql") else 1000
