@@ -416,8 +416,7 @@ class CarePlanService:
         # remap_core_error: core field paths of a refused action -> FHIRPath of the Task element.
         from fhir_mapping.tasks import not_after, parse_tasks, remap_core_error, task_outcomes
 
-        rec = await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
-        d = await self._deliberation_of(rec)
+        rec, d = await self._contested(tenant, plan_id, version)
         base = self.settings.fhir.base
         # Parsing (JSON, R4 validation of every Task) is CPU work proportional to the
         # request: a worker thread does it, and the Task cap stops an absurd one early.
@@ -557,6 +556,21 @@ class CarePlanService:
             bundle_json=rec.bundle_json,
         )
 
+    async def _contested(
+        self, tenant: str, plan_id: str, version: int
+    ) -> tuple[VersionInfo | VersionRecord, Deliberation]:
+        """The version a contestation starts from, and its deliberation. When this process made
+        or read it last, the parsed deliberation is at hand and one row of history is read,
+        whatever its length (the n-th contestation costs what the first did); else the version
+        is read whole, its contestations joined, and parsed."""
+        d = self._parsed.get((plan_id, version))
+        if d is not None:
+            self._parsed.move_to_end((plan_id, version))
+            info = await self.store.version_info(tenant=tenant, plan_id=plan_id, version=version)
+            return info, d
+        rec = await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
+        return rec, await self._deliberation_of(rec)
+
     async def _deliberation_of(self, rec: VersionRecord) -> Deliberation:
         key = (rec.plan_id, rec.version)
         d = self._parsed.get(key)
@@ -568,6 +582,9 @@ class CarePlanService:
         return d
 
     def _remember(self, d: Deliberation) -> None:
+        # The version before it can no longer be contested (stale): no need to hold it, and a
+        # long history's versions each hold a tuple of all its contestations, for the GC to walk.
+        self._parsed.pop((d.plan_id, d.version - 1), None)
         self._parsed[(d.plan_id, d.version)] = d
         while len(self._parsed) > _PARSED_CACHE:
             self._parsed.popitem(last=False)
