@@ -118,6 +118,9 @@ class ContestOutcome:
     deliberation: dict[str, Any] = field(default_factory=dict)  # the version's document
     replayed: bool = False  # True: every Task had been applied before; nothing changed
     bundle_json: bytes = b""  # ``bundle`` as returned (empty: serialise ``bundle``)
+    # the version as its writing step made it (typed deliberation, evaluation, summary); None
+    # for a replay, which answers what the store holds
+    written: WrittenVersion | None = None
 
 
 class CarePlanService:
@@ -460,6 +463,7 @@ class CarePlanService:
             [by_id[i] for i in _unique(ids)],
             written.document,
             bundle_json=written.bundle_json,
+            written=written,
         )
 
     async def _replay(
