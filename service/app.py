@@ -402,7 +402,8 @@ class CarePlanService:
         fresh = [t for t in parsed if t.task_id not in known]
         now = self.clock()
 
-        applied = await self._cpu(apply_contest, Contest(d, tuple(fresh), now, rec.bundle))
+        # Every Task here is new (a replay answered above), so the stored Bundle is not needed.
+        applied = await self._cpu(apply_contest, Contest(d, tuple(fresh), now))
         # every version says what it decided: its synthesis is written again (model calls
         # counted in the version's summary)
         new_d, calls = await self.planner.resynthesise(d, applied.after, applied.evaluation)
