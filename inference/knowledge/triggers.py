@@ -27,7 +27,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .criteria.schema import Criterion, Trigger
+from .drugs import DRUGS
 from .facts import Facts
+from .levels import level_entry
 from .site import Knowledge, firing
 
 __all__ = ["TriggerIndex", "candidates", "clauses", "record_concepts", "trigger_index"]
@@ -47,6 +49,45 @@ def _medicine_path(t: Trigger) -> bool:
     return not t.renal_table and t.pk_table is None and t.level is None
 
 
+# Trigger parts that hold only where the record has a fact (``Facts``) at all, and the concept
+# that stands for it: a stay test or a change test needs the index stay, a kidney-table or a
+# kidney-function test the kidney function, a conflict test some conflicting results...
+_FACT_PARTS: tuple[tuple[str, str], ...] = (
+    ("stay", "fact:stay"),
+    ("change", "fact:stay"),
+    ("renal_table", "fact:kidney"),
+    ("kidney_discordant", "fact:kidney"),
+    ("kidney_unsteady", "fact:kidney"),
+    ("lab_ckd", "fact:lab-ckd"),
+    ("bp_severe", "fact:bp"),
+    ("conflict", "fact:conflict"),
+    ("pregnant", "fact:pregnant"),
+    ("lactating", "fact:lactating"),
+)
+# A level test binds a medicine with a drug-level entry (``levels``).
+_LEVEL_DRUGS: _Clause = frozenset(f"drug:{d.name}" for d in DRUGS if level_entry(d.name))
+
+
+def _given(t: Trigger, part: str) -> bool:
+    """The part is asked for: a stay or change test given, a flag set, pregnancy or
+    breastfeeding asked to hold (``False``, asked to be absent, needs no fact)."""
+    value = getattr(t, part)
+    return value is not None and value is not False
+
+
+def _facts(f: Facts) -> Iterator[str]:
+    held = {
+        "fact:stay": f.stay is not None,
+        "fact:kidney": f.kidney is not None,
+        "fact:lab-ckd": bool(f.lab_ckd),
+        "fact:bp": f.bp is not None,
+        "fact:conflict": bool(f.conflicts),
+        "fact:pregnant": f.pregnancy is not None,
+        "fact:lactating": f.lactation is not None,
+    }
+    return (k for k, v in held.items() if v)
+
+
 def clauses(t: Trigger) -> tuple[_Clause, ...]:
     """The necessary parts of ``t``: each a set of concepts, one of which the record holds
     whenever ``t`` fires (empty: ``t`` may fire on any record)."""
@@ -58,6 +99,9 @@ def clauses(t: Trigger) -> tuple[_Clause, ...]:
     if t.ever_conditions:
         out.append(frozenset(f"ever:{g}" for g in t.ever_conditions))
     out += [frozenset({_lab(lab.quantity)}) for lab in t.labs]
+    out += [frozenset({fact}) for part, fact in _FACT_PARTS if _given(t, part)]
+    if t.level is not None:
+        out.append(_LEVEL_DRUGS)
     if t.any_of:
         alternatives = [clauses(a) for a in t.any_of]
         if all(alternatives):
@@ -128,7 +172,8 @@ def record_concepts(f: Facts, quantities: Iterable[str] = ()) -> frozenset[str]:
     """The concepts one record holds, in the clauses' vocabulary: each medicine's ingredients,
     classes and flags as specs, the groups of its current problems (``group:``, chronic kidney
     disease shown by results included) and of every problem on record (``ever:``), and each of
-    ``quantities`` with a usable result (``lab:``)."""
+    ``quantities`` with a usable result (``lab:``), and the facts some part needs (``fact:``:
+    an index stay, a kidney function, pregnancy...)."""
     out: set[str] = set()
     for m in f.meds:
         out.update(f"drug:{d}" for d in m.drugs)
@@ -140,6 +185,7 @@ def record_concepts(f: Facts, quantities: Iterable[str] = ()) -> frozenset[str]:
             out.update(f"group:{g}" for g in groups)
     if f.lab_ckd:
         out.add("group:ckd")
+    out.update(_facts(f))
     out.update(_lab_concepts(f, quantities))
     return frozenset(out)
 

@@ -108,9 +108,14 @@ def test_clauses_read_the_necessary_parts_only() -> None:
         frozenset({"group:ckd", "group:heart-failure"}),
         frozenset({"lab:potassium"}),
     }
-    # An absence, a table and an alternative without a concept give no clause.
+    # An absence, and an alternative without a concept, give no clause; a table-driven
+    # trigger binds from its table, not from ``drugs``, and needs only what the table reads.
     assert clauses(Trigger(absent_drugs=("class:statin",))) == ()
-    assert clauses(Trigger(drugs=("class:nsaid",), renal_table=True)) == ()
+    assert clauses(Trigger(drugs=("class:nsaid",), renal_table=True)) == (
+        frozenset({"fact:kidney"}),
+    )
+    assert clauses(Trigger(pregnant=False)) == ()
+    assert clauses(Trigger(pregnant=True)) == (frozenset({"fact:pregnant"}),)
     either = Trigger(any_of=(Trigger(drugs=("drug:metformin",)), Trigger(sex="female")))
     assert clauses(either) == ()
     both = Trigger(any_of=(Trigger(drugs=("drug:metformin",)), Trigger(any_conditions=("dm",))))
