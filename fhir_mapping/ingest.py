@@ -341,7 +341,11 @@ def _validate_new_shape(
     shape: _Shape | None,
 ) -> r4.Resource | None:
     """``resource`` validated in full (dates as JSON strings first), remembered by its shape."""
-    unquoted = list(itertools.islice(_unquoted_dates(model, resource, where), 20))
+    unquoted = (
+        []
+        if shape is not None and _dates_quoted(model, shape.rest)
+        else list(itertools.islice(_unquoted_dates(model, resource, where), 20))
+    )
     for at in unquoted:
         # The models read a number as seconds since 1970: 12345 would become a 1970 date.
         issues.add("value", "a date, dateTime, instant or time must be a JSON string", at)
@@ -489,6 +493,39 @@ def _date_fields(model: type[BaseModel]) -> frozenset[str]:
             if _DATE_MARKERS.search(repr(field.annotation))
         )
     return found
+
+
+# A JSON name followed by a value that is not a string (nor null), in canonical JSON: a number,
+# true or false, an object or an array. Inside a JSON string a quote is escaped, so no text of
+# the record can look like this.
+_NOT_A_STRING: Final = re.compile(rb'"(\w+)":(?!"|null)')
+_DATE_NAMES: dict[type[BaseModel], frozenset[bytes]] = {}
+
+
+def _date_names(model: type[BaseModel]) -> frozenset[bytes]:
+    """JSON names of every date-typed element ``_unquoted_dates`` reads in a ``model``, its
+    datatypes and backbone elements included."""
+    found = _DATE_NAMES.get(model)
+    if found is None:
+        names: set[bytes] = set()
+        seen: set[type[BaseModel]] = set()
+        stack = [model]
+        while stack:
+            m = stack.pop()
+            if m not in seen:
+                seen.add(m)
+                names.update(n.encode() for n in _date_fields(m))
+                stack.extend(_complex_fields(m).values())
+        found = _DATE_NAMES[model] = frozenset(names)
+    return found
+
+
+def _dates_quoted(model: type[BaseModel], canonical: bytes) -> bool:
+    """True when no date-typed element can hold anything but a string: the walk of
+    ``_unquoted_dates`` is then skipped. ``canonical`` is the resource's canonical JSON (its
+    ``_Shape``); a name that merely could be a date's sends the resource to the walk."""
+    dates = _date_names(model)
+    return not any(m.group(1) in dates for m in _NOT_A_STRING.finditer(canonical))
 
 
 def _unquoted_dates(model: type[BaseModel], value: object, where: str) -> Iterator[str]:
