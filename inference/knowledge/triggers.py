@@ -35,8 +35,6 @@ from .site import Knowledge, firing
 __all__ = ["TriggerIndex", "candidates", "clauses", "record_concepts", "trigger_index"]
 
 _Clause = frozenset[str]
-# How many knowledges keep an index (the shipped one, a site's, a test's).
-_KNOWLEDGES_KEPT = 8
 
 
 def _lab(quantity: str) -> str:
@@ -154,7 +152,7 @@ def build(criteria: Sequence[Criterion]) -> TriggerIndex:
     )
 
 
-@lru_cache(maxsize=_KNOWLEDGES_KEPT)
+@lru_cache(maxsize=8)  # knowledges: the shipped one, a site's, a test's
 def trigger_index(knowledge: Knowledge) -> TriggerIndex:
     """The index of the criteria that may fire under ``knowledge`` (built once per knowledge;
     a knowledge compares by identity)."""
