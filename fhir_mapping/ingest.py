@@ -495,37 +495,36 @@ def _date_fields(model: type[BaseModel]) -> frozenset[str]:
     return found
 
 
-# A JSON name followed by a value that is not a string (nor null), in canonical JSON: a number,
-# true or false, an object or an array. Inside a JSON string a quote is escaped, so no text of
-# the record can look like this.
-_NOT_A_STRING: Final = re.compile(rb'"(\w+)":(?!"|null)')
-_DATE_NAMES: dict[type[BaseModel], frozenset[bytes]] = {}
+_DATES_NOT_STRINGS: dict[type[BaseModel], re.Pattern[bytes]] = {}
 
 
-def _date_names(model: type[BaseModel]) -> frozenset[bytes]:
+def _date_names(model: type[BaseModel]) -> frozenset[str]:
     """JSON names of every date-typed element ``_unquoted_dates`` reads in a ``model``, its
     datatypes and backbone elements included."""
-    found = _DATE_NAMES.get(model)
-    if found is None:
-        names: set[bytes] = set()
-        seen: set[type[BaseModel]] = set()
-        stack = [model]
-        while stack:
-            m = stack.pop()
-            if m not in seen:
-                seen.add(m)
-                names.update(n.encode() for n in _date_fields(m))
-                stack.extend(_complex_fields(m).values())
-        found = _DATE_NAMES[model] = frozenset(names)
-    return found
+    names: set[str] = set()
+    seen: set[type[BaseModel]] = set()
+    stack = [model]
+    while stack:
+        m = stack.pop()
+        if m not in seen:
+            seen.add(m)
+            names.update(_date_fields(m))
+            stack.extend(_complex_fields(m).values())
+    return frozenset(names)
 
 
 def _dates_quoted(model: type[BaseModel], canonical: bytes) -> bool:
     """True when no date-typed element can hold anything but a string: the walk of
     ``_unquoted_dates`` is then skipped. ``canonical`` is the resource's canonical JSON (its
-    ``_Shape``); a name that merely could be a date's sends the resource to the walk."""
-    dates = _date_names(model)
-    return not any(m.group(1) in dates for m in _NOT_A_STRING.finditer(canonical))
+    ``_Shape``), searched once for the name of a date element followed by a value that is not
+    a string (nor null): a number, true or false, an object or an array. Inside a JSON string
+    a quote is escaped, so no text of the record looks like this; a name that merely could be
+    a date's (the same name elsewhere) sends the resource to the walk."""
+    pattern = _DATES_NOT_STRINGS.get(model)
+    if pattern is None:
+        names = b"|".join(re.escape(n.encode()) for n in sorted(_date_names(model)))
+        pattern = _DATES_NOT_STRINGS[model] = re.compile(b'"(?:' + names + b')":(?!"|null)')
+    return pattern.search(canonical) is None
 
 
 def _unquoted_dates(model: type[BaseModel], value: object, where: str) -> Iterator[str]:
