@@ -388,13 +388,20 @@ def _bind_monitor(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding 
     if t.monitor is None:
         return b
     q = t.monitor.quantity
-    last = f.p.latest_of(_loincs(q)) or latest_named(f.p, q)
+    # the newer of a coded result and one named so (a score recorded today under a local
+    # code is today's score, not the coded one of last year)
+    coded, named = f.p.latest_of(_loincs(q)), latest_named(f.p, q)
+    last = max((x for x in (coded, named) if x), key=_when, default=None)
     age_days = f.days_since(last.effective) if last is not None else None
     recent = age_days is not None and not _cmp(age_days, t.monitor.op, params[t.monitor.days])
     if last is not None and recent:
         return None
     b.monitor_last, b.monitor_quantity = last, q
     return b
+
+
+def _when(o: Observation) -> date:
+    return o.effective or date.min
 
 
 def _bind_count(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding | None:
