@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import pytest
 
+from inference.knowledge import analyse
 from inference.knowledge.actions import action_kind
 from inference.knowledge.criteria import load
 from inference.knowledge.criteria.schema import Criterion, urgency_class_of
+from tests.inference.criteria_factory import Builder
 
 ACTIVE = tuple(c for c in load() if c.status == "active")
 
@@ -96,3 +98,20 @@ def test_a_review_is_left_only_where_judgement_decides() -> None:
     reviews = [c for c in ACTIVE if c.option.title.startswith("Review")]
     assert len(reviews) <= 136 - len(NAMED)
     assert all(_kind(c) == "review" for c in reviews)
+
+
+def test_aspirin_beside_an_anticoagulant_in_af_is_one_stop() -> None:
+    """Three criteria act on the aspirin (AF without vascular disease, no indication beside
+    the anticoagulant, the interaction review): one activity, a stop, whatever order they
+    fold in, not a review beside a stop."""
+    b = Builder(age=82)
+    b.condition("af")
+    b.med("apixaban")
+    b.med("aspirin")
+    aspirin = [p for p in analyse(b.build()).proposals if "aspirin" in p.title.lower()]
+    assert [p.id for p in aspirin] == ["opt-stop-aspirin-beside-anticoagulant"]
+    (stop,) = aspirin
+    assert stop.title.startswith("Stop aspirin: no indication beside the anticoagulant")
+    assert {"dd-antiplatelet-anticoagulated-af", "ddi-anticoagulant-antiplatelet"} <= set(
+        stop.criteria
+    )

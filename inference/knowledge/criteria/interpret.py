@@ -1918,12 +1918,14 @@ def _absorb(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, out: Ou
     the level that guides it; an interaction review and the recent event that decides it).
     Every point of the absorbed action joins, as ``add_or_merge`` unites points (its objection
     to a lower dose without a replacement statin is answered by the switch itself, and keeps
-    the order the argument scores gave before the merge)."""
+    the order the argument scores gave before the merge). An option already folded into
+    another still folds what it absorbs, into the one that holds it now."""
+    into: dict[str, str] = {}  # absorbed id -> the id of the activity that holds it
     for c, b, pid in firings:
         o = c.option
         for template in o.absorbs:
             other = slug_id(render(template, f, b, c.params))
-            i, j = _find(out, pid), _find(out, other)
+            i, j = _find(out, into.get(pid, pid)), _find(out, other)
             if i is None or j is None or i == j:
                 continue
             host, gone = out.proposals[i], out.proposals[j]
@@ -1959,6 +1961,7 @@ def _absorb(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, out: Ou
                 answers=host.answers,  # what the host's design answers; the gone one's is moot
                 action=host.action,
             )
+            into |= {other: host.id} | {k: host.id for k, v in into.items() if v == other}
             del out.proposals[j]
 
 
