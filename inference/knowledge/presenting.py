@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
+from typing import Literal
 
 from service.core.model import CoverageGap
 from service.record.profile import Condition, Encounter
@@ -27,9 +28,11 @@ from .parameters import param_int
 from .registry import Case
 from .rule_points import make_point, rule_option
 
-__all__ = ["PRESENTING", "PRESENTING_PREFIX", "gaps", "name_unaddressed"]
+__all__ = ["PRESENTING", "PRESENTING_PREFIX", "PRESENTING_TODAY", "gaps", "name_unaddressed"]
 
 PRESENTING = "net-presenting-problem"  # the lines' criterion id (timeframes.yaml)
+# ... of a problem the patient is seen for now (``presenting.today_days``): for today
+PRESENTING_TODAY = "net-presenting-problem-today"
 PRESENTING_PREFIX = "opt-presenting-problem-"
 _KEPT = frozenset({"chronic", "unrecognised"})  # record problems judged current and real
 _TITLE = "Not addressed by this plan: "
@@ -41,6 +44,17 @@ class _Presenting:
     since: date
     refs: tuple[str, ...]  # the Condition and/or the contact that records it
     problem_id: str = ""
+    # what the date is: the problem's onset, the day it was recorded, or the day of the contact
+    # it was the reason for (never said as an onset: a visit is not when a problem began)
+    dated: Literal["onset", "recorded", "contact"] = "onset"
+
+    def when(self) -> str:
+        day = day_words(self.since)
+        return {
+            "onset": f"since {day}",
+            "recorded": f"recorded {day}",
+            "contact": f"the reason for the contact of {day}",
+        }[self.dated]
 
 
 def name_unaddressed(c: Case, o: Output) -> None:
@@ -55,17 +69,17 @@ def name_unaddressed(c: Case, o: Output) -> None:
         if check(Recent(x.since, window), c.p, c.p.plan_day) is not None:
             o.withheld.append(f"{PRESENTING}:recent")
             continue
-        o.proposals.append(_line(x, window))
+        o.proposals.append(_line(x, window, c.p.plan_day))
 
 
 def gaps(proposals: Iterable[Proposal]) -> tuple[CoverageGap, ...]:
     """The coverage gaps of a plan's unaddressed presenting problems (one per line), labelled
-    as the statement lists a gap ("new problem no line addresses: Headache since ...")."""
+    as the statement lists a gap ("problem no line addresses: Headache (since ...)")."""
     return tuple(
         CoverageGap(
             "unaddressed",
             p.id,
-            "new problem no line addresses: " + p.title.removeprefix(_TITLE),
+            "problem no line addresses: " + p.title.removeprefix(_TITLE),
             "assess it at this contact: no check of the knowledge reasoned about it",
             False,
             p.refs,
@@ -97,7 +111,8 @@ def _presenting(c: Case, window: int) -> list[_Presenting]:
         pr = by_ref.get(ref)
         day = None if pr is None else pr.onset or pr.recorded
         if pr is not None and day is not None and _recent(c, day, window):
-            out.setdefault(pc.id, _Presenting(pc.display, day, (ref,), pc.id))
+            dated: Literal["onset", "recorded"] = "onset" if pr.onset else "recorded"
+            out.setdefault(pc.id, _Presenting(pc.display, day, (ref,), pc.id, dated))
     for e in c.p.encounters:
         day = e.start or e.end
         if day is None or not _recent(c, day, window):
@@ -116,35 +131,36 @@ def _reasons(
     for ref in e.reason_refs:
         pc = kept.get(ref)
         if pc is not None:
-            out.append(_Presenting(pc.display, day, (ref, e.ref), pc.id))
+            out.append(_Presenting(pc.display, day, (ref, e.ref), pc.id, "contact"))
     if out or not (e.reasons or e.reason_text):
         return out
     codes = {(x.system, x.code) for x in e.reasons}
     for ref, pc in kept.items():
         pr = by_ref.get(ref)
         if pr is not None and codes & {(x.system, x.code) for x in pr.codes}:
-            return [_Presenting(pc.display, day, (ref, e.ref), pc.id)]
+            return [_Presenting(pc.display, day, (ref, e.ref), pc.id, "contact")]
     name = e.reason_text or next((x.display for x in e.reasons if x.display), "")
-    return [_Presenting(name, day, (e.ref,))] if name else []
+    return [_Presenting(name, day, (e.ref,), dated="contact")] if name else []
 
 
-def _line(x: _Presenting, window: int) -> Proposal:
+def _line(x: _Presenting, window: int, plan_day: date) -> Proposal:
     spec = rule_option("presenting-problem")
-    since = day_words(x.since)
+    when = x.when()
     name = without_tag(" ".join(x.name.split()))
-    point = make_point("presenting.not-addressed", x.refs, name=name, day=since, days=window)
+    point = make_point("presenting.not-addressed", x.refs, name=name, day=when, days=window)
+    today = (plan_day - x.since).days <= param_int("presenting.today_days")
     return Proposal(
         f"{PRESENTING_PREFIX}{rid(x.refs[0])}",
-        f"{_TITLE}{name} since {since}",
+        f"{_TITLE}{name} ({when})",
         spec.category,
-        f"{name}, dated {since}, is within {window} days of this plan, and no other line "
-        "of the plan addresses it. Assess it and record a plan for it.",
+        f"{name} ({when}) is within {window} days of this plan, and no other line of the "
+        "plan addresses it. Assess it and record a plan for it.",
         x.refs,
         (x.problem_id,) if x.problem_id else (),
         (point,),
         urgency=spec.urgency,
         priority=spec.priority,
-        criteria=(PRESENTING,),
+        criteria=(PRESENTING_TODAY if today else PRESENTING,),
         urgency_class=spec.urgency_class,
         action="review",
     )

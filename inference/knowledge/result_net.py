@@ -36,6 +36,7 @@ from .facts import Facts, fmt
 from .rule_points import RuleOption, RulePoint, point_of
 from .units import (
     BILIRUBIN_UMOL_L_PER_MG_DL,
+    BOUND_MAX_DECIMALS,
     CALCIUM_MG_DL_PER_MMOL_L,
     CREATININE_UMOL_L_PER_MG_DL,
     DAYS_PER_YEAR,
@@ -367,8 +368,22 @@ def _abnormal(t: LabTest, f: Facts, data: ResultsFile) -> Abnormal | None:
 def _range(a: Abnormal) -> str:
     """The interval in the unit of the result: "133-146 mmol/L", "up to 21 mg/dL"."""
     i, t, unit = a.interval, a.test, unit_words(a.obs.unit)
-    low = fmt(_in_record_unit(t, i.low, a.obs.unit)) if i.low is not None else ""
-    high = fmt(_in_record_unit(t, i.high, a.obs.unit)) if i.high is not None else ""
+    # at the precision the result is stated in (a bound converted into another unit is not
+    # shown to more places than the result itself: "up to 7.5 %", not "up to 7.46 %")
+    # (more places where fewer would make the result look inside its interval)
+    value = a.obs.value
+    shown = fmt(value) if value is not None else ""
+    places = len(shown.partition(".")[2])
+    raw_low = None if i.low is None else _in_record_unit(t, i.low, a.obs.unit)
+    raw_high = None if i.high is None else _in_record_unit(t, i.high, a.obs.unit)
+    while places < BOUND_MAX_DECIMALS and value is not None:
+        lo = None if raw_low is None else round(raw_low, places)
+        hi = None if raw_high is None else round(raw_high, places)
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            break
+        places += 1
+    low = "" if raw_low is None else fmt(round(raw_low, places))
+    high = "" if raw_high is None else fmt(round(raw_high, places))
     if low and high:
         return f"{low}-{high} {unit}".strip()
     return f"up to {high} {unit}".strip() if high else f"{low} {unit} or more".replace("  ", " ")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 __all__ = [
     "BILIRUBIN_UMOL_L_PER_MG_DL",
+    "BOUND_MAX_DECIMALS",
     "CALCIUM_MG_DL_PER_MMOL_L",
     "CHOLESTEROL_MG_DL_PER_MMOL_L",
     "CREATININE_UMOL_L_PER_MG_DL",
@@ -84,6 +85,9 @@ PER_DL_PER_L = 10.0
 # HbA1c: the IFCC value (mmol/mol) is (NGSP % - 2.15) x 10.929 (the IFCC-NGSP master equation)
 HBA1C_IFCC_PER_NGSP = 10.929
 HBA1C_NGSP_OFFSET = 2.15
+
+# a reference-interval bound converted into a result's unit is shown to at most this many places
+BOUND_MAX_DECIMALS = 4
 
 # calendar: days in a week, in a mean Gregorian year, and at most in any calendar year
 DAYS_PER_WEEK = 7

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from inference.embedded import known_options
 from inference.knowledge import analyse
 from inference.knowledge.analysis import Output, Proposal
 from inference.knowledge.claims import OrderOutstanding, ReportToFollow, check
@@ -176,11 +177,11 @@ def test_observation_flags_notes_and_orders_are_read() -> None:
 def test_a_new_problem_no_line_addresses_is_named_and_counted_in_coverage() -> None:
     p = profile(condition("ha", "Headache", "25064002", "2026-11-20"))
     assert _lines(p, "opt-presenting-problem-") == [
-        "Not addressed by this plan: Headache since 20 November 2026"
+        "Not addressed by this plan: Headache (since 20 November 2026)"
     ]
     gaps = [g for g in knowledge_coverage(p).gaps if g.kind == "unaddressed"]
     assert [g.label for g in gaps] == [
-        "new problem no line addresses: Headache since 20 November 2026"
+        "problem no line addresses: Headache (since 20 November 2026)"
     ]
     assert not any(g.high_risk for g in gaps)
 
@@ -196,8 +197,35 @@ def test_a_contact_reason_is_a_presenting_problem() -> None:
         "reasonCode": [{"text": "Tremor", "coding": [{"system": SNOMED, "code": "26079004"}]}],
     }
     assert _lines(profile(visit), "opt-presenting-problem-") == [
-        "Not addressed by this plan: Tremor since 27 November 2026"
+        "Not addressed by this plan: Tremor (the reason for the contact of 27 November 2026)"
     ]
+
+
+def test_a_contact_is_never_said_to_be_when_its_problem_began_and_todays_is_for_today() -> None:
+    """The reason for a visit is dated as the visit, not as an onset (a follow-up of a
+    ten-year-old problem did not start at the visit), and the reason for a contact of the plan
+    day is for today (``presenting.today_days``)."""
+    from inference.knowledge.analysis import Output as _Output
+    from inference.knowledge.registry import Case as _Case
+
+    visit = {
+        "resourceType": "Encounter",
+        "id": "oa-visit",
+        "status": "finished",
+        "class": {"code": "AMB"},
+        "subject": {"reference": "Patient/p"},
+        "period": {"start": "2026-11-30T09:00:00Z"},
+        "reasonCode": [{"text": "Osteoarthritis follow-up"}],
+    }
+    p = profile(visit)
+    (title,) = _lines(p, "opt-presenting-problem-")
+    assert "since" not in title and "the reason for the contact of 30 November 2026" in title
+    c = _Case(p)
+    out = _Output()
+    name_unaddressed(c, out)
+    (line,) = out.proposals
+    assert line.criteria == ("net-presenting-problem-today",)
+    assert known_options(p)[line.id].timeframe == "now"
 
 
 def test_a_problem_a_medicine_was_ordered_for_is_care_in_place() -> None:
@@ -232,7 +260,7 @@ def test_a_problem_a_line_addresses_is_not_named() -> None:
     named = Output()
     name_unaddressed(c, named)
     assert [x.title for x in named.proposals] == [
-        "Not addressed by this plan: Headache since 20 November 2026"
+        "Not addressed by this plan: Headache (since 20 November 2026)"
     ]
     line = Proposal(
         "opt-assess-headache", "Assess headache", "follow-up", "", ("Condition/ha",), (), ()

@@ -288,7 +288,7 @@ def test_creatinine_is_spoken_for_by_an_abnormal_egfr() -> None:
     both = net_lines(profile(cr, egfr))
     assert f"{NET}egfr" in both and f"{NET}creatinine" not in both
     alone = net_lines(profile(cr))
-    assert alone[f"{NET}creatinine"].startswith("Review Creatinine 1.6 mg/dL (0.67-1.18 mg/dL)")
+    assert alone[f"{NET}creatinine"].startswith("Review Creatinine 1.6 mg/dL (0.7-1.2 mg/dL)")
 
 
 def test_an_inr_on_an_anticoagulant_is_left_to_its_target() -> None:
@@ -439,5 +439,14 @@ def test_the_trend_is_said_in_the_latest_result_unit() -> None:
         obs("c1", "2160-0", 1.6, "mg/dL"),
     )
     title = net_lines(p)[f"{NET}creatinine"]
-    assert "1.6 mg/dL (0.67-1.18 mg/dL)" in title
+    assert "1.6 mg/dL (0.7-1.2 mg/dL)" in title
     assert ", up from 1.1 on 2026-09-21:" in title
+
+
+def test_a_converted_bound_is_shown_at_the_results_precision_never_hiding_it() -> None:
+    """The interval is shown to the places the result is stated in, and to more where fewer
+    would make the result read as inside it (1.2 against an upper bound of 1.18)."""
+    at_one = net_lines(profile(obs("c", "2160-0", 1.6, "mg/dL")))[f"{NET}creatinine"]
+    assert "(0.7-1.2 mg/dL)" in at_one
+    close = net_lines(profile(obs("c", "2160-0", 1.2, "mg/dL")))[f"{NET}creatinine"]
+    assert "1.2 mg/dL (0.67-1.18 mg/dL)" in close
