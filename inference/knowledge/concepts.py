@@ -85,9 +85,11 @@ ITEM_KINDS: tuple[ItemKind, ...] = (
 # Data files that word, rank, time or explain what the checks found, or that define the
 # vocabularies the index is built over (every drug, every condition group, and the monographs,
 # whose properties reach the checks as drug flags that the criteria name): nothing in them makes
-# a check fire on an item by itself.
+# a check fire on an item by itself. The goals of care name medicines only to offer their review
+# in palliative care: that line covers no medicine of any other patient.
 _NOT_CHECKS = frozenset(
     {
+        "goals_of_care.yaml",
         "actions.yaml",
         "changelog.yaml",
         "claims.yaml",
