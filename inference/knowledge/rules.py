@@ -27,6 +27,7 @@ from service.record.profile import (
     years_between,
 )
 
+from .adherence_net import note_not_taken
 from .analysis import (
     Analysis,
     Cited,
@@ -1258,6 +1259,7 @@ def _analyse(profile: PatientProfile, locale: Locale, _knowledge: KnowledgeStamp
     # The nets under the criteria: reports and orders left open, then (last, once every other
     # line is known) the presenting problems no line addresses.
     follow_reports_and_orders(c, o)
+    note_not_taken(c, o)
     review_goals_of_care(c, o, goals)
     name_unaddressed(c, o)
     level, score, breakdown, dims = _complexity(c, base, o)

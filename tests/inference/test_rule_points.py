@@ -30,7 +30,12 @@ from tests.conftest import fixture_bundle
 KNOWLEDGE = Path(__file__).resolve().parents[2] / "inference" / "knowledge"
 RULES_PY = KNOWLEDGE / "rules.py"
 # The nets under the criteria take their points and options from the same file.
-NETS_PY = (KNOWLEDGE / "report_net.py", KNOWLEDGE / "presenting.py", KNOWLEDGE / "goals.py")
+NETS_PY = (
+    KNOWLEDGE / "report_net.py",
+    KNOWLEDGE / "presenting.py",
+    KNOWLEDGE / "goals.py",
+    KNOWLEDGE / "adherence_net.py",
+)
 # a point id ("falls.no-carer") or a parameter name ("bp.raised_systolic_mmhg")
 _DOTTED = re.compile(r"^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)+$")
 

@@ -1798,7 +1798,7 @@ def claims_of(c: Criterion, f: Facts, b: Binding) -> tuple[Claim, ...]:
     if t.daily_mg_above is not None and a is not None and not b.uncertain:
         daily = a.daily_mg if a.daily_mg is not None else a.unit_mg
         out.append(AboveLimit(a.ref, daily, t.ops["daily_mg_above"], c.params[t.daily_mg_above]))
-    if c.kind == "drug-drug" and "b" in b.meds and not _held_meds(f, b):
+    if c.kind in ("drug-drug", "duplicate-class") and "b" in b.meds and not _held_meds(f, b):
         out.append(TakenTogether(tuple(m.ref for m in b.meds.values())))
     if "current" in t.smoking:
         out.append(CurrentSmoker())
