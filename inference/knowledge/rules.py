@@ -44,6 +44,7 @@ from .criteria.interpret import _ago, _since, apply_criteria
 from .drugs import CLASS_LABELS
 from .facts import BloodPressure, MedFact, fmt, setting_of, without_tag
 from .goals import goals_of_care, review_goals_of_care, withdrawn
+from .living import adapt_to_living
 from .parameters import param
 from .pregnancy import PREGNANCY
 from .presenting import name_unaddressed
@@ -1262,6 +1263,7 @@ def _analyse(profile: PatientProfile, locale: Locale, _knowledge: KnowledgeStamp
     note_not_taken(c, o)
     review_goals_of_care(c, o, goals)
     name_unaddressed(c, o)
+    adapt_to_living(c.p, o)  # advice that assumes a household, for one without
     level, score, breakdown, dims = _complexity(c, base, o)
     problems = (*base, *sorted(o.problems, key=lambda p: p.id))
     proposals = _proposals(o, problems)
