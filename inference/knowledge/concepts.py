@@ -39,7 +39,7 @@ then someone must act on it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass
 from datetime import date
 from functools import cache
@@ -52,6 +52,7 @@ from . import conditions, drugs
 from ._datafile import DATA_DIR, parse_file
 from .criteria.schema import SPEC
 from .facts import SUSPECTED, Facts
+from .goals import palliative_refs
 from .high_risk import HIGH_RISK, Risk, risk_of
 from .parameters import param
 from .reports_orders import REPORTS_ORDERS
@@ -338,13 +339,13 @@ def _context_only(pr: Condition, groups: tuple[str, ...]) -> bool:
 
 
 def _condition_covered(
-    pr: Condition, groups: tuple[str, ...], index: ConceptIndex, pregnancy: set[str]
+    pr: Condition, groups: tuple[str, ...], index: ConceptIndex, context: Set[str]
 ) -> bool:
     if set(groups) & index.groups:
         return True
     if index.needs and conditions.is_sdoh_need(pr):
         return True
-    return pr.ref in pregnancy
+    return pr.ref in context
 
 
 def _pregnancy_refs(f: Facts, index: ConceptIndex) -> set[str]:
@@ -355,7 +356,9 @@ def _pregnancy_refs(f: Facts, index: ConceptIndex) -> set[str]:
 
 
 def _conditions(f: Facts, index: ConceptIndex) -> Iterator[Item]:
-    pregnancy = _pregnancy_refs(f, index)
+    # Entries read as context: the pregnancy facts, and a palliative or end-of-life record
+    # (the goals of care, which change the whole plan).
+    context = _pregnancy_refs(f, index) | palliative_refs(f)
     for pr, groups in f.problems:
         if not pr.active or _context_only(pr, groups):
             continue
@@ -365,7 +368,7 @@ def _conditions(f: Facts, index: ConceptIndex) -> Iterator[Item]:
             continue
         if not f.is_current(pr, groups):  # resolved, or an acute illness long past
             continue
-        yield Item("condition", pr.ref, label, _condition_covered(pr, groups, index, pregnancy))
+        yield Item("condition", pr.ref, label, _condition_covered(pr, groups, index, context))
 
 
 def _within(d: date | None, as_of: date, days: float) -> bool:

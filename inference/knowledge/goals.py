@@ -37,6 +37,7 @@ __all__ = [
     "GoalsOfCare",
     "goals_of_care",
     "load_goals",
+    "palliative_refs",
     "review_goals_of_care",
     "withdrawn",
 ]
@@ -132,6 +133,18 @@ def _coded(codes: tuple[Code, ...], data: GoalsFile) -> bool:
 def goals_of_care(f: Facts, data: GoalsFile = GOALS) -> GoalsOfCare | None:
     """The first record entry, by day, that puts the patient in palliative or end-of-life
     care; None when none does."""
+    found = _entries(f, data)
+    if not found:
+        return None
+    return min(found, key=lambda g: (g.day or date.max, g.ref))
+
+
+def palliative_refs(f: Facts, data: GoalsFile = GOALS) -> frozenset[str]:
+    """Every record entry that says so: the plan reads each (the coverage statement's)."""
+    return frozenset(g.ref for g in _entries(f, data))
+
+
+def _entries(f: Facts, data: GoalsFile) -> list[GoalsOfCare]:
     found: list[GoalsOfCare] = []
     for pr, groups in f.problems:
         if not pr.active or pr.abatement is not None:
@@ -148,9 +161,7 @@ def goals_of_care(f: Facts, data: GoalsFile = GOALS) -> GoalsOfCare | None:
         words = " ".join((e.kind, e.reason_text, *(c.display for c in codes)))
         if _coded(codes, data) or _said(words, data):
             found.append(GoalsOfCare(e.ref, e.kind or e.reason_text, day))
-    if not found:
-        return None
-    return min(found, key=lambda g: (g.day or date.max, g.ref))
+    return found
 
 
 def withdrawn(g: GoalsOfCare | None, data: GoalsFile = GOALS) -> frozenset[str]:

@@ -143,3 +143,13 @@ def test_a_goals_file_citing_an_unknown_source_is_refused(tmp_path: Path) -> Non
     bad.write_text(text.replace("source: diabetes-uk-eol-2021", "source: nowhere"), "utf-8")
     with pytest.raises(KnowledgeFileError, match="nowhere"):
         load_goals(bad)
+
+
+def test_the_palliative_record_is_read_so_coverage_does_not_name_it() -> None:
+    from inference.knowledge.concepts import items
+
+    worded = Condition("Condition/c2", "Palliative care", (), "active", "confirmed", AS_OF)
+    found = {i.ref: i.covered for i in items(Facts(_older_diabetic(worded)))}
+    assert found["Condition/c2"] is True
+    other = Condition("Condition/c2", "Gribbleflux palsy", (), "active", "confirmed", AS_OF)
+    assert {i.ref: i.covered for i in items(Facts(_older_diabetic(other)))}["Condition/c2"] is False

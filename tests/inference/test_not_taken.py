@@ -175,3 +175,32 @@ def test_an_adherence_file_citing_an_unknown_source_is_refused(tmp_path: Path) -
     bad.write_text(text.replace("source: nice-cg76", "source: nowhere"), encoding="utf-8")
     with pytest.raises(KnowledgeFileError, match="nowhere"):
         load_adherence(bad)
+
+
+def test_a_line_that_acts_on_the_medicine_says_it_instead_of_a_second_line() -> None:
+    """The interaction line acts on clarithromycin; warfarin, recorded as not taken, is the
+    partner. With clarithromycin itself recorded, the switch of it is withheld (the claim
+    fails) and its own line says it; a line that acts on a medicine recorded as not taken
+    states the record and asks to confirm before acting."""
+    from inference.knowledge.adherence_net import note_not_taken
+    from inference.knowledge.analysis import Output
+    from inference.knowledge.facts import Facts
+
+    p = _patient(_said("not-taken"))
+    acting = Proposal(
+        "opt-stop-clarithromycin",
+        "Stop clarithromycin",
+        "medication",
+        "Stop it.",
+        ("MedicationRequest/m2",),
+        (),
+        (),
+        medication_ref="MedicationRequest/m2",
+    )
+    o = Output(proposals=[acting])
+    note_not_taken(Facts(p), o)
+    (line,) = o.proposals
+    assert line.id == "opt-stop-clarithromycin"
+    assert "recorded as not taken on 1 May 2026" in line.description
+    assert line.description.endswith("confirm what is taken before acting.")
+    assert "MedicationStatement/s1" in line.refs
