@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -29,6 +30,7 @@ __all__ = [
     "NotTaken",
     "load_adherence",
     "not_taken",
+    "not_taken_refs",
 ]
 
 ADHERENCE_FILE = DATA_DIR / "adherence.yaml"
@@ -122,3 +124,10 @@ def not_taken(m: Medication, p: PatientProfile, data: AdherenceFile = ADHERENCE)
     if said and _says(said, data):
         return NotTaken(m.ref, m.ref, m.authored, said)
     return None
+
+
+@lru_cache(maxsize=64)
+def not_taken_refs(p: PatientProfile) -> frozenset[str]:
+    """The active requests of ``p`` recorded as not taken (cached per profile: every counting
+    criterion asks)."""
+    return frozenset(m.ref for m in p.medications if not_taken(m, p) is not None)

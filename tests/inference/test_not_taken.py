@@ -204,3 +204,19 @@ def test_a_line_that_acts_on_the_medicine_says_it_instead_of_a_second_line() -> 
     assert "recorded as not taken on 1 May 2026" in line.description
     assert line.description.endswith("confirm what is taken before acting.")
     assert "MedicationStatement/s1" in line.refs
+
+
+def test_a_medicine_not_taken_adds_no_load_to_a_count() -> None:
+    """Two strong anticholinergics make a load; with one recorded as not taken there is one,
+    and the line that stops it says it is not taken."""
+    meds = (
+        _med("m1", "Amitriptyline 25 MG Oral Tablet"),
+        _med("m2", "Oxybutynin 5 MG Oral Tablet"),
+    )
+    both = replace(_patient(), birth_date=date(1940, 1, 1), medications=meds)
+    assert "opt-reduce-anticholinergic-burden" in _lines(both)
+    one = replace(both, statements=(_said("not-taken", text="Oxybutynin 5 MG Oral Tablet"),))
+    lines = _lines(one)
+    assert "opt-reduce-anticholinergic-burden" not in lines
+    assert "recorded as not taken" in lines["opt-stop-oxybutynin"].description
+    assert "recorded as not taken" not in lines["opt-stop-amitriptyline"].description
