@@ -56,6 +56,8 @@ _SI_RANGES: dict[str, tuple[float, float]] = {
     **dict.fromkeys(("18262-6", "2089-1", "13457-7"), (0.0, 26.0)),  # LDL mmol/L
     "718-7": (20.0, 250.0),  # haemoglobin g/L
     "29463-7": (2.0, 900.0),  # weight in pounds
+    # HbA1c in IFCC mmol/mol (3 to 20 % by the NGSP/IFCC master equation: about 9 to 195)
+    "4548-4": (9.0, 200.0),
 }
 
 

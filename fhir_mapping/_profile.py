@@ -467,6 +467,7 @@ class _Builder:
             return  # an impossible date: a result at an unknown time is not a fact
         loinc, recognised = self._loinc(entry.ref, "Observation.code", r.code)
         value, unit, text = _value(r)
+        setting = _setting(r)
         if value is not None or text:
             self._keep_obs(
                 Observation(
@@ -482,6 +483,7 @@ class _Builder:
                     tuple(c for cc in r.interpretation or () for c in _codes(cc)),
                     " ".join(str(n.text).strip() for n in r.note or () if n.text),
                     self._based_on(entry.ref, r.basedOn),
+                    setting=setting,
                 ),
                 order,
             )
@@ -501,6 +503,7 @@ class _Builder:
                     effective,
                     c_text,
                     c_ok and recognised,
+                    setting=setting,
                 ),
                 order,
             )
@@ -702,6 +705,21 @@ def _typed_dose(dosage: Any) -> tuple[float | None, str, float | None]:
     if rep is not None and rep.frequency and rep.period and rep.periodUnit in _PER_DAY:
         per_day = float(rep.frequency) / float(rep.period) * _PER_DAY[str(rep.periodUnit)]
     return value, unit, per_day
+
+
+# LOINC 8361-8: body position with respect to gravity (a blood pressure panel's component).
+_BODY_POSITION = "8361-8"
+
+
+def _setting(r: Any) -> str:
+    """How an Observation was taken, in its own words: method, body site, a body-position
+    component, notes (lower case, "" when it says nothing). Compared, never shown."""
+    parts = [_cc_text(r.method), _cc_text(r.bodySite)]
+    for comp in r.component or ():
+        if any(c.code == _BODY_POSITION for c in ((comp.code and comp.code.coding) or ())):
+            parts.append(_value(comp)[2])
+    parts += [str(n.text) for n in r.note or () if n.text]
+    return "; ".join(p.strip().lower() for p in parts if p and p.strip())
 
 
 def _value(r: Any) -> tuple[float | None, str, str]:

@@ -43,7 +43,8 @@ from fhir_mapping.definitions import (
 )
 from service.core import from_document, to_document
 from service.core.evaluation import Evaluation, OptionResult
-from service.core.model import Argument, Deliberation, Option
+from service.core.memo import CONTESTATION_MEMO, PrefixMemo
+from service.core.model import Argument, Contestation, Deliberation, Option
 from service.errors import BundleError, DocumentError, Issue
 from service.jsonio import canonical_json
 from service.text.patient import PatientVersion, patient_version
@@ -232,6 +233,8 @@ def _explanation(res: OptionResult, d: Deliberation) -> str:
     f = _fmt(res.score)
     if res.decided_by == "human":
         why = f"{res.decision}d by a human decision (score F = {f})"
+    elif res.reason:  # excluded by the plan's selection, whatever the score
+        why = f"F = {f}; not included: {res.reason}"
     elif not res.converged:
         why = (
             f"propagation did not converge in {res.iterations} iterations (last F = {f}): "
@@ -379,21 +382,36 @@ def _problem_ext(d: Deliberation, ev: Evaluation) -> list[dict[str, object]]:
     return out
 
 
-def _contestation_ext(d: Deliberation) -> list[dict[str, object]]:
-    return [
-        _complex(
-            "contestation",
-            [
-                _part("task", "valueString", c.id),
-                _part("action", "valueCode", c.action),
-                _part("target", "valueString", c.target),
-                _part("actor", "valueReference", _ref(c.actor)),
-                _part("at", "valueDateTime", c.at),
-                _opt_str("reason", c.reason),
-            ],
-        )
-        for c in d.contestations
-    ]
+def _contestation_ext(c: Contestation) -> dict[str, object]:
+    return _complex(
+        "contestation",
+        [
+            _part("task", "valueString", c.id),
+            _part("action", "valueCode", c.action),
+            _part("target", "valueString", c.target),
+            _part("actor", "valueReference", _ref(c.actor)),
+            _part("at", "valueDateTime", c.at),
+            _opt_str("reason", c.reason),
+        ],
+    )
+
+
+# A plan's versions share their contestation records, and every version's CarePlan ends with
+# all of them: each extension is written once in its final form (placed at its source, under
+# the deployment's base) and reused, so the n-th contestation of a plan costs what the first
+# did. Kept while what the final form depends on stays the same: the plan's sources and the base.
+def _final_contestation(c: Contestation, d: Deliberation, base: str) -> dict[str, object]:
+    return rebase(at_source(_contestation_ext(c), d), base)
+
+
+_FINAL_CONTESTATIONS: PrefixMemo[Contestation, dict[str, object]] = PrefixMemo(
+    _final_contestation, size=CONTESTATION_MEMO
+)
+
+
+def _contestation_exts(d: Deliberation, base: str) -> list[dict[str, object]]:
+    context = (d.meta.sources, d.meta.source_base, base)
+    return _FINAL_CONTESTATIONS(d.contestations, d, base, context=context)
 
 
 def _narrative(d: Deliberation, ev: Evaluation, s: Summary) -> str:
@@ -488,8 +506,7 @@ def _careplan(
     for o in d.options:
         if o.id not in ev.plan:
             extension += _option_exts(o, ev.option(o.id), d)
-    extension += _problem_ext(d, ev)
-    extension += _contestation_ext(d)
+    extension += _problem_ext(d, ev)  # then the contestations (``_contestation_exts``)
     cp: dict[str, object] = {
         "resourceType": "CarePlan",
         "id": cid,
@@ -831,7 +848,10 @@ def plan_bundle(
         "timestamp": recorded,
         "entry": [_entry(r) for r in at_source(resources, plan)],
     }
-    return rebase(out, base)
+    whole = rebase(out, base)
+    extension = whole["entry"][0]["resource"]["extension"]  # type: ignore[index]
+    extension += _contestation_exts(plan, base)
+    return whole
 
 
 # --------------------------------------------------------------------------- reading back

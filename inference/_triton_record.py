@@ -164,7 +164,22 @@ class Aliases:
 
 def _swap_tail(value: str, table: Mapping[str, str]) -> str:
     """``value`` with its tail (the whole of it, or what follows one of its hyphens) replaced by
-    ``table``'s entry for it, the longest tail first; ``value`` itself when no tail is a key."""
+    ``table``'s entry for it, the longest tail first; an id numbered after such a tail (an
+    argument's ``arg-<role>-<option id>-<n>``) has the tail before its number replaced, so an
+    argument's id and its option's id are written short alike; ``value`` itself when no tail
+    is a key."""
+    swapped = _swap_exact_tail(value, table)
+    if swapped != value:
+        return swapped
+    head, sep, number = value.rpartition("-")
+    if sep and head and number.isdigit():
+        short = _swap_exact_tail(head, table)
+        if short != head:
+            return f"{short}-{number}"
+    return value
+
+
+def _swap_exact_tail(value: str, table: Mapping[str, str]) -> str:
     for i in (0, *(k + 1 for k, c in enumerate(value) if c == "-")):
         if value[i:] in table:
             return value[:i] + table[value[i:]]

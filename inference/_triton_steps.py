@@ -14,7 +14,7 @@ import copy
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
 import jsonschema
@@ -26,10 +26,12 @@ from inference._triton_record import Aliases, record
 from inference.embedded import required_roles
 from inference.panel_sizes import DEFAULT_PANEL_SIZES, PanelSizes, band, panel_faults
 from inference.protocol import (
+    STRENGTH_DIMENSIONS,
     Adjudicate,
     Arbitrate,
     Arbitration,
     ArgumentDraft,
+    ArgumentScore,
     AssemblePanel,
     Assess,
     Assessment,
@@ -44,6 +46,7 @@ from inference.protocol import (
     ProblemVote,
     Relate,
     Relation,
+    Score,
     Step,
     Synthesize,
 )
@@ -61,6 +64,7 @@ __all__ = [
     "parse_json_answer",
     "relate_request",
     "request_for",
+    "score_request",
     "synthesize_request",
 ]
 
@@ -386,7 +390,6 @@ def consult_request(
                     text=g["text"],
                     evidence=tuple(dict.fromkeys(g["evidence"])),
                     facts=_refs_back(al, tuple(dict.fromkeys(g["facts"]))),
-                    tau=float(g["tau"]),
                     harm=g["harm"],
                     concern=g["concern"],
                     generic=bool(g["generic"]),
@@ -420,6 +423,65 @@ def consult_request(
         member=al.shorten(encode(member)),
         aliases=al,
     )
+
+
+# -- score ----------------------------------------------------------------------------------
+
+
+def score_request(
+    s: Score, sizes: PanelSizes = DEFAULT_PANEL_SIZES
+) -> StepRequest[tuple[ArgumentScore, ...]]:
+    """Every argument on one option scored in one call, on the five dimensions.
+
+    Scores are keyed by argument id, one fixed property per argument, all required (as consult's
+    votes are), so guided decoding scores each argument exactly once; the answer is checked as a
+    whole: one score off the schema makes it unusable (one repair, then ``StepFailed``, and the
+    pipeline records the option's arguments missing).
+    """
+    al = Aliases.of(s.profile)
+    schema = schemas.load("score")
+    scores = schema["properties"]["scores"]
+    entry = scores.pop("additionalProperties")
+    del scores["propertyNames"]
+    ids = _id_map(al, [g.id for g in s.arguments])
+    scores["properties"] = {k: copy.deepcopy(entry) for k in ids}
+    # the entry's schema before the ids in the prompt's view of it (``prompt_schema``): the
+    # part every score call of a plan shares comes first, for a server's prefix cache
+    scores["additionalProperties"] = False
+    scores["required"] = list(ids)
+
+    def decode(a: dict[str, Any]) -> tuple[ArgumentScore, ...]:
+        if sorted(a["scores"]) != sorted(ids) or len(ids) != len(s.arguments):
+            raise AnswerError("scores must cover every listed argument exactly once")
+        return tuple(
+            ArgumentScore(ids[k], **{d: float(v[d]) for d in STRENGTH_DIMENSIONS})
+            for k, v in a["scores"].items()
+        )
+
+    # What scoring reads: the option, and each argument as written, less what its id already
+    # says (its role and option) and its strength (what is asked). The evidence is the plan's
+    # evidence block, byte for byte the one assess and consult put first (a server's prefix
+    # cache computes it once per plan), where the arguments' evidence ids point.
+    inputs = {
+        "option": _outline(s.option),
+        "arguments": [
+            {k: v for k, v in encode(replace(g, tau=None)).items() if k not in _SCORE_HIDDEN}
+            for g in s.arguments
+        ],
+    }
+    return StepRequest(
+        "score",
+        record(s.profile, al),
+        al.shorten(inputs),
+        schema,
+        decode,
+        evidence=_doc_inputs(s.evidence),
+        aliases=al,
+    )
+
+
+# What a score prompt leaves out of an argument: its id names the option and the role.
+_SCORE_HIDDEN = frozenset({"option_id", "role"})
 
 
 # -- relate ---------------------------------------------------------------------------------
@@ -550,6 +612,7 @@ _BUILDERS: dict[type[Step[Any]], Callable[[Any, PanelSizes], StepRequest[Any]]] 
     Assess: assess_request,
     AssemblePanel: assemble_panel_request,
     Consult: consult_request,
+    Score: score_request,
     Relate: relate_request,
     Adjudicate: adjudicate_request,
     Arbitrate: arbitrate_request,

@@ -21,17 +21,16 @@ Documented rules:
   size is a floor: a needed role is never cut to fit it. The GP and the needed roles are the
   panel's required roles (``required_roles``); every panel is checked against the size band and
   the required roles (``inference.panel_sizes.panel_faults``) before it is returned.
-* Argument strength tau, CANOE 4.3's five dimensions, each counted once from a table
-  (``inference.knowledge.strength``, values in ``data/parameters.yaml``): clinical
-  appropriateness is the severity of the harm avoided or benefit gained; consistency with the
-  retrieved evidence is the grade of the evidence the criterion cites, less 0.1 where the
-  argument cites none of the retrieved documents; specificity to this patient is the certainty of
-  the patient fact and its directness to the option, less 0.05 where the argument cites no fact
-  (an objection citing none capped at ``strength.uncited_max``). The transparency of the reasoning
-  chain and practical feasibility are not scored apart: every argument here states its facts and
-  evidence in the same way, and the knowledge states no feasibility, so both are constant and
-  left out of the sum. (Until 2026-12 grade A was counted twice, once in the table and again as
-  a +0.05 bonus here.)
+* Argument strength tau, scored apart (the scoring step, ``_score``; CANOE §4.3, Alg. 1
+  l. 13): the mean of CANOE's five dimensions, each counted once from one table
+  (``inference.knowledge.strength``, values in ``data/parameters.yaml``; the paper names the
+  dimensions, which fact measures each is ours): appropriateness is the severity of the harm
+  avoided or benefit gained; consistency with the retrieved evidence the best grade of the
+  retrieved statements the argument cites (0 for none); specificity the directness of the
+  patient fact to the option; transparency how plainly the record states that fact (both 0 for
+  an objection that cites no fact of this record); feasibility the table's one value, the
+  knowledge stating none. (Until 2026-12 the evidence grade was counted twice and the lack of
+  evidence or facts came off in ad-hoc steps of 0.1 and 0.05.)
 * One stance per role per option: a role's points on one option are weighed into one argument,
   the stance of its strongest point (a tie goes to the objection), with that point's text and
   the facts and evidence of every point of that stance.
@@ -71,7 +70,7 @@ from inference.knowledge.criteria.interpret import VERIFY_PREFIX
 from inference.knowledge.problem_groups import treats
 from inference.knowledge.roles import DOMAIN_ROLES, SEVERE_GROUPS
 from inference.knowledge.rules import CRITERIA, Point, Proposal
-from inference.knowledge.strength import uncited
+from inference.knowledge.strength import best_grade, dimensions
 from inference.knowledge.themes import answers, supports
 from inference.knowledge.timeframes import (
     critical_finding,
@@ -86,6 +85,7 @@ from inference.protocol import (
     Arbitrate,
     Arbitration,
     ArgumentDraft,
+    ArgumentScore,
     AssemblePanel,
     Assess,
     Assessment,
@@ -97,7 +97,6 @@ from inference.protocol import (
     Consult,
     Consultation,
     EvidenceDoc,
-    Judgement,
     KnownOption,
     Locale,
     ModelCall,
@@ -106,6 +105,7 @@ from inference.protocol import (
     ProblemVote,
     Relate,
     Relation,
+    Score,
     Severity,
     Stance,
     Step,
@@ -113,6 +113,7 @@ from inference.protocol import (
     Synthesize,
     UrgencyClass,
 )
+from service.core.arbitration import Grounding, VoteArgument, arbitrate
 from service.core.evaluation import PRIORITY_ORDER
 from service.core.model import ActionKind, Finding, Timeframe
 from service.errors import BackendTimeout, CanoeError, StepFailed
@@ -223,6 +224,9 @@ class EmbeddedExperts:
             ),
         )
 
+    def _score(self, s: Score) -> tuple[ArgumentScore, ...]:
+        return _score(analyse(s.profile, self.locale), s)
+
     def _relate(self, s: Relate) -> tuple[Relation, ...]:
         stated = _stated_themes(analyse(s.profile, self.locale))
         return tuple(r for o in s.options for r in _relate(o, s.arguments, stated))
@@ -244,6 +248,7 @@ _HANDLERS: dict[type[Step[Any]], Callable[[EmbeddedExperts, Any], object]] = {
     Assess: EmbeddedExperts._assess,
     AssemblePanel: EmbeddedExperts._assemble_panel,
     Consult: EmbeddedExperts._consult,
+    Score: EmbeddedExperts._score,
     Relate: EmbeddedExperts._relate,
     Adjudicate: EmbeddedExperts._adjudicate,
     Arbitrate: EmbeddedExperts._arbitrate,
@@ -538,6 +543,24 @@ def _cite(pt: Point, passed: Sequence[EvidenceDoc]) -> tuple[str, ...]:
     return tuple(e for e in pt.evidence if e in ids)
 
 
+def _strongest(a: Analysis, role: str, option_id: str) -> tuple[int, Point] | None:
+    """The role's strongest point on the option, with its 1-based place among the option's
+    points (a tie goes to the objection, then to the earlier point); None when the role makes
+    none. Its stance is the role's argument's, its factors the argument's strength."""
+    prop = a.proposal(option_id)
+    if prop is None:
+        return None
+    mine = [(n, pt) for n, pt in enumerate(prop.points, 1) if pt.role == role]
+    if not mine:
+        return None
+    return max(mine, key=lambda np: (np[1].tau, np[1].stance == "attack", -np[0]))
+
+
+def _about_patient(pt: Point) -> bool:
+    """False for an objection that cites no fact of this record (true of every patient)."""
+    return pt.stance == "support" or bool(pt.facts)
+
+
 def _argue(
     a: Analysis,
     member: PanelMember,
@@ -546,25 +569,14 @@ def _argue(
     patient_ref: str,
     status: Mapping[str, FactStatus] | None = None,
 ) -> tuple[ArgumentDraft, ...]:
-    """One argument per role and option. Its stance and strength are those of the role's
-    strongest point (a tie goes to the objection), its evidence and facts those of all the
-    role's points of that stance; its text is the most specific of them: a point that rests on a
-    recent event or a recent abnormal finding of this patient (the clash comparator's rule 2,
-    ``inference.adjudication``) speaks for the role before a stronger but general one, whose
-    facts then follow (a merged review leads with the recent thrombolysis, not the standing
-    interaction it also settles). An objection that cites no fact of this record weighs at
-    most ``strength.uncited_max`` (``inference.knowledge.strength.uncited``), before and after
-    the evidence adjustments, so a stock objection neither speaks for a role over a point about
-    this patient nor pulls an action that rests on a finding down to borderline. (A support
-    without facts is about the person as a whole, an age or an absent record, and keeps its
-    strength: it can only lift an option, never hold a finding back.)"""
+    """One argument per role and option, unscored (the scoring step, ``_score``, weighs it).
+    Its stance is that of the role's strongest point (``_strongest``), its evidence and facts
+    those of all the role's points of that stance; its text is the most specific of them: a
+    point that rests on a recent event or a recent abnormal finding of this patient (the clash
+    comparator's rule 2, ``inference.adjudication``) speaks for the role before a stronger but
+    general one, whose facts then follow (a merged review leads with the recent thrombolysis,
+    not the standing interaction it also settles)."""
     status = status or {}
-
-    def fact_free(pt: Point) -> bool:
-        return pt.stance == "attack" and not pt.facts
-
-    def base(pt: Point) -> float:
-        return uncited(pt.tau) if fact_free(pt) else pt.tau
 
     def specific(pt: Point) -> bool:
         return bool(getattr(pt, "recent", False)) or any(
@@ -574,43 +586,27 @@ def _argue(
     docs = {d.id: d for d in evidence}
     out: list[ArgumentDraft] = []
     for opt in options:
+        best = _strongest(a, member.role, opt.id)
         prop = a.proposal(opt.id)
-        if prop is None:
+        if best is None or prop is None:
             continue
-        mine = [(n, pt) for n, pt in enumerate(prop.points, 1) if pt.role == member.role]
-        if not mine:
-            continue
-        # One stance per role: the stance of the strongest point (a tie goes to the objection).
-        best = max(mine, key=lambda np: (base(np[1]), np[1].stance == "attack", -np[0]))
-        stance = best[1].stance
-        same = [pt for _, pt in mine if pt.stance == stance]
-        pt = best[1]
+        n, pt = best
+        stance = pt.stance
+        same = [p for p in prop.points if p.role == member.role and p.stance == stance]
         lead = pt
         if not specific(pt):
-            lead = max((p for p in same if specific(p)), key=base, default=pt)
+            lead = max((p for p in same if specific(p)), key=lambda p: p.tau, default=pt)
         ev = tuple(dict.fromkeys(e for p in (lead, pt, *same) for e in _cite(p, evidence)))
         facts = tuple(dict.fromkeys(f for p in (lead, pt, *same) for f in p.facts))
-        # The point's tau already weighs the evidence grade (``strength.grade_*``): no second
-        # bonus for grade A here (it counted the grade twice). What the point's factors cannot
-        # know is whether this argument cites retrieved evidence and facts at all.
-        tau = base(pt)
-        if not ev:
-            tau -= 0.1  # unsupported by retrieved evidence
-        if not facts:
-            tau -= 0.05
-        if fact_free(pt):
-            tau = uncited(tau)
-        tau = round(min(0.95, max(0.05, tau)), 3)
         # the harm a knowledge point states, else the worst its evidence statements name
         harm: Severity | None = getattr(pt, "harm", None)
         for e in () if harm is not None else ev:
             h = docs[e].harm if e in docs else None
             if h is not None and (harm is None or _SEVERITY_RANK[h] > _SEVERITY_RANK[harm]):
                 harm = h
-        concern = pt.concern or ""
         out.append(
             ArgumentDraft(
-                f"arg-{member.role}-{opt.id}-{best[0]}",
+                f"arg-{member.role}-{opt.id}-{n}",
                 opt.id,
                 member.role,
                 stance,
@@ -618,12 +614,30 @@ def _argue(
                 ev,
                 # a point about the person as a whole (age, frailty) cites the Patient
                 facts or (patient_ref,),
-                tau,
                 harm=harm,
-                concern=concern,
+                concern=pt.concern or "",
                 generic=bool(getattr(pt, "generic", not facts)),
             )
         )
+    return tuple(out)
+
+
+def _score(a: Analysis, s: Score) -> tuple[ArgumentScore, ...]:
+    """Each argument's five strength dimensions from the table (``inference.knowledge.strength``),
+    each counted once: appropriateness, specificity and transparency from the factors of the
+    point that speaks for the argument's role (``_strongest``), consistency from the best grade
+    of the retrieved evidence the argument cites, feasibility the table's one value. An
+    argument no knowledge point stands behind (a model's) is left unscored."""
+    grades = {d.id: d.grade for d in s.evidence}
+    out = []
+    for g in s.arguments:
+        best = _strongest(a, g.role, g.option_id)
+        pt = best[1] if best is not None else None
+        if pt is None or pt.factors is None or pt.stance != g.stance:
+            continue
+        grade = best_grade(grades[e] for e in g.evidence if e in grades)
+        dims = dimensions(pt.factors, grade, about_patient=_about_patient(pt))
+        out.append(ArgumentScore(g.id, *dims))
     return tuple(out)
 
 
@@ -670,6 +684,8 @@ def _relate(
 def _arbitrate(
     profile: PatientProfile, problem: CandidateProblem, votes: Sequence[ProblemVote]
 ) -> Arbitration:
+    """CAMP eq. 7 (``service.core.arbitration``): each vote weighed as an argument, by its
+    confidence and where its quote stands against this record."""
     a = analyse(profile)
     texts = {t for _, t in a.fact_texts}
     confirmed = {
@@ -679,37 +695,25 @@ def _arbitrate(
     }
     pc = a.problem(problem.id)
     initial = pc.initial if pc else problem.initial
-    keep = refuse = 0.0
-    best: dict[str, tuple[float, str]] = {}
-    for v in sorted(votes, key=lambda v: (v.role, v.vote)):
-        if v.vote == "NEUTRAL":
-            continue
-        quote = v.quote.strip()
-        if quote and any(quote in t or t in quote for t in texts if t):
-            quality = 1.2 if any(c and c in quote for c in confirmed) else 1.0
-        else:
-            quality = 0.5 if quote else 0.3
-        w = max(0.0, min(1.0, v.confidence)) * quality
-        if v.vote == "KEEP":
-            keep += w
-        else:
-            refuse += w
-        if w > best.get(v.vote, (-1.0, ""))[0]:
-            best[v.vote] = (w, v.role)
-    summary = ", ".join(f"{k} led by {r} ({w:.2f})" for k, (w, r) in sorted(best.items()))
-    decision: Judgement
-    if keep - refuse > 0.05:
-        decision = "accept"
-    elif refuse - keep > 0.05:
-        decision = "reject"
-    else:
-        decision = initial
-    rationale = f"weighted KEEP {keep:.2f} vs REFUSE {refuse:.2f} ({summary}); " + (
-        "the attending's initial judgement decides the near-tie"
-        if abs(keep - refuse) <= 0.05
-        else f"{decision} on argument quality"
+    verdict = arbitrate(
+        (
+            VoteArgument(v.role, v.vote, v.confidence, _grounding(v.quote, texts, confirmed))
+            for v in votes
+        ),
+        initial,
     )
-    return Arbitration(problem.id, decision, rationale)
+    return Arbitration(problem.id, verdict.decision, verdict.rationale())
+
+
+def _grounding(quote: str, texts: set[str], confirmed: set[str]) -> Grounding:
+    """Where a vote's quote stands: in the record and naming a confirmed, coded condition; in
+    the record; not found in it; or absent."""
+    quote = quote.strip()
+    if not quote:
+        return "none"
+    if not any(quote in t or t in quote for t in texts if t):
+        return "unverified"
+    return "confirmed" if any(c and c in quote for c in confirmed) else "recorded"
 
 
 def _synthesize(

@@ -15,6 +15,7 @@ passes its deadline, ``BackendUnavailable`` when the backend cannot be reached a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, get_args, runtime_checkable
 
 from service.core.evaluation import CATEGORY_ORDER
@@ -25,10 +26,12 @@ __all__ = [
     "CALL_KINDS",
     "STEP_KINDS",
     "STEP_TYPES",
+    "STRENGTH_DIMENSIONS",
     "Adjudicate",
     "Arbitrate",
     "Arbitration",
     "ArgumentDraft",
+    "ArgumentScore",
     "AssemblePanel",
     "Assess",
     "Assessment",
@@ -49,6 +52,7 @@ __all__ = [
     "ProblemVote",
     "Relate",
     "Relation",
+    "Score",
     "Severity",
     "Stance",
     "Step",
@@ -76,7 +80,9 @@ Locale = Literal["uk", "us"]
 # Severity of the harm an argument or evidence statement is about (the clash comparator's
 # "preventing a severe, likely harm beats convenience" rule reads it).
 Severity = Literal["severe", "moderate", "minor"]
-StepKind = Literal["assess", "panel", "consult", "relate", "adjudicate", "arbitrate", "synthesize"]
+StepKind = Literal[
+    "assess", "panel", "consult", "score", "relate", "adjudicate", "arbitrate", "synthesize"
+]
 # Every step kind, in pipeline order (the one list; backends and settings iterate it).
 STEP_KINDS: tuple[StepKind, ...] = get_args(StepKind)
 # Model calls made outside the pipeline: the evaluation harness's judge (``inference.judge``).
@@ -188,7 +194,8 @@ class ProblemVote:
 
 @dataclass(frozen=True, slots=True)
 class ArgumentDraft:
-    """One argument as a role agent writes it, already scored (tau) in the same call."""
+    """One argument as a role agent writes it. Its strength ``tau`` is not the author's: the
+    scoring step (``Score``) sets it from five dimensions; ``None`` until then."""
 
     id: str  # unique within the plan, e.g. "arg-pharmacist-opt-taper-diazepam-1"
     option_id: str
@@ -197,7 +204,7 @@ class ArgumentDraft:
     text: str
     evidence: tuple[str, ...]  # EvidenceDoc ids
     facts: tuple[str, ...]  # FHIR references of the patient facts it cites
-    tau: float  # intrinsic strength in [0, 1]
+    tau: float | None = None  # intrinsic strength in [0, 1], set by the scoring step
     # Typed attributes the clash comparator reads (never the text), all optional:
     harm: Severity | None = None  # severity of the harm it is about (prevented or caused)
     concern: str = ""  # controlled code of the specific risk it raises, e.g. "abrupt-withdrawal"
@@ -210,6 +217,48 @@ class Consultation:
 
     votes: tuple[ProblemVote, ...]
     arguments: tuple[ArgumentDraft, ...]
+
+
+# CANOE §4.3 scores an argument's intrinsic strength "along several dimensions: clinical
+# appropriateness, factual consistency with the retrieved evidence, specificity to the patient's
+# circumstances, transparency of the reasoning chain, and practical feasibility in the community
+# setting". The paper names the five and says tau lies in [0, 1]; it states no scale per
+# dimension and no way to combine them: each dimension here is in [0, 1] and tau is their
+# unweighted mean at two decimals (``ArgumentScore.tau``), this project's choice.
+STRENGTH_DIMENSIONS: tuple[str, ...] = (
+    "appropriateness",
+    "consistency",
+    "specificity",
+    "transparency",
+    "feasibility",
+)
+_TAU_STEP = Decimal("0.01")
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentScore:
+    """One argument's five strength dimensions (``STRENGTH_DIMENSIONS``), each in [0, 1]."""
+
+    argument_id: str
+    appropriateness: float  # clinically appropriate for this patient
+    consistency: float  # consistent with the retrieved evidence it cites
+    specificity: float  # specific to this patient's circumstances
+    transparency: float  # its reasoning chain can be followed from fact to conclusion
+    feasibility: float  # practical in the community setting
+
+    @property
+    def dimensions(self) -> tuple[float, ...]:
+        return tuple(float(getattr(self, d)) for d in STRENGTH_DIMENSIONS)
+
+    @property
+    def tau(self) -> float:
+        """The mean of the five dimensions, rounded half up to two decimals, computed in
+        decimal so that equal inputs give the same tau whatever their binary rounding."""
+        values = [Decimal(repr(v)) for v in self.dimensions]
+        if any(not Decimal(0) <= v <= Decimal(1) for v in values):
+            raise ValueError(f"argument {self.argument_id}: a strength dimension outside [0, 1]")
+        mean = sum(values, Decimal(0)) / len(values)
+        return float(mean.quantize(_TAU_STEP, rounding=ROUND_HALF_UP))
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,8 +348,9 @@ class AssemblePanel(Step[tuple[PanelMember, ...]]):
 @dataclass(frozen=True, slots=True)
 class Consult(Step[Consultation]):
     """One panel member's whole contribution in one call (CAMP's per-specialist call): a vote
-    on every candidate problem and scored arguments on every candidate option it has a view on.
-    A failed call loses both: the pipeline records that member's votes and arguments missing."""
+    on every candidate problem and arguments on every candidate option it has a view on.
+    A failed call loses both: the pipeline records that member's votes and arguments missing.
+    The arguments come unscored: their strength is the scoring step's (``Score``)."""
 
     kind: ClassVar[StepKind] = "consult"
     profile: PatientProfile
@@ -312,6 +362,19 @@ class Consult(Step[Consultation]):
     @property
     def role(self) -> str:
         return self.member.role
+
+
+@dataclass(frozen=True, slots=True)
+class Score(Step[tuple[ArgumentScore, ...]]):
+    """The intrinsic strength of every argument on one option in one call (CANOE Alg. 1 l. 13,
+    a scoring step apart from the arguments' authors): one ``ArgumentScore`` per argument.
+    A failed call scores none of them: the pipeline records the option's arguments missing."""
+
+    kind: ClassVar[StepKind] = "score"
+    profile: PatientProfile
+    option: CandidateOption
+    arguments: tuple[ArgumentDraft, ...]
+    evidence: tuple[EvidenceDoc, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,6 +421,7 @@ STEP_TYPES: tuple[type[Step[Any]], ...] = (
     Assess,
     AssemblePanel,
     Consult,
+    Score,
     Relate,
     Adjudicate,
     Arbitrate,

@@ -56,6 +56,7 @@ _DEFAULT_MAX_TOKENS: tuple[tuple[str, int], ...] = (
     ("assess", 6144),
     ("panel", 1536),
     ("consult", 6144),  # one member's votes and arguments (longest: 3.7k Gemma tokens)
+    ("score", 1024),  # five numbers for each argument of one option
     ("relate", 2048),  # every option's relations in one answer
     ("adjudicate", 1536),  # every near-tied pair of one option in one answer
     ("arbitrate", 384),

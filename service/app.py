@@ -416,8 +416,7 @@ class CarePlanService:
         # remap_core_error: core field paths of a refused action -> FHIRPath of the Task element.
         from fhir_mapping.tasks import not_after, parse_tasks, remap_core_error, task_outcomes
 
-        rec = await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
-        d = await self._deliberation_of(rec)
+        rec, d = await self._contested(tenant, plan_id, version)
         base = self.settings.fhir.base
         # Parsing (JSON, R4 validation of every Task) is CPU work proportional to the
         # request: a worker thread does it, and the Task cap stops an absurd one early.
@@ -451,7 +450,7 @@ class CarePlanService:
         fresh = [t for t in parsed if t.task_id not in known]
         now = self.clock()
 
-        def recompute() -> tuple[Deliberation, list[dict[str, Any]], WrittenPlan]:
+        def recompute() -> tuple[Deliberation, Evaluation]:
             actions = [
                 (t.action, t.task_id, t.actor, not_after(t.at, now) if t.at else now, t.reason)
                 for t in fresh
@@ -463,6 +462,11 @@ class CarePlanService:
             checkpoint()
             ev = evaluate(new_d)
             checkpoint()
+            return new_d, ev
+
+        def write(
+            new_d: Deliberation, ev: Evaluation
+        ) -> tuple[Deliberation, list[dict[str, Any]], WrittenPlan]:
             new_cid = careplan_id(plan_id, new_d.version)
             outcomes = task_outcomes(
                 fresh,
@@ -476,7 +480,11 @@ class CarePlanService:
             outcomes = rebase(at_source(outcomes, new_d), base)  # as the Bundle holds them
             return new_d, outcomes, written
 
-        new_d, outcomes, written = await self._cpu(recompute)
+        new_d, ev = await self._cpu(recompute)
+        # every version says what it decided: its synthesis is written again (model calls
+        # counted in the version's summary)
+        new_d, calls = await self.planner.resynthesise(d, new_d, ev)
+        new_d, outcomes, written = await self._cpu(write, new_d, ev)
         new_cid = careplan_id(plan_id, new_d.version)
         new_version = new_d.version
         try:
@@ -497,6 +505,11 @@ class CarePlanService:
                         "tasks": len(fresh),
                         "replaces": version,
                         "clinician": summary_record(written.clinician),
+                        "tokens": {
+                            "model_calls": len(calls),
+                            "input": sum(c.input_tokens for c in calls),
+                            "output": sum(c.output_tokens for c in calls),
+                        },
                     },
                     task_ids=tuple(t.task_id for t in fresh),
                 ),
@@ -543,6 +556,21 @@ class CarePlanService:
             bundle_json=rec.bundle_json,
         )
 
+    async def _contested(
+        self, tenant: str, plan_id: str, version: int
+    ) -> tuple[VersionInfo | VersionRecord, Deliberation]:
+        """The version a contestation starts from, and its deliberation. When this process made
+        or read it last, the parsed deliberation is at hand and one row of history is read,
+        whatever its length (the n-th contestation costs what the first did); else the version
+        is read whole, its contestations joined, and parsed."""
+        d = self._parsed.get((plan_id, version))
+        if d is not None:
+            self._parsed.move_to_end((plan_id, version))
+            info = await self.store.version_info(tenant=tenant, plan_id=plan_id, version=version)
+            return info, d
+        rec = await self.store.get_version(tenant=tenant, plan_id=plan_id, version=version)
+        return rec, await self._deliberation_of(rec)
+
     async def _deliberation_of(self, rec: VersionRecord) -> Deliberation:
         key = (rec.plan_id, rec.version)
         d = self._parsed.get(key)
@@ -554,6 +582,9 @@ class CarePlanService:
         return d
 
     def _remember(self, d: Deliberation) -> None:
+        # The version before it can no longer be contested (stale): no need to hold it, and a
+        # long history's versions each hold a tuple of all its contestations, for the GC to walk.
+        self._parsed.pop((d.plan_id, d.version - 1), None)
         self._parsed[(d.plan_id, d.version)] = d
         while len(self._parsed) > _PARSED_CACHE:
             self._parsed.popitem(last=False)

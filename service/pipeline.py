@@ -1,7 +1,8 @@
 """The deliberation pipeline: one async orchestration shared by the CLI, gRPC and CDS Hooks.
 
 Profile -> evidence -> attending assessment -> panel -> consultation (one call per member: its
-votes and its arguments) -> (routing and arbitration || argument relations and arena clashes) ->
+votes and its arguments) -> scoring (each option's arguments scored apart, ``service.scoring``)
+-> (routing and arbitration || argument relations and arena clashes) ->
 A-QBAF -> synthesis. Independent model calls of a stage run concurrently under
 one cap. A role's failed contribution
 (``StepFailed``, a timed-out call) is recorded as missing and the plan goes on; a backend that
@@ -20,6 +21,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
+from datetime import date
 from typing import Any, Final, Protocol, TypeVar, cast, get_args
 
 from inference.protocol import (
@@ -68,7 +70,9 @@ from service.core.model import (
 )
 from service.errors import BackendTimeout, BackendUnavailable, StepFailed
 from service.record.profile import PatientProfile
+from service.scoring import apply_scores, score_requests
 from service.text.summary import Wording, display_names, fact_words, patient_words
+from service.text.synthesis import included_outline, synthesise
 from service.work import checkpoint
 
 __all__ = [
@@ -80,6 +84,7 @@ __all__ = [
     "Progress",
     "UsageLog",
     "candidate_from_option",
+    "deterministic",
     "knowledge_coverage",
     "knowledge_stamp",
     "new_plan_id",
@@ -98,14 +103,15 @@ def new_plan_id(content: bytes | None = None) -> str:
 
 T = TypeVar("T")
 
-# "consultation": every member's one call; then "votes" (routing and arbitration) and "arena"
-# (relations and clashes) run concurrently.
+# "consultation": every member's one call; "scoring": one call per option with arguments; then
+# "votes" (routing and arbitration) and "arena" (relations and clashes) run concurrently.
 STAGES: tuple[str, ...] = (
     "ingest",
     "evidence",
     "assessment",
     "panel",
     "consultation",
+    "scoring",
     "votes",
     "arena",
     "propagation",
@@ -345,6 +351,9 @@ class Planner:
             raise StepFailed("no panel member contributed arguments: " + "; ".join(run.missing))
         votes_by_role = [c.votes if c else None for c in consultations]
         drafts = _unique_ids(d for c in consultations if c for d in c.arguments)
+        drafts = await run.stage(
+            "scoring", self._score(run, profile, assessment.options, drafts, evidence)
+        )
 
         with _first_error():  # one stage failing cancels the other
             async with asyncio.TaskGroup() as group:
@@ -396,11 +405,15 @@ class Planner:
         )
         evaluation = await run.stage("propagation", _now(evaluate, deliberation))
 
-        run.total += 1
-        synthesis = await run.stage(
-            "synthesis",
-            run.optional("synthesis", self._synthesize(profile, deliberation, evaluation, ctx)),
-        )
+        synthesis: str | None
+        if deterministic(x):  # the narrative is the deliberation's own words, no model call
+            synthesis = await run.stage("synthesis", _now(synthesise, deliberation, evaluation))
+        else:
+            run.total += 1
+            synthesis = await run.stage(
+                "synthesis",
+                run.optional("synthesis", self._synthesize(profile, deliberation, evaluation, ctx)),
+            )
         deliberation = replace(
             deliberation,
             meta=replace(deliberation.meta, missing=tuple(run.missing), synthesis=synthesis or ""),
@@ -413,6 +426,26 @@ class Planner:
             calls=tuple(run.usage.calls),
             timings=dict(run.timings),
         )
+
+    async def resynthesise(
+        self, previous: Deliberation | Evaluation, d: Deliberation, ev: Evaluation
+    ) -> tuple[Deliberation, tuple[ModelCall, ...]]:
+        """``d`` (a contested version, evaluated in ``ev``) with a synthesis of its own, and the
+        model calls that cost. The embedded backend rewrites it from the deliberation (no call);
+        a model backend writes a new one only when the contestation changed an included option
+        (``included_outline``; ``previous`` is the version contested, or its evaluation), from
+        the options and scores alone (the record is not kept with a plan). A failed call leaves
+        the previous narrative out, recorded as missing, rather than keep a text that is no
+        longer true."""
+        if deterministic(self.experts):
+            return replace(d, meta=replace(d.meta, synthesis=synthesise(d, ev))), ()
+        before = evaluate(previous) if isinstance(previous, Deliberation) else previous
+        if not d.meta.synthesis or included_outline(before) == included_outline(ev):
+            return d, ()
+        run = _Run(1, self.call_deadline_s, None)
+        text = await run.optional("synthesis", self._synthesize(_bare_profile(d), d, ev, run.ctx))
+        meta = replace(d.meta, synthesis=text or "", missing=(*d.meta.missing, *run.missing))
+        return replace(d, meta=meta), tuple(run.usage.calls)
 
     async def _retrieve(self, profile: PatientProfile) -> tuple[EvidenceDoc, ...]:
         return tuple(self.evidence_base.retrieve(profile, k=self.evidence_k))
@@ -536,6 +569,27 @@ class Planner:
             )
         return tuple(options)
 
+    async def _score(
+        self,
+        run: _Run,
+        profile: PatientProfile,
+        options: Sequence[CandidateOption],
+        drafts: Sequence[ArgumentDraft],
+        evidence: Sequence[EvidenceDoc],
+    ) -> list[ArgumentDraft]:
+        """Every argument's strength from one scoring call per option (``service.scoring``);
+        an argument left unscored is left out and recorded missing."""
+        asked = score_requests(profile, options, drafts, evidence)
+        run.total += len(asked)
+        answers = await _all(
+            run.optional(what, self.experts.run(req, run.ctx)) for what, req in asked
+        )
+        scored, missing = apply_scores(drafts, [req for _, req in asked], answers)
+        run.missing.extend(missing)
+        if drafts and not scored:
+            raise StepFailed("no argument could be scored: " + "; ".join(run.missing))
+        return scored
+
     def _with_knowledge(self, profile: PatientProfile, assessment: Assessment) -> Assessment:
         """Options that state no findings or urgency class (a model's) get what the knowledge
         states for the same id; an option the knowledge does not propose keeps none."""
@@ -606,6 +660,30 @@ class Planner:
             cand = candidate_from_option(o)
             (included if r.decision == "include" else excluded).append((cand, r.score))
         return await self.experts.run(Synthesize(profile, tuple(included), tuple(excluded)), ctx)
+
+
+def deterministic(experts: Experts) -> bool:
+    """True for the embedded backend (through any wrapper that keeps it as ``inner``): its
+    synthesis is ``service.text.synthesis``, written from the deliberation, with no model call."""
+    from inference.embedded import EmbeddedExperts
+
+    while not isinstance(experts, EmbeddedExperts):
+        inner = getattr(experts, "inner", None)
+        if inner is None:
+            return False
+        experts = inner
+    return True
+
+
+def _bare_profile(d: Deliberation) -> PatientProfile:
+    """The patient of a stored deliberation without the record (which a plan does not keep):
+    what a model's synthesis of a contested version is sent."""
+    day = (d.meta.created or "")[:10]
+    try:
+        as_of = date.fromisoformat(day)
+    except ValueError:
+        as_of = date.min
+    return PatientProfile(ref=d.patient_ref, sex="unknown", birth_date=None, as_of=as_of)
 
 
 def _spelled(options: tuple[Option, ...], wording: Wording) -> tuple[Option, ...]:
@@ -729,7 +807,7 @@ def _vote(v: ProblemVote) -> CoreVote:
 
 
 def _argument(d: ArgumentDraft) -> Argument:
-    if not 0.0 <= d.tau <= 1.0:
+    if d.tau is None or not 0.0 <= d.tau <= 1.0:
         raise StepFailed(f"argument {d.id} has strength {d.tau} outside [0, 1]")
     return Argument(
         id=d.id,

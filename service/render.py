@@ -84,6 +84,8 @@ def render_plan(
             why = (
                 "excluded by a human decision"
                 if result.decided_by == "human"
+                else f"score {result.score:.3f}; {result.reason}"
+                if result.reason  # excluded by the plan's selection, whatever the score
                 else f"score {result.score:.3f} <= threshold {p.threshold}"
             )
             flag = "  [BORDERLINE: awaiting human decision]" if result.borderline else ""

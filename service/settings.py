@@ -173,6 +173,9 @@ class TritonConfig(_Group):
     """Model of the panel step ("": the agent model)."""
     model_consult: str = ""
     """Model of the consult step ("": the agent model)."""
+    model_score: str = ""
+    """Model of the score step, each option's arguments scored on CANOE's five dimensions ("":
+    the agent model)."""
     model_relate: str = ""
     """Model of the relate step ("": the agent model)."""
     model_adjudicate: str = ""
@@ -397,6 +400,19 @@ class ReviewSettings(_Group):
     """How long a review link stays valid."""
     session_ttl_s: int = Field(default=3600, ge=60, le=86_400)
     """How long a review session lasts."""
+
+    @field_validator("smart_issuers")
+    @classmethod
+    def _issuers(cls, value: str) -> str:
+        parse_issuers(value)  # ValueError naming the bad entry
+        return value
+
+    @field_validator("signing_key")
+    @classmethod
+    def _key(cls, value: str) -> str:
+        if value and len(value.encode("utf-8")) < 32:
+            raise ValueError("must be at least 32 bytes (HS256)")
+        return value
 
 
 class Settings(BaseModel):

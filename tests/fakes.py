@@ -16,6 +16,7 @@ from inference.protocol import (
     Arbitrate,
     Arbitration,
     ArgumentDraft,
+    ArgumentScore,
     AssemblePanel,
     Assess,
     Assessment,
@@ -29,6 +30,7 @@ from inference.protocol import (
     ProblemVote,
     Relate,
     Relation,
+    Score,
     Step,
     Synthesize,
 )
@@ -48,6 +50,7 @@ class ScriptedExperts:
     clash_winner: str = "support"
     arbitration: str = "accept"
     fail_roles: frozenset[str] = frozenset()  # consult calls of these roles raise StepFailed
+    fail_scores: frozenset[str] = frozenset()  # score calls of these option ids raise StepFailed
     down: bool = False
     delay_s: float = 0.0
     name: str = "scripted/1"
@@ -76,6 +79,8 @@ class ScriptedExperts:
         await self._enter(step.kind, ctx)
         if step.role in self.fail_roles:  # the consult calls of these roles
             raise StepFailed(f"{step.role} answered invalid JSON twice")
+        if isinstance(step, Score) and step.option.id in self.fail_scores:
+            raise StepFailed("score: unusable answer after one repair")
         answer: Any = self._answer(step)
         return cast(R, answer)
 
@@ -87,6 +92,9 @@ class ScriptedExperts:
                 return self.panel
             case Consult(member=m):
                 return Consultation(self.votes.get(m.role, ()), self.arguments.get(m.role, ()))
+            case Score(arguments=args):
+                # the scripted strength on all five dimensions: its mean is that strength
+                return tuple(ArgumentScore(g.id, *([g.tau or 0.0] * 5)) for g in args)
             case Relate(options=opts):
                 return tuple(r for o in opts for r in self.relations.get(o.id, ()))
             case Adjudicate(pairs=pairs):

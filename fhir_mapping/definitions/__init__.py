@@ -185,11 +185,16 @@ EXTENSIONS: Final[dict[str, ExtensionSpec]] = {
                 Part("score", "decimal", 1, short="F(o) = sigma of the option node, in [0,1]"),
                 Part("threshold", "decimal", 1, short="Inclusion cut: included when F > it"),
                 Part("decision", "code", 1, short="include | exclude"),
-                Part("decidedBy", "code", 1, short="score | human"),
+                Part("decidedBy", "code", 1, short="score | human | problems | incompatibility"),
                 Part("borderline", "boolean", 1, short="|F - 0.5| within the band: adjudicate"),
                 Part("converged", "boolean", 1),
                 Part("iterations", "integer", 1),
-                Part("explanation", "string", 1, short="Why it cleared or missed the threshold"),
+                Part(
+                    "explanation",
+                    "string",
+                    1,
+                    short="Why it cleared or missed the threshold, or what excluded it",
+                ),
             ),
         ),
         ExtensionSpec(

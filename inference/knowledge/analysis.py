@@ -17,6 +17,7 @@ from service.core.evaluation import CATEGORY_ORDER, PRIORITY_ORDER, URGENCY_ORDE
 from service.core.model import Stance
 
 from .parameters import param
+from .strength import Factors
 
 __all__ = [
     "PRIORITY_ORDER",
@@ -57,6 +58,10 @@ class Point:
     # The objection's concern (e.g. "abrupt-withdrawal"); answered when the option's ``answers``
     # names it. None: not stated.
     concern: str | None = None
+    # What its strength is read from (``strength.Factors``): the scoring step reads them for
+    # the argument the point speaks for. None: the point states none, and its argument goes
+    # unscored on the embedded backend.
+    factors: Factors | None = None
 
 
 @dataclass(frozen=True, slots=True)

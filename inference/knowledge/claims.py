@@ -85,6 +85,8 @@ class ClaimsFile(_Strict):
     test_words: dict[str, tuple[_Word, ...]]
     # Words of a name that make it another test, whatever ``test_words`` it also holds.
     test_not_words: dict[str, tuple[_Word, ...]] = {}
+    # Other test groups whose result also answers a check of the key group.
+    answered_by: dict[str, tuple[str, ...]] = {}
     # Statuses of a MedicationRequest that mean the medicine is being taken (or is the order
     # being signed).
     taken_statuses: tuple[str, ...] = Field(min_length=1)
@@ -99,7 +101,8 @@ class ClaimsFile(_Strict):
 
 def load_claims(path: Path = CLAIMS_FILE) -> ClaimsFile:
     data = load_yaml(path, ClaimsFile)
-    unknown = (set(data.test_words) | set(data.test_not_words)) - set(LOINC_GROUPS)
+    named = {*data.test_words, *data.test_not_words, *data.answered_by}
+    unknown = (named | {g for gs in data.answered_by.values() for g in gs}) - set(LOINC_GROUPS)
     if unknown:
         raise ValueError(f"{path}: test_words names unknown test groups {sorted(unknown)}")
     return data
@@ -275,9 +278,15 @@ def result_by_name(p: PatientProfile, test: str, data: ClaimsFile = CLAIMS) -> s
 def latest_named(p: PatientProfile, test: str, data: ClaimsFile = CLAIMS) -> Observation | None:
     """The latest result of ``test`` (a ``LOINC_GROUPS`` key), by the group's codes or by a
     word of the result's name (``test_words``): a result a site codes another way is still a
-    result. None when the record holds none."""
-    codes = set(LOINC_GROUPS.get(test, ()))
-    found = [o for o in p.observations if o.loinc in codes or _named(o.display, test, data)]
+    result, and so is a result of a group that answers it (``answered_by``: a creatinine for
+    an eGFR). None when the record holds none."""
+    tests = (test, *data.answered_by.get(test, ()))
+    codes = {c for t in tests for c in LOINC_GROUPS.get(t, ())}
+    found = [
+        o
+        for o in p.observations
+        if o.loinc in codes or any(_named(o.display, t, data) for t in tests)
+    ]
     return max(found, key=lambda o: o.effective or date.min) if found else None
 
 

@@ -22,6 +22,7 @@ from .criteria import Criterion
 from .criteria.schema import Trigger
 from .facts import Facts, MedFact
 from .parameters import param
+from .pregnancy import is_pregnancy_test
 from .scope import (
     SCOPE,
     SCOPE_FILE,
@@ -281,6 +282,9 @@ def _pregnancy_unknown(f: Facts, out_of_scope: set[str]) -> Iterator[CoverageGap
     on = f.with_spec(f"flag:{ps.flag}")
     if not on or ps.marker in out_of_scope or _measured(f, ps.status_loinc, ps.days):
         return
+    tests = (o for o in f.p.observations if is_pregnancy_test(o))
+    if any(within(o.effective, f.p.as_of, ps.days) for o in tests):
+        return  # a test a site codes by name only still tells the status
     if _cannot_conceive(f, ps.cannot_conceive_words):
         return
     yield CoverageGap(

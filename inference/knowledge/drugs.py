@@ -160,37 +160,15 @@ class DrugsFile(_Strict):
         if classes & flags:
             problems.append(f"ids used both as class and flag: {sorted(classes & flags)}")
         _unique("rxcui", (d.rxcui for d in self.drugs if d.rxcui), problems)
-
-        def need(where: str, kind: str, value: str, known: set[str]) -> None:
-            if value not in known:
-                problems.append(f"{where}: unknown {kind} {value!r}")
-
-        for c in self.classes:
-            for inc in c.includes:
-                need(f"classes[{c.id}].includes", "class", inc, classes)
-            need(f"classes[{c.id}].source", "source", c.source, set(self.sources))
-        for f in self.flags:
-            for inc in f.includes:
-                need(f"flags[{f.id}].includes", "class", inc, classes)
-            need(f"flags[{f.id}].source", "source", f.source, set(self.sources))
-        strong = param_int("acb.strong_score")
-        for d in self.drugs:
-            for c_id in d.classes:
-                need(f"drugs[{d.name}].classes", "class", c_id, classes)
-            for f_id in d.flags:
-                need(f"drugs[{d.name}].flags", "flag", f_id, flags)
-            for src in (d.acb_source, d.max_source):
-                if src is not None:
-                    need(f"drugs[{d.name}]", "source", src, set(self.sources))
-            if (d.acb == strong) != ("strong-anticholinergic" in d.classes):
-                problems.append(
-                    f"drugs[{d.name}]: class strong-anticholinergic is exactly the drugs "
-                    f"with an ACB score of {strong}"
-                )
+        known = _Known(classes, flags, names, set(self.sources), problems)
+        self._check_groups(known)
+        self._check_drugs(known)
         for r in self.renal_limits:
             kind, _, value = r.spec.partition(":")
-            need(f"renal_limits[{r.spec}].spec", kind, value, names if kind == "drug" else classes)
-            need(f"renal_limits[{r.spec}].source", "source", r.source, set(self.sources))
+            known.need(
+                f"renal_limits[{r.spec}].spec", kind, value, names if kind == "drug" else classes
+            )
+            known.need(f"renal_limits[{r.spec}].source", "source", r.source, known.sources)
         graph = {c.id: c.includes for c in self.classes}
         for c_id in graph:
             if c_id in _closure(c_id, graph):
@@ -198,6 +176,44 @@ class DrugsFile(_Strict):
         if problems:
             raise ValueError(problems_message(problems))
         return self
+
+    def _check_groups(self, known: _Known) -> None:
+        for group, where in ((self.classes, "classes"), (self.flags, "flags")):
+            for g in group:
+                for inc in g.includes:
+                    known.need(f"{where}[{g.id}].includes", "class", inc, known.classes)
+                known.need(f"{where}[{g.id}].source", "source", g.source, known.sources)
+
+    def _check_drugs(self, known: _Known) -> None:
+        strong = param_int("acb.strong_score")
+        for d in self.drugs:
+            for c_id in d.classes:
+                known.need(f"drugs[{d.name}].classes", "class", c_id, known.classes)
+            for f_id in d.flags:
+                known.need(f"drugs[{d.name}].flags", "flag", f_id, known.flags)
+            for src in (d.acb_source, d.max_source):
+                if src is not None:
+                    known.need(f"drugs[{d.name}]", "source", src, known.sources)
+            if (d.acb == strong) != ("strong-anticholinergic" in d.classes):
+                known.problems.append(
+                    f"drugs[{d.name}]: class strong-anticholinergic is exactly the drugs "
+                    f"with an ACB score of {strong}"
+                )
+
+
+@dataclass(frozen=True, slots=True)
+class _Known:
+    """The ids a drug file defines, and the problems found so far in checking it."""
+
+    classes: set[str]
+    flags: set[str]
+    names: set[str]
+    sources: set[str]
+    problems: list[str]
+
+    def need(self, where: str, kind: str, value: str, known: set[str]) -> None:
+        if value not in known:
+            self.problems.append(f"{where}: unknown {kind} {value!r}")
 
 
 class ClinicalDrugsFile(_Strict):

@@ -11,7 +11,7 @@ Pure: no I/O, no clock.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import date
 from operator import attrgetter
 from typing import Final
@@ -39,6 +39,9 @@ from .units import (
     CREATININE_UMOL_L_PER_MG_DL,
     DAYS_PER_WHOLE_MONTH,
     DAYS_PER_YEAR,
+    HBA1C_NGSP_PERCENT_AT_ZERO_IFCC,
+    HBA1C_NGSP_PERCENT_PER_IFCC_MMOL_MOL,
+    HBA1C_PERCENT_DECIMALS,
     MAX_DAYS_PER_YEAR,
     MG_PER_G,
     MG_PER_MCG,
@@ -60,6 +63,7 @@ __all__ = [
     "ckd_epi_2021",
     "cockcroft_gault",
     "fmt",
+    "hba1c_percent",
     "setting_of",
     "without_tag",
 ]
@@ -352,6 +356,15 @@ def cockcroft_gault(creatinine_mg_dl: float, age: int, weight_kg: float, female:
     return top * weight_kg * sex / (param("kidney.cockcroft_gault.divisor") * creatinine_mg_dl)
 
 
+def hba1c_percent(o: Observation) -> Observation:
+    """An HbA1c in IFCC mmol/mol restated in NGSP %, the unit the knowledge's HbA1c thresholds
+    are written in (``units``: the NGSP/IFCC master equation); any other unit as it is."""
+    if o.value is None or "mol" not in o.unit.lower():
+        return o
+    pct = HBA1C_NGSP_PERCENT_PER_IFCC_MMOL_MOL * o.value + HBA1C_NGSP_PERCENT_AT_ZERO_IFCC
+    return replace(o, value=round(pct, HBA1C_PERCENT_DECIMALS), unit="%")
+
+
 def _creatinine_mg_dl(o: Observation) -> float | None:
     if o.value is None:
         return None
@@ -610,7 +623,9 @@ class Facts:
         if quantity in self.conflicts:
             return None
         o = self.p.latest_of(LOINC_GROUPS[quantity])
-        return o if o is not None and o.value is not None else None
+        if o is None or o.value is None:
+            return None
+        return hba1c_percent(o) if quantity == "hba1c" else o
 
     def days_since(self, d: date | None) -> int | None:
         """Days from ``d`` to the record date: 0 for a date on or after it (a date the clock-skew
@@ -627,10 +642,16 @@ class Facts:
             series = self.p.series(loincs)
             if not series or series[-1].effective is None:
                 continue
-            day, code = series[-1].effective, series[-1].loinc
-            # Same code, same day: two methods (direct and calculated LDL) may differ honestly.
+            day, code, setting = series[-1].effective, series[-1].loinc, series[-1].setting
+            # Same code, same day, taken the same way: two methods (direct and calculated LDL)
+            # or two positions (lying and standing blood pressure) may differ honestly.
             same = [
-                o for o in series if o.effective == day and o.loinc == code and o.value is not None
+                o
+                for o in series
+                if o.effective == day
+                and o.loinc == code
+                and o.setting == setting
+                and o.value is not None
             ]
             values = sorted({o.value for o in same if o.value is not None})
             if values and values[-1] - values[0] > conflict * abs(values[-1]):

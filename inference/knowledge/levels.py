@@ -10,6 +10,7 @@ No rules, no patient logic beyond that, no I/O after import.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -29,6 +30,7 @@ __all__ = [
     "LevelEntry",
     "LevelRange",
     "Reading",
+    "is_level",
     "level_entry",
     "level_of",
     "load_levels",
@@ -63,6 +65,9 @@ class LevelRange(_Strict):
 class LevelEntry(_Strict):
     drug: str
     loinc: tuple[str, ...] = Field(min_length=1)
+    # Words of a result's name that make it this level whatever its code (a level a site sends
+    # with a local code or only a text): the drug's name unless stated.
+    names: tuple[str, ...] = ()
     unit: str
     units: dict[str, float] = Field(min_length=1)
     ranges: tuple[LevelRange, ...] = ()
@@ -161,9 +166,29 @@ def reading(entry: LevelEntry, o: Observation) -> Reading | None:
     return None if factor is None else Reading(o, o.value * factor)
 
 
+def is_level(entry: LevelEntry, o: Observation) -> bool:
+    """``o`` reports the entry's level: by one of its LOINC codes, or by a word of its name
+    (``names``, else the drug's name). A level is judged only in a unit the entry converts."""
+    if o.loinc in entry.loinc:
+        return True
+    name = o.display.lower()
+    return any(
+        re.search(rf"(?<![a-z]){re.escape(w.lower())}(?![a-z])", name)
+        for w in entry.names or (entry.drug,)
+    )
+
+
 def readings(entry: LevelEntry, p: PatientProfile) -> tuple[Reading, ...]:
-    """Every judgeable reading of the entry's level, oldest first."""
-    out = [r for o in p.series(entry.loinc) for r in (reading(entry, o),) if r is not None]
+    """Every judgeable reading of the entry's level, oldest first: coded ones from the
+    readings, and those with no usable code (kept one per resource) found by name."""
+    seen = (*p.readings, *(o for o in p.observations if not o.recognised))
+    out = [
+        r
+        for o in seen
+        if o.value is not None and is_level(entry, o)
+        for r in (reading(entry, o),)
+        if r is not None
+    ]
     return tuple(sorted(out, key=lambda r: r.obs.effective or date.min))
 
 

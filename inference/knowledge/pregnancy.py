@@ -33,9 +33,11 @@ __all__ = [
     "Lactation",
     "Pregnancy",
     "PregnancyFile",
+    "is_pregnancy_test",
     "lactation_of",
     "load_pregnancy",
     "pregnancy_of",
+    "stated_weeks",
 ]
 
 PREGNANCY_FILE = DATA_DIR / "pregnancy.yaml"
@@ -73,6 +75,9 @@ class PregnancyDef(_Codes):
     negative_text: tuple[_Text, ...]
     hcg_loinc: tuple[_Loinc, ...]
     positive_iu_l: float = Field(gt=0)
+    test_text: tuple[_Text, ...] = ()
+    hcg_units: tuple[_Text, ...] = ()
+    weeks_text: tuple[_Text, ...] = ()
     gestational_age_loinc: tuple[_Loinc, ...]
     lmp_loinc: tuple[_Loinc, ...]
     edd_loinc: tuple[_Loinc, ...]
@@ -120,7 +125,11 @@ class PregnancyFile(_Strict):
             if s not in self.sources:
                 raise ValueError(f"unknown source {s!r}")
         check_patterns((*p.text, *p.encounter_text, *p.positive_text, *p.negative_text,
+                        *p.test_text, *p.weeks_text,
                         *e.text, *lac.text, *lac.not_text, *lac.encounter_text))  # fmt: skip
+        for w in p.weeks_text:
+            if re.compile(w).groups < 1:
+                raise ValueError(f"weeks_text {w!r}: group 1 must capture the weeks")
         return self
 
 
@@ -142,11 +151,16 @@ class Pregnancy:
     trimester: int | None
     basis: str
     refs: tuple[str, ...]
+    # Weeks a Condition's text states without the day they refer to ("Pregnancy, 14 weeks"):
+    # quoted in the phrase, never counted forward.
+    stated_weeks: int | None = None
 
     @property
     def phrase(self) -> str:
-        """ "pregnant, 16 weeks (second trimester)" or "pregnant (gestational age not
-        recorded)"."""
+        """ "pregnant, 16 weeks (second trimester)", "pregnant (the record says 14 weeks,
+        undated)" or "pregnant (gestational age not recorded)"."""
+        if (self.weeks is None or self.trimester is None) and self.stated_weeks is not None:
+            return f"pregnant (the record says {self.stated_weeks} weeks, undated)"
         if self.weeks is None or self.trimester is None:
             return "pregnant (gestational age not recorded)"
         nth = ("first", "second", "third")[self.trimester - 1]
@@ -210,12 +224,22 @@ def _on(text: str) -> date | None:
         return None
 
 
+def is_pregnancy_test(o: Observation) -> bool:
+    """A pregnancy test or status Observation, by its LOINC code or by its name."""
+    d = PREGNANCY.pregnancy
+    return o.loinc in (*d.status_loinc, *d.hcg_loinc) or _said(o.display, d.test_text)
+
+
 def _hcg_positive(o: Observation) -> bool | None:
     """True, False or None (says nothing) for a pregnancy test or status Observation."""
     d = PREGNANCY.pregnancy
     if o.loinc in d.hcg_loinc and o.value is not None:
         return o.value >= d.positive_iu_l
-    if o.loinc not in d.status_loinc:
+    named = o.loinc not in d.status_loinc and _said(o.display, d.test_text)
+    if named and o.value is not None:  # a number, by name, only in a unit of hCG
+        unit = o.unit.strip().lower()
+        return o.value >= d.positive_iu_l if unit in d.hcg_units else None
+    if o.loinc not in d.status_loinc and not named:
         return None
     codes = {c.code for c in o.value_codes if c.system == SNOMED}
     if codes & set(d.positive_snomed) or _said(o.value_text.strip(), d.positive_text):
@@ -232,17 +256,42 @@ def _ga_weeks(o: Observation) -> float | None:
     return o.value / DAYS_PER_WEEK if unit in ("d", "day", "days") else o.value
 
 
-def _signs(p: PatientProfile) -> Iterator[_Sign]:
+def stated_weeks(text: str) -> int | None:
+    """Completed weeks of gestation a text states ("Pregnancy, 14 weeks" -> 14), by the
+    ``weeks_text`` patterns; None when none matches or the number is past ``max_weeks``.
+
+    >>> stated_weeks("Pregnancy, 14 weeks"), stated_weeks("Booking visit, 20+3 weeks pregnant")
+    (14, 20)
+    >>> stated_weeks("Period 6 weeks late"), stated_weeks("pregnant, 60 weeks")
+    (None, None)
+    """
+    d = PREGNANCY.pregnancy
+    low = text.lower()
+    for pattern in d.weeks_text:
+        m = re.search(pattern, low)
+        if m is not None and 0 < int(m.group(1)) <= d.max_weeks:
+            return int(m.group(1))
+    return None
+
+
+def _current_conditions(p: PatientProfile) -> Iterator[Condition]:
     d = PREGNANCY.pregnancy
     for pr in p.problems:
         if _current(pr) and not _is(pr, PREGNANCY.ended) and _is(pr, d):
-            yield _Sign(pr.onset, pr.ref, f"a current Condition ({pr.text})")
+            yield pr
+
+
+def _signs(p: PatientProfile) -> Iterator[_Sign]:
+    d = PREGNANCY.pregnancy
+    for pr in _current_conditions(p):
+        yield _Sign(pr.onset, pr.ref, f"a current Condition ({pr.text})")
     for e in p.encounters:
         words = " ".join((e.kind, e.reason_text, *(c.display for c in (*e.types, *e.reasons))))
         if _coded((*e.types, *e.reasons), _Codes(snomed=d.encounter_snomed)) or _said(
             words, d.encounter_text
         ):
-            yield _Sign(e.start, e.ref, "an antenatal visit")
+            said = stated_weeks(words) if e.start is not None else None
+            yield _Sign(e.start, e.ref, "an antenatal visit", said)
     for o in p.observations:
         if _hcg_positive(o):
             yield _Sign(
@@ -310,11 +359,14 @@ def pregnancy_of(p: PatientProfile) -> Pregnancy | None:
     if not live:
         return None
     whole = None if weeks is None else int(weeks)
+    refs = set(s.ref for s in live)
+    quoted = [stated_weeks(_words(pr)) for pr in _current_conditions(p) if pr.ref in refs]
     return Pregnancy(
         whole,
         None if whole is None else _trimester(whole),
         "; ".join(dict.fromkeys(s.basis for s in live)),
         tuple(dict.fromkeys(s.ref for s in live)),
+        next((w for w in quoted if w is not None), None),
     )
 
 

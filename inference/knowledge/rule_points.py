@@ -10,10 +10,11 @@ entry stops start-up naming the file and the place). Pure: no I/O after import.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -23,7 +24,9 @@ from service.core.model import Stance
 
 from ._datafile import DATA_DIR, load_file
 from .analysis import Cited, Point, refs
+from .criteria.loader import EVIDENCE_FILE
 from .roles import ROLE_BY_NAME
+from .strength import Factors, best_grade, tau
 from .themes import THEMES
 
 __all__ = [
@@ -32,6 +35,7 @@ __all__ = [
     "RulePoint",
     "RulePointsFile",
     "make_point",
+    "point_of",
     "rule_option",
     "rule_points",
 ]
@@ -39,7 +43,7 @@ __all__ = [
 RULE_POINTS_FILE: Path = DATA_DIR / "rule_points.yaml"
 _PointId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*\.[a-z][a-z0-9-]*$")]
 _Word = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*$")]
-_Strength = Annotated[float, Field(gt=0, le=1)]
+_Severity = Literal["critical", "major", "moderate", "minor"]
 
 
 class RulePoint(BaseModel):
@@ -51,9 +55,12 @@ class RulePoint(BaseModel):
     stance: Stance
     text: str = Field(min_length=1)
     evidence: tuple[str, ...] = Field(min_length=1)
-    strength: _Strength
-    # the strength where the rule's named condition holds (``make_point(..., stronger_if=name)``)
-    stronger: dict[_Word, _Strength] = Field(default_factory=dict)
+    # what its strength is read from (``strength.Factors``; the grade is its evidence's)
+    severity: _Severity
+    certainty: Literal["certain", "probable", "uncertain"]
+    directness: Literal["direct", "indirect", "contextual"]
+    # the severity where the rule's named condition holds (``make_point(..., stronger_if=name)``)
+    stronger: dict[_Word, _Severity] = Field(default_factory=dict)
     recent: bool = False
     harm: Severity | None = None
     themes: tuple[_Word, ...]  # stated, may be empty: never read from the text
@@ -119,25 +126,54 @@ def make_point(
     point_id: str, facts: Iterable[str | Cited], *, stronger_if: str = "", **values: object
 ) -> Point:
     """The point ``point_id`` about ``facts``, its text filled with ``values``; ``stronger_if``
-    names the condition under which its ``stronger`` strength applies ("" or an unlisted name:
-    the plain strength). An unknown id is a programming error (``KeyError`` naming it)."""
+    names the condition under which its ``stronger`` severity applies ("" or an unlisted name:
+    the plain one). An unknown id is a programming error (``KeyError`` naming it)."""
     try:
         p = rule_points().points[point_id]
     except KeyError:
         raise KeyError(f"no point {point_id!r} in {RULE_POINTS_FILE.name}") from None
-    tau = p.stronger.get(stronger_if, p.strength)
+    return point_of(p, facts, stronger_if=stronger_if, **values)
+
+
+def point_of(
+    p: RulePoint, facts: Iterable[str | Cited], *, stronger_if: str = "", **values: object
+) -> Point:
+    """The point ``p`` states about ``facts`` (a point kept in another data file, in this
+    file's form), its strength from its stated factors and its evidence's grade."""
+    factors = Factors(p.stronger.get(stronger_if, p.severity), p.certainty, p.directness)
+    cited = refs(facts)
+    strength = tau(
+        factors.severity,
+        factors.certainty,
+        best_grade(evidence_grade(e) for e in p.evidence),
+        factors.directness,
+        about_patient=p.stance == "support" or bool(cited),
+    )
     return Point(
         p.role,
         p.stance,
         p.text.format(**values),
-        refs(facts),
+        cited,
         p.evidence,
-        tau,
+        strength,
         harm=p.harm,
+        factors=factors,
         recent=p.recent,
         themes=p.themes,
         concern=p.concern,
     )
+
+
+@cache
+def _grades() -> dict[str, str]:
+    """Evidence id -> its grade, from the evidence base the points cite."""
+    data = json.loads(EVIDENCE_FILE.read_text(encoding="utf-8"))
+    return {d["id"]: d["grade"] for d in data["documents"]}
+
+
+def evidence_grade(evidence_id: str) -> str:
+    """The grade of one evidence statement ("none" for an id the base does not hold)."""
+    return _grades().get(evidence_id, "none")
 
 
 def rule_option(key: str) -> RuleOption:

@@ -17,7 +17,6 @@ from functools import lru_cache
 
 from inference.protocol import Complexity, Judgement, Locale
 from service.core.evaluation import CATEGORY_ORDER
-from service.core.model import KnowledgeStamp
 from service.record.profile import (
     MAX_AGE_YEARS,
     Condition,
@@ -50,10 +49,11 @@ from .pregnancy import PREGNANCY
 from .presenting import name_unaddressed
 from .registry import Case, age_phrase, names, prob_ids, rule, run_rules
 from .report_net import follow_reports_and_orders
+from .result_net import result_net
 from .roles import POOL, ROLE_BY_NAME
 from .rule_points import make_point as _point
 from .rule_points import rule_option
-from .site import active, firing, shipped
+from .site import Knowledge, active, firing, shipped
 from .units import CHOLESTEROL_MG_DL_PER_MMOL_L, MONTHS_PER_YEAR
 
 __all__ = ["CRITERIA", "Analysis", "MedFact", "Point", "ProblemCase", "Proposal", "analyse"]
@@ -1235,13 +1235,13 @@ def analyse(profile: PatientProfile, locale: Locale = "uk") -> Analysis:
     """The whole deterministic case analysis for one profile (cached per profile value: every
     step of a plan asks for it); ``locale`` picks the risk tools a clinician there uses."""
     # One cache key whether the locale was passed or defaulted: the cache keys the call. The
-    # active knowledge's stamp is part of the key, so no plan reads an analysis made under
-    # other knowledge (a site overlay installed since).
-    return _analyse(profile, locale, active().stamp)
+    # active knowledge (compared by identity, and kept alive by the cache while it holds it)
+    # is part of the key, so no plan reads an analysis made under other knowledge.
+    return _analyse(profile, locale, active())
 
 
 @lru_cache(maxsize=64)
-def _analyse(profile: PatientProfile, locale: Locale, _knowledge: KnowledgeStamp) -> Analysis:
+def _analyse(profile: PatientProfile, locale: Locale, _knowledge: Knowledge) -> Analysis:
     c = Case(profile, locale)
     base = _record_problems(c)
     c.base = tuple(base)
@@ -1257,8 +1257,10 @@ def _analyse(profile: PatientProfile, locale: Locale, _knowledge: KnowledgeStamp
     # Criteria after the rule functions: where both propose an activity, the rule's wording
     # (often more specific) leads and the points are united in one option.
     fired = apply_criteria([x for x in firing(active()) if x.id not in skip], c, o)
-    # The nets under the criteria: reports and orders left open, then (last, once every other
-    # line is known) the presenting problems no line addresses.
+    # The nets under the criteria: an abnormal recent result no line above cites, reports and
+    # orders left open, then (last, once every other line is known) the presenting problems no
+    # line addresses.
+    result_net(c, o)
     follow_reports_and_orders(c, o)
     note_not_taken(c, o)
     review_goals_of_care(c, o, goals)

@@ -1,29 +1,43 @@
-"""Argument strength from explicit factors: one documented scale, the ``strength.*`` parameters.
+"""Argument strength on CANOE's five dimensions, each from one table (the ``strength.*``
+parameters), each counted once.
 
-The intrinsic strength ``tau`` of a point is not typed in by hand; it is the sum of four factors,
-so a strong safety case and a weak generic remark no longer start equal:
+CANOE §4.3 (Alg. 1 l. 13) scores an argument's intrinsic strength tau "along several dimensions:
+clinical appropriateness, factual consistency with the retrieved evidence, specificity to the
+patient's circumstances, transparency of the reasoning chain, and practical feasibility in the
+community setting" (``inference.protocol.STRENGTH_DIMENSIONS``). The paper names the dimensions;
+which fact of ours measures each one, the levels and values below, and tau as their unweighted
+mean are this project's choices (CANOE judgement, ``data/parameters.yaml``):
 
-- severity of the harm avoided or benefit gained (from the criterion; a point may override):
-  critical 0.32, major 0.24, moderate 0.16, minor 0.08;
-- certainty of the patient fact (read from the facts): certain 0.18 (coded, current, stated),
-  probable 0.12 (estimates disagree, or read indirectly), uncertain 0.04 (dose not stated);
-- evidence grade (from the criterion): A 0.20, B 0.15, C 0.10, D (expert opinion) 0.05;
-- directness of the fact to the option (from the criterion; a point may override):
-  direct 0.15, indirect 0.08, contextual 0.02.
+- appropriateness: the severity of the harm the point avoids or the benefit it gains (the
+  criterion's; a point may override): critical 1.0, major 0.75, moderate 0.5, minor 0.25;
+- consistency with the retrieved evidence: the best grade among the retrieved statements the
+  argument cites: A 1.0, B 0.75, C 0.5, D (expert consensus) 0.25, none cited 0;
+- specificity to the patient: how directly the patient fact bears on the option (the
+  criterion's; a point may override): direct 1.0, indirect 0.5, contextual 0.15;
+- transparency of the reasoning chain: how plainly the record states the fact the reasoning
+  starts from (read from the facts): certain 1.0 (coded, current, stated), probable 0.65 (read
+  indirectly, or estimates that disagree), uncertain 0.25 (a dose not stated);
+- feasibility in the community: the knowledge states none, so every argument takes 0.5, the
+  middle of the scale: the dimension is scored, and moves no argument against another.
 
-``tau = 0.05 + sum`` lies in [0.24, 0.90]: the strongest case (critical harm, certain fact,
-grade A, direct) reaches 0.90; a minor, uncertain, expert-opinion, contextual remark 0.24.
-The values above are the shipped ones (``data/parameters.yaml``); a site may set its own.
+An objection that cites no fact of this record (a stock one: "it was started for a reason") is
+true of every patient: it is specific to no one and its reasoning starts from nothing stated,
+so both of those dimensions are 0 for it ("none"); it then starts below any point that cites a
+fact. (A support without facts is about the person as a whole, an age, and keeps its levels.)
 
-An objection that cites no fact of this record (a stock one: "it was started for a reason")
-is true of every patient, so whatever its factors it starts no higher than
-``strength.uncited_max`` (0.20, below the weakest point that cites a fact): it cannot pull an
-action that rests on a finding of this patient down to borderline (``uncited``).
+The embedded backend's scoring step (``inference.embedded``) reads these per argument; a point
+carries its own tau from the same table (``tau``), with its criterion's grade standing in for
+the retrieved evidence, to pick which of a role's points speaks for it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
+
+from inference.protocol import STRENGTH_DIMENSIONS
 
 from .parameters import param, param_int
 
@@ -33,56 +47,101 @@ __all__ = [
     "GRADE",
     "SEVERITY",
     "Certainty",
+    "Factors",
+    "best_grade",
+    "dimensions",
+    "mean",
     "rounded",
     "tau",
-    "uncited",
 ]
 
 Certainty = Literal["certain", "probable", "uncertain"]
 
-# Each factor's levels, to the parameter that weighs it.
+# Each dimension's levels, to the parameter that values it.
 SEVERITY: dict[str, str] = {
-    "critical": "strength.severity_critical",
-    "major": "strength.severity_major",
-    "moderate": "strength.severity_moderate",
-    "minor": "strength.severity_minor",
-}
-CERTAINTY: dict[str, str] = {
-    "certain": "strength.certainty_certain",
-    "probable": "strength.certainty_probable",
-    "uncertain": "strength.certainty_uncertain",
+    "critical": "strength.appropriateness_critical",
+    "major": "strength.appropriateness_major",
+    "moderate": "strength.appropriateness_moderate",
+    "minor": "strength.appropriateness_minor",
 }
 GRADE: dict[str, str] = {
-    "A": "strength.grade_a",
-    "B": "strength.grade_b",
-    "C": "strength.grade_c",
-    "D": "strength.grade_d",
+    "A": "strength.consistency_a",
+    "B": "strength.consistency_b",
+    "C": "strength.consistency_c",
+    "D": "strength.consistency_d",
+    "expert consensus": "strength.consistency_d",  # the evidence base's name for grade D
+    "none": "strength.consistency_none",
 }
 DIRECTNESS: dict[str, str] = {
-    "direct": "strength.directness_direct",
-    "indirect": "strength.directness_indirect",
-    "contextual": "strength.directness_contextual",
+    "direct": "strength.specificity_direct",
+    "indirect": "strength.specificity_indirect",
+    "contextual": "strength.specificity_contextual",
+    "none": "strength.specificity_none",
 }
+CERTAINTY: dict[str, str] = {
+    "certain": "strength.transparency_certain",
+    "probable": "strength.transparency_probable",
+    "uncertain": "strength.transparency_uncertain",
+    "none": "strength.transparency_none",
+}
+_FEASIBILITY = "strength.feasibility_unstated"
+_NONE = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class Factors:
+    """What the knowledge states about a point that its strength is read from: the severity of
+    the harm or benefit, how plainly the record states its fact, how directly that fact bears
+    on the option."""
+
+    severity: str
+    certainty: str
+    directness: str
+
+    def __post_init__(self) -> None:
+        if (
+            self.severity not in SEVERITY
+            or self.certainty not in CERTAINTY
+            or self.directness not in DIRECTNESS
+        ):
+            raise ValueError(f"unknown strength level in {self}")
+
+
+def best_grade(grades: Iterable[str]) -> str:
+    """The best of the grades of the evidence an argument cites ("none" when it cites none)."""
+    known = [g for g in grades if g in GRADE and g != _NONE]
+    return min(known, key=lambda g: -param(GRADE[g]), default=_NONE)
+
+
+def dimensions(factors: Factors, grade: str, *, about_patient: bool) -> tuple[float, ...]:
+    """The five dimensions in ``STRENGTH_DIMENSIONS`` order; ``grade``: the best grade of the
+    cited evidence ("none" for none); ``about_patient``: False for an objection that cites no
+    fact of this record (specificity and transparency then "none")."""
+    values = {
+        "appropriateness": param(SEVERITY[factors.severity]),
+        "consistency": param(GRADE[grade]),
+        "specificity": param(DIRECTNESS[factors.directness if about_patient else _NONE]),
+        "transparency": param(CERTAINTY[factors.certainty if about_patient else _NONE]),
+        "feasibility": param(_FEASIBILITY),
+    }
+    return tuple(values[d] for d in STRENGTH_DIMENSIONS)
 
 
 def rounded(value: float) -> float:
-    """A strength as points carry it: to ``strength.decimals`` places."""
-    return round(value, param_int("strength.decimals"))
+    """A strength as points carry it: to ``strength.decimals`` places, half up."""
+    step = Decimal(1).scaleb(-param_int("strength.decimals"))
+    return float(Decimal(repr(value)).quantize(step, rounding=ROUND_HALF_UP))
 
 
-def tau(severity: str, certainty: str, grade: str, directness: str) -> float:
-    """The intrinsic strength of one point from its four factors (table above)."""
-    value = (
-        param("strength.base")
-        + param(SEVERITY[severity])
-        + param(CERTAINTY[certainty])
-        + param(GRADE[grade])
-        + param(DIRECTNESS[directness])
-    )
-    return rounded(value)
+def mean(values: Iterable[float]) -> float:
+    """The unweighted mean of the dimensions, in decimal, rounded (``rounded``)."""
+    xs = [Decimal(repr(v)) for v in values]
+    return rounded(float(sum(xs, Decimal(0)) / len(xs)))
 
 
-def uncited(value: float) -> float:
-    """The strength of a point or argument that cites no fact of this record: at most
-    ``strength.uncited_max``, whatever its factors (a weaker one keeps its own)."""
-    return min(value, param("strength.uncited_max"))
+def tau(
+    severity: str, certainty: str, grade: str, directness: str, *, about_patient: bool = True
+) -> float:
+    """The intrinsic strength of one point: the mean of its five dimensions (table above)."""
+    factors = Factors(severity, certainty, directness)
+    return mean(dimensions(factors, grade, about_patient=about_patient))

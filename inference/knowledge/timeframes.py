@@ -23,6 +23,7 @@ from service.record.profile import Observation, PatientProfile
 from service.record.vocabulary import LOINC_GROUPS
 
 from ._datafile import DATA_DIR, check_patterns, load_file
+from .result_net import critical_result
 
 __all__ = [
     "TIMEFRAMES_FILE",
@@ -136,13 +137,16 @@ def critical_finding(
     profile: PatientProfile, refs: Iterable[str], data: TimeframesFile = DATA
 ) -> Critical | None:
     """The first critical value (in the file's order) that a result among ``refs`` reaches,
-    compared with the operator the file states; None when none does."""
+    compared with the operator the file states, else the first of the reference intervals'
+    (``result_net.critical_result``: unit by unit, recent results only); None when none does."""
     cited = set(refs)
     observations = [o for o in profile.observations if o.ref in cited]
     for c in data.critical:
         if any(_reaches(o, c) for o in observations):
             return Critical(c.quantity, c.first_step, c.source)
-    return None
+    # the critical values of the reference intervals (``result_net``), unit by unit
+    found = next(filter(None, (critical_result(profile, o) for o in observations)), None)
+    return Critical(*found) if found is not None else None
 
 
 def _reaches(o: Observation, c: CriticalValue) -> bool:

@@ -10,6 +10,8 @@ Constants only: no imports, no logic.
 from __future__ import annotations
 
 __all__ = [
+    "BILIRUBIN_UMOL_L_PER_MG_DL",
+    "CALCIUM_MG_DL_PER_MMOL_L",
     "CHOLESTEROL_MG_DL_PER_MMOL_L",
     "CREATININE_UMOL_L_PER_MG_DL",
     "DAYS_PER_FORTNIGHT",
@@ -19,18 +21,31 @@ __all__ = [
     "DAYS_PER_YEAR",
     "DAYS_STATED_BELOW",
     "DAYS_STATED_IN_YEARS_FROM",
+    "FREE_T4_PMOL_L_PER_NG_DL",
     "GLUCOSE_MG_DL_PER_MMOL_L",
+    "HBA1C_IFCC_PER_NGSP",
+    "HBA1C_NGSP_OFFSET",
+    "HBA1C_NGSP_PERCENT_AT_ZERO_IFCC",
+    "HBA1C_NGSP_PERCENT_PER_IFCC_MMOL_MOL",
+    "HBA1C_PERCENT_DECIMALS",
     "KG_PER_G",
     "KG_PER_LB",
+    "MAGNESIUM_MG_DL_PER_MMOL_L",
     "MAX_DAYS_PER_YEAR",
     "MG_PER_G",
     "MG_PER_MCG",
+    "ML_PER_L",
     "MONTHS_PER_YEAR",
+    "PER_DL_PER_L",
     "PER_UL_PER_THOUSAND_PER_UL",
+    "PHOSPHATE_MG_DL_PER_MMOL_L",
     "TWO_DECIMALS_BELOW",
+    "UREA_NITROGEN_MG_DL_PER_MMOL_L",
     "WHOLE_NUMBERS_FROM",
 ]
 
+# volume: millilitres in one litre (ng/mL to ng/L)
+ML_PER_L = 1000.0
 # mass: milligrams in one gram and in one microgram (doses are compared in mg)
 MG_PER_G = 1000.0
 MG_PER_MCG = 0.001
@@ -44,8 +59,31 @@ CREATININE_UMOL_L_PER_MG_DL = 88.4
 CHOLESTEROL_MG_DL_PER_MMOL_L = 38.67
 # glucose: mg/dL in one mmol/L (molar mass 180.16 g/mol; ADA Standards of Care conversion table)
 GLUCOSE_MG_DL_PER_MMOL_L = 18.016
+# HbA1c: NGSP % from IFCC mmol/mol by the NGSP/IFCC master equation (NGSP = 0.09148 x IFCC +
+# 2.152; Hoelzel W et al., Clin Chem 2004;50:166-74, as the NGSP and IFCC state the conversion)
+HBA1C_NGSP_PERCENT_PER_IFCC_MMOL_MOL = 0.09148
+HBA1C_NGSP_PERCENT_AT_ZERO_IFCC = 2.152
+# ... and stated to one decimal, as laboratories report NGSP % (53 mmol/mol is 7.0 %)
+HBA1C_PERCENT_DECIMALS = 1
 # blood cell counts: cells per µL in one unit of 10*3/µL (the same as 10*9/L, "K/µL")
 PER_UL_PER_THOUSAND_PER_UL = 1000.0
+# urea: mg/dL of urea nitrogen (BUN, as US laboratories report it) in one mmol/L of urea (two
+# nitrogen atoms, 28.014 g/mol)
+UREA_NITROGEN_MG_DL_PER_MMOL_L = 2.801
+# calcium, magnesium and phosphate (reported as phosphorus): mg/dL in one mmol/L (molar masses
+# 40.08, 24.305 and 30.974 g/mol)
+CALCIUM_MG_DL_PER_MMOL_L = 4.008
+MAGNESIUM_MG_DL_PER_MMOL_L = 2.431
+PHOSPHATE_MG_DL_PER_MMOL_L = 3.097
+# bilirubin: µmol/L in one mg/dL (molar mass 584.66 g/mol)
+BILIRUBIN_UMOL_L_PER_MG_DL = 17.1
+# free thyroxine: pmol/L in one ng/dL (molar mass 776.87 g/mol)
+FREE_T4_PMOL_L_PER_NG_DL = 12.87
+# a mass per decilitre in the same mass per litre (g/dL to g/L, mg/dL to mg/L)
+PER_DL_PER_L = 10.0
+# HbA1c: the IFCC value (mmol/mol) is (NGSP % - 2.15) x 10.929 (the IFCC-NGSP master equation)
+HBA1C_IFCC_PER_NGSP = 10.929
+HBA1C_NGSP_OFFSET = 2.15
 
 # calendar: days in a week, in a mean Gregorian year, and at most in any calendar year
 DAYS_PER_WEEK = 7

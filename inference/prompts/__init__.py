@@ -41,13 +41,14 @@ __all__ = [
 
 # Template -> its current version (``<name>.<version>.txt``): a template's version moves when
 # its text or the shape of its blocks does (consult v3 is v2's vote and argue in one call; v4
-# keys its votes by problem id).
+# keys its votes by problem id; v5 leaves the arguments unscored for the score step).
 VERSIONS: Mapping[str, str] = MappingProxyType(
     {
         "shared": "v4",
         "assess": "v3",
         "panel": "v3",
-        "consult": "v4",
+        "consult": "v5",
+        "score": "v1",
         "relate": "v3",
         "adjudicate": "v2",
         "arbitrate": "v2",

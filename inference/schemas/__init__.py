@@ -20,12 +20,13 @@ __all__ = ["STEPS", "VERSIONS", "load"]
 
 # Step -> the version of its answer schema (a step's version moves when its answer's shape does;
 # consult v3 is v2's vote and argue answers in one; v4 keys the votes by problem id, so
-# guided decoding writes each problem once).
+# guided decoding writes each problem once; v5 drops tau, which the score step answers).
 VERSIONS: Mapping[str, str] = MappingProxyType(
     {
         "assess": "v3",
         "panel": "v2",
-        "consult": "v4",
+        "consult": "v5",
+        "score": "v1",
         "relate": "v2",
         "adjudicate": "v2",
         "arbitrate": "v2",

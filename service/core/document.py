@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from service.core.arena import is_near_tie
 from service.core.contest import argument_dict, edge_dict
 from service.core.evaluation import OPTION_PRIOR, Evaluation, evaluate
+from service.core.memo import CONTESTATION_MEMO, PrefixMemo
 from service.core.model import (
     Argument,
     Clash,
@@ -104,6 +105,25 @@ def _clash(c: Clash) -> dict[str, object]:
     return out
 
 
+def _contestation_dict(c: Contestation) -> dict[str, object]:
+    return {
+        "id": c.id,
+        "action": c.action,
+        "target": c.target,
+        "actor": c.actor,
+        "at": c.at,
+        "reason": c.reason,
+        "payload": _plain(c.payload),
+    }
+
+
+# A plan's versions share their contestation records, and every version's document lists them
+# all: each record is written once and reused (shared, so documents are read-only).
+_contestations: PrefixMemo[Contestation, dict[str, object]] = PrefixMemo(
+    _contestation_dict, size=CONTESTATION_MEMO
+)
+
+
 def to_document(deliberation: Deliberation, ev: Evaluation | None = None) -> dict[str, Any]:
     """The JSON-ready document for ``deliberation`` (``ev`` computed when not given)."""
     if ev is None:
@@ -179,6 +199,13 @@ def to_document(deliberation: Deliberation, ev: Evaluation | None = None) -> dic
                 "clashes": [_clash(c) for c in o.clashes],
             }
         )
+        if r.reason:  # derived, optional: only an option the selection excluded has one
+            options[-1]["reason"] = r.reason
+        if r.problems:  # derived, optional: the accepted problems it treats and their paths
+            paths: list[dict[str, object]] = [
+                {"problem_id": pid, "decided_by": how} for pid, how in r.problems
+            ]
+            options[-1]["problem_paths"] = paths
         if o.priority is not None:  # optional: older documents have none and stay as they were
             options[-1]["priority"] = o.priority
         if o.findings:  # optional, as priority
@@ -239,18 +266,7 @@ def to_document(deliberation: Deliberation, ev: Evaluation | None = None) -> dic
         },
         "problems": problems,
         "options": options,
-        "contestations": [
-            {
-                "id": c.id,
-                "action": c.action,
-                "target": c.target,
-                "actor": c.actor,
-                "at": c.at,
-                "reason": c.reason,
-                "payload": _plain(c.payload),
-            }
-            for c in deliberation.contestations
-        ],
+        "contestations": _contestations(deliberation.contestations),
         "plan": list(ev.plan),
     }
 

@@ -8,6 +8,10 @@ urgency class, priority class, score, id
 (documents without urgency classes: priority class, score, id; without priorities: category,
 score, id).
 
+Then the plan's selection (``service.core.selection``): an option treating only rejected
+problems is excluded, one treating an accepted problem carries how that problem was decided, and
+of two included options with incompatible actions on one medicine the lower score is excluded.
+
 Rules the papers leave open, fixed here:
 - rejected arguments are out of the graph: their edges and their clashes are ignored;
 - arguments whose strength a human set (``origin == "human"`` or ``tau_source == "human"``) take
@@ -36,6 +40,7 @@ from service.core.model import (
 )
 from service.core.qbaf import propagate_indexed
 from service.core.router import Path, count_votes, route_counts
+from service.core.selection import select
 
 __all__ = [
     "CATEGORY_ORDER",
@@ -45,6 +50,7 @@ __all__ = [
     "URGENCY_ORDER",
     "Evaluation",
     "NodeScore",
+    "OptionDecider",
     "OptionResult",
     "ProblemResult",
     "evaluate",
@@ -119,16 +125,24 @@ def _node_score(id: str, tau: float, tau_calibrated: float, sigma: float | None)
     return node
 
 
+OptionDecider = Literal["score", "human", "problems", "incompatibility"]
+
+
 @dataclass(frozen=True, slots=True)
 class OptionResult:
     option_id: str
     score: float  # F(o) = sigma(o); the last iterate when not converged
     decision: OptionDecision
-    decided_by: Literal["score", "human"]
+    # "problems": excluded since it treats only rejected problems; "incompatibility": excluded
+    # since an incompatible action on the same medicine scored higher (``service.core.selection``)
+    decided_by: OptionDecider
     borderline: bool
     nodes: Mapping[str, NodeScore]  # option node first, then arguments in option order
     converged: bool
     iterations: int
+    reason: str = ""  # why the selection excluded it ("" when the score or a human decided)
+    # (problem id, how its acceptance was decided) for each accepted problem it treats
+    problems: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +160,9 @@ class Evaluation:
     plan: tuple[str, ...]  # included option ids in care-plan order
     # What this was computed from, so a later evaluate(..., previous=self) can reuse the results
     # of options that are the very same objects. Not part of the value.
-    inputs: tuple[Parameters, tuple[Option, ...]] | None = field(
+    # The third item: each option's result before the plan's selection (``select``), which is
+    # what an option alone decides and so what a later evaluation may reuse.
+    inputs: tuple[Parameters, tuple[Option, ...], tuple[OptionResult, ...]] | None = field(
         default=None, repr=False, compare=False
     )
 
@@ -288,9 +304,9 @@ def evaluate(deliberation: Deliberation, *, previous: Evaluation | None = None) 
     """
     reuse: dict[int, tuple[Option, OptionResult]] = {}
     if previous is not None and previous.inputs is not None:
-        params, options = previous.inputs
+        params, options, scored = previous.inputs
         if params == deliberation.parameters:
-            reuse = {id(o): (o, r) for o, r in zip(options, previous.options, strict=True)}
+            reuse = {id(o): (o, r) for o, r in zip(options, scored, strict=True)}
     results: list[OptionResult] = []
     for o in deliberation.options:
         hit = reuse.get(id(o))
@@ -317,10 +333,10 @@ def evaluate(deliberation: Deliberation, *, previous: Evaluation | None = None) 
             decision, decided_by = None, "pending"
         problems.append(ProblemResult(p.id, r.path, decision, decided_by))
 
-    done = tuple(results)
+    done = select(deliberation.options, results, problems)
     return Evaluation(
         done,
         tuple(problems),
         plan_order(deliberation.options, done),
-        (deliberation.parameters, deliberation.options),
+        (deliberation.parameters, deliberation.options, tuple(results)),
     )

@@ -153,6 +153,9 @@ class Observation:
     interpretation: tuple[Code, ...] = ()
     note: str = ""
     based_on: tuple[str, ...] = ()
+    # How the reading was taken, in the record's words (body position, method, body site,
+    # notes; lower case): two readings taken differently are not two tries at one value.
+    setting: str = ""
 
 
 # DiagnosticReport statuses of a report whose result is released (no longer preliminary).

@@ -52,6 +52,9 @@ LOINC_GROUPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "lithium_level": ("14334-7",),
         "alt": ("1742-6", "1743-4"),
         "platelets": ("777-3",),
+        # a blood count: any of its member tests (platelets, haemoglobin, white cells,
+        # neutrophils) shows a count was taken, whichever of them a site reports or codes
+        "blood_count": ("777-3", "718-7", "6690-2", "26464-8", "751-8", "26499-4"),
         "urate": ("3084-1",),
         "vitamin_b12": ("2132-9",),
         # left ventricular ejection fraction: any method, by 2D echo, by ultrasound
@@ -88,6 +91,7 @@ LOINC_SHORT_NAMES: Mapping[str, str] = MappingProxyType(
         "lithium_level": "Lithium level",
         "alt": "ALT",
         "platelets": "Platelets",
+        "blood_count": "Blood count",
         "urate": "Urate",
         "vitamin_b12": "Vitamin B12",
         "lvef": "Ejection fraction",

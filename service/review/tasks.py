@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from fhir_mapping.careplan import careplan_id
@@ -49,6 +49,54 @@ def _text(form: Mapping[str, str], name: str) -> str:
     return value
 
 
+def _edit_inputs(form: Mapping[str, str]) -> list[dict[str, Any]]:
+    text, strength = _text(form, "text"), (form.get("strength") or "").strip()
+    inputs = []
+    if text:
+        inputs.append(_input("text", "valueString", text))
+    if strength:
+        inputs.append(_input("strength", "valueDecimal", _strength(strength, "strength")))
+    if not inputs:
+        raise InputError("an edit needs a new text or a new strength")
+    return inputs
+
+
+def _add_inputs(form: Mapping[str, str]) -> list[dict[str, Any]]:
+    text = _text(form, "text")
+    if not text:
+        raise InputError("a new argument needs its text")
+    inputs = [
+        _input("text", "valueString", text),
+        _input("stance", "valueCode", form.get("stance", "")),
+        _input("strength", "valueDecimal", _strength(form.get("strength", ""), "strength")),
+    ]
+    role = _text(form, "role")
+    if role:
+        inputs.append(_input("role", "valueString", role))
+    for ev in _text(form, "evidence").replace(",", " ").split():
+        inputs.append(_input("evidence", "valueString", ev))
+    relation, other = form.get("relation", ""), form.get("relation_target", "")
+    if relation in ("support", "attack") and other:
+        inputs.append(_input("relation-add", "valueString", f"{relation} {other}"))
+    return inputs
+
+
+def _decide_inputs(form: Mapping[str, str]) -> list[dict[str, Any]]:
+    return [_input("decision", "valueCode", form.get("decision", ""))]
+
+
+def _none(form: Mapping[str, str]) -> list[dict[str, Any]]:
+    return []
+
+
+# The inputs each action's form adds beside its target (accept and reject add none).
+_ACTION_INPUTS: Final[dict[str, Callable[[Mapping[str, str]], list[dict[str, Any]]]]] = {
+    "edit": _edit_inputs,
+    "add": _add_inputs,
+    "decide": _decide_inputs,
+}
+
+
 def task_from_form(
     form: Mapping[str, str],
     *,
@@ -72,36 +120,7 @@ def task_from_form(
     if not _ID.match(target):
         raise InputError("the form names no valid target; reload the page")
 
-    inputs = [_input("target", "valueString", target)]
-    if action == "edit":
-        text, strength = _text(form, "text"), (form.get("strength") or "").strip()
-        if text:
-            inputs.append(_input("text", "valueString", text))
-        if strength:
-            inputs.append(_input("strength", "valueDecimal", _strength(strength, "strength")))
-        if len(inputs) == 1:
-            raise InputError("an edit needs a new text or a new strength")
-    elif action == "add":
-        text = _text(form, "text")
-        if not text:
-            raise InputError("a new argument needs its text")
-        stance = form.get("stance", "")
-        inputs += [
-            _input("text", "valueString", text),
-            _input("stance", "valueCode", stance),
-            _input("strength", "valueDecimal", _strength(form.get("strength", ""), "strength")),
-        ]
-        role = _text(form, "role")
-        if role:
-            inputs.append(_input("role", "valueString", role))
-        for ev in _text(form, "evidence").replace(",", " ").split():
-            inputs.append(_input("evidence", "valueString", ev))
-        relation, other = form.get("relation", ""), form.get("relation_target", "")
-        if relation in ("support", "attack") and other:
-            inputs.append(_input("relation-add", "valueString", f"{relation} {other}"))
-    elif action == "decide":
-        inputs.append(_input("decision", "valueCode", form.get("decision", "")))
-
+    inputs = [_input("target", "valueString", target), *_ACTION_INPUTS.get(action, _none)(form)]
     reason = _text(form, "reason")
     if action in ("reject", "decide") and not reason:
         raise InputError("a rejection or a decision needs a reason: it is recorded with the change")

@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from service.jsonio import canonical_json
+
 __all__ = ["Split", "join", "split", "tail_end"]
 
 _CONTESTATION_URL: Final = "/StructureDefinition/contestation"
@@ -33,12 +35,31 @@ class Split:
     deliberation: dict[str, Any]  # the document without its contestations
     bundle: dict[str, Any]  # the Bundle without contestation extensions or Binary data
     history: dict[str, Any]  # {"prior", "contestations", "extensions", "binary"}
+    # Every contestation of the version and its CarePlan extension, as checked: the next
+    # version's ``split`` takes them as ``checked`` (when its writer kept them).
+    checked: tuple[list[Any], list[Any]] = ([], [])
 
 
-def _encoded(document: Mapping[str, Any]) -> str:
-    """The deliberation Binary's data for ``document`` (as ``fhir_mapping.careplan`` writes it)."""
-    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return base64.b64encode(text.encode()).decode("ascii")
+def _encoded(document: Mapping[str, Any], how: object = True) -> str:
+    """The deliberation Binary's data for ``document`` (as ``fhir_mapping.careplan`` writes it):
+    ``how`` is a tail's ``binary``, "canonical" (``canonical_json``, what ``split`` writes now:
+    the Binary's own bytes, several times faster on a long history) or True (the standard
+    library's encoding, which tails written before it name)."""
+    if how == "canonical":
+        text = canonical_json(document)
+    else:
+        text = json.dumps(
+            document, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        ).encode()
+    return base64.b64encode(text).decode("ascii")
+
+
+def _canonical_data(document: Mapping[str, Any]) -> str | None:
+    """``_encoded(document, "canonical")``; None for a document ``canonical_json`` refuses."""
+    try:
+        return _encoded(document, "canonical")
+    except TypeError:  # orjson's JSONEncodeError: an integer past 64 bits, a key not a string
+        return None
 
 
 def _resources(bundle: Mapping[str, Any], kind: str) -> list[int]:
@@ -65,6 +86,30 @@ def _task_of(ext: object) -> object:
     return None
 
 
+def _task_ids(exts: Sequence[object]) -> list[object]:
+    """``_task_of`` of each extension: on a long history, in one pass over the shape this
+    service writes (a contestation extension whose first part is its Task id), the rest one by
+    one as ``_task_of`` reads them."""
+    try:
+        return [
+            x["extension"][0]["valueString"]  # type: ignore[index]
+            if x["url"].endswith(_CONTESTATION_URL)  # type: ignore[index]
+            and x["extension"][0]["url"] == "task"  # type: ignore[index]
+            else _task_of(x)
+            for x in exts
+        ]
+    except (TypeError, KeyError, IndexError, AttributeError):
+        return [_task_of(x) for x in exts]
+
+
+def _ids(cons: Sequence[object]) -> list[object]:
+    """The Task id of each contestation of a document (None for one that is not an object)."""
+    try:
+        return [c["id"] for c in cons]  # type: ignore[index]
+    except (TypeError, KeyError, IndexError):
+        return [c.get("id") if isinstance(c, Mapping) else None for c in cons]
+
+
 def _with_resource(
     bundle: Mapping[str, Any], index: int, resource: dict[str, Any]
 ) -> dict[str, Any]:
@@ -87,10 +132,13 @@ def split(
     *,
     prior: int,
     after: object = None,
+    checked: tuple[Sequence[Any], Sequence[Any]] | None = None,
 ) -> Split | None:
     """The version's own part and tail, given that the version before it held ``prior``
     contestations (the first ``prior`` of this one's, the last of them with Task id ``after``);
-    None when it must be stored whole."""
+    None when it must be stored whole. ``checked``: the version before it's ``Split.checked``,
+    when known: if this one starts with the same contestations and extensions (equal, and on
+    a long history the very same objects, compared at C speed), only its own are checked."""
     cons = deliberation.get("contestations")
     careplans = _resources(bundle, "CarePlan")
     if not isinstance(cons, list) or len(cons) < prior or len(careplans) != 1:
@@ -104,27 +152,35 @@ def split(
     if not isinstance(ext, list) or len(ext) < n:
         return None
     own_ext, con_ext = ext[: len(ext) - n], ext[len(ext) - n :]
-    if any(_task_of(x) is not None for x in own_ext) or [_task_of(x) for x in con_ext] != [
-        c.get("id") if isinstance(c, Mapping) else None for c in cons
-    ]:
+    start = 0  # the contestations before ``start`` were checked with the version before
+    if (
+        checked is not None
+        and len(checked[0]) == len(checked[1]) == prior
+        and cons[:prior] == checked[0]
+        and con_ext[:prior] == checked[1]
+    ):
+        start = prior
+    if any(_task_of(x) is not None for x in own_ext) or _task_ids(con_ext[start:]) != _ids(
+        cons[start:]
+    ):
         return None
     own_bundle = _with_resource(bundle, cp_at, {**careplan, "extension": own_ext})
     binaries = _resources(bundle, "Binary")
-    binary = False
+    binary: bool | str = False
     if len(binaries) == 1:
         b = bundle["entry"][binaries[0]]["resource"]
-        if b.get("data") == _encoded(deliberation):
+        if b.get("data") == _canonical_data(deliberation):
             own_bundle = _with_resource(
                 own_bundle, binaries[0], {k: v for k, v in b.items() if k != "data"}
             )
-            binary = True
+            binary = "canonical"
     history = {
         "prior": prior,
         "contestations": cons[prior:],
         "extensions": con_ext[prior:],
         "binary": binary,
     }
-    return Split({**deliberation, "contestations": []}, own_bundle, history)
+    return Split({**deliberation, "contestations": []}, own_bundle, history, (cons, con_ext))
 
 
 def join(
@@ -150,6 +206,7 @@ def join(
     )
     if chain and chain[-1].get("binary"):
         (b_at,) = _resources(whole, "Binary")
-        binary = {**whole["entry"][b_at]["resource"], "data": _encoded(document)}
+        data = _encoded(document, chain[-1]["binary"])
+        binary = {**whole["entry"][b_at]["resource"], "data": data}
         whole = _with_resource(whole, b_at, binary)
     return document, whole

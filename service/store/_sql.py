@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -128,6 +129,8 @@ class PlanStore(Protocol):
 
     async def current_version(self, *, tenant: str, plan_id: str) -> int: ...
 
+    async def version_info(self, *, tenant: str, plan_id: str, version: int) -> VersionInfo: ...
+
     async def list_versions(
         self, *, tenant: str, plan_id: str | None = None, patient_ref: str | None = None
     ) -> list[VersionInfo]: ...
@@ -157,6 +160,9 @@ def _text(value: Mapping[str, Any], raw: bytes) -> str:
     return (raw or dump_json(value)).decode("utf-8")
 
 
+# Versions whose checked contestations a store keeps: the current one of as many plans.
+_CHECKED_VERSIONS = 256
+
 _VERSION_COLUMNS = (
     "tenant, plan_id, version, patient_ref, careplan_id, kind, created, task_ids, "
     "deliberation, bundle, summary, history"
@@ -169,6 +175,9 @@ class SqlPlanStore:
     def __init__(self, driver: Driver) -> None:
         self.driver = driver
         self.dialect = driver.dialect
+        # (plan id, version) -> ``Split.checked`` of the versions this store wrote last: the
+        # next version of the plan checks only the contestations it adds (``split``).
+        self._checked: OrderedDict[tuple[str, int], tuple[list[Any], list[Any]]] = OrderedDict()
 
     # ------------------------------------------------------------------ schema
 
@@ -242,7 +251,8 @@ class SqlPlanStore:
             await self._owned(tx, rec.tenant, rec.plan_id, lock=True)
             await self._check_current(tx, rec.plan_id, expected_current)
             prior, after = await self._prior(tx, rec.plan_id, expected_current)
-            parts = split(rec.deliberation, rec.bundle, prior=prior, after=after)
+            checked = self._checked.get((rec.plan_id, expected_current))
+            parts = split(rec.deliberation, rec.bundle, prior=prior, after=after, checked=checked)
             try:
                 await self._insert_version(tx, rec, parts)
             except UniqueViolation as exc:
@@ -268,6 +278,12 @@ class SqlPlanStore:
             if n != 1:
                 await self._check_current(tx, rec.plan_id, expected_current)
                 raise _stale_error(rec.plan_id, rec.version)
+        # Committed: the next version of this plan starts from this one.
+        self._checked.pop((rec.plan_id, expected_current), None)
+        if parts is not None:
+            self._checked[(rec.plan_id, rec.version)] = parts.checked
+            while len(self._checked) > _CHECKED_VERSIONS:
+                self._checked.popitem(last=False)
 
     async def add_feedback(self, rec: FeedbackRecord) -> str:
         fid = uuid.uuid4().hex
@@ -400,6 +416,33 @@ class SqlPlanStore:
     async def current_version(self, *, tenant: str, plan_id: str) -> int:
         async with self.driver.transaction() as tx:
             return await self._owned(tx, tenant, plan_id)
+
+    async def version_info(self, *, tenant: str, plan_id: str, version: int) -> VersionInfo:
+        """A version's line of history without its documents: what a caller that holds the
+        version's deliberation already needs (one row, whatever the length of the history;
+        ``get_version`` joins every contestation before it). Checked as ``get_version`` is."""
+        async with self.driver.transaction() as tx:
+            current = await self._owned(tx, tenant, plan_id)
+            rows = await tx.fetchall(
+                "SELECT plan_id, version, patient_ref, careplan_id, kind, created, task_ids "
+                "FROM plan_versions WHERE plan_id = ? AND version = ? AND version <= ?",
+                (plan_id, version, current),
+            )
+        if not rows:
+            raise NotFoundError(
+                f"plan {plan_id} has no version {version} (versions 1 to {current})"
+            )
+        r = rows[0]
+        return VersionInfo(
+            plan_id=r[0],
+            version=int(r[1]),
+            patient_ref=r[2],
+            careplan_id=r[3],
+            kind=r[4],
+            created=r[5],
+            task_ids=tuple(json.loads(r[6])),
+            current=int(r[1]) == current,
+        )
 
     async def list_versions(
         self, *, tenant: str, plan_id: str | None = None, patient_ref: str | None = None

@@ -56,6 +56,7 @@ MAX_TOKENS: dict[str, int] = {
     "assess": 1536,
     "panel": 384,
     "consult": 1664,  # one member's votes and arguments in one answer
+    "score": 256,  # five numbers for each argument of one option
     "relate": 256,
     "adjudicate": 192,
     "arbitrate": 192,

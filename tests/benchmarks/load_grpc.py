@@ -34,6 +34,22 @@ server's work is not counted), and their quotient, the share of the server's wor
 planning: on a busy machine the rates swing with the neighbours, the CPU times much less.
 ``--inprocess-rounds 0`` skips it; ``--contest-requests 0`` skips the Contest phase.
 
+Open loop (``--rate R``, ``--rate-of-inprocess F``, both repeatable): after the closed-loop
+phase, on the same server, GeneratePlan requests arrive as a Poisson process, R a second or F
+times the in-process rate just measured, whether or not earlier ones are answered: an EHR's
+traffic does not wait for the service. Each arrival goes out on the next client connection; a
+request refused as busy is retried as above until ``--give-up-s`` after its arrival. Reported
+per rate: served p50/p99 (admitted attempts), client-seen p50/p99 (arrival to answer, backoff
+and retries included), the shed answers' own time (p50/p99/max: how fast a refusal comes back),
+errors and abandoned requests, and an ``open | ...`` row with client-seen p99 over the in-process
+time a plan (the shares are of the in-process rate measured before the served phases; the time
+a plan is the mean of the runs before and after, as in the closed-loop row). With a rate
+given, the server keeps its default bound unless ``--max-concurrent-plans`` says otherwise.
+E.g. the two rows of the serving goal (``--requests`` high: the phases end on time)::
+
+    .venv/bin/python -m tests.benchmarks.load_grpc --workers 1 --seconds 20 --requests 100000 \
+        --rate-of-inprocess 0.7 --rate-of-inprocess 1.5 --contest-requests 0
+
 Prints requests/s and latency percentiles per phase and a last ``row | ...`` line for the
 comparison table (``--json`` for machines). Not a test. The serving goal: one worker at 16
 clients serves at least 0.7 of the in-process rate, and with a bound a served p99 within 4
@@ -56,12 +72,13 @@ import functools
 import itertools
 import json
 import os
+import random
 import statistics
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -243,10 +260,11 @@ class _Tally:
     bound keeps short); ``waited``: from a request's first attempt to its answer, backing off
     and retrying after refusals included (what the client sees); ``shed``: attempts refused
     as busy (RESOURCE_EXHAUSTED with a retry hint); ``abandoned``: requests still refused when
-    the phase ended."""
+    the phase ended (open loop: when the request's own time ran out)."""
 
     served: list[float] = field(default_factory=list)
     waited: list[float] = field(default_factory=list)
+    refused: list[float] = field(default_factory=list)  # the time of each shed answer
     errors: dict[str, int] = field(default_factory=dict)
     shed: int = 0
     abandoned: int = 0
@@ -260,6 +278,13 @@ class _Tally:
             abandoned=self.abandoned,
             shed_pct=round(100.0 * self.shed / attempts, 1) if attempts else 0.0,
         )
+        if self.refused:
+            refused = sorted(self.refused)
+            out.update(
+                shed_p50_ms=_pct(refused, 50),
+                shed_p99_ms=_pct(refused, 99),
+                shed_max_ms=round(refused[-1] * 1000.0, 1),
+            )
         if not self.served:
             return out
         lat, waited = sorted(self.served), sorted(self.waited)
@@ -277,11 +302,16 @@ class _Tally:
 
 
 async def _attempts(
-    one: Callable[[], Awaitable[None]], policy: RetryPolicy, until: float, tally: _Tally
+    one: Callable[[], Awaitable[None]],
+    policy: RetryPolicy,
+    until: float,
+    tally: _Tally,
+    first: float | None = None,
 ) -> None:
     """One request as a client with ``policy`` makes it: refused as busy, it backs off (the
-    server's hint or its own backoff, jittered) and tries again, until ``until``."""
-    first = time.perf_counter()
+    server's hint or its own backoff, jittered) and tries again, until ``until``. ``first``:
+    when the request arose (open loop: its arrival, however late the first attempt left)."""
+    first = time.perf_counter() if first is None else first
     for retry in itertools.count():
         s = time.perf_counter()
         try:
@@ -292,6 +322,7 @@ async def _attempts(
                 tally.errors[exc.code().name] = tally.errors.get(exc.code().name, 0) + 1
                 return
             tally.shed += 1
+            tally.refused.append(time.perf_counter() - s)
             wait = policy.delay_s(retry, hint)
             if time.perf_counter() + wait >= until:
                 tally.abandoned += 1
@@ -332,11 +363,62 @@ async def run_phase(
     return tally.stats(time.perf_counter() - t0)
 
 
+async def open_phase(
+    rate: float,
+    requests: int,
+    seconds: float,
+    one: Callable[[int, int], Awaitable[None]],
+    clients: int,
+    policy: RetryPolicy,
+    give_up_s: float,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Open loop: requests arrive as a Poisson process of ``rate`` a second (exponential gaps,
+    ``seed``ed) for ``seconds`` or ``requests`` arrivals, whatever is answered or refused; each
+    is ``one(k % clients, k)`` on the next of the clients' connections. A request refused as
+    busy is retried under ``policy`` until ``give_up_s`` after its arrival (then abandoned).
+    Client-seen time runs from the arrival, so a late start counts against the server too.
+    Waits for every request before it returns."""
+    tally = _Tally()
+    rng = random.Random(seed)
+    pending: set[asyncio.Task[None]] = set()
+    t0 = time.perf_counter()
+    at, k, lag = t0, 0, 0.0
+    while k < requests:
+        at += rng.expovariate(rate)
+        if at >= t0 + seconds:
+            break
+        await asyncio.sleep(max(0.0, at - time.perf_counter()))
+        lag = max(lag, time.perf_counter() - at)  # how far behind the arrivals this client fell
+        call = functools.partial(one, k % clients, k)
+        task = asyncio.ensure_future(_attempts(call, policy, at + give_up_s, tally, first=at))
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+        k += 1
+    arrivals_s = time.perf_counter() - t0
+    await asyncio.gather(*pending)
+    out = tally.stats(time.perf_counter() - t0)
+    out.update(
+        offered_rps=round(rate, 2),
+        arrivals=k,
+        arrival_rps=round(k / arrivals_s, 2) if arrivals_s else 0.0,
+        client_lag_max_ms=round(lag * 1000.0, 1),
+    )
+    return out
+
+
 async def main(args: argparse.Namespace) -> dict[str, Any]:
     rounds = args.inprocess_rounds
     # On a thread of its own: bench_plan's steps run their own event loop.
     before = await asyncio.to_thread(inprocess, rounds) if rounds else {}
-    served = await serve_and_load(args)
+    # Open-loop rates: --rate as given, --rate-of-inprocess as shares of the rate just measured.
+    rates = [(None, r) for r in args.rate]
+    if args.rate_of_inprocess and not before:
+        raise SystemExit("--rate-of-inprocess needs the in-process rate (--inprocess-rounds > 0)")
+    rates += [(f, f * before["rps"]) for f in args.rate_of_inprocess]
+    served = await serve_and_load(args, rates)
+    for phase in served["GeneratePlan open loop"]:  # the rate the shares were taken of
+        phase["inprocess_rps_before"] = before.get("rps")
     if rounds:
         after = await asyncio.to_thread(inprocess, rounds)
         served["InProcess"] = {"before": before, "after": after}
@@ -346,13 +428,14 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     return served
 
 
-async def serve_and_load(args: argparse.Namespace) -> dict[str, Any]:
+async def serve_and_load(
+    args: argparse.Namespace, rates: Sequence[tuple[float | None, float]] = ()
+) -> dict[str, Any]:
     bundles = [p.read_bytes() for p in REALISTIC_BUNDLES]
-    env = {
+    env = {"CANOE_WORKERS": str(args.workers)}
+    if args.max_concurrent_plans is not None:  # else the server's default
         # 0: no bound any load here reaches (the clients' requests all run at once).
-        "CANOE_MAX_CONCURRENT_PLANS": str(args.max_concurrent_plans or _UNBOUNDED),
-        "CANOE_WORKERS": str(args.workers),
-    }
+        env["CANOE_MAX_CONCURRENT_PLANS"] = str(args.max_concurrent_plans or _UNBOUNDED)
     async with contextlib.AsyncExitStack() as stack:
         if args.store == "postgresql":
             env["CANOE_STORE_DSN"] = stack.enter_context(postgres_schema(args.postgres_dsn))
@@ -393,6 +476,14 @@ async def serve_and_load(args: argparse.Namespace) -> dict[str, Any]:
             gen["store_p50_ms"] = _pct(sorted(x / 1000.0 for x in stored), 50)
             gen["store_p99_ms"] = _pct(sorted(x / 1000.0 for x in stored), 99)
 
+        # Open loop, after the closed loop on the same server: Poisson arrivals at each rate.
+        opened: list[dict[str, Any]] = []
+        for share, rate in rates:
+            phase = await open_phase(
+                rate, args.requests, args.seconds, generate, args.clients, retry, args.give_up_s
+            )
+            opened.append({"share_of_inprocess": share, **phase})
+
         # Contest: each client works through its own plans; one contest per version.
         state: dict[int, list[tuple[str, int, str, str]]] = {}
         for c, rs in plans.items() if args.contest_requests else ():
@@ -431,6 +522,7 @@ async def serve_and_load(args: argparse.Namespace) -> dict[str, Any]:
         "store": args.store,
         "cpus": os.cpu_count(),
         "GeneratePlan": gen,
+        "GeneratePlan open loop": opened,
         "Contest": con,
     }
 
@@ -448,8 +540,30 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--max-concurrent-plans",
         type=int,
-        default=0,
-        help="the server's bound per worker (CANOE_MAX_CONCURRENT_PLANS); 0: unbounded",
+        default=None,
+        help="the server's bound per worker (CANOE_MAX_CONCURRENT_PLANS); 0: unbounded; "
+        "default: unbounded, or the server's default when an open-loop rate is given",
+    )
+    p.add_argument(
+        "--rate",
+        type=float,
+        action="append",
+        default=[],
+        help="an open-loop GeneratePlan phase with Poisson arrivals at this many a second "
+        "(repeatable; after the closed-loop phase, on the same server)",
+    )
+    p.add_argument(
+        "--rate-of-inprocess",
+        type=float,
+        action="append",
+        default=[],
+        help="the same, at this share of the in-process rate measured first (0.7, 1.5)",
+    )
+    p.add_argument(
+        "--give-up-s",
+        type=float,
+        default=10.0,
+        help="open loop: how long after its arrival a request refused as busy is retried",
     )
     p.add_argument("--postgres-dsn", default="postgresql://postgres@127.0.0.1:5432/test")
     p.add_argument(
@@ -471,7 +585,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def report(result: dict[str, Any], contest: bool) -> list[str]:
     """The human-readable lines of a run; the last one is the row of the comparison table."""
-    bound = result["max_concurrent_plans"] or "none"
+    bound = {None: "default", 0: "none"}.get(result["max_concurrent_plans"])
+    bound = bound or result["max_concurrent_plans"]
     lines = [
         f"{result['clients']} clients, {result['workers']} worker(s), {result['store']}, "
         f"bound {bound} per worker (CANOE_MAX_CONCURRENT_PLANS), clients back off up to "
@@ -491,6 +606,17 @@ def report(result: dict[str, Any], contest: bool) -> list[str]:
         lines.append(
             f"{'store write':13s} p50 {g['store_p50_ms']} ms  p99 {g['store_p99_ms']} ms "
             "(timings_ms.store of the answered plans)"
+        )
+    for r in result["GeneratePlan open loop"]:
+        lines.append(
+            f"{'open loop':13s} offered {r['offered_rps']:6.2f}/s ({r['arrivals']} arrivals)  "
+            f"answered {r.get('rps', 0):6.2f}/s  served p50 {r.get('p50_ms', 0):7.1f} ms  "
+            f"p99 {r.get('p99_ms', 0):7.1f} ms  client-seen p50 {r.get('waited_p50_ms', 0):7.1f}"
+            f" ms  p99 {r.get('waited_p99_ms', 0):7.1f} ms  shed {r['shed_pct']:5.1f} % "
+            f"({r['shed']}, answered p50 {r.get('shed_p50_ms', '-')} p99 "
+            f"{r.get('shed_p99_ms', '-')} max {r.get('shed_max_ms', '-')} ms)  errors "
+            f"{r['errors']}  abandoned {r['abandoned']}  client lag max "
+            f"{r['client_lag_max_ms']} ms"
         )
     if "InProcess" not in result:
         return lines
@@ -514,10 +640,33 @@ def report(result: dict[str, Any], contest: bool) -> list[str]:
         f"{v['inprocess_cpu_ms']} | {g.get('server_cpu_ms_per_plan', '-')} | "
         f"{v['cpu_efficiency']}",
     ]
+    if result["GeneratePlan open loop"]:
+        lines.append(
+            "open | workers | store | bound | in-process/s before | in-proc ms | offered | "
+            "offered/s | "
+            "answered/s | served p50 ms | served p99 ms | served p99/in-proc | client p50 ms | "
+            "client p99 ms | client p99/in-proc | shed % | shed answer p99 ms | shed max ms | "
+            "errors | abandoned"
+        )
+    for r in result["GeneratePlan open loop"]:
+        share = r["share_of_inprocess"]
+        mean = v["inprocess_mean_ms"]
+        lines.append(
+            f"open | {result['workers']} | {result['store']} | {bound} | "
+            f"{r.get('inprocess_rps_before', '-')} | "
+            f"{mean} | {f'{share:.0%}' if share else '-'} | {r['offered_rps']} | "
+            f"{r.get('rps', 0)} | {r.get('p50_ms', '-')} | {r.get('p99_ms', '-')} | "
+            f"{round(r.get('p99_ms', 0) / mean, 2)} | {r.get('waited_p50_ms', '-')} | "
+            f"{r.get('waited_p99_ms', '-')} | {round(r.get('waited_p99_ms', 0) / mean, 2)} | "
+            f"{r['shed_pct']} | {r.get('shed_p99_ms', '-')} | {r.get('shed_max_ms', '-')} | "
+            f"{sum(r['errors'].values())} | {r['abandoned']}"
+        )
     return lines
 
 
 if __name__ == "__main__":
     ns = _parser().parse_args()
+    if ns.max_concurrent_plans is None and not (ns.rate or ns.rate_of_inprocess):
+        ns.max_concurrent_plans = 0  # closed loop alone: unbounded, as it always ran
     out = asyncio.run(main(ns))
     print(json.dumps(out, indent=2) if ns.json else "\n".join(report(out, ns.contest_requests > 0)))

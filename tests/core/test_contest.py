@@ -217,5 +217,6 @@ def test_incremental_recompute_equals_full_recompute() -> None:
     d2 = apply(d, RejectArgument("b2"), task_id="t1", **WHO)
     inc = evaluate(d2, previous=ev)
     assert inc == evaluate(d2)
-    assert inc.options[0] is ev.options[0]  # o1 untouched: reused
+    assert inc.inputs is not None and ev.inputs is not None
+    assert inc.inputs[2][0] is ev.inputs[2][0]  # o1 untouched: its scored result reused
     assert inc.option("o2") != ev.option("o2")

@@ -18,18 +18,22 @@ import service.text
 
 CORE = Path(service.core.__file__).parent
 # The reasoning and nothing else: A-QBAF (qbaf, _vector), arena calibration, the CAMP router,
-# contestation, plan evaluation, the deliberation model and its exported document with the
-# document's JSON Schema. The patient record is service.record; the plan's text is service.text.
+# contestation, plan evaluation and selection, the deliberation model and its exported document
+# with the document's JSON Schema, and the memo that writes a plan's shared contestation records
+# once (memo). The patient record is service.record; the plan's text is service.text.
 REASONING = {
     "__init__.py",
     "_vector.py",
+    "arbitration.py",
     "arena.py",
     "contest.py",
     "document.py",
     "evaluation.py",
+    "memo.py",
     "model.py",
     "qbaf.py",
     "router.py",
+    "selection.py",
     "deliberation.schema.json",
 }
 BANNED = {

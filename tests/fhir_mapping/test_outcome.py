@@ -18,7 +18,8 @@ ERROR_CLASSES = [
 
 @pytest.mark.parametrize("cls", ERROR_CLASSES, ids=lambda c: c.__name__)
 def test_each_error_class_maps_to_its_issue_code(cls):
-    oo = operation_outcome(cls("it went wrong"))
+    extra = {"retry_after_s": 1.0} if cls is errors.BusyError else {}
+    oo = operation_outcome(cls("it went wrong", **extra))
     assert_valid(oo)
     assert oo["issue"] == [
         {"severity": "error", "code": cls.issue_code, "diagnostics": "it went wrong"}

@@ -1,44 +1,78 @@
-"""Each strength factor counts once (issue 41, item 4): an embedded argument that cites retrieved
-evidence and patient facts weighs what its strongest point's table factors give
-(``inference.knowledge.strength``, the evidence grade among them), with no second bonus for a
-grade-A document (before 2026-12 such an argument got +0.05 on top of the grade's own share)."""
+"""Each strength dimension counts once (issue 41, item 4): the embedded scoring step reads the
+five CANOE dimensions from one table (``inference.knowledge.strength``), so the evidence grade
+moves tau by its own share alone (before 2026-12 grade A was counted twice, and the lack of
+evidence or facts came off in ad-hoc steps)."""
 
 from __future__ import annotations
 
-from typing import Any
+from inference.embedded import _score
+from inference.knowledge.analysis import Analysis, Point, Proposal
+from inference.knowledge.parameters import param
+from inference.knowledge.strength import Factors
+from inference.protocol import ArgumentDraft, CandidateOption, EvidenceDoc, Score
+from tests.pipeline.test_pipeline import PROFILE
 
-from fhir_mapping.ingest import ingest
-from inference.embedded import EmbeddedExperts
-from inference.evidence import EvidenceBase
-from inference.knowledge import analyse
-from inference.knowledge.strength import uncited
-from inference.protocol import AssemblePanel, Assess, CallContext, Consult
-from tests.conftest import REALISTIC_BUNDLES
-
-
-async def _grade_a_checked(bundle: Any) -> int:
-    """Checks every cited argument of one bundle; returns how many cite a grade-A document."""
-    profile = ingest(bundle.read_bytes())
-    ex, ctx = EmbeddedExperts(), CallContext()
-    evidence = EvidenceBase.load().retrieve(profile)
-    grade = {d.id: d.grade for d in evidence}
-    a = await ex.run(Assess(profile, evidence), ctx)
-    analysis = analyse(profile)
-    grade_a = 0
-    for member in await ex.run(AssemblePanel(profile, a), ctx):
-        c = await ex.run(Consult(profile, member, a.problems, a.options, evidence), ctx)
-        for g in c.arguments:
-            prop = analysis.proposal(g.option_id)
-            assert prop is not None
-            points = [p for p in prop.points if p.role == g.role and p.stance == g.stance]
-            if not (g.evidence and points and all(p.facts for p in points)):
-                continue  # the evidence and fact adjustments apply: not this test's case
-            best = max(uncited(p.tau) if not p.facts else p.tau for p in points)
-            assert g.tau == round(min(0.95, max(0.05, best)), 3), g.id
-            grade_a += any(grade.get(e) == "A" for e in g.evidence)
-    return grade_a
+MED = "MedicationRequest/m1"
+FACTORS = Factors("major", "certain", "direct")
 
 
-async def test_cited_arguments_weigh_their_strongest_point_and_no_more() -> None:
-    checked = [await _grade_a_checked(b) for b in REALISTIC_BUNDLES]
-    assert sum(checked) > 0  # grade-A citations were exercised
+def _tau(
+    grades: tuple[str, ...], *, facts: tuple[str, ...] = (MED,), stance: str = "support"
+) -> float:
+    pt = Point("pharmacist", stance, "A finding.", facts, (), 0.8, factors=FACTORS)  # type: ignore[arg-type]
+    prop = Proposal("opt-x", "t", "medication", "d", (MED,), (), (pt,))
+    a = Analysis(80, "moderate", 4, (), (), (), (prop,), (), ())
+    docs = tuple(EvidenceDoc(f"E{i}", "t", "s", g, "src", 2020) for i, g in enumerate(grades))
+    draft = ArgumentDraft(
+        "arg-1",
+        "opt-x",
+        "pharmacist",
+        stance,
+        "A finding.",
+        tuple(d.id for d in docs),
+        facts,  # type: ignore[arg-type]
+    )
+    option = CandidateOption("opt-x", "t", "medication", "d", (MED,))
+    (score,) = _score(a, Score(PROFILE, option, (draft,), docs))
+    return score.tau
+
+
+def test_the_grade_moves_tau_by_its_own_share_once() -> None:
+    a, b = param("strength.consistency_a"), param("strength.consistency_b")
+    assert round(_tau(("A",)) - _tau(("B",)), 2) == round((a - b) / 5, 2)
+    # the best grade cited counts, once: citing A and B weighs as A alone
+    assert _tau(("A", "B")) == _tau(("A",))
+
+
+def test_no_retrieved_evidence_takes_away_exactly_its_dimension() -> None:
+    assert round(_tau(("A",)) - _tau(()), 2) == round(param("strength.consistency_a") / 5, 2)
+
+
+def test_the_strongest_case_is_the_mean_of_the_table_s_top_levels() -> None:
+    tops = (
+        param("strength.appropriateness_major"),
+        param("strength.consistency_a"),
+        param("strength.specificity_direct"),
+        param("strength.transparency_certain"),
+        param("strength.feasibility_unstated"),
+    )
+    assert _tau(("A",)) == round(sum(tops) / 5, 2)
+
+
+def test_a_support_without_facts_is_about_the_person_and_keeps_its_levels() -> None:
+    assert _tau(("A",), facts=()) == _tau(("A",))
+
+
+def test_an_objection_without_facts_is_specific_to_no_one() -> None:
+    lost = param("strength.specificity_direct") + param("strength.transparency_certain")
+    cited, stock = _tau(("A",), stance="attack"), _tau(("A",), facts=(), stance="attack")
+    assert round(cited - stock, 2) == round(lost / 5, 2)
+
+
+def test_an_argument_no_point_stands_behind_is_left_unscored() -> None:
+    pt = Point("pharmacist", "support", "A finding.", (MED,), (), 0.8)  # states no factors
+    prop = Proposal("opt-x", "t", "medication", "d", (MED,), (), (pt,))
+    a = Analysis(80, "moderate", 4, (), (), (), (prop,), (), ())
+    draft = ArgumentDraft("arg-1", "opt-x", "pharmacist", "support", "x", (), (MED,))
+    option = CandidateOption("opt-x", "t", "medication", "d", (MED,))
+    assert _score(a, Score(PROFILE, option, (draft,), ())) == ()

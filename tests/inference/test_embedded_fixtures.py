@@ -3,6 +3,8 @@ determinism, accounting."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from fhir_mapping.ingest import ingest
@@ -20,6 +22,7 @@ from inference.protocol import (
     Experts,
     ModelCall,
     Relate,
+    Score,
     Synthesize,
 )
 from service.record.profile import PatientProfile
@@ -52,6 +55,14 @@ async def run(profile: PatientProfile, ctx: CallContext | None = None) -> dict[s
         votes += c.votes
         args += c.arguments
     rels = list(await ex.run(Relate(profile, a.options, tuple(args)), ctx))
+    # every option's arguments scored in one call each, as the pipeline asks (service.scoring)
+    scores = {
+        s.argument_id: s
+        for o in a.options
+        if (mine := tuple(g for g in args if g.option_id == o.id))
+        for s in await ex.run(Score(profile, o, mine, ev), ctx)
+    }
+    args = [replace(g, tau=scores[g.id].tau) if g.id in scores else g for g in args]
     return {
         "evidence": ev,
         "assessment": a,
@@ -101,7 +112,7 @@ async def test_every_fixture_well_formed_and_deterministic(path) -> None:
     arg_ids = [x.id for x in first["args"]]
     assert len(set(arg_ids)) == len(arg_ids)
     for x in first["args"]:
-        assert 0.0 <= x.tau <= 1.0
+        assert x.tau is not None and 0.0 <= x.tau <= 1.0  # every argument scored
         assert set(x.evidence) <= ev_ids  # only cite what was retrieved
         assert set(x.facts) <= facts  # only cite the patient's own facts
     by_id = {x.id: x for x in first["args"]}

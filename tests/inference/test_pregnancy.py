@@ -14,12 +14,14 @@ import pytest
 from fhir_mapping.codes import snomed_ok
 from inference.knowledge import analyse
 from inference.knowledge._datafile import KnowledgeFileError
+from inference.knowledge.coverage import assess
 from inference.knowledge.pregnancy import (
     PREGNANCY,
     PREGNANCY_FILE,
     lactation_of,
     load_pregnancy,
     pregnancy_of,
+    stated_weeks,
 )
 from inference.knowledge.registry import RULES
 from inference.knowledge.rules import CRITERIA
@@ -295,3 +297,84 @@ def test_trimesters_and_term_fall_in_order_within_a_pregnancy(
     bad.write_text(text.replace(old, new))
     with pytest.raises(KnowledgeFileError, match=problem):
         load_pregnancy(bad)
+
+
+# -------------------------------------------------- tests and gestational age said in words
+
+
+def _named(ref: str, name: str, when: date, text: str = "", value: float | None = None,
+           unit: str = "") -> Observation:  # fmt: skip
+    """A result a site sends with no LOINC code: only its name says what it is."""
+    return Observation(f"Observation/{ref}", "", name, value, unit, when, text, False)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "value", "unit", "pregnant"),
+    [
+        ("Beta-hCG, serum (qualitative)", "Positive", None, "", True),
+        ("Urine pregnancy test", "negative", None, "", False),
+        ("HCG quantitative", "", 1840.0, "mIU/mL", True),
+        ("HCG quantitative", "", 3.0, "IU/L", False),
+        ("HCG quantitative", "", 1840.0, "mmol/L", False),  # not a unit of hCG: unjudged
+        ("Haemoglobin", "Positive", None, "", False),  # not a pregnancy test
+    ],
+)
+def test_a_pregnancy_test_coded_by_name_only_tells_the_status(
+    name: str, text: str, value: float | None, unit: str, pregnant: bool
+) -> None:
+    o = _named("t", name, _days(2), text, value, unit)
+    assert (pregnancy_of(_profile(obs=(o,))) is not None) is pregnant
+
+
+def test_a_negative_test_by_name_ends_an_earlier_positive_one() -> None:
+    positive = _named("a", "hCG pregnancy test, serum", _days(40), "Positive")
+    negative = _named("b", "hCG pregnancy test, serum", _days(3), "Negative")
+    assert pregnancy_of(_profile(obs=(positive, negative))) is None
+
+
+def test_a_pregnancy_test_by_name_is_a_known_status_for_the_coverage() -> None:
+    methotrexate = _med("m", "methotrexate 10 mg tablet", 10.0)
+    test = _named("t", "hCG pregnancy test, serum", _days(2), "Positive")
+    gaps = {g.key for g in assess(_profile(meds=(methotrexate,), obs=(test,))).gaps}
+    assert "pregnancy-status-unknown" not in gaps
+    untested = assess(_profile(meds=(methotrexate,))).gaps
+    assert "pregnancy-status-unknown" in {g.key for g in untested}
+
+
+@pytest.mark.parametrize(
+    ("text", "weeks"),
+    [
+        ("Pregnancy, 22 weeks", 22),
+        ("Antenatal review, 31+4 weeks pregnant", 31),
+        ("Gestational age: 9 weeks", 9),
+        ("12 weeks of gestation, dating scan", 12),
+        ("Period 6 weeks late", None),
+        ("Pregnant", None),
+        ("Pregnancy, 70 weeks", None),
+    ],
+)
+def test_gestational_age_said_in_words_is_read_by_the_listed_patterns(
+    text: str, weeks: int | None
+) -> None:
+    assert stated_weeks(text) == weeks
+
+
+def test_weeks_in_a_conditions_text_are_quoted_not_counted_forward() -> None:
+    """The Condition does not say on which day its text was true: the plan quotes the weeks
+    and claims no trimester."""
+    said = Condition(
+        "Condition/c", "Pregnancy, 22 weeks", (PREGNANT,), "active", "confirmed", _days(150)
+    )
+    p = pregnancy_of(_profile(problems=(said,)))
+    assert p is not None and p.weeks is None and p.trimester is None
+    assert p.phrase == "pregnant (the record says 22 weeks, undated)"
+    assert "not recorded" not in p.phrase
+
+
+def test_weeks_in_an_antenatal_visits_reason_are_dated_by_the_visit() -> None:
+    visit = Encounter(
+        "Encounter/e", "Antenatal clinic", _days(21), class_code="AMB",
+        reason_text="Dating review, 10 weeks pregnant",
+    )  # fmt: skip
+    p = pregnancy_of(_profile(encounters=(visit,)))
+    assert p is not None and (p.weeks, p.trimester) == (13, 1)

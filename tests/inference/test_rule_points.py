@@ -25,6 +25,7 @@ from inference.knowledge.rule_points import (
 )
 from inference.knowledge.rules import analyse
 from inference.knowledge.site import install, load_site, shipped
+from inference.knowledge.strength import Factors, tau
 from tests.conftest import fixture_bundle
 
 KNOWLEDGE = Path(__file__).resolve().parents[2] / "inference" / "knowledge"
@@ -86,8 +87,8 @@ def _broken(tmp_path: Path, edit: str) -> Path:
     raw = yaml.safe_load(RULE_POINTS_FILE.read_text())
     entry = raw["points"]["falls.no-carer"]
     option = raw["options"]["falls-prevention"]
-    if edit == "strength":
-        entry["strength"] = 1.5
+    if edit == "severity":
+        entry["severity"] = "catastrophic"
     elif edit == "role":
         entry["role"] = "astrologer"
     elif edit == "themes":
@@ -102,7 +103,7 @@ def _broken(tmp_path: Path, edit: str) -> Path:
 @pytest.mark.parametrize(
     ("edit", "where", "problem"),
     [
-        ("strength", "points.falls.no-carer.strength", "less than or equal to 1"),
+        ("severity", "points.falls.no-carer.severity", "Input should be 'critical'"),
         ("role", "points.falls.no-carer.role", "unknown role 'astrologer'"),
         ("themes", "points.falls.no-carer.themes", "Field required"),
         ("category", "options.falls-prevention.category", "unknown category 'leisure'"),
@@ -131,17 +132,21 @@ def test_the_shipped_file_loads_and_states_themes_and_concerns() -> None:
 def test_a_point_is_built_from_its_entry() -> None:
     p = make_point("polypharmacy.structured-review", ("MedicationRequest/1",), n=11, names="a, b")
     assert p.text.startswith("11 medicines on the list (a, b): a structured review")
+    # its strength from its three levels and its evidence's best grade (B), on the table
+    assert p.factors == Factors("major", "certain", "direct")
     assert (p.role, p.stance, p.tau, p.facts) == (
         "pharmacist",
         "support",
-        0.65,
+        tau("major", "certain", "B", "direct"),
         ("MedicationRequest/1",),
     )
     assert p.themes == () and p.concern == ""
     stronger = make_point(
         "polypharmacy.structured-review", (), stronger_if="hyperpolypharmacy", n=11, names=""
     )
-    assert stronger.tau == 0.8
+    # the rule's named condition raises the severity, and the strength with it
+    assert stronger.factors is not None and stronger.factors.severity == "critical"
+    assert stronger.tau == tau("critical", "certain", "B", "direct") > p.tau
     lead = make_point("after-thrombolysis.which-event", (), drug="x", where="y", when="z", what="w")
     assert lead.recent
 

@@ -121,7 +121,7 @@ def test_library_points_are_used_in_place_by_many_criteria() -> None:
     started = lib["gp-started-for-a-reason"]
     assert started["role"] == "gp" and started["stance"] == "attack"
     uses = [pt for c in load() for pt in c.points if pt.text == started["text"]]
-    assert len(uses) == 55
+    assert len(uses) >= 50  # 61 when written: every criterion weighing a stop or a change
     raw = "".join(p.read_text(encoding="utf-8") for p in CRITERIA_DIR.glob("*.json"))
     assert started["text"] not in raw  # stated once, in the library
 

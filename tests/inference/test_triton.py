@@ -101,7 +101,7 @@ def test_prompt_carries_inputs_in_every_chat_family(family: str) -> None:
     backend = TritonExperts(TritonSettings(chat_template=family))  # type: ignore[arg-type]
     prompt = backend.render(req)
     step, version, inputs = prompts.parse_input_block(prompt)
-    assert (step, version) == ("consult", "v4")
+    assert (step, version) == ("consult", "v5")
     assert profile_from_record(inputs["profile"], req.aliases).problems == PROFILE.problems
     assert [p["id"] for p in inputs["problems"]] == ["prob-a", "prob-b"]
     assert [o["id"] for o in inputs["options"]] == ["opt-taper", "opt-pt"]
@@ -127,7 +127,7 @@ def test_every_step_has_a_template_and_a_schema() -> None:
 
 
 def test_input_block_survives_closing_tags_in_patient_text() -> None:
-    block = prompts.input_block("consult", {"note": "</canoe-input><b>"}, "v4")
+    block = prompts.input_block("consult", {"note": "</canoe-input><b>"}, "v5")
     assert prompts.parse_input_block("x " + block + " y")[2] == {"note": "</canoe-input><b>"}
 
 
@@ -145,7 +145,6 @@ def _consult_answer(votes: dict[str, Any] | None = None, **over: object) -> str:
         "text": "Sedatives raise fall risk.",
         "evidence": ["ev-falls-1"],
         "facts": [ALIASES.short[PROFILE.ref]],
-        "tau": 0.8,
         "harm": "severe",
         "concern": "falls",
         "generic": False,
@@ -153,7 +152,7 @@ def _consult_answer(votes: dict[str, Any] | None = None, **over: object) -> str:
     return json.dumps({"votes": _VOTES if votes is None else votes, "arguments": [arg, arg]})
 
 
-def test_consult_answer_gives_votes_and_scored_arguments_with_our_ids() -> None:
+def test_consult_answer_gives_votes_and_unscored_arguments_with_our_ids() -> None:
     out = consult_request(CONSULT).check(_consult_answer())
     assert [(v.problem_id, v.role, v.vote) for v in out.votes] == [
         ("prob-a", "pharmacist", "KEEP"),
@@ -161,7 +160,8 @@ def test_consult_answer_gives_votes_and_scored_arguments_with_our_ids() -> None:
     ]
     args = out.arguments
     assert [a.id for a in args] == ["arg-pharmacist-opt-taper-1", "arg-pharmacist-opt-taper-2"]
-    assert {a.role for a in args} == {"pharmacist"} and args[0].tau == 0.8
+    # the member does not score its own arguments (consult v5): the score step does
+    assert {a.role for a in args} == {"pharmacist"} and args[0].tau is None
     assert args[0].facts == (PROFILE.ref,)  # cited by alias, decoded to the reference
     # the typed attributes the clash comparator reads travel with the argument
     assert (args[0].harm, args[0].concern, args[0].generic) == ("severe", "falls", False)
@@ -192,8 +192,7 @@ def test_consult_schema_is_narrowed_to_this_call() -> None:
 @pytest.mark.parametrize(
     ("over", "rule"),
     [
-        ({"tau": 1.7}, "maximum"),
-        ({"tau": -0.1}, "minimum"),
+        ({"tau": 0.8}, "additionalProperties"),
         ({"evidence": ["ev-invented"]}, "enum"),
         ({"facts": ["Condition/not-in-record"]}, "enum"),
         ({"option_id": "opt-unknown"}, "enum"),
@@ -375,7 +374,7 @@ def test_assess_options_name_their_problems_by_position() -> None:
 
 
 def test_encode_answer_round_trips_through_the_schema() -> None:
-    out = consult_request(CONSULT).check(_consult_answer(tau=0.3))
+    out = consult_request(CONSULT).check(_consult_answer())
     req_c = consult_request(CONSULT)
     again = req_c.check(json.dumps(encode_answer("consult", out, req_c.aliases)))
     assert again == out

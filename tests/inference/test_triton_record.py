@@ -100,3 +100,19 @@ def test_quantities_are_rounded_where_no_rule_can_tell(value: float, shown: floa
     for threshold in (30, 7.5, 60, 114.5, 59.95, 100):
         assert (value < threshold) == (q < threshold)
     assert round(value) == round(q) and round(value, 1) == round(q, 1)
+
+
+def test_an_arguments_id_is_written_short_as_its_options_is() -> None:
+    """An option id ending in a record id is written short; the ids of its arguments (the
+    option id, then a number) must be written with the same short form, or a model reads
+    arguments of no option (an option named after a Condition's UUID: the presenting-problem
+    line)."""
+    ref = "Condition/6afc03b9-415e-4c24-a497-05efce113d52"
+    al = Aliases([ref])
+    uuid = ref.split("/")[1]
+    option = al.shorten(f"opt-presenting-problem-{uuid}")
+    argument = al.shorten(f"arg-gp-opt-presenting-problem-{uuid}-1")
+    assert uuid not in option and uuid not in argument
+    assert argument == f"arg-gp-{option}-1"
+    assert al.long_id(argument) == f"arg-gp-opt-presenting-problem-{uuid}-1"
+    assert al.shorten("arg-gp-opt-statin-2") == "arg-gp-opt-statin-2"  # no record id: as it is

@@ -24,6 +24,7 @@ from inference.protocol import (
     EvidenceDoc,
     ModelCall,
     Relate,
+    Score,
     Synthesize,
 )
 from inference.triton import TritonExperts, TritonSettings
@@ -132,6 +133,11 @@ async def test_every_step_through_triton_equals_the_expert_behind_it(
             return [(x.option_id, x.role, x.stance, x.text, x.evidence, x.facts, x.tau) for x in xs]
 
         assert content(args) == content(ref.arguments) and args
+        option = next(o for o in a.options if o.id == args[0].option_id)
+        mine = tuple(g for g in args if g.option_id == option.id)
+        scored = await tri.run(Score(PROFILE, option, mine, ev), ctx)
+        assert scored == await ex.run(Score(PROFILE, option, mine, ev), direct)
+        assert [s.argument_id for s in scored] == [g.id for g in mine]
         assert await tri.run(Relate(PROFILE, a.options, args), ctx) == await ex.run(
             Relate(PROFILE, a.options, args), direct
         )
@@ -162,8 +168,14 @@ async def test_full_plan_through_triton_matches_the_embedded_plan(
     assert result.deliberation.meta.backend == "triton:canoe-agent"
     assert scores(result) == scores(reference) and scores(result)
     calls = ok_calls(result.calls)
-    assert len(calls) == len(result.calls) == len(reference.calls)
-    assert {c.step for c in calls} >= {"assess", "panel", "consult", "synthesize"}
+    assert len(calls) == len(result.calls)
+    # The same calls, but the synthesis: the embedded backend writes it from the deliberation
+    # with no call (service.text.synthesis), a model backend is asked once.
+    assert sorted(c.step for c in calls if c.step != "synthesize") == sorted(
+        c.step for c in reference.calls
+    )
+    assert [c.step for c in calls].count("synthesize") == 1
+    assert {c.step for c in calls} >= {"assess", "panel", "consult", "score", "synthesize"}
 
 
 async def test_plain_infer_protocol_for_non_decoupled_models(triton_server: ServerHandle) -> None:
@@ -266,6 +278,80 @@ async def test_a_member_s_invalid_answer_loses_its_votes_and_arguments_only(
     arguers = {a.role for o in d.options for a in o.arguments}
     assert "pharmacist" not in voters | arguers and voters and arguers
     assert scores(result)
+
+
+async def test_a_garbage_score_loses_the_arguments_it_was_to_score_never_guessed(
+    triton_server: ServerHandle,
+) -> None:
+    """Every score answer (and its one repair) puts words where the five numbers belong: no
+    argument gets a strength, each option's call is recorded missing, and with nothing scored
+    the plan fails rather than deliberate on made-up strengths."""
+    tri = TritonExperts(settings(triton_server, models=(("score", "canoe-garbage-score"),)))
+    log = UsageLog()
+    try:
+        with pytest.raises(StepFailed, match="no argument could be scored") as exc:
+            await Planner(tri, _evidence(), call_deadline_s=60.0).plan(
+                PROFILE, plan_id="plan-1", created="2024-05-01T00:00:00Z"
+            )
+        ev = docs()
+        a = await _embedded().run(Assess(PROFILE, ev), CallContext())
+        m = (await _embedded().run(AssemblePanel(PROFILE, a), CallContext()))[0]
+        args = (
+            await _embedded().run(Consult(PROFILE, m, a.problems, a.options, ev), CallContext())
+        ).arguments
+        option = next(o for o in a.options if o.id == args[0].option_id)
+        with pytest.raises(StepFailed, match="after one repair"):
+            await tri.run(Score(PROFILE, option, args[:1], ev), CallContext(recorder=log))
+    finally:
+        await tri.aclose()
+    assert "strength of" in exc.value.message and "score: unusable answer" in exc.value.message
+    assert [c.step for c in log.calls] == ["score", "score"]  # the call and its one repair
+
+
+async def test_a_garbage_score_for_one_option_loses_that_option_s_arguments_only(
+    triton_server: ServerHandle,
+) -> None:
+    """The score model answers garbage for one option's call only (scripted by routing that
+    step kind to it for one call): the plan goes on, that option's arguments are missing."""
+    good = TritonExperts(settings(triton_server))
+    bad = TritonExperts(settings(triton_server, models=(("score", "canoe-garbage-score"),)))
+    spoiled: list[str] = []
+
+    class OneBadScore:
+        name = good.name
+
+        async def is_ready(self) -> bool:
+            return True
+
+        async def run(self, step: Any, ctx: CallContext) -> Any:
+            if isinstance(step, Score) and not spoiled:
+                spoiled.append(step.option.id)
+                return await bad.run(step, ctx)
+            return await good.run(step, ctx)
+
+        async def aclose(self) -> None:
+            await good.aclose()
+            await bad.aclose()
+
+    experts = OneBadScore()
+    try:
+        result = await plan(experts)
+    finally:
+        await experts.aclose()
+    d = result.deliberation
+    by_id = {o.id: o for o in d.options}
+    assert spoiled and by_id[spoiled[0]].arguments == ()  # none given a made-up strength
+    (missing,) = d.meta.missing
+    assert missing.startswith("strength of ") and "score: unusable answer" in missing
+    assert by_id[spoiled[0]].title in missing
+    # every other option deliberates on the strengths the embedded plan gives it
+    reference = {o.id: o for o in (await plan(_embedded())).deliberation.options}
+    others = [o for o in d.options if o.id != spoiled[0]]
+    # (argument ids are numbered per call on Triton, per knowledge point on the embedded one)
+    got = {o.id: [(g.role, g.stance, g.tau) for g in o.arguments] for o in others}
+    assert others and got == {
+        o.id: [(g.role, g.stance, g.tau) for g in reference[o.id].arguments] for o in others
+    }
 
 
 async def test_every_member_s_invalid_answer_fails_the_plan(triton_server: ServerHandle) -> None:

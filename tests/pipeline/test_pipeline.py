@@ -185,10 +185,11 @@ async def test_independent_calls_run_concurrently() -> None:
     result = await _plan(x)
     wall = time.perf_counter() - t0
     n_calls = sum(x.calls.values())
-    # assess, panel, 3 consult, arbitrate, relate, adjudicate, synthesize; dependent stages:
-    # assess, panel, consult, (arbitrate || relate), adjudicate, synthesize.
-    assert n_calls == 9
-    assert wall < 0.1 * 8, f"{wall:.2f}s for {n_calls} calls of 0.1s"
+    # assess, panel, 3 consult, 2 score (one per option with arguments), arbitrate, relate,
+    # adjudicate, synthesize; dependent stages: assess, panel, consult, score, (arbitrate ||
+    # relate), adjudicate, synthesize.
+    assert n_calls == 11 and x.calls["score"] == 2
+    assert wall < 0.1 * 9, f"{wall:.2f}s for {n_calls} calls of 0.1s"
     assert x.max_in_flight >= 3
     assert len(result.calls) == n_calls
 
@@ -203,6 +204,7 @@ async def test_progress_reports_every_stage_and_counts_calls() -> None:
         "assessment",
         "panel",
         "consultation",
+        "scoring",
         "votes",
         "arena",
         "propagation",

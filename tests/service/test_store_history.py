@@ -15,6 +15,7 @@ import pytest
 from service.app import CarePlanService, ContestOutcome, PlanOutcome
 from service.settings import load_settings
 from service.store import SqlPlanStore, open_store
+from service.store._history import split
 from service.store._schema import MIGRATIONS
 from tests.benchmarks.bench_history import contest_task, first_argument, store_bytes
 from tests.service.conftest import bundle_bytes
@@ -73,7 +74,7 @@ async def test_every_version_reads_back_as_it_was_returned(app: CarePlanService)
         assert json.loads(document)["contestations"] == []
         tail = json.loads(history)
         assert tail["prior"] == version - 2 and len(tail["contestations"]) == 1
-        assert tail["binary"] is True
+        assert tail["binary"] == "canonical"
 
 
 @pytest.fixture
@@ -164,13 +165,39 @@ async def test_rows_written_before_the_migration_still_read(empty_dsn: str, tmp_
         await app.aclose()
 
 
+async def test_two_workers_carry_one_history_on(empty_dsn: str) -> None:
+    """A worker contesting a version it made reuses the deliberation it holds; one that did not
+    make it (another process) reads it whole from the store. Either way every version reads back
+    as it was returned, and the last lists every contestation in order."""
+    app, other = await _service(empty_dsn), await _service(empty_dsn)  # Task ids: a store each
+    try:
+        plan = await app.generate(bundle_bytes(), tenant=TENANT)
+        written: dict[int, Any] = {1: plan}
+        for version in range(1, 8):
+            worker = other if version % 3 == 0 else app  # both runs of the same worker and turns
+            out = await _contest(worker, plan, version)
+            written[out.version] = out
+        for worker in (app, other):
+            await _reads_back(worker, plan.plan_id, written)
+        assert [c["id"] for c in written[8].deliberation["contestations"]] == [
+            f"history-{v}" for v in range(1, 8)
+        ]
+        # Version 8 was made by ``app`` from version 7, which ``other`` made.
+        assert (plan.plan_id, 7) in other._parsed and (plan.plan_id, 8) in app._parsed
+    finally:
+        await app.aclose()
+        await other.aclose()
+
+
 async def test_a_thousand_versions_grow_the_store_linearly(empty_dsn: str) -> None:
     """The last tenth of the versions adds about what the first tenth added: no version
     carries the ones before it. (Stored whole, version k cost O(k): over 1,000 versions the
     last hundred added 4.9x the first on SQLite, and over 1.1x on PostgreSQL, whose TOAST
     compression hides most of the growth.) SQLite, the store that grew to gigabytes, writes
-    1,000 versions; PostgreSQL, on the same code path, 300, to keep the suite's time: every
-    contestation recomputes the plan from all the ones before it, so the run is quadratic."""
+    1,000 versions; PostgreSQL, on the same code path, 300. A contestation costs the same
+    whatever the history before it (the worker holds the version it made, and each record is
+    written once), so the run is linear: the SQLite case took 62-72 s on a loaded 2-core machine,
+    against 214 s when each contestation joined and rewrote every one before it."""
     store_dsn = empty_dsn  # a store of its own: Task ids are unique per store
     count = 300 if store_dsn.startswith("postgresql") else 1000
     tenth = count // 10
@@ -196,3 +223,27 @@ async def _grow_linearly(app: CarePlanService, store_dsn: str, count: int, tenth
     rec = await app.store.get_version(tenant=TENANT, plan_id=plan.plan_id)
     assert rec.version == count + 1 and len(rec.deliberation["contestations"]) == count
     assert rec.deliberation == last.deliberation and rec.bundle == last.bundle
+
+
+def _version(ids: list[str], ext_ids: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A hand-made document and Bundle: contestations ``ids``, CarePlan extensions naming
+    ``ext_ids`` after one of its own."""
+
+    def ext(task: str) -> dict[str, Any]:
+        url = "https://canoe.example.org/fhir/StructureDefinition/contestation"
+        return {"url": url, "extension": [{"url": "task", "valueString": task}]}
+
+    careplan = {"resourceType": "CarePlan", "extension": [{"url": "own"}, *map(ext, ext_ids)]}
+    bundle = {"resourceType": "Bundle", "entry": [{"resource": careplan}]}
+    return {"contestations": [{"id": i} for i in ids]}, bundle
+
+
+def test_split_checks_what_a_version_adds_and_all_of_what_it_was_not_given() -> None:
+    first = split(*_version(["a"], ["a"]), prior=0)
+    assert first is not None and first.checked[0] == [{"id": "a"}]
+    # The next version starts as the checked one did: its own contestation is checked.
+    assert split(*_version(["a", "b"], ["a", "b"]), prior=1, after="a", checked=first.checked)
+    assert not split(*_version(["a", "b"], ["a", "x"]), prior=1, after="a", checked=first.checked)
+    # It starts otherwise than the checked one: everything is checked, and the mismatch found.
+    assert not split(*_version(["a", "b"], ["z", "b"]), prior=1, after="a", checked=first.checked)
+    assert not split(*_version(["a", "b"], ["z", "b"]), prior=1, after="a")

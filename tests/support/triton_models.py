@@ -11,7 +11,9 @@ tests (and compose.yaml's CPU Triton) serve through it:
   ``invalid`` (broken JSON), ``out_of_range`` (every bounded value out of range),
   ``truncate_once`` (half an answer unless the prompt is a repair), ``invalid_pharmacist``
   (broken JSON for the pharmacist's calls, the expert's answer for everyone else's),
-  ``panel_without_gp`` (the expert's panel less its first member, the GP, call and repair alike);
+  ``panel_without_gp`` (the expert's panel less its first member, the GP, call and repair alike),
+  ``garbage_score`` (words where the score step's numbers belong, call and repair alike; the
+  expert's answer to every other step);
 - ``judge``: the evaluation harness's judge, scripted: CANOE's four scores computed from what
   the prompt carries (``judge_answer``), so a test knows what a plan must be scored.
 
@@ -46,6 +48,7 @@ from inference._triton_record import CODED, SYSTEM_NAMES, Aliases, record_refs
 from inference.llm_server import LLM_MODEL, Generated, GenerationRequest
 from inference.prompts import parse_input_block
 from inference.protocol import (
+    STRENGTH_DIMENSIONS,
     Adjudicate,
     Arbitrate,
     ArgumentDraft,
@@ -61,6 +64,7 @@ from inference.protocol import (
     PanelMember,
     ProblemVote,
     Relate,
+    Score,
     Step,
     Synthesize,
 )
@@ -95,6 +99,7 @@ DEFAULT_MODELS: dict[str, str] = {
     "canoe-invalid-pharmacist": "invalid_pharmacist",
     "canoe-panel-without-gp": "panel_without_gp",
     "canoe-judge": "judge",
+    "canoe-garbage-score": "garbage_score",
     PLAIN_MODEL: "expert_plain",
 }
 
@@ -128,6 +133,8 @@ def encode_answer(step: str, result: Any, aliases: Aliases | None = None) -> dic
     shown: dict[str, Any] = aliases.shorten(answer)
     if step == "consult":  # votes are keyed by problem id: the keys are ids too
         shown["votes"] = {aliases.shorten(k): v for k, v in shown["votes"].items()}
+    if step == "score":  # scores are keyed by argument id
+        shown["scores"] = {aliases.shorten(k): v for k, v in shown["scores"].items()}
     return shown
 
 
@@ -191,13 +198,18 @@ def _answer(step: str, result: Any) -> dict[str, Any]:
                     "text": g.text,
                     "evidence": list(g.evidence),
                     "facts": list(g.facts),
-                    "tau": g.tau,
                     "harm": g.harm,
                     "concern": g.concern,
                     "generic": g.generic,
                 }
                 for g in c.arguments
             ],
+        }
+    if step == "score":
+        return {
+            "scores": {
+                sc.argument_id: {d: getattr(sc, d) for d in STRENGTH_DIMENSIONS} for sc in result
+            }
         }
     if step == "relate":
         return {
@@ -315,23 +327,32 @@ async def expert_answer(prompt: str) -> str:
         problems = tuple(decode(CandidateProblem, p) for p in raw["problems"])
         options = tuple(decode(CandidateOption, o) for o in raw["options"])
         request = Consult(profile, decode(PanelMember, raw["member"]), problems, options, docs)
+    elif step == "score":
+        # score is sent each argument less its option and role, which its id names
+        option = decode(CandidateOption, _option(raw["option"]))
+        request = Score(
+            profile,
+            option,
+            tuple(_scored_argument(g, option) for g in raw["arguments"]),
+            docs,
+        )
     elif step == "relate":
         # relate is sent only what relating reads: no citations, no strengths, and the option
         # and role only inside the argument's id
         options = tuple(decode(CandidateOption, _option(o)) for o in raw["options"])
         args = tuple(
             ArgumentDraft(
-                a["id"], *_option_and_role(a["id"], options), a["stance"], a["text"], (), (), 0.0
+                a["id"], *_option_and_role(a["id"], options), a["stance"], a["text"], (), ()
             )
             for a in raw["arguments"]
         )
         request = Relate(profile, options, args)
     elif step == "adjudicate":
-        pairs = tuple(
+        clash_pairs = tuple(
             (decode(ArgumentDraft, x["support"]), decode(ArgumentDraft, x["attack"]))
             for x in raw["pairs"]
         )
-        request = Adjudicate(profile, decode(CandidateOption, raw["option"]), pairs, docs)
+        request = Adjudicate(profile, decode(CandidateOption, raw["option"]), clash_pairs, docs)
     elif step == "arbitrate":
         votes = tuple(decode(ProblemVote, v) for v in raw["votes"])
         request = Arbitrate(profile, decode(CandidateProblem, raw["problem"]), votes)
@@ -347,6 +368,12 @@ async def expert_answer(prompt: str) -> str:
         raise ValueError(f"unknown step {step!r}")
     result = await ex.run(request, ctx)
     return json.dumps(encode_answer(step, result), ensure_ascii=False)
+
+
+def _scored_argument(shown: dict[str, Any], option: CandidateOption) -> ArgumentDraft:
+    """An argument as the score prompt shows it (no option, no role: its id names both)."""
+    option_id, role = _option_and_role(shown["id"], [option])
+    return decode(ArgumentDraft, shown | {"option_id": option_id, "role": role})
 
 
 def _option_and_role(arg_id: str, options: Sequence[CandidateOption]) -> tuple[str, str]:
@@ -370,7 +397,7 @@ def _out_of_range(answer: str) -> str:
     def spoil(v: Any) -> Any:
         if isinstance(v, dict):
             out = {k: spoil(x) for k, x in v.items()}
-            for k in ("tau", "confidence"):
+            for k in ("tau", "confidence", *STRENGTH_DIMENSIONS):
                 if k in out:
                     out[k] = 1.7
             if "winner" in out:
@@ -490,6 +517,21 @@ class ScriptedJudge(Expert):
         return json.dumps(judge_answer(inputs))
 
 
+class GarbageScore(Expert):
+    """Words where the score step's numbers belong (call and repair alike): its answer is
+    valid JSON that no schema admits; every other step gets the expert's answer."""
+
+    async def answer(self, prompt: str) -> str:
+        text = await expert_answer(prompt)
+        if parse_input_block(prompt)[0] != "score":
+            return text
+        answer = json.loads(text)
+        for entry in answer["scores"].values():
+            for d in entry:
+                entry[d] = "strong"
+        return json.dumps(answer, ensure_ascii=False)
+
+
 def register(latency_s: float = 0.5) -> None:
     """Make the test behaviours servable by ``inference.llm_server``."""
     llm_server.register_behaviour("expert", Expert)
@@ -502,6 +544,7 @@ def register(latency_s: float = 0.5) -> None:
     llm_server.register_behaviour("truncate_once", TruncateOnce)
     llm_server.register_behaviour("panel_without_gp", PanelWithoutGp)
     llm_server.register_behaviour("judge", ScriptedJudge)
+    llm_server.register_behaviour("garbage_score", GarbageScore)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

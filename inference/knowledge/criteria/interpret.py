@@ -54,7 +54,7 @@ from ..panels import PANELS
 from ..parameters import param_int
 from ..pk import PkEffect, interactions
 from ..scope import marked
-from ..strength import tau
+from ..strength import Factors, tau
 from ..transitions import MedChange, Stay
 from ..units import (
     DAYS_PER_FORTNIGHT,
@@ -170,6 +170,7 @@ _QUANTITY_LABEL = {
     "hba1c": "HbA1c",
     "inr": "INR",
     "systolic_bp": "systolic blood pressure",
+    "blood_pressure": "systolic blood pressure",
     "diastolic_bp": "diastolic blood pressure",
     "haemoglobin": "haemoglobin",
     "ldl": "LDL cholesterol",
@@ -389,7 +390,7 @@ def _bind_monitor(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding 
     if t.monitor is None:
         return b
     q = t.monitor.quantity
-    last = f.p.latest_of(_loincs(q)) or latest_named(f.p, q)
+    last = latest_named(f.p, q)  # by code, by name, or a test that answers it
     age_days = f.days_since(last.effective) if last is not None else None
     recent = age_days is not None and not _cmp(age_days, t.monitor.op, params[t.monitor.days])
     if last is not None and recent:
@@ -1600,20 +1601,24 @@ def _point(
     c: Criterion, pt: PointTemplate, f: Facts, b: Binding, first: tuple[str, ...] = ()
 ) -> Point:
     severity = pt.severity or c.factors.severity
+    factors = Factors(severity, _certainty(b, pt.certainty), pt.directness or c.factors.directness)
+    facts = refs(first, _cited(pt.cites, b, f))
     strength = tau(
-        severity,
-        _certainty(b, pt.certainty),
+        factors.severity,
+        factors.certainty,
         c.factors.grade,
-        pt.directness or c.factors.directness,
+        factors.directness,
+        about_patient=pt.stance == "support" or bool(facts),
     )
     return Point(
         pt.role,
         pt.stance,
         render(pt.text, f, b, c.params),
-        refs(first, _cited(pt.cites, b, f)),
+        facts,
         pt.evidence or c.evidence,
         strength,
         harm=_HARM[severity],
+        factors=factors,
         recent="event" in pt.cites and b.event is not None,
         themes=pt.themes,
         concern=pt.concern or "",  # stated: none

@@ -108,32 +108,29 @@ def _check_spec(spec: str) -> str | None:
 
 
 def _check_trigger(t: Trigger, where: str, quantities: frozenset[str]) -> list[tuple[str, str]]:
-    bad: list[tuple[str, str]] = []
-    for field in ("drugs", "absent_drugs", "bound_matches"):
-        for i, spec in enumerate(getattr(t, field)):
-            problem = _check_spec(spec)
-            if problem:
-                bad.append((f"{where}.{field}[{i}]", problem))
-    for field in ("any_conditions", "absent_conditions", "ever_conditions"):
-        for i, group in enumerate(getattr(t, field)):
-            if group not in GROUPS_BY_KEY:
-                bad.append((f"{where}.{field}[{i}]", f"unknown condition group {group!r}"))
-    for i, lab in enumerate(t.labs):
-        if lab.quantity not in quantities:
-            bad.append((f"{where}.labs[{i}].quantity", f"unknown quantity {lab.quantity!r}"))
-    if t.monitor is not None and t.monitor.quantity not in quantities:
-        bad.append((f"{where}.monitor.quantity", f"unknown quantity {t.monitor.quantity!r}"))
-    if t.count is not None:
-        for i, spec in enumerate(t.count.specs):
-            problem = _check_spec(spec)
-            if problem:
-                bad.append((f"{where}.count.specs[{i}]", problem))
-    if t.recent_event is not None:
-        for i, group in enumerate(t.recent_event.groups):
-            if group not in GROUPS_BY_KEY:
-                bad.append(
-                    (f"{where}.recent_event.groups[{i}]", f"unknown condition group {group!r}")
-                )
+    """Every drug spec, condition group and quantity a trigger names is one the knowledge
+    defines; (path, problem) for each that is not."""
+    specs = [
+        (f"{where}.{field}[{i}]", spec)
+        for field in ("drugs", "absent_drugs", "bound_matches")
+        for i, spec in enumerate(getattr(t, field))
+    ]
+    specs += [
+        (f"{where}.count.specs[{i}]", s) for i, s in enumerate(t.count.specs if t.count else ())
+    ]
+    groups = [
+        (f"{where}.{field}[{i}]", group)
+        for field in ("any_conditions", "absent_conditions", "ever_conditions")
+        for i, group in enumerate(getattr(t, field))
+    ]
+    events = t.recent_event.groups if t.recent_event is not None else ()
+    groups += [(f"{where}.recent_event.groups[{i}]", g) for i, g in enumerate(events)]
+    labs = [(f"{where}.labs[{i}].quantity", lab.quantity) for i, lab in enumerate(t.labs)]
+    if t.monitor is not None:
+        labs.append((f"{where}.monitor.quantity", t.monitor.quantity))
+    bad = [(path, problem) for path, spec in specs if (problem := _check_spec(spec))]
+    bad += [(p, f"unknown condition group {g!r}") for p, g in groups if g not in GROUPS_BY_KEY]
+    bad += [(p, f"unknown quantity {q!r}") for p, q in labs if q not in quantities]
     for i, alt in enumerate(t.any_of):
         bad += _check_trigger(alt, f"{where}.any_of[{i}]", quantities)
     return bad

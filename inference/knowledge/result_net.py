@@ -1,0 +1,482 @@
+"""The safety net for results: an abnormal recent result that no line of the plan rests on.
+
+The reference intervals and critical values are data (``data/reference_intervals.yaml``),
+validated when this module is imported. After the rule functions and the criteria have made
+their lines (``rules._analyse``), ``result_net`` looks at the latest result of each test of the
+file, dated within the file's window of the plan day: when it lies outside the interval that
+applies to this patient (sex, age, a condition on record, a medicine taken) and no line already
+cites a result of that test, it adds one line, "Review <test> <value> (<range>) on <date>: not
+addressed by any check", with the value before it where the record has one. A result in a unit
+the file does not list is not judged. ``critical_result`` tells the timeframes which result is at
+a critical value, so that every line resting on it is for today. Pure: no I/O after import, no
+clock (the plan day is the profile's).
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from service.record.profile import Observation, PatientProfile, years_between
+from service.record.vocabulary import LOINC_GROUPS
+
+from ._datafile import DATA_DIR, load_file, problems_message
+from .analysis import Output, Proposal
+from .conditions import GROUPS_BY_KEY, classify
+from .drugs import members
+from .facts import Facts, fmt
+from .rule_points import RuleOption, RulePoint, point_of
+from .units import (
+    BILIRUBIN_UMOL_L_PER_MG_DL,
+    CALCIUM_MG_DL_PER_MMOL_L,
+    CREATININE_UMOL_L_PER_MG_DL,
+    DAYS_PER_YEAR,
+    FREE_T4_PMOL_L_PER_NG_DL,
+    GLUCOSE_MG_DL_PER_MMOL_L,
+    HBA1C_IFCC_PER_NGSP,
+    HBA1C_NGSP_OFFSET,
+    MAGNESIUM_MG_DL_PER_MMOL_L,
+    ML_PER_L,
+    MONTHS_PER_YEAR,
+    PER_DL_PER_L,
+    PER_UL_PER_THOUSAND_PER_UL,
+    PHOSPHATE_MG_DL_PER_MMOL_L,
+    UREA_NITROGEN_MG_DL_PER_MMOL_L,
+)
+
+__all__ = [
+    "RESULTS",
+    "RESULTS_FILE",
+    "RESULT_CONVERSIONS",
+    "Abnormal",
+    "CriticalValue",
+    "Interval",
+    "LabTest",
+    "ResultsFile",
+    "abnormal_results",
+    "critical_result",
+    "in_interval_unit",
+    "interval_for",
+    "load_results",
+    "net_line",
+    "result_net",
+    "test_of",
+    "unaddressed",
+]
+
+RESULTS_FILE = DATA_DIR / "reference_intervals.yaml"
+_OPS: dict[str, Callable[[float, float], bool]] = {
+    ">=": operator.ge,
+    ">": operator.gt,
+    "<=": operator.le,
+    "<": operator.lt,
+}
+# How a result in another unit becomes the unit its reference interval is written in, by the
+# name ``data/reference_intervals.yaml`` gives the conversion, from the factors of ``units.py``:
+# (factor, offset), so that value_in_interval_unit = value x factor + offset.
+RESULT_CONVERSIONS: dict[str, tuple[float, float]] = {
+    "same": (1.0, 0.0),
+    "per-dl-to-per-l": (PER_DL_PER_L, 0.0),
+    "per-ml-to-per-l": (ML_PER_L, 0.0),
+    "per-ul-to-per-nl": (1.0 / PER_UL_PER_THOUSAND_PER_UL, 0.0),
+    "glucose-mg-dl": (1.0 / GLUCOSE_MG_DL_PER_MMOL_L, 0.0),
+    "creatinine-mg-dl": (CREATININE_UMOL_L_PER_MG_DL, 0.0),
+    "urea-nitrogen-mg-dl": (1.0 / UREA_NITROGEN_MG_DL_PER_MMOL_L, 0.0),
+    "calcium-mg-dl": (1.0 / CALCIUM_MG_DL_PER_MMOL_L, 0.0),
+    "magnesium-mg-dl": (1.0 / MAGNESIUM_MG_DL_PER_MMOL_L, 0.0),
+    "phosphate-mg-dl": (1.0 / PHOSPHATE_MG_DL_PER_MMOL_L, 0.0),
+    "bilirubin-mg-dl": (BILIRUBIN_UMOL_L_PER_MG_DL, 0.0),
+    "free-t4-ng-dl": (FREE_T4_PMOL_L_PER_NG_DL, 0.0),
+    "hba1c-percent": (HBA1C_IFCC_PER_NGSP, -HBA1C_NGSP_OFFSET * HBA1C_IFCC_PER_NGSP),
+}
+_LOINC = re.compile(r"^\d{1,7}-\d$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Interval(_Strict):
+    """An adult reference interval and whom it is for; no bound at all (``note`` says why):
+    the test is not judged for that population."""
+
+    low: float | None = None
+    high: float | None = None
+    sex: Literal["male", "female", "any"] = "any"
+    min_age: int | None = Field(default=None, ge=0)  # None: the file's adult age
+    max_age: int | None = Field(default=None, ge=0)
+    conditions: tuple[str, ...] = ()  # only with one of these condition groups on record
+    taking: tuple[str, ...] = ()  # only while taking one of these (drug:, class:, flag:)
+    note: str = ""
+    source: str
+
+    @model_validator(mode="after")
+    def _bounds(self) -> Interval:
+        if self.low is not None and self.high is not None and self.low >= self.high:
+            raise ValueError(f"low {self.low} is not below high {self.high}")
+        if self.low is None and self.high is None and not self.note:
+            raise ValueError("an interval with no bound needs a 'note' saying why")
+        return self
+
+    @property
+    def judged(self) -> bool:
+        return self.low is not None or self.high is not None
+
+
+class CriticalValue(_Strict):
+    """A value at or beyond which (``op``) the result is acted on today, and the first step."""
+
+    op: Literal[">=", ">", "<=", "<"]
+    value: float
+    first_step: str = Field(min_length=1)
+    source: str
+    unless: tuple[str, ...] = ()  # condition groups with which the value is expected
+
+
+class LabTest(_Strict):
+    id: str = Field(pattern=r"^[a-z][a-z0-9-]*$")
+    name: str = Field(min_length=1)
+    group: str | None = None
+    loinc: tuple[str, ...] = ()
+    unit: str
+    # the decimals a laboratory reports the test with in ``unit``: a result converted from
+    # another unit is rounded to them before it is judged
+    decimals: int = Field(ge=0)
+    units: dict[str, str] = Field(min_length=1)
+    intervals: tuple[Interval, ...] = Field(min_length=1)
+    critical: tuple[CriticalValue, ...] = ()
+    # Tests that speak for this one (an eGFR is worked out from the creatinine): a line on one
+    # of them, or one of them abnormal too, and this test gets no line of its own.
+    covered_by: tuple[str, ...] = ()
+    # Condition groups of the problem the result shows (a low glucose is a hypoglycaemia): a
+    # line citing a condition of one of them addresses the result.
+    problems: tuple[str, ...] = ()
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        group = LOINC_GROUPS.get(self.group, ()) if self.group else ()
+        return tuple(dict.fromkeys((*group, *self.loinc)))
+
+
+class Window(_Strict):
+    months: int = Field(gt=0)
+    # a critical value older than this (days before the plan day) is no longer for today: it
+    # was acted on when reported, or it is a line like any other abnormal result
+    critical_days: int = Field(ge=0)
+    source: str
+
+
+class Line(RuleOption):
+    """The net's line: its option (the id each test's line extends) and the GP's point."""
+
+    point: RulePoint
+
+
+class ResultsFile(_Strict):
+    version: str
+    sources: dict[str, str] = Field(min_length=1)
+    window: Window
+    line: Line
+    adult_from_years: int = Field(gt=0)
+    tests: tuple[LabTest, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _references(self) -> ResultsFile:
+        problems: list[str] = []
+        seen_ids: set[str] = set()
+        seen_codes: dict[str, str] = {}
+        for t in self.tests:
+            problems += _test_problems(t, self.sources)
+            if t.id in seen_ids:
+                problems.append(f"tests[{t.id}]: listed twice")
+            seen_ids.add(t.id)
+            for code in t.codes:
+                if code in seen_codes:
+                    problems.append(f"tests[{t.id}]: code {code} is also {seen_codes[code]}'s")
+                seen_codes[code] = t.id
+        problems += [
+            f"tests[{t.id}]: covered_by names unknown test {x!r}"
+            for t in self.tests
+            for x in t.covered_by
+            if x not in seen_ids
+        ]
+        if self.window.source not in self.sources:
+            problems.append(f"window: unknown source {self.window.source!r}")
+        if problems:
+            raise ValueError(problems_message(problems))
+        return self
+
+
+def _norm(unit: str) -> str:
+    """A unit as the file writes it: lower case, "u" for micro, no spaces."""
+    return unit.strip().lower().replace("µ", "u").replace("μ", "u").replace(" ", "")
+
+
+def _test_problems(t: LabTest, sources: dict[str, str]) -> list[str]:
+    where = f"tests[{t.id}]"
+    out: list[str] = []
+    if t.group is not None and t.group not in LOINC_GROUPS:
+        out.append(f"{where}: {t.group!r} is no LOINC group")
+    if not t.codes:
+        out.append(f"{where}: names no LOINC group and no code")
+    out += [f"{where}: bad LOINC code {c!r}" for c in t.loinc if not _LOINC.match(c)]
+    for unit, conversion in t.units.items():
+        if unit != _norm(unit):
+            out.append(f"{where}: unit {unit!r} is not written as {_norm(unit)!r}")
+        if conversion not in RESULT_CONVERSIONS:
+            out.append(f"{where}: unknown conversion {conversion!r} (units.RESULT_CONVERSIONS)")
+    if t.units.get(_norm(t.unit)) != "same":
+        out.append(f"{where}: units must map the test's own unit {t.unit!r} to 'same'")
+    cited = [*(i.source for i in t.intervals), *(c.source for c in t.critical)]
+    out += [f"{where}: unknown source {s!r}" for s in cited if s not in sources]
+    groups = [g for i in t.intervals for g in i.conditions] + [
+        g for c in t.critical for g in c.unless
+    ]
+    groups += list(t.problems)
+    out += [f"{where}: unknown condition group {g!r}" for g in groups if g not in GROUPS_BY_KEY]
+    specs = [s for i in t.intervals for s in i.taking]
+    out += [f"{where}: unknown drug spec {s!r}" for s in specs if not members(s)]
+    return out
+
+
+def load_results(path: Path = RESULTS_FILE) -> ResultsFile:
+    """Read and validate the reference intervals (``KnowledgeFileError`` names what is wrong)."""
+    return load_file(path, ResultsFile)
+
+
+RESULTS = load_results()
+_BY_CODE = {code: t for t in RESULTS.tests for code in t.codes}
+
+
+def test_of(loinc: str, data: ResultsFile = RESULTS) -> LabTest | None:
+    """The test of the file that a LOINC code reports, None when none does."""
+    if data is RESULTS:
+        return _BY_CODE.get(loinc)
+    return next((t for t in data.tests if loinc in t.codes), None)
+
+
+def in_interval_unit(t: LabTest, value: float, unit: str) -> float | None:
+    """``value`` in ``unit`` converted into the unit the test's numbers are written in; None
+    when the file lists no conversion for ``unit`` (the result is then not judged)."""
+    name = t.units.get(_norm(unit))
+    if name is None:
+        return None
+    if name == "same":
+        return value
+    factor, offset = RESULT_CONVERSIONS[name]
+    # judged at the precision the test is reported at in its own unit: magnesium 1.7 mg/dL is
+    # 0.699 mmol/L, reported 0.70, at the lower limit and not below it
+    return round(value * factor + offset, t.decimals)
+
+
+def _in_record_unit(t: LabTest, value: float, unit: str) -> float:
+    """The inverse of ``in_interval_unit``: a bound written in the test's unit, in ``unit``."""
+    factor, offset = RESULT_CONVERSIONS[t.units[_norm(unit)]]
+    return (value - offset) / factor
+
+
+def _age_on(p: PatientProfile, day: date) -> int | None:
+    return years_between(p.birth_date, day) if p.birth_date is not None else None
+
+
+def interval_for(t: LabTest, f: Facts, day: date, data: ResultsFile = RESULTS) -> Interval | None:
+    """The first interval of ``t`` that applies to the patient of ``f`` on ``day`` (sex, age,
+    condition, medicine); None when none does (a child, an unknown sex where the interval is
+    sex-specific): the result is then not judged."""
+    age = _age_on(f.p, day)
+    for i in t.intervals:
+        low_age = data.adult_from_years if i.min_age is None else i.min_age
+        if age is None or age < low_age or (i.max_age is not None and age > i.max_age):
+            continue
+        if i.sex != "any" and i.sex != f.p.sex:
+            continue
+        if i.conditions and not any(f.active(g) for g in i.conditions):
+            continue
+        if i.taking and not any(f.with_spec(s) for s in i.taking):
+            continue
+        return i
+    return None
+
+
+def _outside(i: Interval, value: float) -> bool:
+    return (i.low is not None and value < i.low) or (i.high is not None and value > i.high)
+
+
+@dataclass(frozen=True, slots=True)
+class Abnormal:
+    """The latest result of ``test`` outside ``interval``, and the result before it (if any)."""
+
+    test: LabTest
+    obs: Observation
+    interval: Interval
+    previous: Observation | None
+
+
+def _value(t: LabTest, o: Observation) -> float | None:
+    return None if o.value is None else in_interval_unit(t, o.value, o.unit)
+
+
+def abnormal_results(f: Facts, data: ResultsFile = RESULTS) -> tuple[Abnormal, ...]:
+    """For each test of the file, its latest result within the window of the plan day when it
+    lies outside the interval that applies; in the file's order."""
+    found = (_abnormal(t, f, data) for t in data.tests)
+    return tuple(a for a in found if a is not None)
+
+
+def _series(t: LabTest, p: PatientProfile) -> list[Observation]:
+    """Every dated numeric result of ``t``, the readings and the latest per code."""
+    series = [o for o in p.series(t.codes) if o.effective is not None]
+    latest = [o for o in p.observations if o.loinc in t.codes and o.value is not None]
+    return series + [o for o in latest if o.effective is not None and o not in series]
+
+
+def _abnormal(t: LabTest, f: Facts, data: ResultsFile) -> Abnormal | None:
+    series = _series(t, f.p)
+    if not series:
+        return None
+    latest = max(series, key=lambda o: o.effective or date.min)
+    day = latest.effective or f.p.plan_day
+    value = _value(t, latest)
+    window_days = data.window.months * DAYS_PER_YEAR / MONTHS_PER_YEAR
+    if value is None or not 0 <= (f.p.plan_day - day).days <= window_days:
+        return None
+    interval = interval_for(t, f, day, data)
+    if interval is None or not interval.judged or not _outside(interval, value):
+        return None
+    earlier = [o for o in series if (o.effective or date.min) < day and _value(t, o) is not None]
+    previous = max(earlier, key=lambda o: o.effective or date.min) if earlier else None
+    return Abnormal(t, latest, interval, previous)
+
+
+def _range(a: Abnormal) -> str:
+    """The interval in the unit of the result: "133-146 mmol/L", "up to 21 mg/dL"."""
+    i, t, unit = a.interval, a.test, a.obs.unit
+    low = fmt(_in_record_unit(t, i.low, unit)) if i.low is not None else ""
+    high = fmt(_in_record_unit(t, i.high, unit)) if i.high is not None else ""
+    if low and high:
+        return f"{low}-{high} {unit}".strip()
+    return f"up to {high} {unit}".strip() if high else f"{low} {unit} or more".replace("  ", " ")
+
+
+def _trend(a: Abnormal) -> str:
+    """ ", up from 4.9 on <date>": the earlier value as recorded when in the same unit, else
+    converted into the latest's unit; "" when there is none."""
+    prev, latest = a.previous, a.obs
+    if prev is None or prev.effective is None or prev.value is None or latest.value is None:
+        return ""
+    if _norm(prev.unit) == _norm(latest.unit):
+        before, now, shown = prev.value, latest.value, prev.value
+    else:
+        converted, now_si = _value(a.test, prev), _value(a.test, latest)
+        if converted is None or now_si is None:
+            return ""
+        before, now, shown = converted, now_si, _in_record_unit(a.test, converted, latest.unit)
+    word = "up from" if now > before else "down from" if now < before else "unchanged from"
+    return f", {word} {fmt(shown)} on {prev.effective.isoformat()}"
+
+
+def net_line(a: Abnormal) -> str:
+    """The plan line: "Review <test> <value> (<range>) on <date>[, up from ...]: not addressed
+    by any check"."""
+    day = a.obs.effective.isoformat() if a.obs.effective is not None else "an unknown date"
+    value = f"{fmt(a.obs.value)} {a.obs.unit}".strip()
+    return (
+        f"Review {a.test.name} {value} ({_range(a)}) on {day}{_trend(a)}: "
+        "not addressed by any check"
+    )
+
+
+def _cited(proposals: Iterable[Proposal]) -> set[str]:
+    return {r for p in proposals for r in (*p.refs, *(f for pt in p.points for f in pt.facts))}
+
+
+def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
+    """Add a line for each abnormal recent result of a test no line of ``o`` cites a result
+    of (a criterion or rule that read the test explains it; the net does not repeat it)."""
+    spec = data.line
+    for a in unaddressed(f, o.proposals, data):
+        facts = tuple(x.ref for x in (a.obs, a.previous) if x is not None)
+        value = f"{fmt(a.obs.value)} {a.obs.unit}".strip()
+        point = point_of(spec.point, facts, test=a.test.name, value=value, range=_range(a))
+        o.proposals.append(
+            Proposal(
+                f"{spec.id}-{a.test.id}",
+                net_line(a),
+                spec.category,
+                f"{a.test.name} {value} is outside its reference interval ({_range(a)}) and no "
+                "other line of this plan rests on it: decide whether to repeat it, look for a "
+                "cause or act, and record the decision.",
+                facts,
+                (),
+                (point,),
+                None,
+                None,
+                spec.urgency,
+                spec.priority,
+                urgency_class=spec.urgency_class,
+                answers=spec.answers,
+            )
+        )
+
+
+def unaddressed(
+    f: Facts, proposals: Iterable[Proposal], data: ResultsFile = RESULTS, *, spoken: bool = True
+) -> tuple[Abnormal, ...]:
+    """The abnormal recent results (``abnormal_results``) that no line of ``proposals``
+    addresses (``_explained``), less (``spoken``) those another abnormal test of the net speaks
+    for (``covered_by``: its own line will say it)."""
+    cited = _cited(proposals)
+    found = abnormal_results(f, data)
+    abnormal = {a.test.id for a in found}
+    by_id = {t.id: t for t in data.tests}
+    return tuple(
+        a
+        for a in found
+        if not _explained(a, (a.test, *(by_id[x] for x in a.test.covered_by)), f.p, cited)
+        and not (spoken and abnormal & set(a.test.covered_by))
+    )
+
+
+def _explained(a: Abnormal, tests: Iterable[LabTest], p: PatientProfile, cited: set[str]) -> bool:
+    """A line cites a result of one of ``tests``, a condition of the problem the result shows,
+    or the contact (an admission, an emergency visit) the result was taken in."""
+    codes = {code for t in tests for code in t.codes}
+    if {r.ref for r in (*p.readings, *p.observations) if r.loinc in codes} & cited:
+        return True
+    groups = set(a.test.problems)
+    if any(groups & set(classify(pr)) for pr in p.problems if pr.ref in cited):
+        return True
+    day = a.obs.effective
+    return day is not None and any(
+        e.start is not None and e.start <= day <= (e.end or e.start)
+        for e in p.encounters
+        if e.ref in cited
+    )
+
+
+def critical_result(
+    profile: PatientProfile, o: Observation, data: ResultsFile = RESULTS
+) -> tuple[str, str, str] | None:
+    """(test id, first step, source) of the first critical value of the file that ``o``
+    reaches, in the unit of the file, when ``o`` is recent enough to act on today; None when
+    none does (or the unit is not listed, or the result is older)."""
+    t = test_of(o.loinc, data)
+    if t is None or not t.critical or o.value is None or o.effective is None:
+        return None
+    if not 0 <= (profile.plan_day - o.effective).days <= data.window.critical_days:
+        return None
+    value = in_interval_unit(t, o.value, o.unit)
+    if value is None:
+        return None
+    groups = {g for pr in profile.active_problems for g in classify(pr)}
+    for c in t.critical:
+        if _OPS[c.op](value, c.value) and not groups & set(c.unless):
+            return t.id, c.first_step, data.sources[c.source]
+    return None

@@ -1,0 +1,436 @@
+"""The safety net for results: reference intervals, critical values, and the lines they make.
+
+Edges come from the data (every bound of every interval and every critical value, in every unit
+the file lists for the test), so a new test or unit is tested without a new case. The net's
+lines are tested on records built here: a result that fires, the neighbour where a line of a
+criterion already cites the result, in range, outside the window, a child, an unknown unit, and
+the trend and critical wording in both unit systems.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import date, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+import inference
+from inference.embedded import known_options
+from inference.knowledge import analyse
+from inference.knowledge._datafile import KnowledgeFileError
+from inference.knowledge.analysis import Output, Point, Proposal
+from inference.knowledge.conditions import GROUPS_BY_KEY
+from inference.knowledge.facts import Facts
+from inference.knowledge.result_net import (
+    RESULT_CONVERSIONS,
+    RESULTS,
+    RESULTS_FILE,
+    LabTest,
+    abnormal_results,
+    critical_result,
+    in_interval_unit,
+    load_results,
+    result_net,
+)
+from service.record.profile import (
+    Code,
+    Condition,
+    Encounter,
+    Medication,
+    Observation,
+    PatientProfile,
+)
+from service.record.vocabulary import RXNORM, SNOMED
+
+AS_OF = date(2026, 11, 20)
+NET = "opt-review-result-"
+BY_ID = {t.id: t for t in RESULTS.tests}
+
+
+def obs(i: str, loinc: str, value: float, unit: str, when: date = AS_OF) -> Observation:
+    return Observation(f"Observation/{i}", loinc, loinc, value, unit, when)
+
+
+def profile(
+    *observations: Observation,
+    sex: str = "male",
+    born: date = date(1960, 1, 1),
+    meds: tuple[Medication, ...] = (),
+) -> PatientProfile:
+    ordered = tuple(sorted(observations, key=lambda o: o.effective or date.min))
+    return PatientProfile(
+        "Patient/p1",
+        sex,
+        born,
+        AS_OF,
+        medications=meds,
+        observations=ordered,
+        readings=ordered,
+    )
+
+
+def net_lines(p: PatientProfile) -> dict[str, str]:
+    return {x.id: x.title for x in analyse(p).proposals if x.id.startswith(NET)}
+
+
+def _code(t: LabTest) -> str:
+    return t.codes[0]
+
+
+def _step(t: LabTest) -> float:
+    """One unit of the precision the test is reported at in its own unit."""
+    return float(Decimal(1).scaleb(-t.decimals))
+
+
+def _in_unit(t: LabTest, value: float, unit: str) -> float:
+    factor, offset = RESULT_CONVERSIONS[t.units[unit]]
+    return (value - offset) / factor
+
+
+def _sex(sex: str) -> str:
+    return "male" if sex == "any" else sex
+
+
+def _interval_edges() -> Iterator[tuple[str, str, float, bool]]:
+    """(test id, unit|sex|condition group, value in the test's unit, outside?) at and either
+    side of each bound of each adult interval, in each unit; an interval for a condition is put
+    on a record with the condition's first code (the first interval for it applies)."""
+    for t in RESULTS.tests:
+        for i in t.intervals:
+            if i.taking or not i.judged:
+                continue
+            group = i.conditions[0] if i.conditions else ""
+            for unit in t.units:
+                for bound in (i.low, i.high):
+                    if bound is None:
+                        continue
+                    step = _step(t)
+                    for v in (round(bound + d, t.decimals) for d in (-step, 0.0, step)):
+                        low = i.low is not None and v < i.low
+                        high = i.high is not None and v > i.high
+                        yield t.id, f"{unit}|{i.sex}|{group}", v, low or high
+
+
+@pytest.mark.parametrize(("test", "unit_sex", "value", "outside"), list(_interval_edges()))
+def test_an_interval_judges_exactly_at_its_edges_in_every_unit(
+    test: str, unit_sex: str, value: float, outside: bool
+) -> None:
+    t = BY_ID[test]
+    unit, sex, group = unit_sex.split("|")
+    p = profile(obs("x", _code(t), _in_unit(t, value, unit), unit), sex=_sex(sex))
+    if group:
+        code = GROUPS_BY_KEY[group].snomed[0]
+        p = replace(
+            p,
+            problems=(
+                Condition(
+                    "Condition/g", group, (Code(SNOMED, code, group),), "active", "confirmed", AS_OF
+                ),
+            ),
+        )
+    found = [a.test.id for a in abnormal_results(Facts(p))]
+    assert (test in found) == outside
+
+
+def _critical_edges() -> Iterator[tuple[str, str, int, float, bool]]:
+    for t in RESULTS.tests:
+        for n, c in enumerate(t.critical):
+            step = _step(t)
+            for unit in t.units:
+                for v in (round(c.value + d, t.decimals) for d in (-step, 0.0, step)):
+                    hit = {">=": v >= c.value, ">": v > c.value, "<=": v <= c.value}
+                    yield t.id, unit, n, v, hit.get(c.op, v < c.value)
+
+
+@pytest.mark.parametrize(("test", "unit", "n", "value", "hit"), list(_critical_edges()))
+def test_a_critical_value_is_reached_exactly_as_its_operator_says(
+    test: str, unit: str, n: int, value: float, hit: bool
+) -> None:
+    t = BY_ID[test]
+    o = obs("x", _code(t), _in_unit(t, value, unit), unit)
+    got = critical_result(profile(o), o)
+    expected = t.critical[n]
+    if hit:
+        assert got is not None
+        # an earlier critical value of the same test may be the one reached first
+        assert got[1] in {c.first_step for c in t.critical}
+        assert got[1] == expected.first_step or t.critical.index(expected) > 0
+    else:
+        assert got is None or got[1] != expected.first_step
+
+
+def test_every_test_of_the_file_has_both_units_where_both_are_used() -> None:
+    """The SI and conventional units of the tests that have both are listed (the edges above
+    then test each in both)."""
+    both = {
+        "creatinine": ("umol/l", "mg/dl"),
+        "urea": ("mmol/l", "mg/dl"),
+        "glucose": ("mmol/l", "mg/dl"),
+        "hba1c": ("mmol/mol", "%"),
+        "bilirubin": ("umol/l", "mg/dl"),
+        "albumin": ("g/l", "g/dl"),
+        "calcium": ("mmol/l", "mg/dl"),
+        "magnesium": ("mmol/l", "mg/dl"),
+        "phosphate": ("mmol/l", "mg/dl"),
+        "free-t4": ("pmol/l", "ng/dl"),
+        "haemoglobin": ("g/l", "g/dl"),
+        "crp": ("mg/l", "mg/dl"),
+    }
+    for test, units in both.items():
+        assert set(units) <= set(BY_ID[test].units), test
+
+
+@pytest.mark.parametrize(
+    ("loinc", "si", "si_unit", "conventional", "conventional_unit"),
+    [
+        ("2345-7", 5.0, "mmol/L", 90.08, "mg/dL"),
+        ("2160-0", 88.4, "umol/L", 1.0, "mg/dL"),
+        ("22664-7", 5.0, "mmol/L", 14.005, "mg/dL"),
+        ("4548-4", 48.0, "mmol/mol", 6.542, "%"),
+        ("17861-6", 2.5, "mmol/L", 10.02, "mg/dL"),
+        ("718-7", 135.0, "g/L", 13.5, "g/dL"),
+        ("1975-2", 17.1, "umol/L", 1.0, "mg/dL"),
+        ("3024-7", 12.87, "pmol/L", 1.0, "ng/dL"),
+    ],
+)
+def test_a_conventional_result_converts_to_the_si_value(
+    loinc: str, si: float, si_unit: str, conventional: float, conventional_unit: str
+) -> None:
+    t = next(x for x in RESULTS.tests if loinc in x.codes)
+    assert in_interval_unit(t, si, si_unit) == pytest.approx(si)
+    # rounded to the precision the test is reported at in its own unit
+    got = in_interval_unit(t, conventional, conventional_unit)
+    assert got == pytest.approx(si, abs=_step(t) / 2 + 1e-9)
+
+
+# ------------------------------------------------------------------------- the net's lines
+
+
+def test_an_unexplained_high_potassium_is_a_line_with_its_range_date_and_trend() -> None:
+    p = profile(
+        obs("k0", "6298-4", 4.9, "mmol/L", AS_OF - timedelta(days=90)),
+        obs("k1", "6298-4", 5.8, "mmol/L"),
+    )
+    lines = net_lines(p)
+    assert lines[f"{NET}potassium"] == (
+        "Review Potassium 5.8 mmol/L (3.5-5.3 mmol/L) on 2026-11-20, up from 4.9 on "
+        "2026-08-22: not addressed by any check"
+    )
+    assert known_options(p)[f"{NET}potassium"].timeframe == "7d"
+
+
+def test_a_result_a_criterion_already_cites_is_not_repeated() -> None:
+    """Low potassium with citalopram: the criterion's line cites the potassium, so the net says
+    nothing of it (the same result without citalopram is a net line)."""
+    citalopram = Medication(
+        "MedicationRequest/m1",
+        "citalopram 20 MG Oral Tablet",
+        (Code(RXNORM, "200371", "citalopram 20 MG Oral Tablet"),),
+        "active",
+        "order",
+        date(2020, 1, 1),
+    )
+    low = obs("k1", "6298-4", 3.2, "mmol/L")
+    alone = analyse(profile(low))
+    assert f"{NET}potassium" in {x.id for x in alone.proposals}
+    with_drug = analyse(profile(low, meds=(citalopram,)))
+    ids = {x.id for x in with_drug.proposals}
+    assert f"{NET}potassium" not in ids
+    assert any(low.ref in x.refs for x in with_drug.proposals)
+
+
+def test_a_line_citing_the_test_explains_it_in_the_net_itself() -> None:
+    k = obs("k1", "6298-4", 5.8, "mmol/L")
+    p = profile(k)
+    o = Output()
+    point = Point("gp", "support", "cites the potassium", (k.ref,), ("EB-RESULTS-001",), 0.5)
+    o.proposals.append(Proposal("opt-other", "Other", "monitoring", "", (k.ref,), (), (point,)))
+    result_net(Facts(p), o)
+    assert [x.id for x in o.proposals] == ["opt-other"]
+    bare = Output()
+    result_net(Facts(p), bare)
+    assert [x.id for x in bare.proposals] == [f"{NET}potassium"]
+
+
+def test_in_range_old_child_and_unknown_unit_results_make_no_line() -> None:
+    assert net_lines(profile(obs("k", "6298-4", 4.5, "mmol/L"))) == {}
+    old = AS_OF - timedelta(days=366)
+    assert net_lines(profile(obs("k", "6298-4", 5.8, "mmol/L", old))) == {}
+    inside = AS_OF - timedelta(days=365)
+    assert f"{NET}potassium" in net_lines(profile(obs("k", "6298-4", 5.8, "mmol/L", inside)))
+    child = profile(obs("k", "6298-4", 5.8, "mmol/L"), born=date(2015, 1, 1))
+    assert net_lines(child) == {}
+    assert net_lines(profile(obs("g", "2345-7", 400.0, "furlongs"))) == {}
+
+
+def test_only_the_latest_result_counts() -> None:
+    p = profile(
+        obs("k0", "6298-4", 5.9, "mmol/L", AS_OF - timedelta(days=30)),
+        obs("k1", "6298-4", 4.4, "mmol/L"),
+    )
+    assert net_lines(p) == {}
+
+
+def test_the_interval_follows_sex() -> None:
+    hb = obs("h", "718-7", 12.5, "g/dL")
+    assert f"{NET}haemoglobin" in net_lines(profile(hb, sex="male"))
+    assert f"{NET}haemoglobin" not in net_lines(profile(hb, sex="female"))
+    assert net_lines(profile(hb, sex="unknown")) == {}
+
+
+def test_creatinine_is_spoken_for_by_an_abnormal_egfr() -> None:
+    cr = obs("c", "2160-0", 1.6, "mg/dL")
+    egfr = obs("e", "33914-3", 45.0, "mL/min/{1.73_m2}")
+    both = net_lines(profile(cr, egfr))
+    assert f"{NET}egfr" in both and f"{NET}creatinine" not in both
+    alone = net_lines(profile(cr))
+    assert alone[f"{NET}creatinine"].startswith("Review Creatinine 1.6 mg/dL (0.67-1.18 mg/dL)")
+
+
+def test_an_inr_on_an_anticoagulant_is_left_to_its_target() -> None:
+    warfarin = Medication(
+        "MedicationRequest/w",
+        "warfarin sodium 5 MG Oral Tablet",
+        (Code(RXNORM, "855332", "warfarin sodium 5 MG Oral Tablet"),),
+        "active",
+        "order",
+        date(2020, 1, 1),
+    )
+    inr = obs("i", "6301-6", 2.6, "{INR}")
+    assert f"{NET}inr" in net_lines(profile(inr))
+    assert f"{NET}inr" not in net_lines(profile(inr, meds=(warfarin,)))
+
+
+@pytest.mark.parametrize(("value", "unit"), [(2.4, "mmol/L"), (43.0, "mg/dL")])
+def test_a_critical_glucose_is_today_and_leads_with_its_first_step(value: float, unit: str) -> None:
+    p = profile(obs("g", "2345-7", value, unit))
+    option = known_options(p)[f"{NET}glucose"]
+    assert option.timeframe == "now"
+    from inference.embedded import _action
+
+    prop = analyse(p).proposal(f"{NET}glucose")
+    assert prop is not None
+    title = _action(prop, p)[1]
+    assert title.startswith("Treat the low glucose now and recheck today")
+    assert f"Review Glucose {value:g} {unit}" in title
+
+
+@pytest.mark.parametrize(("value", "unit"), [(3.0, "mmol/L"), (54.0, "mg/dL")])
+def test_a_low_glucose_above_the_critical_value_is_this_week(value: float, unit: str) -> None:
+    p = profile(obs("g", "2345-7", value, unit))
+    assert known_options(p)[f"{NET}glucose"].timeframe == "7d"
+
+
+def test_hba1c_in_percent_and_mmol_mol_both_judged_against_diabetes_or_not() -> None:
+    assert f"{NET}hba1c" in net_lines(profile(obs("a", "4548-4", 6.0, "%")))
+    assert f"{NET}hba1c" not in net_lines(profile(obs("a", "4548-4", 5.9, "%")))
+    assert f"{NET}hba1c" in net_lines(profile(obs("a", "4548-4", 42.0, "mmol/mol")))
+    assert f"{NET}hba1c" not in net_lines(profile(obs("a", "4548-4", 41.0, "mmol/mol")))
+
+
+# ------------------------------------------------------------------------- the file itself
+
+
+def test_the_shipped_file_loads_and_every_conversion_is_known() -> None:
+    data = load_results()
+    assert {c for t in data.tests for c in t.units.values()} <= set(RESULT_CONVERSIONS)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "problem"),
+    [
+        ('units: {"mmol/l": same, "meq/l": same}', 'units: {"mmol/l": nope}', "conversion"),
+        ("source: harmony-2011}", "source: nobody}", "unknown source"),
+        ("group: sodium", "group: natrium", "no LOINC group"),
+        ("low: 133, high: 146", "low: 146, high: 133", "not below"),
+        ("covered_by: [egfr]", "covered_by: [kidney]", "unknown test"),
+    ],
+)
+def test_a_bad_file_is_refused_by_name(tmp_path: Path, old: str, new: str, problem: str) -> None:
+    text = RESULTS_FILE.read_text()
+    assert old in text
+    bad = tmp_path / "reference_intervals.yaml"
+    bad.write_text(text.replace(old, new, 1))
+    with pytest.raises(KnowledgeFileError, match=problem):
+        load_results(bad)
+
+
+def test_the_line_cites_evidence_that_exists() -> None:
+    evidence = json.loads((Path(inference.__file__).parent / "evidence_base.json").read_text())
+    ids = {d["id"] for d in evidence["documents"]}
+    assert set(RESULTS.line.point.evidence) <= ids
+
+
+@pytest.mark.parametrize(
+    ("born", "judged"), [(date(2008, 11, 20), True), (date(2008, 11, 21), False)]
+)
+def test_the_adult_age_is_an_edge(born: date, judged: bool) -> None:
+    """18 on the result's day: judged; a day short of it: not (the intervals are adult ones)."""
+    assert RESULTS.adult_from_years == 18
+    p = profile(obs("k", "6298-4", 5.8, "mmol/L"), born=born)
+    assert (f"{NET}potassium" in net_lines(p)) == judged
+
+
+def _with(p: PatientProfile, o: Output) -> list[str]:
+    result_net(Facts(p), o)
+    return [x.id for x in o.proposals if x.id.startswith(NET)]
+
+
+def _citing(*refs: str) -> Output:
+    o = Output()
+    o.proposals.append(Proposal("opt-other", "Other", "monitoring", "", refs, (), ()))
+    return o
+
+
+def test_a_line_on_the_problem_the_result_shows_addresses_it() -> None:
+    """A low glucose with a line citing a hypoglycaemia condition: no net line; a line citing
+    another condition leaves it."""
+    hypo = Condition(
+        "Condition/h",
+        "Hypoglycemia (disorder)",
+        (Code(SNOMED, "302866003", "Hypoglycemia (disorder)"),),
+        "active",
+        "confirmed",
+        AS_OF,
+    )
+    other = Condition(
+        "Condition/o",
+        "Osteoarthritis of knee",
+        (Code(SNOMED, "239873007", "Osteoarthritis of knee"),),
+        "active",
+        "confirmed",
+        AS_OF,
+    )
+    glucose = obs("g", "2345-7", 3.1, "mmol/L")
+    p = replace(profile(glucose), problems=(hypo, other))
+    assert _with(p, _citing(hypo.ref)) == []
+    assert _with(p, _citing(other.ref)) == [f"{NET}glucose"]
+
+
+def test_a_line_on_the_contact_the_result_was_taken_in_addresses_it() -> None:
+    stay = Encounter("Encounter/e", "Emergency visit", AS_OF - timedelta(days=1), AS_OF)
+    earlier = Encounter("Encounter/x", "Check-up", AS_OF - timedelta(days=40))
+    p = replace(profile(obs("g", "2345-7", 3.1, "mmol/L")), encounters=(stay, earlier))
+    assert _with(p, _citing(stay.ref)) == []
+    assert _with(p, _citing(earlier.ref)) == [f"{NET}glucose"]
+
+
+@pytest.mark.parametrize(("days", "timeframe"), [(7, "now"), (8, "7d")])
+def test_a_critical_value_is_for_today_only_while_recent(days: int, timeframe: str) -> None:
+    assert RESULTS.window.critical_days == 7
+    p = profile(obs("g", "2345-7", 2.2, "mmol/L", AS_OF - timedelta(days=days)))
+    assert known_options(p)[f"{NET}glucose"].timeframe == timeframe
+
+
+def test_the_trend_is_said_in_the_latest_result_unit() -> None:
+    p = profile(
+        obs("c0", "2160-0", 97.0, "umol/L", AS_OF - timedelta(days=60)),
+        obs("c1", "2160-0", 1.6, "mg/dL"),
+    )
+    title = net_lines(p)[f"{NET}creatinine"]
+    assert "1.6 mg/dL (0.67-1.18 mg/dL)" in title
+    assert ", up from 1.1 on 2026-09-21:" in title
