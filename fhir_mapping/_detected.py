@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 from fhir_mapping._refs import relative_ref
 from fhir_mapping.definitions import ext_url
@@ -238,6 +238,9 @@ def _record_ref(value: Mapping[str, Any]) -> bool:
     return len(parts) == 2 and parts[0] not in OWN_TYPES and parts[0][:1].isupper()
 
 
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+
+
 def at_source(value: J, plan: Deliberation) -> J:
     """A copy of the JSON ``value`` whose references to the patient's record point at the
     system that holds it (see the module docstring); the rest is unchanged."""
@@ -246,19 +249,22 @@ def at_source(value: J, plan: Deliberation) -> J:
     base = plan.meta.source_base
 
     # A plan Bundle for a large record holds some 10^5 objects, half of them a lone
-    # ``{"reference": ...}``: those are rewritten without a walk, strings are copied without
-    # a call, and only an object with a reference is examined.
+    # ``{"reference": ...}``: those are rewritten without a walk, scalars (by exact type: what
+    # the plan writes) are copied without a call, a plain dict or list is known by its type
+    # before the slower ABC check, and only an object with a reference is examined.
     def walk(value: object) -> object:
-        if isinstance(value, Mapping):
-            if len(value) == 1 and type(value.get("reference")) is str:
-                return _source_ref(value, sources, base) if _record_ref(value) else dict(value)
+        kind = type(value)
+        if kind is dict or (kind is not list and isinstance(value, Mapping)):
+            obj = cast(Mapping[str, Any], value)
+            if len(obj) == 1 and type(obj.get("reference")) is str:
+                return _source_ref(obj, sources, base) if _record_ref(obj) else dict(obj)
             checkpoint()
-            out = {k: x if type(x) is str else walk(x) for k, x in value.items()}
+            out = {k: x if type(x) in _SCALARS else walk(x) for k, x in obj.items()}
             if "reference" in out and _record_ref(out):
                 return _source_ref(out, sources, base)
             return out
-        if isinstance(value, list | tuple):
-            return [x if type(x) is str else walk(x) for x in value]
+        if kind is list or isinstance(value, list | tuple):
+            return [x if type(x) in _SCALARS else walk(x) for x in cast(list[object], value)]
         return value
 
     return walk(value)  # type: ignore[return-value]

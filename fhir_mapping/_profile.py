@@ -25,6 +25,9 @@ from typing import Any, Final
 from fhir_mapping import r4
 from fhir_mapping._parsed import ParsedBundle, ParsedEntry
 from fhir_mapping._plausible import DateWindow, implausible
+from fhir_mapping._read import cc_text as _cc_text
+from fhir_mapping._read import codes as _codes
+from fhir_mapping._read import to_date
 from fhir_mapping._refs import relative_ref
 from fhir_mapping._reports import order as _order
 from fhir_mapping._reports import report as _report
@@ -72,24 +75,6 @@ _CVX_ALIASES: Final = frozenset({CVX, "urn:oid:2.16.840.1.113883.12.292"})
 _CVX_CODE: Final = re.compile(r"^\d{1,3}$")
 
 
-def to_date(value: object) -> date | None:
-    """A FHIR date/dateTime/instant as a calendar date. Partial dates ("2019", "2019-03") take
-    their first day; the time zone as written is kept (no conversion to UTC)."""
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    if isinstance(value, str) and value[:4].isdigit():
-        try:
-            year = int(value[:4])
-            month = int(value[5:7]) if len(value) >= 7 else 1
-            day = int(value[8:10]) if len(value) >= 10 else 1
-            return date(year, month, day)
-        except ValueError:
-            return None
-    return None
-
-
 def _first_code(cc: r4.CodeableConcept | None) -> str:
     if cc is None:
         return ""
@@ -97,27 +82,6 @@ def _first_code(cc: r4.CodeableConcept | None) -> str:
         if c.code:
             return str(c.code)
     return ""
-
-
-def _cc_text(cc: r4.CodeableConcept | None) -> str:
-    if cc is None:
-        return ""
-    if cc.text:
-        return str(cc.text)
-    for c in cc.coding or ():
-        if c.display:
-            return str(c.display)
-    return ""
-
-
-def _codes(cc: r4.CodeableConcept | None) -> tuple[Code, ...]:
-    if cc is None:
-        return ()
-    return tuple(
-        Code(canonical_system(c.system), str(c.code), str(c.display or ""))
-        for c in cc.coding or ()
-        if c.code
-    )
 
 
 def _recognise(

@@ -9,13 +9,26 @@ as a date without counting towards the record's date. Nothing is parsed from fre
 from __future__ import annotations
 
 from datetime import date
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
+from fhir_mapping._parsed import ParsedEntry
+from fhir_mapping._read import cc_text as _cc_text
+from fhir_mapping._read import codes as _codes
+from fhir_mapping._read import to_date
 from service.record.profile import Order, Report, UnusedFact
 
-if TYPE_CHECKING:
-    from fhir_mapping._profile import _Builder
-    from fhir_mapping.ingest import ParsedEntry
+
+class _Builder(Protocol):
+    """What these readers use of the profile builder (``_profile._Builder``)."""
+
+    unused: list[UnusedFact]
+
+    def _date(
+        self, ref: str, path: str, value: object, *, dates_record: bool = True
+    ) -> date | None: ...
+
+    def _link(self, ref: str, path: str, reference: Any) -> str: ...
+
 
 __all__ = ["order", "report"]
 
@@ -24,8 +37,6 @@ _SKIPPED: Final = frozenset({"entered-in-error", "cancelled"})
 
 def report(b: _Builder, entry: ParsedEntry) -> Report | None:
     """The report of ``entry``; None when it was entered in error or cancelled."""
-    from fhir_mapping._profile import _cc_text, _codes, to_date
-
     r: Any = entry.resource
     if r.status in _SKIPPED:
         return None
@@ -52,8 +63,6 @@ def report(b: _Builder, entry: ParsedEntry) -> Report | None:
 
 def order(b: _Builder, entry: ParsedEntry) -> Order | None:
     """The order of ``entry``; None when it was entered in error."""
-    from fhir_mapping._profile import _cc_text, _codes, to_date
-
     r: Any = entry.resource
     if r.status == "entered-in-error":
         return None

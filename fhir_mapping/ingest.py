@@ -342,7 +342,11 @@ def _validate_new_shape(
     shape: _Shape | None,
 ) -> r4.Resource | None:
     """``resource`` validated in full (dates as JSON strings first), remembered by its shape."""
-    unquoted = list(itertools.islice(_unquoted_dates(model, resource, where), 20))
+    unquoted = (
+        []
+        if shape is not None and _dates_quoted(model, shape.rest)
+        else list(itertools.islice(_unquoted_dates(model, resource, where), 20))
+    )
     for at in unquoted:
         # The models read a number as seconds since 1970: 12345 would become a 1970 date.
         issues.add("value", "a date, dateTime, instant or time must be a JSON string", at)
@@ -490,6 +494,38 @@ def _date_fields(model: type[BaseModel]) -> frozenset[str]:
             if _DATE_MARKERS.search(repr(field.annotation))
         )
     return found
+
+
+_DATES_NOT_STRINGS: dict[type[BaseModel], re.Pattern[bytes]] = {}
+
+
+def _date_names(model: type[BaseModel]) -> frozenset[str]:
+    """JSON names of every date-typed element ``_unquoted_dates`` reads in a ``model``, its
+    datatypes and backbone elements included."""
+    names: set[str] = set()
+    seen: set[type[BaseModel]] = set()
+    stack = [model]
+    while stack:
+        m = stack.pop()
+        if m not in seen:
+            seen.add(m)
+            names.update(_date_fields(m))
+            stack.extend(_complex_fields(m).values())
+    return frozenset(names)
+
+
+def _dates_quoted(model: type[BaseModel], canonical: bytes) -> bool:
+    """True when no date-typed element can hold anything but a string: the walk of
+    ``_unquoted_dates`` is then skipped. ``canonical`` is the resource's canonical JSON (its
+    ``_Shape``), searched once for the name of a date element followed by a value that is not
+    a string (nor null): a number, true or false, an object or an array. Inside a JSON string
+    a quote is escaped, so no text of the record looks like this; a name that merely could be
+    a date's (the same name elsewhere) sends the resource to the walk."""
+    pattern = _DATES_NOT_STRINGS.get(model)
+    if pattern is None:
+        names = b"|".join(re.escape(n.encode()) for n in sorted(_date_names(model)))
+        pattern = _DATES_NOT_STRINGS[model] = re.compile(b'"(?:' + names + b')":(?!"|null)')
+    return pattern.search(canonical) is None
 
 
 def _unquoted_dates(model: type[BaseModel], value: object, where: str) -> Iterator[str]:

@@ -5,9 +5,9 @@
 order, all or none). Every refusal is a ``TaskError`` whose issues name the offending element
 as FHIRPath (``Bundle.entry[1].resource.input[0].valueDecimal``) with a code from the FHIR
 IssueType value set; a Task on an older CarePlan version raises ``StaleVersionError``.
-``contest_bundle`` is the whole round: recover the deliberation from a plan Bundle, parse,
-apply atomically (``service.core.apply_all``), re-evaluate, and write the new version's Bundle
-with a contestation Provenance and the Tasks marked ``completed``.
+Applying them and writing the new version (atomically, with the evaluation and synthesis
+written again, a contestation Provenance and the Tasks marked ``completed``) is
+``service.versions.write_version``, the one write step under every transport.
 
 Task shape (codes from ``definitions.CS_ACTION`` / ``CS_INPUT``): status ``requested``, intent
 ``order``, ``code`` the action, ``focus`` ``CarePlan/<plan>-v<N>``, ``for`` the Patient,
@@ -24,7 +24,6 @@ is under it.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,13 +34,6 @@ from pydantic import ValidationError
 
 from fhir_mapping._detected import source_url
 from fhir_mapping._refs import relative_ref
-from fhir_mapping.careplan import (
-    at_source,
-    careplan_id,
-    careplan_of,
-    deliberation_from_bundle,
-    plan_bundle,
-)
 from fhir_mapping.definitions import (
     CANOE_BASE,
     CS_ACTION,
@@ -59,24 +51,16 @@ from service.core import (
     DecideOption,
     DecideProblem,
     EditArgument,
-    Evaluation,
     RejectArgument,
-    apply_all,
-    evaluate,
-    to_document,
 )
 from service.core.model import Argument, Deliberation, Edge, Stance
 from service.errors import Issue, LimitError, StaleVersionError, TaskError
 from service.jsonio import load_json_object
-from service.text.summary import Summary, summarise
 from service.work import checkpoint
 
 __all__ = [
     "ORIGINAL_AUTHORED_ON",
-    "ContestedPlan",
     "ParsedTask",
-    "contest_bundle",
-    "contest_plan",
     "not_after",
     "parse_tasks",
     "refusal_bundle",
@@ -804,110 +788,3 @@ def refusal_bundle(
     if at:
         out["timestamp"] = at
     return rebase(out, base)
-
-
-@dataclass(frozen=True, slots=True)
-class ContestedPlan:
-    """One contestation round, each part built once: the plan as it was, the new version, its
-    evaluation, document and clinician summary, and the new version's Bundle written from them
-    (never re-read)."""
-
-    before: Deliberation
-    after: Deliberation
-    evaluation: Evaluation
-    document: dict[str, Any]
-    clinician: Summary
-    bundle: dict[str, Any]
-
-
-def contest_bundle(
-    plan_bundle_json: Mapping[str, Any],
-    tasks_raw: bytes | str | Mapping[str, Any],
-    *,
-    recorded: str,
-    service_version: str | None = None,
-    base: str = DEFAULT_BASE,
-) -> dict[str, Any]:
-    """Apply contestation Tasks to a plan Bundle: the new version's Bundle (see
-    ``contest_plan``)."""
-    return contest_plan(
-        plan_bundle_json,
-        tasks_raw,
-        recorded=recorded,
-        service_version=service_version,
-        base=base,
-    ).bundle
-
-
-def contest_plan(
-    plan_bundle_json: Mapping[str, Any],
-    tasks_raw: bytes | str | Mapping[str, Any],
-    *,
-    recorded: str,
-    service_version: str | None = None,
-    base: str = DEFAULT_BASE,
-) -> ContestedPlan:
-    """Apply contestation Tasks to a plan Bundle: the new version's Bundle (CarePlan that
-    ``replaces`` the old one, a Provenance naming the Practitioner(s), the Tasks and the previous
-    version, and the Tasks ``completed``), with the deliberations before and after. All or none:
-    any refusal raises and nothing applies. ``base``: the canonical base the plan was written
-    under, and the new Bundle is."""
-    d = deliberation_from_bundle(plan_bundle_json, base)
-    _, cp = careplan_of(plan_bundle_json)
-    parsed = parse_tasks(tasks_raw, plan=d, careplan_id=str(cp["id"]), base=base)
-    try:
-        new = apply_all(
-            d,
-            [(p.action, p.task_id, p.actor, not_after(p.at, recorded), p.reason) for p in parsed],
-        )
-    except TaskError as exc:
-        raise remap_core_error(exc, parsed) from exc
-    cid = careplan_id(new.plan_id, new.version)
-    done = task_outcomes(
-        parsed,
-        status="completed",
-        careplan_ref=f"CarePlan/{cid}/_history/{new.version}",
-        at=recorded,
-    )
-    evaluation = evaluate(new)
-    document, clinician = to_document(new, evaluation), summarise(new, evaluation)
-    if new is d:
-        # Every Task was applied before (same ids): this plan IS their result. Hand it back as
-        # it is, with the replayed Tasks completed, rather than write a misleading new trail.
-        same = _replayed(plan_bundle_json, done, d, base)
-        return ContestedPlan(d, d, evaluation, document, clinician, same)
-    bundle = plan_bundle(
-        new,
-        evaluation,
-        recorded=recorded,
-        service_version=service_version,
-        tasks=done,
-        previous_version=d.version,
-        base=base,
-        document=document,
-        summary=clinician,
-    )
-    return ContestedPlan(d, new, evaluation, document, clinician, bundle)
-
-
-def _replayed(
-    plan_bundle_json: Mapping[str, Any],
-    done: list[dict[str, Any]],
-    plan: Deliberation,
-    base: str,
-) -> dict[str, Any]:
-    same = copy.deepcopy(dict(plan_bundle_json))
-    have = {
-        e["resource"].get("id")
-        for e in same.get("entry", ())
-        if e.get("resource", {}).get("resourceType") == "Task"
-    }
-    same["entry"] = list(same.get("entry", ())) + rebase(
-        [
-            {"fullUrl": f"{CANOE_BASE}/Task/{t['id']}", "resource": t}
-            for t in at_source(done, plan)
-            if t["id"] not in have
-        ],
-        base,
-    )
-    return same

@@ -26,8 +26,7 @@ from typing import Any, TypeVar
 from opentelemetry import trace
 from opentelemetry.trace import Span
 
-from service.core import Evaluation, evaluate, from_document, to_document
-from service.core.contest import apply_all
+from service.core import Evaluation, from_document
 from service.core.model import Deliberation
 from service.errors import (
     BackendTimeout,
@@ -39,7 +38,6 @@ from service.errors import (
     StaleVersionError,
     TaskError,
 )
-from service.jsonio import canonical_json, dump_json
 from service.logs import get_logger
 from service.pipeline import Planner, PlanResult, Progress, new_plan_id
 from service.record.profile import PatientProfile
@@ -55,17 +53,16 @@ from service.store import (
 )
 from service.stored_summary import summary_record
 from service.telemetry import Telemetry, TracedExperts
-from service.text.summary import Summary, summarise
-from service.work import Work, checkpoint, working
+from service.text.summary import Summary
+from service.versions import Contest, Plan, WrittenVersion, apply_contest, write_version
+from service.work import Work, working
 
 __all__ = [
     "CarePlanService",
     "ContestOutcome",
     "PlanOutcome",
-    "WrittenPlan",
     "request_time",
     "utc_now",
-    "write_plan",
 ]
 
 ProgressFn = Callable[[Progress], None]
@@ -121,50 +118,9 @@ class ContestOutcome:
     deliberation: dict[str, Any] = field(default_factory=dict)  # the version's document
     replayed: bool = False  # True: every Task had been applied before; nothing changed
     bundle_json: bytes = b""  # ``bundle`` as returned (empty: serialise ``bundle``)
-
-
-@dataclass(frozen=True, slots=True)
-class WrittenPlan:
-    """A plan's answer as every transport gives it: the canoe.deliberation/1 document, the
-    clinician summary and the CarePlan + Provenance Bundle written from them, each built once,
-    and the Bundle and document serialised once, to the bytes the store keeps and the service,
-    the CDS hook and the command line return."""
-
-    bundle: dict[str, Any]
-    document: dict[str, Any]
-    clinician: Summary
-    bundle_json: bytes
-    document_json: bytes
-
-
-def write_plan(
-    plan: Deliberation,
-    evaluation: Evaluation,
-    *,
-    recorded: str,
-    base: str,
-    tasks: Sequence[Mapping[str, Any]] = (),
-    previous_version: int | None = None,
-) -> WrittenPlan:
-    """Write a deliberation as the FHIR answer: ``recorded`` is the version's time stamp,
-    ``base`` the canonical base of the service's own resources; ``tasks`` and
-    ``previous_version`` for a contested version (see ``plan_bundle``)."""
-    from fhir_mapping.careplan import plan_bundle
-
-    document, clinician = to_document(plan, evaluation), summarise(plan, evaluation)
-    document_json = canonical_json(document)
-    bundle = plan_bundle(
-        plan,
-        evaluation,
-        recorded=recorded,
-        base=base,
-        tasks=tasks,
-        previous_version=previous_version,
-        document=document,
-        summary=clinician,
-        document_json=document_json,
-    )
-    return WrittenPlan(bundle, document, clinician, dump_json(bundle), document_json)
+    # the version as its writing step made it (typed deliberation, evaluation, summary); None
+    # for a replay, which answers what the store holds
+    written: WrittenVersion | None = None
 
 
 class CarePlanService:
@@ -303,15 +259,14 @@ class CarePlanService:
             ingest_s.append(time.perf_counter() - t)
             return profile
 
-        def write(result: PlanResult) -> WrittenPlan:
-            return write_plan(
-                result.deliberation,
-                result.evaluation,
+        def write(result: PlanResult) -> WrittenVersion:
+            return write_version(
+                Plan(result.deliberation, result.evaluation),
                 recorded=created,
                 base=self.settings.fhir.base,
             )
 
-        async def deliberate() -> tuple[PlanResult, WrittenPlan]:
+        async def deliberate() -> tuple[PlanResult, WrittenVersion]:
             profile = ingested() if offload else await self._cpu(ingested)
             result = await self.planner.plan(
                 profile,
@@ -410,11 +365,8 @@ class CarePlanService:
     async def _contest(
         self, tasks: bytes | Mapping[str, Any], tenant: str, plan_id: str, version: int
     ) -> ContestOutcome:
-        from fhir_mapping.careplan import at_source, careplan_id
-        from fhir_mapping.definitions import rebase
-
-        # remap_core_error: core field paths of a refused action -> FHIRPath of the Task element.
-        from fhir_mapping.tasks import not_after, parse_tasks, remap_core_error, task_outcomes
+        from fhir_mapping.careplan import careplan_id
+        from fhir_mapping.tasks import parse_tasks
 
         rec, d = await self._contested(tenant, plan_id, version)
         base = self.settings.fhir.base
@@ -450,41 +402,13 @@ class CarePlanService:
         fresh = [t for t in parsed if t.task_id not in known]
         now = self.clock()
 
-        def recompute() -> tuple[Deliberation, Evaluation]:
-            actions = [
-                (t.action, t.task_id, t.actor, not_after(t.at, now) if t.at else now, t.reason)
-                for t in fresh
-            ]
-            try:
-                new_d = apply_all(d, actions)
-            except TaskError as exc:
-                raise remap_core_error(exc, fresh) from exc
-            checkpoint()
-            ev = evaluate(new_d)
-            checkpoint()
-            return new_d, ev
-
-        def write(
-            new_d: Deliberation, ev: Evaluation
-        ) -> tuple[Deliberation, list[dict[str, Any]], WrittenPlan]:
-            new_cid = careplan_id(plan_id, new_d.version)
-            outcomes = task_outcomes(
-                fresh,
-                status="completed",
-                careplan_ref=f"CarePlan/{new_cid}/_history/{new_d.version}",
-                at=now,
-            )
-            written = write_plan(
-                new_d, ev, recorded=now, base=base, tasks=outcomes, previous_version=version
-            )
-            outcomes = rebase(at_source(outcomes, new_d), base)  # as the Bundle holds them
-            return new_d, outcomes, written
-
-        new_d, ev = await self._cpu(recompute)
+        # Every Task here is new (a replay answered above), so the stored Bundle is not needed.
+        applied = await self._cpu(apply_contest, Contest(d, tuple(fresh), now))
         # every version says what it decided: its synthesis is written again (model calls
         # counted in the version's summary)
-        new_d, calls = await self.planner.resynthesise(d, new_d, ev)
-        new_d, outcomes, written = await self._cpu(write, new_d, ev)
+        new_d, calls = await self.planner.resynthesise(d, applied.after, applied.evaluation)
+        written = await self._cpu(write_version, applied.with_plan(new_d), base=base)
+        new_d, outcomes = written.deliberation, written.tasks
         new_cid = careplan_id(plan_id, new_d.version)
         new_version = new_d.version
         try:
@@ -539,6 +463,7 @@ class CarePlanService:
             [by_id[i] for i in _unique(ids)],
             written.document,
             bundle_json=written.bundle_json,
+            written=written,
         )
 
     async def _replay(

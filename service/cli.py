@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from service.app import WrittenPlan
     from service.core.evaluation import Evaluation
     from service.core.model import Deliberation
     from service.pipeline import PlanResult
     from service.settings import Settings
+    from service.versions import WrittenVersion
 
 from service.errors import CanoeError, InputError, Issue
 from service.jsonio import load_json_object
@@ -326,11 +326,12 @@ def _read(path: Path) -> bytes:
 
 def _cmd_plan(args: argparse.Namespace) -> int:
     from fhir_mapping.ingest import ingest
-    from service.app import request_time, write_plan
+    from service.app import request_time
     from service.backends import build_planner
     from service.pipeline import new_plan_id
     from service.settings import load_settings
     from service.text.patient import patient_text
+    from service.versions import Plan, write_version
 
     if args.audience == "patient" and (args.detail or args.format == "json"):
         raise InputError("--for patient is read as --format text or fhir, without --detail")
@@ -353,8 +354,8 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     show = not args.no_progress and sys.stderr.isatty()
     result = asyncio.run(_plan_with_progress(planner, profile, plan_id, created, show, source_base))
     t1 = time.perf_counter()
-    written = write_plan(
-        result.deliberation, result.evaluation, recorded=created, base=settings.fhir.base
+    written = write_version(
+        Plan(result.deliberation, result.evaluation), recorded=created, base=settings.fhir.base
     )
     if args.deliberation:
         args.deliberation.write_bytes(written.document_json + b"\n")
@@ -372,7 +373,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 def _plan_output(
     args: argparse.Namespace,
     result: PlanResult,
-    written: WrittenPlan,
+    written: WrittenVersion,
     patient_text: Callable[[Deliberation, Evaluation], str],
 ) -> bytes:
     """What ``canoe plan`` prints, rendered from the one written plan: ``fhir`` prints the very
@@ -482,15 +483,19 @@ def _cmd_recompute(args: argparse.Namespace) -> int:
 
 
 def _cmd_contest(args: argparse.Namespace) -> int:
-    from fhir_mapping.tasks import contest_plan
     from service.settings import load_settings
+    from service.versions import contest_of_bundle, write_version
 
-    base = load_settings().fhir.base
+    settings = load_settings()
+    base = settings.fhir.base
     plan = load_json_object(_read(args.plan), what=str(args.plan))
     tasks = _read(args.tasks)
     recorded = args.recorded or _now()
     try:
-        contested = contest_plan(plan, tasks, recorded=recorded, base=base)
+        contest = contest_of_bundle(
+            plan, tasks, at=recorded, base=base, max_tasks=settings.limits.max_tasks_per_request
+        )
+        written = write_version(contest, base=base)
     except CanoeError as exc:
         # The refusal answers with the OperationOutcome and every Task marked rejected.
         from fhir_mapping.tasks import refusal_bundle
@@ -502,14 +507,14 @@ def _cmd_contest(args: argparse.Namespace) -> int:
     from service.core import evaluate
     from service.render import render_summary
 
-    before, after, ev = contested.before, contested.after, contested.evaluation
+    before, after, ev = contest.current, written.deliberation, written.evaluation
     print(_contest_outcome(before, evaluate(before), after, ev), file=sys.stderr)
     if args.format == "text":
-        sys.stdout.write(render_summary(after, ev, contested.clinician) + "\n")
+        sys.stdout.write(render_summary(after, ev, written.clinician) + "\n")
     elif args.format == "json":
-        sys.stdout.write(json.dumps(contested.document, indent=2) + "\n")
+        sys.stdout.write(json.dumps(written.document, indent=2) + "\n")
     else:
-        sys.stdout.write(json.dumps(contested.bundle, indent=2) + "\n")
+        sys.stdout.write(json.dumps(written.bundle, indent=2) + "\n")
     return EXIT_OK
 
 

@@ -12,6 +12,7 @@ criteria here and nothing about what the plan proposes; no I/O after import.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 from service.core.model import Coverage, CoverageFamily, CoverageGap, SiteRetirement
 from service.record.profile import PatientProfile
@@ -64,9 +65,9 @@ def assess(profile: PatientProfile) -> Coverage:
     """The coverage statement of one patient: families that ran, and every gap."""
     f = Facts(profile)
     knowledge = active()
-    live = tuple(c for c in knowledge.criteria if c.status == "active")
+    made = _made(knowledge)
     families = tuple(
-        _family(fd, f, live, knowledge) for fd in SCOPE.families if _applies(fd.applies, f)
+        _family(fd, f, made, knowledge) for fd in SCOPE.families if _applies(fd.applies, f)
     )
     out_of_scope = tuple(g for m in SCOPE.markers if (g := _marker(m, f)) is not None)
     gaps = (
@@ -79,8 +80,10 @@ def assess(profile: PatientProfile) -> Coverage:
     )
 
 
+@lru_cache(maxsize=8)
 def retired(knowledge: Knowledge) -> tuple[SiteRetirement, ...]:
-    """The criteria the site retired, each with the site's reason, in its file's order."""
+    """The criteria the site retired, each with the site's reason, in its file's order (read
+    once per knowledge: a site's changes list every criterion it adds)."""
     return tuple(
         SiteRetirement(ch.criterion, ch.detail) for ch in knowledge.changes if ch.kind == "retired"
     )
@@ -108,12 +111,18 @@ def _makes(fd: FamilyDef, c: Criterion) -> bool:
     return c.kind in fd.kinds or bool(fd.groups and _reads_group(c.trigger, fd.groups))
 
 
-def _family(
-    fd: FamilyDef, f: Facts, live: tuple[Criterion, ...], knowledge: Knowledge
-) -> CoverageFamily:
-    """Whether ``fd`` ran: only an active criterion of it counts (a draft fires only where a
-    site tests it, a retired one never), so a family the site emptied is not "checked"."""
-    if not any(_makes(fd, c) for c in live):
+@lru_cache(maxsize=8)
+def _made(knowledge: Knowledge) -> frozenset[str]:
+    """The families some active criterion of ``knowledge`` makes (a draft fires only where a
+    site tests it, a retired one never): read once per knowledge, not once per plan."""
+    live = [c for c in knowledge.criteria if c.status == "active"]
+    return frozenset(fd.id for fd in SCOPE.families if any(_makes(fd, c) for c in live))
+
+
+def _family(fd: FamilyDef, f: Facts, made: frozenset[str], knowledge: Knowledge) -> CoverageFamily:
+    """Whether ``fd`` ran: only an active criterion of it counts, so a family the site emptied
+    is not "checked"."""
+    if fd.id not in made:
         by_id = {c.id: c for c in shipped().criteria}
         gone = [
             r for r in retired(knowledge) if r.criterion in by_id and _makes(fd, by_id[r.criterion])

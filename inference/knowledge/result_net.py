@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from service.record.profile import Observation, PatientProfile, years_between
 from service.record.vocabulary import LOINC_GROUPS
+from service.text.words import unit_words
 
 from ._datafile import DATA_DIR, load_file, problems_message
 from .analysis import Output, Proposal
@@ -70,6 +71,11 @@ __all__ = [
     "test_of",
     "unaddressed",
 ]
+# The lines' criterion ids (timeframes.yaml): a result short of a critical value is reviewed
+# this week when its test is ``acute``, else in routine time; a critical value makes every line
+# resting on it today.
+RESULT_NET = "net-review-result"
+RESULT_NET_ACUTE = "net-review-result-acute"
 
 RESULTS_FILE = DATA_DIR / "reference_intervals.yaml"
 _OPS: dict[str, Callable[[float, float], bool]] = {
@@ -158,6 +164,9 @@ class LabTest(_Strict):
     # Condition groups of the problem the result shows (a low glucose is a hypoglycaemia): a
     # line citing a condition of one of them addresses the result.
     problems: tuple[str, ...] = ()
+    # An abnormality of this test can do harm within days (electrolytes, blood counts, clotting,
+    # cardiac markers): its line is for this week; any other, within four weeks (timeframes.yaml).
+    acute: bool = False
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -357,9 +366,9 @@ def _abnormal(t: LabTest, f: Facts, data: ResultsFile) -> Abnormal | None:
 
 def _range(a: Abnormal) -> str:
     """The interval in the unit of the result: "133-146 mmol/L", "up to 21 mg/dL"."""
-    i, t, unit = a.interval, a.test, a.obs.unit
-    low = fmt(_in_record_unit(t, i.low, unit)) if i.low is not None else ""
-    high = fmt(_in_record_unit(t, i.high, unit)) if i.high is not None else ""
+    i, t, unit = a.interval, a.test, unit_words(a.obs.unit)
+    low = fmt(_in_record_unit(t, i.low, a.obs.unit)) if i.low is not None else ""
+    high = fmt(_in_record_unit(t, i.high, a.obs.unit)) if i.high is not None else ""
     if low and high:
         return f"{low}-{high} {unit}".strip()
     return f"up to {high} {unit}".strip() if high else f"{low} {unit} or more".replace("  ", " ")
@@ -386,7 +395,7 @@ def net_line(a: Abnormal) -> str:
     """The plan line: "Review <test> <value> (<range>) on <date>[, up from ...]: not addressed
     by any check"."""
     day = a.obs.effective.isoformat() if a.obs.effective is not None else "an unknown date"
-    value = f"{fmt(a.obs.value)} {a.obs.unit}".strip()
+    value = f"{fmt(a.obs.value)} {unit_words(a.obs.unit)}".strip()
     return (
         f"Review {a.test.name} {value} ({_range(a)}) on {day}{_trend(a)}: "
         "not addressed by any check"
@@ -403,7 +412,7 @@ def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
     spec = data.line
     for a in unaddressed(f, o.proposals, data):
         facts = tuple(x.ref for x in (a.obs, a.previous) if x is not None)
-        value = f"{fmt(a.obs.value)} {a.obs.unit}".strip()
+        value = f"{fmt(a.obs.value)} {unit_words(a.obs.unit)}".strip()
         point = point_of(spec.point, facts, test=a.test.name, value=value, range=_range(a))
         o.proposals.append(
             Proposal(
@@ -411,8 +420,8 @@ def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
                 net_line(a),
                 spec.category,
                 f"{a.test.name} {value} is outside its reference interval ({_range(a)}) and no "
-                "other line of this plan rests on it: decide whether to repeat it, look for a "
-                "cause or act, and record the decision.",
+                "other line of this plan rests on it: decide what it means for this patient (a "
+                "cause to look for, an action, or none) and record the decision.",
                 facts,
                 (),
                 (point,),
@@ -422,6 +431,7 @@ def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
                 spec.priority,
                 urgency_class=spec.urgency_class,
                 answers=spec.answers,
+                criteria=(RESULT_NET_ACUTE if a.test.acute else RESULT_NET,),
             )
         )
 

@@ -53,7 +53,8 @@ from .result_net import result_net
 from .roles import POOL, ROLE_BY_NAME
 from .rule_points import make_point as _point
 from .rule_points import rule_option
-from .site import Knowledge, active, firing, shipped
+from .site import Knowledge, active, shipped
+from .triggers import candidates, trigger_index
 from .units import CHOLESTEROL_MG_DL_PER_MMOL_L, MONTHS_PER_YEAR
 
 __all__ = ["CRITERIA", "Analysis", "MedFact", "Point", "ProblemCase", "Proposal", "analyse"]
@@ -1256,7 +1257,9 @@ def _analyse(profile: PatientProfile, locale: Locale, _knowledge: Knowledge) -> 
     run_rules(c, o, skip)
     # Criteria after the rule functions: where both propose an activity, the rule's wording
     # (often more specific) leads and the points are united in one option.
-    fired = apply_criteria([x for x in firing(active()) if x.id not in skip], c, o)
+    # Only the criteria this record can trigger (``triggers``): the others cannot fire.
+    able = candidates(trigger_index(active()), c)
+    fired = apply_criteria([x for x in able if x.id not in skip], c, o)
     # The nets under the criteria: an abnormal recent result no line above cites, reports and
     # orders left open, then (last, once every other line is known) the presenting problems no
     # line addresses.

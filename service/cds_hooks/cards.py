@@ -19,7 +19,10 @@ suggestion labels and action descriptions; the only links are built here from ``
 
 Cards carry deterministic UUIDs (from plan, version and what they are about), and each comes
 with a ``CardRecord`` so feedback can find the plan and the options behind it. Pure: no I/O,
-no clock; it reads only the ``canoe.deliberation/1`` document (plain JSON).
+no clock. A card reads a ``CardPlan``: built from the typed deliberation and evaluation where
+the caller has them (``card_plan``: the plan it just wrote, ``service.versions``), and from a
+stored ``canoe.deliberation/1`` document only where that is all there is
+(``card_plan_of_document``; the card functions accept such a document as well).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from typing import Any, Final, Literal
 from fhir_mapping.careplan import issue_coding
 from fhir_mapping.definitions import CODE_SYSTEMS, CS_OVERRIDE_REASON
 from service.cds_hooks.markdown import escape, plain
-from service.core import CATEGORY_ORDER, evaluate, from_document
+from service.core import CATEGORY_ORDER, Evaluation, evaluate, from_document
 from service.core.model import Deliberation
 from service.errors import DocumentError
 from service.text.summary import Summary, coverage_detail, coverage_lines, summarise
@@ -44,9 +47,14 @@ __all__ = [
     "CARD_NAMESPACE",
     "OVERRIDE_REASONS",
     "OVERRIDE_SYSTEM",
+    "CardArgument",
+    "CardOption",
+    "CardPlan",
     "CardRecord",
     "Finding",
     "card_id_for",
+    "card_plan",
+    "card_plan_of_document",
     "order_card",
     "order_findings",
     "summary_card",
@@ -116,14 +124,168 @@ class Finding:
     carries one; the card's topic and indicator come from them."""
 
     draft_ref: str
-    option: Mapping[str, Any]
+    option: CardOption
     severity: CardIndicator
     kind: str | None = None
     harm: str | None = None
 
     @property
     def option_id(self) -> str:
-        return str(self.option["id"])
+        return self.option.id
+
+
+@dataclass(frozen=True, slots=True)
+class CardArgument:
+    """An argument a card shows (one not rejected): who made it, on which side, how strong it
+    came out (``sigma``, None when not scored), its words and its evidence."""
+
+    role: str
+    stance: str
+    sigma: float | None
+    text: str
+    evidence: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CardOption:
+    """What a card reads of one option: its words, the evaluation's verdict, what it is about,
+    its action kind, timeframe and coded findings ((criterion kind, harm severity)) as the
+    knowledge stated them, and its arguments not rejected."""
+
+    id: str
+    title: str
+    category: str
+    description: str = ""
+    included: bool = False
+    score: float | None = None
+    borderline: bool = False
+    medication_ref: str | None = None
+    refs: tuple[str, ...] = ()
+    action: str | None = None
+    timeframe: str | None = None
+    urgency_class: str | None = None
+    findings: tuple[tuple[str, str], ...] = ()
+    code: tuple[str, str, str] | None = None  # (system, code, display)
+    arguments: tuple[CardArgument, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlan:
+    """What a card reads of one plan version. ``deliberation`` and ``summary``: the typed plan
+    and its clinician summary (None for a document that is not a complete deliberation: then
+    the card lists the activities itself and says nothing of coverage)."""
+
+    options: tuple[CardOption, ...]
+    threshold: float
+    panel: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+    deliberation: Deliberation | None = None
+    summary: Summary | None = None
+
+
+def card_plan(
+    plan: Deliberation, evaluation: Evaluation, summary: Summary | None = None
+) -> CardPlan:
+    """The card's view of a typed plan and its evaluation (``summary``: its clinician summary,
+    written from them when not given)."""
+    options = []
+    for o, r in zip(plan.options, evaluation.options, strict=True):
+        arguments = tuple(
+            CardArgument(a.role, a.stance, r.nodes[a.id].sigma, a.text, a.evidence)
+            for a in o.arguments
+            if a.status != "rejected"
+        )
+        options.append(
+            CardOption(
+                id=o.id,
+                title=o.title,
+                category=o.category,
+                description=o.description,
+                included=r.decision == "include",
+                score=r.score,
+                borderline=r.borderline,
+                medication_ref=o.medication_ref,
+                refs=o.refs,
+                action=o.action,
+                timeframe=o.timeframe,
+                urgency_class=o.urgency_class,
+                findings=tuple((f.kind, f.severity) for f in o.findings),
+                code=o.code,
+                arguments=arguments,
+            )
+        )
+    return CardPlan(
+        tuple(options),
+        float(plan.parameters.threshold),
+        tuple(role for role, _focus in plan.meta.panel),
+        tuple(plan.meta.missing),
+        plan,
+        summary if summary is not None else summarise(plan, evaluation),
+    )
+
+
+def card_plan_of_document(document: Mapping[str, Any]) -> CardPlan:
+    """The card's view of a stored ``canoe.deliberation/1`` document (plain JSON)."""
+    meta = document.get("meta") or {}
+    d = _deliberation(document)
+    return CardPlan(
+        tuple(_option_of(o) for o in document.get("options") or () if isinstance(o, Mapping)),
+        float((document.get("parameters") or {}).get("threshold", 0.5)),
+        tuple(str(p.get("role")) for p in meta.get("panel") or ()),
+        tuple(str(m) for m in meta.get("missing") or ()),
+        d,
+        summarise(d, evaluate(d)) if d is not None else None,
+    )
+
+
+def _as_plan(plan: CardPlan | Mapping[str, Any]) -> CardPlan:
+    return plan if isinstance(plan, CardPlan) else card_plan_of_document(plan)
+
+
+def _option_of(option: Mapping[str, Any]) -> CardOption:
+    code = option.get("code")
+    return CardOption(
+        id=str(option.get("id")),
+        title=str(option.get("title", "")),
+        category=str(option.get("category", "")),
+        description=str(option.get("description") or ""),
+        included=option.get("decision") == "include",
+        score=_number(option.get("score")),
+        borderline=bool(option.get("borderline")),
+        medication_ref=option.get("medication_ref"),
+        refs=tuple(option.get("refs") or ()),
+        action=option.get("action"),
+        timeframe=option.get("timeframe"),
+        urgency_class=option.get("urgency_class"),
+        findings=tuple(
+            (str(f.get("kind")), str(f.get("severity")))
+            for f in option.get("findings") or ()
+            if isinstance(f, Mapping)
+        ),
+        code=(str(code.get("system")), str(code.get("code") or ""), str(code.get("display") or ""))
+        if isinstance(code, Mapping)
+        else None,
+        arguments=tuple(
+            CardArgument(
+                str(n.get("role", "?")),
+                str(n.get("stance")),
+                _number(n.get("sigma")),
+                str(n.get("text", "")),
+                tuple(str(e) for e in n.get("evidence") or ()),
+            )
+            for n in option.get("nodes") or ()
+            if isinstance(n, Mapping)
+            and n.get("kind") == "argument"
+            and n.get("status") != "rejected"
+        ),
+    )
+
+
+def _number(x: object) -> float | None:
+    try:
+        return float(x)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
 
 
 def _card_uuid(*parts: object) -> str:
@@ -135,52 +297,40 @@ def _clip(text: str, limit: int = SUMMARY_MAX) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _arguments(option: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return [
-        n
-        for n in option.get("nodes") or ()
-        if isinstance(n, Mapping) and n.get("kind") == "argument" and n.get("status") != "rejected"
-    ]
+def _about(option: CardOption, ref: str) -> bool:
+    return option.medication_ref == ref or ref in option.refs
 
 
-def _included(option: Mapping[str, Any]) -> bool:
-    return option.get("decision") == "include"
-
-
-def _about(option: Mapping[str, Any], ref: str) -> bool:
-    return option.get("medication_ref") == ref or ref in (option.get("refs") or ())
-
-
-def _says_against(option: Mapping[str, Any], ref: str) -> bool:
+def _says_against(option: CardOption, ref: str) -> bool:
     """The option's action kind says the draft should not go ahead as it stands."""
-    action = option.get("action")
-    if action is not None:
-        return action in AGAINST_ACTIONS or (action == "review" and bool(_coded_findings([option])))
+    if option.action is not None:
+        return option.action in AGAINST_ACTIONS or (
+            option.action == "review" and bool(_coded_findings([option]))
+        )
     # An option *about* the draft (medication_ref) may say so in its description; one that only
     # lists it among its refs (a medication review) must say it in its title.
-    text = str(option.get("title", ""))
-    if option.get("medication_ref") == ref:
-        text += f" {option.get('description', '')}"
+    text = option.title
+    if option.medication_ref == ref:
+        text += f" {option.description}"
     return bool(_AGAINST.search(text))
 
 
-def _urgent(option: Mapping[str, Any]) -> bool:
+def _urgent(option: CardOption) -> bool:
     """The activity is to be done today (timeframe ``now``); a document written before
     timeframes: its urgency class is resolve first or urgent."""
-    timeframe = option.get("timeframe")
-    if timeframe is not None:
-        return bool(timeframe == "now")
-    return option.get("urgency_class") in ("resolve-first", "urgent")
+    if option.timeframe is not None:
+        return option.timeframe == "now"
+    return option.urgency_class in ("resolve-first", "urgent")
 
 
-def _coded_findings(options: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+def _coded_findings(options: Sequence[CardOption]) -> list[tuple[str, str]]:
     """(kind, harm severity) of every finding of ``options`` that has a detected-issue code,
     worst harm first; equal harm keeps the order of ``options`` and of their findings."""
     found = [
-        (str(f.get("kind")), str(f.get("severity")))
+        (kind, harm)
         for o in options
-        for f in o.get("findings") or ()
-        if isinstance(f, Mapping) and issue_coding([str(f.get("kind"))]) is not None
+        for kind, harm in o.findings
+        if issue_coding([kind]) is not None
     ]
     return sorted(found, key=lambda kh: _rank(kh[1], _HARM_RANK))
 
@@ -189,7 +339,7 @@ def _rank(value: str, order: Sequence[str]) -> int:
     return order.index(value) if value in order else len(order)
 
 
-def _severity(option: Mapping[str, Any]) -> tuple[CardIndicator, str | None, str | None]:
+def _severity(option: CardOption) -> tuple[CardIndicator, str | None, str | None]:
     """The card indicator for one option, with the kind and harm of its worst coded finding.
 
     With a coded finding the indicator is its harm's (a drug-drug interaction of critical harm
@@ -197,15 +347,14 @@ def _severity(option: Mapping[str, Any]) -> tuple[CardIndicator, str | None, str
     ``critical``, since the summary puts it first. Without one, a strong supporting argument
     (sigma >= 0.8) makes it ``critical``."""
     floor: CardIndicator = (
-        "critical" if option.get("category") == "immediate-safety" or _urgent(option) else "info"
+        "critical" if option.category == "immediate-safety" or _urgent(option) else "info"
     )
     coded = _coded_findings([option])
     if coded:
         kind, harm = coded[0]
         return _higher(_KIND_INDICATOR.get(harm, "warning"), floor), kind, harm
     strong = any(
-        a.get("stance") == "support" and float(a.get("sigma") or 0.0) >= STRONG_SUPPORT
-        for a in _arguments(option)
+        a.stance == "support" and (a.sigma or 0.0) >= STRONG_SUPPORT for a in option.arguments
     )
     return _higher("critical" if strong else "warning", floor), None, None
 
@@ -214,14 +363,16 @@ def _higher(first: CardIndicator, second: CardIndicator) -> CardIndicator:
     return min(first, second, key=lambda i: _INDICATOR_RANK.index(i))
 
 
-def order_findings(document: Mapping[str, Any], draft_refs: Sequence[str]) -> list[Finding]:
-    """Every included safety/medication option that says a draft order should not go ahead."""
+def order_findings(plan: CardPlan | Mapping[str, Any], draft_refs: Sequence[str]) -> list[Finding]:
+    """Every included safety/medication option that says a draft order should not go ahead
+    (``plan``: ``card_plan`` of the typed plan, or a stored document)."""
+    options = _as_plan(plan).options
     out: list[Finding] = []
     for ref in draft_refs:
-        for option in document.get("options") or ():
+        for option in options:
             if (
-                _included(option)
-                and option.get("category") in SAFETY_CATEGORIES
+                option.included
+                and option.category in SAFETY_CATEGORIES
                 and _about(option, ref)
                 and _says_against(option, ref)
             ):
@@ -237,18 +388,16 @@ def _fmt(x: object) -> str:
         return "n/a"
 
 
-def _argument_lines(option: Mapping[str, Any], stance: str) -> list[str]:
+def _argument_lines(option: CardOption, stance: str) -> list[str]:
     args = sorted(
-        (a for a in _arguments(option) if a.get("stance") == stance),
-        key=lambda a: -float(a.get("sigma") or 0.0),
+        (a for a in option.arguments if a.stance == stance), key=lambda a: -(a.sigma or 0.0)
     )
     lines = []
     for a in args:
-        evidence = escape(", ".join(str(e) for e in a.get("evidence") or ()))
+        evidence = escape(", ".join(a.evidence))
         cite = f" _\\[{evidence}\\]_" if evidence else ""
         lines.append(
-            f"- **{escape(str(a.get('role', '?')))}** (strength {_fmt(a.get('sigma'))}): "
-            f"{escape(_clip(str(a.get('text', '')), 400))}{cite}"
+            f"- **{escape(a.role)}** (strength {_fmt(a.sigma)}): {escape(_clip(a.text, 400))}{cite}"
         )
     return lines
 
@@ -259,16 +408,9 @@ def _items(texts: Sequence[str]) -> list[str]:
     return [f"- {escape(t)}" for t in texts if escape(t)]
 
 
-def _roles(option: Mapping[str, Any], stance: str) -> list[str]:
+def _roles(option: CardOption, stance: str) -> list[str]:
     """The roles on one side, escaped for ``detail``."""
-    return sorted(
-        {escape(str(a.get("role"))) for a in _arguments(option) if a.get("stance") == stance}
-    )
-
-
-def _threshold(document: Mapping[str, Any]) -> float:
-    params = document.get("parameters") or {}
-    return float(params.get("threshold", 0.5))
+    return sorted({escape(a.role) for a in option.arguments if a.stance == stance})
 
 
 def _link(review_url: str, plan_id: str, version: int) -> dict[str, Any]:
@@ -282,7 +424,7 @@ def _link(review_url: str, plan_id: str, version: int) -> dict[str, Any]:
     }
 
 
-def _source(review_url: str, options: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+def _source(review_url: str, options: Sequence[CardOption] = ()) -> dict[str, Any]:
     """The card's source; its ``topic`` is the detected-issue code (v3 ActCode, as the plan's
     DetectedIssue carries it) of the worst-harm coded safety finding of ``options`` (the first
     such among equals): naproxen on warfarin is a drug interaction before it is an age alert."""
@@ -293,8 +435,8 @@ def _source(review_url: str, options: Sequence[Mapping[str, Any]] = ()) -> dict[
     return out
 
 
-def _panel(document: Mapping[str, Any]) -> str:
-    roles = [escape(str(p.get("role"))) for p in (document.get("meta") or {}).get("panel") or ()]
+def _panel(plan: CardPlan) -> str:
+    roles = [escape(role) for role in plan.panel]
     return ", ".join(roles) if roles else "n/a"
 
 
@@ -311,20 +453,22 @@ def _drug_text(draft: Mapping[str, Any] | None, ref: str) -> str:
 def order_card(
     findings: Sequence[Finding],
     *,
-    document: Mapping[str, Any],
+    plan: CardPlan | Mapping[str, Any],
     draft: Mapping[str, Any] | None,
     review_url: str,
     record: CardRecord,
     notes: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """One card for one draft order and every finding against it (strongest first)."""
-    ordered = sorted(findings, key=lambda f: -float(f.option.get("score") or 0.0))
+    """One card for one draft order and every finding against it (strongest first).
+    ``plan``: ``card_plan`` of the typed plan the findings came from, or a stored document."""
+    view = _as_plan(plan)
+    ordered = sorted(findings, key=lambda f: -(f.option.score or 0.0))
     top = ordered[0]
     severity = min((f.severity for f in ordered), key=lambda i: _INDICATOR_RANK.index(i))
     drug = _drug_text(draft, top.draft_ref)
-    thr = _threshold(document)
+    thr = view.threshold
     detail: list[str] = [
-        f"The care-plan panel ({_panel(document)}) deliberated about the draft order "
+        f"The care-plan panel ({_panel(view)}) deliberated about the draft order "
         f"**{escape(drug)}** against the patient's record and found it should not go ahead as "
         "written.",
     ]
@@ -332,12 +476,12 @@ def order_card(
         o = f.option
         detail += [
             "",
-            f"**{escape(str(o.get('title', '')))}** ({escape(str(o.get('category', '')))}; "
-            f"score {_fmt(o.get('score'))}, "
+            f"**{escape(o.title)}** ({escape(o.category)}; "
+            f"score {_fmt(o.score)}, "
             f"included because above {thr:.2f})",
         ]
-        if o.get("description"):
-            detail.append(escape(_clip(str(o["description"]), 600)))
+        if o.description:
+            detail.append(escape(_clip(o.description, 600)))
         pro = _argument_lines(o, "support")
         con = _argument_lines(o, "attack")
         if pro:
@@ -365,12 +509,10 @@ def order_card(
             ],
         }
     ]
-    alt = _alternative(document, top.draft_ref, draft, record)
+    alt = _alternative(view, top.draft_ref, draft, record)
     if alt is not None:
         suggestions.append(alt)
-    summary = _clip(
-        plain(f"{drug}: {top.option.get('title', 'the panel advises against this order')}")
-    )
+    summary = _clip(plain(f"{drug}: {top.option.title or 'the panel advises against this order'}"))
     return {
         "uuid": record.card_id,
         "summary": summary,
@@ -387,30 +529,29 @@ def order_card(
 
 
 def _alternative(
-    document: Mapping[str, Any],
+    plan: CardPlan,
     draft_ref: str,
     draft: Mapping[str, Any] | None,
     record: CardRecord,
 ) -> dict[str, Any] | None:
     """A safer alternative the panel *included*: an option about the same draft that carries a
     medication code and does not itself say stop (e.g. "use paracetamol instead" with RxNorm)."""
-    for option in document.get("options") or ():
-        code = option.get("code")
-        if not (_included(option) and _about(option, draft_ref) and isinstance(code, Mapping)):
+    for option in plan.options:
+        code = option.code
+        if not (option.included and _about(option, draft_ref) and code is not None):
             continue
         if _says_against(option, draft_ref):
             continue  # the finding itself (its code is the drug to stop), not an alternative
-        if code.get("system") != "http://www.nlm.nih.gov/research/umls/rxnorm":
+        system, value, shown = code
+        if system != "http://www.nlm.nih.gov/research/umls/rxnorm":
             continue
-        display = str(code.get("display") or option.get("title") or "")
+        display = shown or option.title
         resource: dict[str, Any] = {
             "resourceType": "MedicationRequest",
             "status": "draft",
             "intent": "proposal",
             "medicationCodeableConcept": {
-                "coding": [
-                    {"system": code["system"], "code": code.get("code"), "display": display}
-                ],
+                "coding": [{"system": system, "code": value, "display": display}],
                 "text": display,
             },
             "subject": {"reference": record.patient_ref},
@@ -419,7 +560,7 @@ def _alternative(
             resource["encounter"] = dict(draft["encounter"])
         return {
             "label": _clip(plain(f"Use {display} instead"), 80),
-            "uuid": _card_uuid(record.card_id, "alternative", option.get("id")),
+            "uuid": _card_uuid(record.card_id, "alternative", option.id),
             "actions": [
                 {
                     "type": "delete",
@@ -436,10 +577,10 @@ def _alternative(
     return None
 
 
-def _order(option: Mapping[str, Any]) -> tuple[int, float]:
-    cat = str(option.get("category"))
+def _order(option: CardOption) -> tuple[int, float]:
+    cat = option.category
     rank = CATEGORY_ORDER.index(cat) if cat in CATEGORY_ORDER else len(CATEGORY_ORDER)
-    return rank, -float(option.get("score") or 0.0)
+    return rank, -(option.score or 0.0)
 
 
 def _deliberation(document: Mapping[str, Any]) -> Deliberation | None:
@@ -465,41 +606,37 @@ def _ranked(rank: int, text: str) -> str:
 
 
 def summary_card(
-    document: Mapping[str, Any],
+    plan: CardPlan | Mapping[str, Any],
     *,
     review_url: str,
     record: CardRecord,
     notes: Sequence[str] = (),
-    plan: tuple[Deliberation, Summary] | None = None,
 ) -> dict[str, Any]:
     """The patient-view card: top activities, borderline options, safety warning, link.
 
-    ``plan``: the typed deliberation and its clinician summary where the caller has them (the
-    plan it just made); without them both are worked out from the document."""
-    options = [o for o in document.get("options") or () if isinstance(o, Mapping)]
-    included = sorted((o for o in options if _included(o)), key=_order)
-    borderline = [o for o in options if o.get("borderline")]
+    ``plan``: ``card_plan`` of the typed plan and its clinician summary where the caller has
+    them (the plan it just wrote); a stored document otherwise."""
+    view = _as_plan(plan)
+    options = view.options
+    included = sorted((o for o in options if o.included), key=_order)
+    borderline = [o for o in options if o.borderline]
     # What the summary marks urgent is never on an ``info`` card (an older document without
     # urgency classes: its immediate-safety activities).
-    safety = [o for o in included if o.get("category") == "immediate-safety" or _urgent(o)]
-    thr = _threshold(document)
+    safety = [o for o in included if o.category == "immediate-safety" or _urgent(o)]
     lines: list[str] = [
-        f"A panel of {_panel(document)} deliberated on this patient's record: "
+        f"A panel of {_panel(view)} deliberated on this patient's record: "
         f"{len(included)} of {len(options)} candidate interventions cleared the "
-        f"{thr:.2f} threshold.",
+        f"{view.threshold:.2f} threshold.",
     ]
-    if plan is None:
-        d = _deliberation(document)
-        ranked = ranked_lines(summarise(d, evaluate(d))) if d is not None else None
-    else:
-        d, ranked = plan[0], ranked_lines(plan[1])
+    d = view.deliberation
+    ranked = ranked_lines(view.summary) if view.summary is not None else None
     if ranked:
         lines += ["", f"**{escape(ranking_label())}**", *ranked]
     if safety and ranked is None:
         lines += ["", "**Safety: the panel found an issue that needs attention now**"]
         for o in safety:
             lines.append(
-                f"- **{escape(str(o.get('title', '')))}** (score {_fmt(o.get('score'))}; for: "
+                f"- **{escape(o.title)}** (score {_fmt(o.score)}; for: "
                 f"{', '.join(_roles(o, 'support')) or 'none'}; against: "
                 f"{', '.join(_roles(o, 'attack')) or 'none'})"
             )
@@ -507,15 +644,12 @@ def summary_card(
     if top and ranked is None:
         lines += ["", "**Top activities**"]
         for o in top:
-            lines.append(
-                f"- {escape(str(o.get('title', '')))} ({escape(str(o.get('category', '')))}, "
-                f"score {_fmt(o.get('score'))})"
-            )
+            lines.append(f"- {escape(o.title)} ({escape(o.category)}, score {_fmt(o.score)})")
     if borderline:
         lines += ["", "**Awaiting a human decision** (score too close to call)"]
         for o in borderline:
-            lines.append(f"- {escape(str(o.get('title', '')))} (score {_fmt(o.get('score'))})")
-    missing = [str(m) for m in (document.get("meta") or {}).get("missing") or ()]
+            lines.append(f"- {escape(o.title)} (score {_fmt(o.score)})")
+    missing = view.missing
     if notes or missing:
         lines += ["", "**Made without**", *_items((*notes, *missing))]
     coverage = d.meta.coverage if d is not None else None
@@ -533,7 +667,7 @@ def summary_card(
     if safety:
         lead = min(safety, key=lambda o: not _urgent(o))  # stable: the first urgent one
         kind = "urgent" if _urgent(lead) else "safety issue"
-        summary = f"Care plan: {kind}: {lead.get('title', '')}"
+        summary = f"Care plan: {kind}: {lead.title}"
         if unchecked is not None:
             summary += f"; not checked: {unchecked.label}"
         indicator = "warning"

@@ -50,8 +50,11 @@ from service.cds_hooks.auth import (
     load_trusted_clients,
 )
 from service.cds_hooks.cards import (
+    CardPlan,
     CardRecord,
     card_id_for,
+    card_plan,
+    card_plan_of_document,
     order_card,
     order_findings,
     summary_card,
@@ -69,6 +72,7 @@ from service.cds_hooks.feedback import (
 from service.cds_hooks.prefetch import FhirClient, Resolved, assemble_bundle, resolve_prefetch
 from service.cds_hooks.request import HookRequest, parse_hook_request
 from service.cds_hooks.services import SERVICES, ServiceDefinition, discovery_document
+from service.core.evaluation import Evaluation
 from service.core.model import Deliberation
 from service.errors import (
     CanoeError,
@@ -117,6 +121,9 @@ class _Outcome(Protocol):
 class _PlanOutcome(_Outcome, Protocol):
     @property
     def plan(self) -> Deliberation | None: ...
+
+    @property
+    def evaluation(self) -> Evaluation | None: ...
 
     @property
     def clinician(self) -> Summary | None: ...
@@ -398,23 +405,18 @@ class _Bridge:
             )
 
         notes = (*call.notes, *resolved.notes)
+        view = _card_plan(outcome)
         cards: list[dict[str, Any]] = []
         issued: list[CardRecord] = []
         if service.hook == "patient-view":
             rec = record("summary")
             cards.append(
-                summary_card(
-                    document,
-                    review_url=self.config.review_url,
-                    record=rec,
-                    notes=notes,
-                    plan=_typed(outcome),
-                )
+                summary_card(view, review_url=self.config.review_url, record=rec, notes=notes)
             )
             issued.append(rec)
         else:
             drafts = {f"MedicationRequest/{d.get('id')}": d for d in call.drafts}
-            findings = order_findings(document, call.focus)
+            findings = order_findings(view, call.focus)
             for ref in call.focus:
                 mine = [f for f in findings if f.draft_ref == ref]
                 if not mine:
@@ -423,7 +425,7 @@ class _Bridge:
                 cards.append(
                     order_card(
                         mine,
-                        document=document,
+                        plan=view,
                         draft=drafts.get(ref),
                         review_url=self.config.review_url,
                         record=rec,
@@ -679,8 +681,9 @@ async def serve(service: PlanService, settings: Settings, *, host: str = "0.0.0.
     await server.serve()
 
 
-def _typed(outcome: _PlanOutcome) -> tuple[Deliberation, Summary] | None:
-    """The plan's typed deliberation and clinician summary, as its writing step made them."""
-    if outcome.plan is None or outcome.clinician is None:
-        return None
-    return outcome.plan, outcome.clinician
+def _card_plan(outcome: _PlanOutcome) -> CardPlan:
+    """What the cards read of the plan: the typed deliberation, evaluation and clinician summary
+    its writing step made (``service.versions``); the document only when they are absent."""
+    if outcome.plan is None or outcome.evaluation is None:
+        return card_plan_of_document(outcome.deliberation)
+    return card_plan(outcome.plan, outcome.evaluation, outcome.clinician)

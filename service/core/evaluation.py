@@ -39,7 +39,15 @@ from service.core.model import (
     Parameters,
 )
 from service.core.qbaf import propagate_indexed
-from service.core.router import Path, count_votes, route_counts
+from service.core.results import (
+    NodeScore,
+    OptionDecider,
+    OptionResult,
+    ProblemResult,
+    _node_score,
+    node_setters,
+)
+from service.core.router import count_votes, route_counts
 from service.core.selection import select
 
 __all__ = [
@@ -97,60 +105,6 @@ _NO_URGENCY = _URGENCY_RANK["soon"]
 # timed one; a document whose options all lack one keeps the order it was issued with.
 _TIMEFRAME_RANK = {t: i for i, t in enumerate(TIMEFRAMES)}
 _NO_TIMEFRAME = len(TIMEFRAMES)
-
-
-@dataclass(frozen=True, slots=True)
-class NodeScore:
-    """``sigma`` None for a rejected argument (out of the graph)."""
-
-    id: str
-    tau: float
-    tau_calibrated: float
-    sigma: float | None
-
-
-# A frozen dataclass's __init__ sets every field through object.__setattr__, which makes building
-# the hundreds of NodeScores of a plan a third of its evaluation. _node_score makes the very same
-# object by calling the slots' own setters; tests check it stays equal to NodeScore(...).
-_NODE_SETTERS = tuple(NodeScore.__dict__[f].__set__ for f in NodeScore.__slots__)
-
-
-def _node_score(id: str, tau: float, tau_calibrated: float, sigma: float | None) -> NodeScore:
-    node: NodeScore = object.__new__(NodeScore)
-    set_id, set_tau, set_tau_calibrated, set_sigma = _NODE_SETTERS
-    set_id(node, id)
-    set_tau(node, tau)
-    set_tau_calibrated(node, tau_calibrated)
-    set_sigma(node, sigma)
-    return node
-
-
-OptionDecider = Literal["score", "human", "problems", "incompatibility"]
-
-
-@dataclass(frozen=True, slots=True)
-class OptionResult:
-    option_id: str
-    score: float  # F(o) = sigma(o); the last iterate when not converged
-    decision: OptionDecision
-    # "problems": excluded since it treats only rejected problems; "incompatibility": excluded
-    # since an incompatible action on the same medicine scored higher (``service.core.selection``)
-    decided_by: OptionDecider
-    borderline: bool
-    nodes: Mapping[str, NodeScore]  # option node first, then arguments in option order
-    converged: bool
-    iterations: int
-    reason: str = ""  # why the selection excluded it ("" when the score or a human decided)
-    # (problem id, how its acceptance was decided) for each accepted problem it treats
-    problems: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class ProblemResult:
-    problem_id: str
-    path: Path
-    decision: Judgement | None
-    decided_by: Literal["consensus", "fallback", "arbitration", "human", "pending"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +169,7 @@ def evaluate_option(option: Option, parameters: Parameters) -> OptionResult:
     score = sigma[0]
     nodes = {option.id: _node_score(option.id, OPTION_PRIOR, OPTION_PRIOR, score)}
     # _node_score written out: one Python call less per argument is a tenth of the whole loop.
-    set_id, set_tau, set_tau_calibrated, set_sigma = _NODE_SETTERS
+    set_id, set_tau, set_tau_calibrated, set_sigma = node_setters()
     for a in option.arguments:
         i = node(a.id)
         ns: NodeScore = object.__new__(NodeScore)

@@ -26,12 +26,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
 from service.core.model import Option
-
-if TYPE_CHECKING:
-    from service.core.evaluation import OptionResult, ProblemResult
+from service.core.results import OptionResult, ProblemResult
 
 __all__ = [
     "INCOMPATIBLE_FATES",

@@ -65,6 +65,7 @@ from service.stored_summary import summary_from_record
 from service.text.patient import patient_version
 from service.text.summary import coverage_detail, coverage_lines, summarise
 from service.text.words import ranking_label
+from service.versions import WrittenVersion
 
 __all__ = ["ReviewConfig", "ReviewService", "build_review"]
 
@@ -88,6 +89,9 @@ class _Contested(Protocol):
 
     @property
     def replayed(self) -> bool: ...
+
+    @property
+    def written(self) -> WrittenVersion | None: ...
 
 
 class ReviewService(Protocol):
@@ -174,6 +178,11 @@ class _Review:
         self._versions: OrderedDict[
             tuple[str, str, int], tuple[VersionRecord, Deliberation, Evaluation]
         ] = OrderedDict()
+        # Versions this app just wrote (a contestation), typed as their writing step made
+        # them: the page after the change renders from them rather than parse the document.
+        self._written: OrderedDict[tuple[str, str, int], tuple[Deliberation, Evaluation]] = (
+            OrderedDict()
+        )
 
     # ------------------------------------------------------------------ plumbing
 
@@ -287,8 +296,11 @@ class _Review:
         key = (session.tenant, plan_id, rec.version)
         hit = self._versions.get(key)
         if hit is None:
-            d = from_document(rec.deliberation)
-            hit = (rec, d, evaluate(d))
+            typed = self._written.pop(key, None)
+            if typed is None:
+                d = from_document(rec.deliberation)
+                typed = (d, evaluate(d))
+            hit = (rec, typed[0], typed[1])
             self._versions[key] = hit
             while len(self._versions) > _CACHE:
                 self._versions.popitem(last=False)
@@ -728,6 +740,11 @@ class _Review:
                     issues=[i.diagnostics for i in exc.issues],
                     reload=f"{self.config.prefix}/plans/{plan_id}?v={version}",
                 )
+            if done.written is not None:
+                w = done.written
+                self._written[(s.tenant, plan_id, w.version)] = (w.deliberation, w.evaluation)
+                while len(self._written) > _CACHE:
+                    self._written.popitem(last=False)
             log.info(
                 "review.contested",
                 plan_id=plan_id,

@@ -41,7 +41,7 @@ def _card(*options: dict[str, Any]) -> dict[str, Any]:
     )
     return order_card(
         order_findings(doc, [DRAFT]),
-        document=doc,
+        plan=doc,
         draft=None,
         review_url="https://r",
         record=record,

@@ -208,7 +208,7 @@ def test_no_card_field_carries_markup_from_data(p: list[str]) -> None:
     assert findings  # the finding's title says "Stop"
     card = order_card(
         findings,
-        document=document,
+        plan=document,
         draft=draft,
         review_url=REVIEW,
         record=_record("order"),

@@ -271,7 +271,7 @@ def test_order_card_shape() -> None:
     doc = _document()
     card = order_card(
         order_findings(doc, ["MedicationRequest/d1"]),
-        document=doc,
+        plan=doc,
         draft={"id": "d1", "medicationCodeableConcept": {"text": "Naproxen 220 MG"}},
         review_url="https://cds.example.org/review",
         record=_record(),
@@ -471,8 +471,11 @@ def test_an_order_card_follows_the_options_action_kind(
 
 
 def test_an_activity_for_today_is_urgent_on_the_card_whatever_its_class() -> None:
-    from service.cds_hooks.cards import _urgent
+    from service.cds_hooks.cards import CardOption, _urgent
 
-    assert _urgent({"timeframe": "now", "urgency_class": "routine"})
-    assert not _urgent({"timeframe": "7d", "urgency_class": "urgent"})
-    assert _urgent({"urgency_class": "urgent"})  # a document written before timeframes
+    def option(**fields: str) -> CardOption:
+        return CardOption("o", "t", "monitoring", **fields)  # type: ignore[arg-type]
+
+    assert _urgent(option(timeframe="now", urgency_class="routine"))
+    assert not _urgent(option(timeframe="7d", urgency_class="urgent"))
+    assert _urgent(option(urgency_class="urgent"))  # a document written before timeframes

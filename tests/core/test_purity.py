@@ -18,9 +18,10 @@ import service.text
 
 CORE = Path(service.core.__file__).parent
 # The reasoning and nothing else: A-QBAF (qbaf, _vector), arena calibration, the CAMP router,
-# contestation, plan evaluation and selection, the deliberation model and its exported document
-# with the document's JSON Schema, and the memo that writes a plan's shared contestation records
-# once (memo). The patient record is service.record; the plan's text is service.text.
+# contestation, plan evaluation, its results and selection, the deliberation model and its
+# exported document with the document's JSON Schema, and the memo that writes a plan's shared
+# contestation records once (memo). The patient record is service.record; the plan's text is
+# service.text.
 REASONING = {
     "__init__.py",
     "_vector.py",
@@ -32,6 +33,7 @@ REASONING = {
     "memo.py",
     "model.py",
     "qbaf.py",
+    "results.py",
     "router.py",
     "selection.py",
     "deliberation.schema.json",

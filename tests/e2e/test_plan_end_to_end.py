@@ -19,13 +19,13 @@ import pytest
 from fhir_mapping.careplan import careplan_of, deliberation_from_bundle, plan_bundle
 from fhir_mapping.definitions import CS_ACTION, CS_INPUT
 from fhir_mapping.ingest import ingest
-from fhir_mapping.tasks import contest_bundle
 from inference.embedded import EmbeddedExperts
 from inference.evidence import EvidenceBase
 from service.core import from_document, to_document
 from service.pipeline import Planner, PlanResult
 from tests.conftest import FHIR_FIXTURES, REALISTIC_BUNDLES, REPO_ROOT, fixture_bundle
 from tests.fhir_mapping.fhir_checks import assert_references_resolve, assert_valid
+from tests.support.contest import contest_bundle
 
 CREATED = "2026-11-30T09:00:00+00:00"
 

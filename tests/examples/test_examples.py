@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 
 from fhir_mapping.careplan import deliberation_from_bundle
-from fhir_mapping.tasks import contest_bundle
 from service.core import evaluate, to_document
 from tests.conftest import CDS_FIXTURES, REPO_ROOT, fixture_bundle
 from tests.examples.make_tasks import TASKS_DIR, dumps, fixture_plan, render
 from tests.fhir_mapping.fhir_checks import assert_valid
 from tests.service.conftest import grpcurl_binary, serving
 from tests.service.test_http_side import _free_port
+from tests.support.contest import contest_bundle
 
 EXAMPLES = REPO_ROOT / "examples"
 RECORDED = "2026-11-30T11:00:00+00:00"

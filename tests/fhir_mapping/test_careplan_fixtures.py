@@ -16,11 +16,11 @@ from fhir_mapping.careplan import (
 )
 from fhir_mapping.definitions import CS_ACTION, CS_INPUT
 from fhir_mapping.ingest import ingest
-from fhir_mapping.tasks import contest_bundle
 from service.core import evaluate
 from tests.conftest import REALISTIC_BUNDLES
 from tests.fhir_mapping.factories import PRACTITIONER, deliberation_from_profile
 from tests.fhir_mapping.fhir_checks import assert_references_resolve, assert_valid
+from tests.support.contest import contest_bundle
 
 
 def _input_refs(raw: bytes) -> dict[str, object]:

@@ -321,8 +321,15 @@ def test_a_critical_glucose_is_today_and_leads_with_its_first_step(value: float,
 
 @pytest.mark.parametrize(("value", "unit"), [(3.0, "mmol/L"), (54.0, "mg/dL")])
 def test_a_low_glucose_above_the_critical_value_is_this_week(value: float, unit: str) -> None:
+    """Short of a critical value, an acute test's result outside its interval is reviewed
+    this week (timeframes.yaml, rcpath-non-critical)."""
     p = profile(obs("g", "2345-7", value, unit))
     assert known_options(p)[f"{NET}glucose"].timeframe == "7d"
+
+
+def test_a_slow_tests_result_outside_its_interval_is_reviewed_in_routine_time() -> None:
+    p = profile(obs("a", "1742-6", 95.0, "U/L"))  # ALT: no harm within days on its own
+    assert known_options(p)[f"{NET}alt"].timeframe == "4w"
 
 
 def test_hba1c_in_percent_and_mmol_mol_both_judged_against_diabetes_or_not() -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import grpc
 import pytest
 
-import service.app
+import service.versions
 from fhir_mapping.careplan import deliberation_from_bundle
 from service.errors import BackendTimeout, InputError
 from service.settings import load_settings
@@ -89,7 +89,7 @@ async def test_a_contestation_stops_when_its_request_is_cancelled(
     token: once the token is cancelled (the client went away mid-work), it stops at the next
     checkpoint and stores no new version."""
     seen: list[Work | None] = []
-    real_evaluate = service.app.evaluate
+    real_evaluate = service.versions.evaluate
 
     def evaluate_then_cancel(d: Any) -> Any:
         work = current()
@@ -98,7 +98,7 @@ async def test_a_contestation_stops_when_its_request_is_cancelled(
             work.cancel("the client went away")
         return real_evaluate(d)
 
-    monkeypatch.setattr(service.app, "evaluate", evaluate_then_cancel)
+    monkeypatch.setattr(service.versions, "evaluate", evaluate_then_cancel)
     async with serving(tmp_path) as h:
         r = await h.stub.GeneratePlan(pb.GeneratePlanRequest(bundle_json=bundle_bytes()))
         got = await h.stub.GetDeliberation(pb.GetDeliberationRequest(plan_id=r.plan_id))
