@@ -8,21 +8,29 @@ statement entered in error says nothing and is skipped.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from datetime import date
+from typing import Any, Protocol
 
+from fhir_mapping import r4
+from fhir_mapping._parsed import ParsedEntry
+from fhir_mapping._read import cc_text, codes
 from service.record.profile import MedicationStatement
-
-if TYPE_CHECKING:
-    from fhir_mapping._parsed import ParsedEntry
-    from fhir_mapping._profile import _Builder
 
 __all__ = ["statement"]
 
 
+class _Builder(Protocol):
+    """What this reader uses of the profile builder (``_profile._Builder``)."""
+
+    def _date(
+        self, ref: str, path: str, value: object, *, dates_record: bool = True
+    ) -> date | None: ...
+
+    def _medication_concept(self, e: ParsedEntry) -> tuple[r4.CodeableConcept | None, str, str]: ...
+
+
 def statement(b: _Builder, entry: ParsedEntry) -> MedicationStatement | None:
     """The statement of ``entry``; None when it was entered in error."""
-    from fhir_mapping._profile import _cc_text, _codes
-
     r: Any = entry.resource
     if r.status == "entered-in-error":
         return None
@@ -33,12 +41,12 @@ def statement(b: _Builder, entry: ParsedEntry) -> MedicationStatement | None:
     day = b._date(entry.ref, "MedicationStatement.effective[x]", eff) or b._date(
         entry.ref, "MedicationStatement.dateAsserted", r.dateAsserted
     )
-    words = [_cc_text(cc) for cc in r.statusReason or ()]
+    words = [cc_text(cc) for cc in r.statusReason or ()]
     words += [str(n.text) for n in r.note or () if n.text]
     return MedicationStatement(
         ref=entry.ref,
-        text=_cc_text(concept) or display,
-        codes=_codes(concept),
+        text=cc_text(concept) or display,
+        codes=codes(concept),
         status=str(r.status or ""),
         day=day,
         reason="; ".join(w for w in words if w),
