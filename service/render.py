@@ -34,19 +34,33 @@ def render_summary(
 def render_plan(
     plan: Deliberation, ev: Evaluation, evidence: Mapping[str, EvidenceDoc] | None = None
 ) -> str:
-    evidence = evidence or {}
-    out: list[str] = []
+    """The full view (``canoe plan --detail``): header, problems, included activities, the
+    options left out, then the synthesis, what is missing, unusable facts, coverage and the
+    contestations."""
+    sections = (
+        _header(plan),
+        _problems(plan, ev),
+        _included(plan, ev, evidence or {}),
+        _left_out(plan, ev),
+        _tail(plan),
+    )
+    return "\n".join(line for section in sections for line in section)
+
+
+def _header(plan: Deliberation) -> list[str]:
     p = plan.parameters
-    out.append(f"CARE PLAN {plan.plan_id} v{plan.version} for {plan.patient_ref}")
-    out.append(
+    return [
+        f"CARE PLAN {plan.plan_id} v{plan.version} for {plan.patient_ref}",
         f"complexity {plan.meta.complexity or '?'}; panel: "
         + ", ".join(role for role, _ in plan.meta.panel)
-        + f"; backend {plan.meta.backend}; evidence base {plan.meta.evidence_version}"
-    )
-    out.append(f"parameters: delta={p.delta} beta={p.beta} threshold={p.threshold} band=±{p.band}")
-    out.append("")
+        + f"; backend {plan.meta.backend}; evidence base {plan.meta.evidence_version}",
+        f"parameters: delta={p.delta} beta={p.beta} threshold={p.threshold} band=±{p.band}",
+        "",
+    ]
 
-    out.append("PROBLEMS")
+
+def _problems(plan: Deliberation, ev: Evaluation) -> list[str]:
+    out = ["PROBLEMS"]
     problems = {pr.id: pr for pr in plan.problems}
     for r in ev.problems:
         pr = problems[r.problem_id]
@@ -59,10 +73,12 @@ def render_plan(
         )
         if pr.arbitration_rationale:
             out.append(f"        arbitration: {pr.arbitration_rationale}")
-    out.append("")
+    return [*out, ""]
 
+
+def _included(plan: Deliberation, ev: Evaluation, evidence: Mapping[str, EvidenceDoc]) -> list[str]:
     options = {o.id: o for o in plan.options}
-    out.append("ACTIVITIES (included)")
+    out = ["ACTIVITIES (included)"]
     current = None
     for oid in ev.plan:
         o = options[oid]
@@ -72,55 +88,58 @@ def render_plan(
         if group != current:
             current = group
             out.append(f"  == {group.capitalize()} ==")
-        out.extend(_option_block(o, ev, evidence, p.threshold))
+        out.extend(_option_block(o, ev, evidence, plan.parameters.threshold))
     if not ev.plan:
         out.append("  (none cleared the threshold)")
-    out.append("")
+    return [*out, ""]
 
-    out.append("NOT INCLUDED")
+
+def _left_out(plan: Deliberation, ev: Evaluation) -> list[str]:
+    options = {o.id: o for o in plan.options}
+    out = ["NOT INCLUDED"]
     for result in ev.options:
-        if result.decision == "exclude":
-            o = options[result.option_id]
-            why = (
-                "excluded by a human decision"
-                if result.decided_by == "human"
-                else f"score {result.score:.3f}; {result.reason}"
-                if result.reason  # excluded by the plan's selection, whatever the score
-                else f"score {result.score:.3f} <= threshold {p.threshold}"
+        if result.decision != "exclude":
+            continue
+        o = options[result.option_id]
+        why = (
+            "excluded by a human decision"
+            if result.decided_by == "human"
+            else f"score {result.score:.3f}; {result.reason}"
+            if result.reason  # excluded by the plan's selection, whatever the score
+            else f"score {result.score:.3f} <= threshold {plan.parameters.threshold}"
+        )
+        flag = "  [BORDERLINE: awaiting human decision]" if result.borderline else ""
+        out.append(f"  - {o.title}: {why}{flag}")
+        against = [a for a in o.arguments if a.stance == "attack" and a.status != "rejected"]
+        if against:
+            top = max(
+                against,
+                key=lambda a: _sigma(result.nodes[a.id]) if a.id in result.nodes else 0.0,
             )
-            flag = "  [BORDERLINE: awaiting human decision]" if result.borderline else ""
-            out.append(f"  - {o.title}: {why}{flag}")
-            against = [a for a in o.arguments if a.stance == "attack" and a.status != "rejected"]
-            if against:
-                top = max(
-                    against,
-                    key=lambda a: _sigma(result.nodes[a.id]) if a.id in result.nodes else 0.0,
-                )
-                out.append(f"      strongest objection ({top.role}): {top.text}")
-    out.append("")
+            out.append(f"      strongest objection ({top.role}): {top.text}")
+    return [*out, ""]
 
-    if plan.meta.synthesis:
-        out.append("SUMMARY")
-        out.append("  " + plan.meta.synthesis)
-        out.append("")
-    if plan.meta.missing:
-        out.append("MISSING CONTRIBUTIONS (the plan was made without them)")
-        out.extend(f"  - {m}" for m in plan.meta.missing)
-        out.append("")
-    if plan.meta.unused_facts:
-        out.append("FACTS THE PANEL COULD NOT USE")
-        out.extend(f"  - {u}" for u in plan.meta.unused_facts)
-        out.append("")
-    if plan.meta.coverage is not None:
+
+def _tail(plan: Deliberation) -> list[str]:
+    m = plan.meta
+    out: list[str] = []
+    if m.synthesis:
+        out += ["SUMMARY", "  " + m.synthesis, ""]
+    if m.missing:
+        out += ["MISSING CONTRIBUTIONS (the plan was made without them)"]
+        out += [f"  - {x}" for x in m.missing] + [""]
+    if m.unused_facts:
+        out += ["FACTS THE PANEL COULD NOT USE", *(f"  - {u}" for u in m.unused_facts), ""]
+    if m.coverage is not None:
         out.append("COVERAGE (what the plan checked and what it could not)")
-        out += [f"  - {line}" for line in coverage_detail(plan.meta.coverage)]
-        out.append("")
+        out += [f"  - {line}" for line in coverage_detail(m.coverage)] + [""]
     if plan.contestations:
         out.append("CONTESTATIONS")
-        for c in plan.contestations:
-            out.append(f"  - {c.at} {c.actor} {c.action} {c.target}: {c.reason}")
+        out += [
+            f"  - {c.at} {c.actor} {c.action} {c.target}: {c.reason}" for c in plan.contestations
+        ]
         out.append("")
-    return "\n".join(out)
+    return out
 
 
 def _option_block(

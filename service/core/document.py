@@ -46,6 +46,7 @@ from service.core.model import (
     SourceRecord,
     Vote,
 )
+from service.core.results import OptionResult, ProblemResult
 from service.core.router import count_votes, route_counts
 from service.errors import DocumentError, Issue
 
@@ -130,104 +131,10 @@ def to_document(deliberation: Deliberation, ev: Evaluation | None = None) -> dic
         ev = evaluate(deliberation)
     p = deliberation.parameters
     m = deliberation.meta
-    problems = []
-    for prob, pr in zip(deliberation.problems, ev.problems, strict=True):
-        problems.append(
-            {
-                "id": prob.id,
-                "display": prob.display,
-                "initial": prob.initial,
-                "votes": [
-                    {
-                        "role": v.role,
-                        "vote": v.vote,
-                        "confidence": float(v.confidence),
-                        "quote": v.quote,
-                        "rationale": v.rationale,
-                    }
-                    for v in prob.votes
-                ],
-                "refs": list(prob.refs),
-                "arbitration": prob.arbitration,
-                "arbitration_rationale": prob.arbitration_rationale,
-                "human_decision": prob.human_decision,
-                "path": pr.path,
-                "decision": pr.decision,
-                "decided_by": pr.decided_by,
-            }
-        )
-    options = []
-    for o, r in zip(deliberation.options, ev.options, strict=True):
-        option_node = r.nodes[o.id]
-        nodes: list[dict[str, object]] = [
-            {
-                "id": o.id,
-                "kind": "option",
-                "tau": OPTION_PRIOR,
-                "tau_calibrated": OPTION_PRIOR,
-                "sigma": option_node.sigma,
-            }
-        ]
-        for a in o.arguments:
-            ns = r.nodes[a.id]
-            node: dict[str, object] = {"kind": "argument", **argument_dict(a)}
-            node["tau"] = float(a.tau)
-            node["tau_calibrated"] = ns.tau_calibrated
-            node["sigma"] = ns.sigma
-            nodes.append(node)
-        options.append(
-            {
-                "id": o.id,
-                "title": o.title,
-                "category": o.category,
-                "description": o.description,
-                "refs": list(o.refs),
-                "problem_ids": list(o.problem_ids),
-                "code": None
-                if o.code is None
-                else {"system": o.code[0], "code": o.code[1], "display": o.code[2]},
-                "medication_ref": o.medication_ref,
-                "human_decision": o.human_decision,
-                "score": r.score,
-                "decision": r.decision,
-                "decided_by": r.decided_by,
-                "borderline": r.borderline,
-                "converged": r.converged,
-                "iterations": r.iterations,
-                "nodes": nodes,
-                "edges": [edge_dict(e) for e in o.edges],
-                "clashes": [_clash(c) for c in o.clashes],
-            }
-        )
-        if r.reason:  # derived, optional: only an option the selection excluded has one
-            options[-1]["reason"] = r.reason
-        if r.problems:  # derived, optional: the accepted problems it treats and their paths
-            paths: list[dict[str, object]] = [
-                {"problem_id": pid, "decided_by": how} for pid, how in r.problems
-            ]
-            options[-1]["problem_paths"] = paths
-        if o.priority is not None:  # optional: older documents have none and stay as they were
-            options[-1]["priority"] = o.priority
-        if o.findings:  # optional, as priority
-            findings: list[dict[str, object]] = [
-                {"kind": f.kind, "severity": f.severity, "criterion": f.criterion}
-                for f in o.findings
-            ]
-            options[-1]["findings"] = findings
-        if o.urgency_class is not None:  # optional as well, for the same reason
-            options[-1]["urgency_class"] = o.urgency_class
-        if o.answers:  # optional as well
-            options[-1]["answers"] = list(o.answers)
-        if o.treats is not None:  # optional as well
-            options[-1]["treats"] = o.treats
-        if o.action is not None:  # optional as well
-            options[-1]["action"] = o.action
-        if o.timeframe is not None:  # optional as well
-            options[-1]["timeframe"] = o.timeframe
-        if o.harm is not None:  # optional as well
-            options[-1]["harm"] = float(o.harm)
-        if o.transition:  # optional as well
-            options[-1]["transition"] = True
+    problems = [
+        _problem_dict(prob, pr) for prob, pr in zip(deliberation.problems, ev.problems, strict=True)
+    ]
+    options = [_option_dict(o, r) for o, r in zip(deliberation.options, ev.options, strict=True)]
     return {
         "format": DELIBERATION_FORMAT,
         "plan_id": deliberation.plan_id,
@@ -269,6 +176,105 @@ def to_document(deliberation: Deliberation, ev: Evaluation | None = None) -> dic
         "contestations": _contestations(deliberation.contestations),
         "plan": list(ev.plan),
     }
+
+
+def _problem_dict(prob: Problem, pr: ProblemResult) -> dict[str, Any]:
+    return {
+        "id": prob.id,
+        "display": prob.display,
+        "initial": prob.initial,
+        "votes": [
+            {
+                "role": v.role,
+                "vote": v.vote,
+                "confidence": float(v.confidence),
+                "quote": v.quote,
+                "rationale": v.rationale,
+            }
+            for v in prob.votes
+        ],
+        "refs": list(prob.refs),
+        "arbitration": prob.arbitration,
+        "arbitration_rationale": prob.arbitration_rationale,
+        "human_decision": prob.human_decision,
+        "path": pr.path,
+        "decision": pr.decision,
+        "decided_by": pr.decided_by,
+    }
+
+
+def _option_dict(o: Option, r: OptionResult) -> dict[str, Any]:
+    option_node = r.nodes[o.id]
+    nodes: list[dict[str, object]] = [
+        {
+            "id": o.id,
+            "kind": "option",
+            "tau": OPTION_PRIOR,
+            "tau_calibrated": OPTION_PRIOR,
+            "sigma": option_node.sigma,
+        }
+    ]
+    for a in o.arguments:
+        ns = r.nodes[a.id]
+        node: dict[str, object] = {"kind": "argument", **argument_dict(a)}
+        node["tau"] = float(a.tau)
+        node["tau_calibrated"] = ns.tau_calibrated
+        node["sigma"] = ns.sigma
+        nodes.append(node)
+    out: dict[str, Any] = {
+        "id": o.id,
+        "title": o.title,
+        "category": o.category,
+        "description": o.description,
+        "refs": list(o.refs),
+        "problem_ids": list(o.problem_ids),
+        "code": None
+        if o.code is None
+        else {"system": o.code[0], "code": o.code[1], "display": o.code[2]},
+        "medication_ref": o.medication_ref,
+        "human_decision": o.human_decision,
+        "score": r.score,
+        "decision": r.decision,
+        "decided_by": r.decided_by,
+        "borderline": r.borderline,
+        "converged": r.converged,
+        "iterations": r.iterations,
+        "nodes": nodes,
+        "edges": [edge_dict(e) for e in o.edges],
+        "clashes": [_clash(c) for c in o.clashes],
+    }
+    out.update(_optional_option_fields(o, r))
+    return out
+
+
+def _optional_option_fields(o: Option, r: OptionResult) -> dict[str, Any]:
+    """The option's optional fields, each only where it has a value: older documents have none
+    and stay as they were. ``reason`` and ``problem_paths`` are derived (the selection's)."""
+    fields: list[tuple[str, Any, bool]] = [
+        ("reason", r.reason, bool(r.reason)),
+        (
+            "problem_paths",
+            [{"problem_id": pid, "decided_by": how} for pid, how in r.problems],
+            bool(r.problems),
+        ),
+        ("priority", o.priority, o.priority is not None),
+        (
+            "findings",
+            [
+                {"kind": f.kind, "severity": f.severity, "criterion": f.criterion}
+                for f in o.findings
+            ],
+            bool(o.findings),
+        ),
+        ("urgency_class", o.urgency_class, o.urgency_class is not None),
+        ("answers", list(o.answers), bool(o.answers)),
+        ("treats", o.treats, o.treats is not None),
+        ("action", o.action, o.action is not None),
+        ("timeframe", o.timeframe, o.timeframe is not None),
+        ("harm", None if o.harm is None else float(o.harm), o.harm is not None),
+        ("transition", True, o.transition),
+    ]
+    return {name: value for name, value, present in fields if present}
 
 
 # --------------------------------------------------------------------------------------- reading
@@ -506,13 +512,47 @@ def _option(
     raw: Mapping[str, Any], where: str, params: Parameters, taken: dict[str, str]
 ) -> Option:
     oid: str = raw["id"]
+    args = _arguments(raw, where, taken)
+    by_id = {a.id: a for a in args}
+    edges = _edges(raw, where, by_id)
+    clashes = _clashes(raw, where, by_id, params)
+    code = raw.get("code")
+    return Option(
+        id=oid,
+        title=raw["title"],
+        category=raw["category"],
+        description=raw.get("description", ""),
+        arguments=args,
+        edges=edges,
+        clashes=clashes,
+        refs=tuple(raw.get("refs", ())),
+        problem_ids=tuple(raw.get("problem_ids", ())),
+        code=None if code is None else (code["system"], code["code"], code["display"]),
+        medication_ref=raw.get("medication_ref"),
+        human_decision=raw.get("human_decision"),
+        priority=raw.get("priority"),
+        findings=tuple(
+            Finding(f["kind"], f["severity"], f["criterion"]) for f in raw.get("findings", ())
+        ),
+        urgency_class=raw.get("urgency_class"),
+        answers=tuple(raw.get("answers", ())),
+        treats=raw.get("treats"),
+        action=raw.get("action"),
+        timeframe=raw.get("timeframe"),
+        harm=None if raw.get("harm") is None else float(raw["harm"]),
+        transition=bool(raw.get("transition", False)),
+    )
+
+
+def _arguments(raw: Mapping[str, Any], where: str, taken: dict[str, str]) -> tuple[Argument, ...]:
+    """The option's argument nodes; exactly one option node, named as the option is."""
+    oid: str = raw["id"]
     option_nodes = [k for k, n in enumerate(raw["nodes"]) if n["kind"] == "option"]
     if len(option_nodes) != 1:
         raise _fail(f"{where}.nodes", f"needs exactly one option node, has {len(option_nodes)}")
     k0 = option_nodes[0]
     if raw["nodes"][k0]["id"] != oid:
         raise _fail(f"{where}.nodes[{k0}].id", f"option node id must be the option id {oid!r}")
-
     args: list[Argument] = []
     for k, n in enumerate(raw["nodes"]):
         if n["kind"] == "option":
@@ -535,24 +575,20 @@ def _option(
                 tau_source=n.get("tau_source", "model"),
             )
         )
-    by_id = {a.id: a for a in args}
+    return tuple(args)
 
+
+def _edges(raw: Mapping[str, Any], where: str, by_id: Mapping[str, Argument]) -> tuple[Edge, ...]:
+    """The option's edges, each between known nodes, none twice, and every argument reaching
+    the option by an edge of its own stance."""
+    oid: str = raw["id"]
     edges: list[Edge] = []
     seen: set[Edge] = set()
     to_option: set[str] = set()
     for k, e in enumerate(raw["edges"]):
         ew = f"{where}.edges[{k}]"
         edge = Edge(e["source"], e["target"], e["relation"])
-        if edge.source == oid:
-            raise _fail(f"{ew}.source", "the option node cannot support or attack anything")
-        if edge.source not in by_id:
-            raise _fail(f"{ew}.source", f"unknown node id {edge.source!r}", "not-found")
-        if edge.target != oid and edge.target not in by_id:
-            raise _fail(f"{ew}.target", f"unknown node id {edge.target!r}", "not-found")
-        if edge.source == edge.target:
-            raise _fail(ew, f"{edge.source!r} cannot support or attack itself")
-        if edge in seen:
-            raise _fail(ew, "duplicate edge")
+        _check_edge(edge, ew, oid, by_id, seen)
         if edge.target == oid:
             if edge.relation != by_id[edge.source].stance:
                 raise _fail(f"{ew}.relation", f"contradicts the stance of {edge.source!r}")
@@ -562,7 +598,29 @@ def _option(
     for k, n in enumerate(raw["nodes"]):
         if n["kind"] == "argument" and n["id"] not in to_option:
             raise _fail(f"{where}.nodes[{k}]", f"argument {n['id']!r} has no edge to the option")
+    return tuple(edges)
 
+
+def _check_edge(
+    edge: Edge, ew: str, oid: str, by_id: Mapping[str, Argument], seen: set[Edge]
+) -> None:
+    if edge.source == oid:
+        raise _fail(f"{ew}.source", "the option node cannot support or attack anything")
+    if edge.source not in by_id:
+        raise _fail(f"{ew}.source", f"unknown node id {edge.source!r}", "not-found")
+    if edge.target != oid and edge.target not in by_id:
+        raise _fail(f"{ew}.target", f"unknown node id {edge.target!r}", "not-found")
+    if edge.source == edge.target:
+        raise _fail(ew, f"{edge.source!r} cannot support or attack itself")
+    if edge in seen:
+        raise _fail(ew, "duplicate edge")
+
+
+def _clashes(
+    raw: Mapping[str, Any], where: str, by_id: Mapping[str, Argument], params: Parameters
+) -> tuple[Clash, ...]:
+    """The option's clashes: each an opposing pair of its arguments near-tied under delta, and
+    every near-tied pair among them adjudicated (see ``_unadjudicated``)."""
     clashes: list[Clash] = []
     pairs: set[tuple[str, str]] = set()
     for k, c in enumerate(raw.get("clashes", ())):
@@ -583,9 +641,16 @@ def _option(
         if model_set and not _may_tie(s.tau, a.tau, params.delta):
             raise _fail(cw, f"|tau_s - tau_a| = {abs(s.tau - a.tau)!r} is not below delta")
         clashes.append(Clash(s.id, a.id, c["winner"], c.get("reason", "")))
-    # The converse: every near-tied opposing pair of model-scored arguments was adjudicated when
-    # the plan was made (a failed verdict is kept as winner null). A missing pair means clashes
-    # were removed, or delta changed after the fact: recomputing would silently drop calibration.
+    _unadjudicated(tuple(by_id.values()), pairs, where, params)
+    return tuple(clashes)
+
+
+def _unadjudicated(
+    args: tuple[Argument, ...], pairs: set[tuple[str, str]], where: str, params: Parameters
+) -> None:
+    """The converse: every near-tied opposing pair of model-scored arguments was adjudicated when
+    the plan was made (a failed verdict is kept as winner null). A missing pair means clashes
+    were removed, or delta changed after the fact: recomputing would silently drop calibration."""
     arena = [x for x in args if x.origin == "agent" and x.tau_source == "model"]
     for s in arena:
         if s.stance != "support":
@@ -599,33 +664,6 @@ def _option(
                     "adjudicated under this delta",
                     "required",
                 )
-
-    code = raw.get("code")
-    return Option(
-        id=oid,
-        title=raw["title"],
-        category=raw["category"],
-        description=raw.get("description", ""),
-        arguments=tuple(args),
-        edges=tuple(edges),
-        clashes=tuple(clashes),
-        refs=tuple(raw.get("refs", ())),
-        problem_ids=tuple(raw.get("problem_ids", ())),
-        code=None if code is None else (code["system"], code["code"], code["display"]),
-        medication_ref=raw.get("medication_ref"),
-        human_decision=raw.get("human_decision"),
-        priority=raw.get("priority"),
-        findings=tuple(
-            Finding(f["kind"], f["severity"], f["criterion"]) for f in raw.get("findings", ())
-        ),
-        urgency_class=raw.get("urgency_class"),
-        answers=tuple(raw.get("answers", ())),
-        treats=raw.get("treats"),
-        action=raw.get("action"),
-        timeframe=raw.get("timeframe"),
-        harm=None if raw.get("harm") is None else float(raw["harm"]),
-        transition=bool(raw.get("transition", False)),
-    )
 
 
 def from_document(doc: Mapping[str, Any]) -> Deliberation:

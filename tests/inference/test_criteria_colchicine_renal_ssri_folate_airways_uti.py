@@ -75,11 +75,21 @@ def test_long_term_nitrofurantoin_below_egfr_45_is_stopped() -> None:
     assert stop.priority == "safety"
     assert "nitrofurantoin-long-term-low-kidney-stop" in stop.criteria
     assert "opt-review-nitrofurantoin" not in got and "opt-reduce-nitrofurantoin" not in got
+    # the stop for age (Beers 2023) is the same stop: one line, the kidney's title
+    assert "opt-stop-nitrofurantoin-long-term" not in got
+    assert "age-nitrofurantoin-long-term" in stop.criteria
 
 
 def test_nitrofurantoin_above_egfr_45_or_short_is_not_stopped_by_this_criterion() -> None:
-    assert "opt-stop-nitrofurantoin" not in _nitrofurantoin(70)
-    assert "opt-stop-nitrofurantoin" not in _nitrofurantoin(40, days_on=20)
+    kidney = "nitrofurantoin-long-term-low-kidney-stop"
+    # long-term use at 74 is still stopped, for its age (Beers 2023), not for the kidney
+    got = _nitrofurantoin(70)
+    assert "opt-stop-nitrofurantoin" not in got
+    above = got["opt-stop-nitrofurantoin-long-term"]
+    assert above.criteria == ("age-nitrofurantoin-long-term",)
+    assert above.priority != "safety"
+    short = _nitrofurantoin(40, days_on=20).get("opt-stop-nitrofurantoin")
+    assert short is None or kidney not in short.criteria
 
 
 # -- citalopram and escitalopram dose ceilings by age -------------------------------------------

@@ -35,10 +35,11 @@ def test_low_sodium_with_several_drugs_is_one_action_naming_each() -> None:
     for name in ("hydrochlorothiazide", "sertraline", "mirtazapine"):
         assert name in group.title
         # no per-drug sodium review is left beside the group
-        other = got.get(f"opt-review-{name}")
-        assert other is None or not {"lab-siadh-hyponatraemia", "lab-thiazide-hyponatraemia"} & set(
-            other.criteria
-        )
+        for other in (got.get(f"opt-review-{name}"), got.get(f"opt-hold-{name}")):
+            assert other is None or not {
+                "lab-siadh-hyponatraemia",
+                "lab-thiazide-hyponatraemia",
+            } & set(other.criteria)
         # each drug's own contribution stays an argument of the one action
         assert any(name in p.text for p in group.points)
     assert {"lab-siadh-hyponatraemia", "lab-thiazide-hyponatraemia"} <= set(group.criteria)
@@ -47,10 +48,13 @@ def test_low_sodium_with_several_drugs_is_one_action_naming_each() -> None:
     assert "hydrochlorothiazide" not in group.query
 
 
-def test_low_sodium_with_one_drug_keeps_the_per_drug_review() -> None:
+def test_low_sodium_with_one_drug_keeps_the_per_drug_action() -> None:
+    """One drug and a sodium below 130: STOPP/START v3 names the action, hold it."""
     got = _low_sodium("sertraline")
     assert "opt-lab-sodium-low" not in got
-    assert got["opt-review-sertraline"].title.startswith("Review sertraline: latest sodium")
+    hold = got["opt-hold-sertraline"]
+    assert hold.title.startswith("Hold sertraline: latest sodium")
+    assert hold.urgency_class == "urgent"
 
 
 def test_normal_sodium_makes_no_group() -> None:

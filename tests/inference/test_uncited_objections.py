@@ -37,7 +37,7 @@ def _plan(bundle: Path) -> dict[str, object]:
 @pytest.mark.parametrize(
     ("bundle", "option_id"),
     [
-        ("examples/vignettes/diabetes_hypo.json", "opt-review-insulin"),
+        ("examples/vignettes/diabetes_hypo.json", "opt-reduce-insulin-low-hba1c"),
         ("examples/vignettes2/copd_propranolol.json", "opt-switch-propranolol-airways"),
     ],
 )

@@ -390,13 +390,20 @@ def _bind_monitor(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding 
     if t.monitor is None:
         return b
     q = t.monitor.quantity
-    last = latest_named(f.p, q)  # by code, by name, or a test that answers it
+    # the newer of a coded result and one named so (a score recorded today under a local
+    # code is today's score, not the coded one of last year)
+    coded, named = f.p.latest_of(_loincs(q)), latest_named(f.p, q)
+    last = max((x for x in (coded, named) if x), key=_when, default=None)
     age_days = f.days_since(last.effective) if last is not None else None
     recent = age_days is not None and not _cmp(age_days, t.monitor.op, params[t.monitor.days])
     if last is not None and recent:
         return None
     b.monitor_last, b.monitor_quantity = last, q
     return b
+
+
+def _when(o: Observation) -> date:
+    return o.effective or date.min
 
 
 def _bind_count(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding | None:
@@ -1919,12 +1926,14 @@ def _absorb(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, out: Ou
     the level that guides it; an interaction review and the recent event that decides it).
     Every point of the absorbed action joins, as ``add_or_merge`` unites points (its objection
     to a lower dose without a replacement statin is answered by the switch itself, and keeps
-    the order the argument scores gave before the merge)."""
+    the order the argument scores gave before the merge). An option already folded into
+    another still folds what it absorbs, into the one that holds it now."""
+    into: dict[str, str] = {}  # absorbed id -> the id of the activity that holds it
     for c, b, pid in firings:
         o = c.option
         for template in o.absorbs:
             other = slug_id(render(template, f, b, c.params))
-            i, j = _find(out, pid), _find(out, other)
+            i, j = _find(out, into.get(pid, pid)), _find(out, other)
             if i is None or j is None or i == j:
                 continue
             host, gone = out.proposals[i], out.proposals[j]
@@ -1960,6 +1969,7 @@ def _absorb(firings: Sequence[tuple[Criterion, Binding, str]], f: Facts, out: Ou
                 answers=host.answers,  # what the host's design answers; the gone one's is moot
                 action=host.action,
             )
+            into |= {other: host.id} | {k: host.id for k, v in into.items() if v == other}
             del out.proposals[j]
 
 
