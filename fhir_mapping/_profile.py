@@ -32,6 +32,7 @@ from fhir_mapping._refs import relative_ref
 from fhir_mapping._reports import order as _order
 from fhir_mapping._reports import report as _report
 from fhir_mapping._social import social_kind
+from fhir_mapping._statements import statement as _statement
 from fhir_mapping.codes import (
     ICD10,
     ICD10_WHO,
@@ -51,6 +52,7 @@ from service.record.profile import (
     Encounter,
     Immunization,
     Medication,
+    MedicationStatement,
     Observation,
     Order,
     PatientProfile,
@@ -158,6 +160,7 @@ class _Builder:
         self.allergies: list[Allergy] = []
         self.encounters: list[Encounter] = []
         self.immunizations: list[Immunization] = []
+        self.statements: list[MedicationStatement] = []
         self.social: list[SocialFact] = []
         self.reports: list[Report] = []
         self.orders: list[Order] = []
@@ -345,6 +348,7 @@ class _Builder:
                     for k, ref in enumerate(r.reasonReference or ())
                     if (x := self._link(entry.ref, f"MedicationRequest.reasonReference[{k}]", ref))
                 ),
+                note=" ".join(str(n.text) for n in r.note or () if n.text),
             )
         )
 
@@ -753,6 +757,10 @@ def build(
             b.immunization(e)
         elif rt in ("DiagnosticReport", "ServiceRequest") and b._is_patients(e, "subject"):
             _reports_and_orders(b, e)
+        elif rt == "MedicationStatement" and b._is_patients(e, "subject"):
+            said = _statement(b, e)
+            if said is not None:
+                b.statements.append(said)
     sex, birth = _patient(parsed.patient)
     if birth is not None:
         why = window.birth(birth, _record_day(parsed, b.dates, window.received))
@@ -784,6 +792,7 @@ def build(
         received=window.received,
         reports=tuple(sorted(b.reports, key=lambda r: (r.day or date.min, r.ref))),
         orders=tuple(sorted(b.orders, key=lambda o: (o.authored or date.min, o.ref))),
+        statements=tuple(sorted(b.statements, key=lambda x: (x.day or date.min, x.ref))),
     )
 
 

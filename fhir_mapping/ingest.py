@@ -17,7 +17,7 @@ Decisions:
   the bundle is valid FHIR, but this service plans for one person per bundle.
 * An unknown ``resourceType`` (``MedicationOrder``, misspellings, datatypes): ``not-supported``.
 * A Condition, MedicationRequest, Observation, AllergyIntolerance, Encounter, Immunization,
-  DiagnosticReport or ServiceRequest
+  DiagnosticReport, ServiceRequest or MedicationStatement
   whose subject (``patient`` for AllergyIntolerance and Immunization)
   does not resolve in the bundle is refused (``not-found`` at ``...resource.subject``); one that
   resolves to something other than the Patient: ``invalid``. The whole bundle is refused rather
@@ -110,6 +110,7 @@ PATIENT_LINKED: Final[Mapping[str, str]] = {
     "Immunization": "patient",
     "DiagnosticReport": "subject",
     "ServiceRequest": "subject",
+    "MedicationStatement": "subject",
 }
 # Types whose entries must be citable (Type/id), because facts come from them.
 _NEEDS_REF: Final = frozenset({"Patient", "Medication", *PATIENT_LINKED})

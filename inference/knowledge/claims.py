@@ -32,6 +32,7 @@ from service.record.profile import Medication, Observation, PatientProfile
 from service.record.vocabulary import LOINC_GROUPS
 
 from ._datafile import DATA_DIR, load_yaml
+from .adherence import not_taken
 from .facts import smoking_status
 from .reports_orders import outstanding, to_follow
 from .transitions import TRANSITIONS
@@ -143,7 +144,8 @@ class AboveLimit:
 
 @dataclass(frozen=True, slots=True)
 class TakenTogether:
-    """Every medicine in ``medicines`` is being taken now (none on hold or stopped)."""
+    """Every medicine in ``medicines`` is being taken now (none on hold or stopped, none
+    recorded as not taken: ``adherence.not_taken``)."""
 
     medicines: tuple[str, ...]
     kind: Literal["taken-together"] = "taken-together"
@@ -244,6 +246,8 @@ def check(claim: Claim, p: PatientProfile, plan_day: date, data: ClaimsFile = CL
             m = by_ref.get(ref)
             if m is None or m.status not in data.taken_statuses:
                 return f"a medicine is {m.status if m is not None else 'absent'}"
+            if not_taken(m, p) is not None:
+                return "a medicine is recorded as not taken"
         return None
     if isinstance(claim, CurrentSmoker):
         return _smoker(p, data)

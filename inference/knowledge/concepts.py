@@ -21,31 +21,43 @@ change here:
   needs), whose reads are listed here (``_RULE_*``).
 
 ``items`` then lists, for one patient, each active medicine, active condition, problem of an
-encounter of the last ``coverage.encounter_days``, and result of the last
-``coverage.results_days``, each covered or not. A reader for another kind of record item (a
-report, an order) joins ``_READERS``: one function from ``Facts`` and the index to items. No
-criteria here, no I/O after import.
+encounter of the last ``coverage.encounter_days``, and result, released report and active order
+of the last ``coverage.results_days``, each covered or not. A reader for another kind of record
+item joins ``_READERS``: one function from ``Facts`` and the index to items. No criteria here,
+no I/O after import.
+
+Which results are items: a result is one when a check reads its code (covered), or when it is a
+test a clinician must interpret (a laboratory result, a score), uncovered when no check reads
+it. The vital signs and body measurements of the FHIR vital-signs profile (``scope.yaml``
+``measurements``) are recorded at every contact as context: a height, a BMI or a pulse that no
+check reads is not something the plan failed to reason about, and naming it in every statement
+buried the results that are. Such a reading is still an item when a check reads it (weight,
+blood pressure) or when the record itself flags it abnormal (its interpretation code), since
+then someone must act on it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass
 from datetime import date
 from functools import cache
 from typing import Literal
 
-from service.record.profile import Condition, Observation
-from service.record.vocabulary import LOINC_GROUPS
+from service.record.profile import REPORT_RELEASED, Code, Condition, Observation, Order, Report
+from service.record.vocabulary import LOINC, LOINC_GROUPS
 
 from . import conditions, drugs
 from ._datafile import DATA_DIR, parse_file
 from .criteria.schema import SPEC
 from .facts import SUSPECTED, Facts
+from .goals import palliative_refs
 from .high_risk import HIGH_RISK, Risk, risk_of
 from .parameters import param
+from .reports_orders import REPORTS_ORDERS
 from .rules import _CVD, _FRID, _TREATS, NEED_KINDS
+from .scope import SCOPE
 from .site import Knowledge, active, firing
 
 __all__ = [
@@ -54,7 +66,9 @@ __all__ = [
     "Item",
     "ItemKind",
     "concept_index",
+    "flagged",
     "items",
+    "measurement",
     "uncovered",
 ]
 
@@ -72,9 +86,11 @@ ITEM_KINDS: tuple[ItemKind, ...] = (
 # Data files that word, rank, time or explain what the checks found, or that define the
 # vocabularies the index is built over (every drug, every condition group, and the monographs,
 # whose properties reach the checks as drug flags that the criteria name): nothing in them makes
-# a check fire on an item by itself.
+# a check fire on an item by itself. The goals of care name medicines only to offer their review
+# in palliative care: that line covers no medicine of any other patient.
 _NOT_CHECKS = frozenset(
     {
+        "goals_of_care.yaml",
         "actions.yaml",
         "changelog.yaml",
         "claims.yaml",
@@ -148,13 +164,19 @@ _RULE_QUANTITIES = ("systolic_bp", "diastolic_bp", "bp_panel", "ldl", "mmse")
 class ConceptIndex:
     """What some check can fire on: ingredient names, condition groups, LOINC codes of results;
     ``pregnancy``: a check reads the pregnancy and breastfeeding facts; ``needs``: the kinds of
-    recorded social need a check reads (empty when none does)."""
+    recorded social need a check reads (empty when none does); ``report_statuses`` and
+    ``order_intents``: the reports and orders a net reads whatever their code (``report_net``:
+    every released report, every active order whose intent is an order), ``report_days`` how
+    far back it reads reports."""
 
     drugs: frozenset[str]
     groups: frozenset[str]
     loincs: frozenset[str]
     pregnancy: bool
     needs: frozenset[str]
+    report_statuses: frozenset[str] = frozenset()
+    order_intents: frozenset[str] = frozenset()
+    report_days: int = 0
 
 
 @dataclass(slots=True)
@@ -244,7 +266,16 @@ def _index_of(knowledge: Knowledge) -> ConceptIndex:
     loincs = out.loincs | {code for q in quantities for code in LOINC_GROUPS.get(q, ())}
     groups = frozenset(g for g in out.groups if g in conditions.GROUPS_BY_KEY)
     needs = NEED_KINDS if "sdoh-need" in groups else frozenset()
-    return ConceptIndex(frozenset(names), groups, frozenset(loincs), out.pregnancy, needs)
+    return ConceptIndex(
+        frozenset(names),
+        groups,
+        frozenset(loincs),
+        out.pregnancy,
+        needs,
+        frozenset(REPORT_RELEASED),
+        frozenset(REPORTS_ORDERS.order_intents.values),
+        REPORTS_ORDERS.report_lookback_days.value,
+    )
 
 
 def concept_index(knowledge: Knowledge | None = None) -> ConceptIndex:
@@ -308,13 +339,13 @@ def _context_only(pr: Condition, groups: tuple[str, ...]) -> bool:
 
 
 def _condition_covered(
-    pr: Condition, groups: tuple[str, ...], index: ConceptIndex, pregnancy: set[str]
+    pr: Condition, groups: tuple[str, ...], index: ConceptIndex, context: Set[str]
 ) -> bool:
     if set(groups) & index.groups:
         return True
     if index.needs and conditions.is_sdoh_need(pr):
         return True
-    return pr.ref in pregnancy
+    return pr.ref in context
 
 
 def _pregnancy_refs(f: Facts, index: ConceptIndex) -> set[str]:
@@ -325,7 +356,9 @@ def _pregnancy_refs(f: Facts, index: ConceptIndex) -> set[str]:
 
 
 def _conditions(f: Facts, index: ConceptIndex) -> Iterator[Item]:
-    pregnancy = _pregnancy_refs(f, index)
+    # Entries read as context: the pregnancy facts, and a palliative or end-of-life record
+    # (the goals of care, which change the whole plan).
+    context = _pregnancy_refs(f, index) | palliative_refs(f)
     for pr, groups in f.problems:
         if not pr.active or _context_only(pr, groups):
             continue
@@ -335,7 +368,7 @@ def _conditions(f: Facts, index: ConceptIndex) -> Iterator[Item]:
             continue
         if not f.is_current(pr, groups):  # resolved, or an acute illness long past
             continue
-        yield Item("condition", pr.ref, label, _condition_covered(pr, groups, index, pregnancy))
+        yield Item("condition", pr.ref, label, _condition_covered(pr, groups, index, context))
 
 
 def _within(d: date | None, as_of: date, days: float) -> bool:
@@ -385,7 +418,9 @@ def _encounter_label(text: str, day: date | None, how: str = "") -> str:
 
 
 def _results(f: Facts, index: ConceptIndex) -> Iterator[Item]:
-    """The latest result of each test of the last ``coverage.results_days``."""
+    """The latest result of each test of the last ``coverage.results_days`` that is a
+    reasoning item (see the module's docstring: a plain vital sign or body measurement that no
+    check reads and the record does not flag is context, not an item)."""
     days = param("coverage.results_days")
     seen: set[str] = set()
     for o in f.p.observations:
@@ -393,13 +428,76 @@ def _results(f: Facts, index: ConceptIndex) -> Iterator[Item]:
         if key in seen or not _within(o.effective, f.p.as_of, days) or not _valued(o):
             continue
         seen.add(key)
+        covered = o.loinc in index.loincs
+        if not covered and measurement(o) and not flagged(o):
+            continue
         day = o.effective.isoformat() if o.effective is not None else ""
         name = o.display or o.loinc or "result without a name"
-        yield Item("result", o.ref, f"{name} result of {day}", o.loinc in index.loincs)
+        yield Item("result", o.ref, f"{name} result of {day}", covered)
+
+
+def measurement(o: Observation) -> bool:
+    """A vital sign or body measurement (``scope.yaml`` ``measurements``), by code or name."""
+    m = SCOPE.measurements
+    if o.loinc:
+        return o.loinc in m.codes
+    low = o.display.lower()
+    return any(n in low for n in m.names)
+
+
+def flagged(o: Observation) -> bool:
+    """The record flags the result abnormal (an abnormal, high or low interpretation code)."""
+    abnormal = SCOPE.measurements.abnormal
+    return any(c.code in abnormal for c in o.interpretation)
 
 
 def _valued(o: Observation) -> bool:
     return o.value is not None or bool(o.value_text or o.value_codes)
+
+
+def _loinc_read(codes: Iterable[Code], index: ConceptIndex) -> bool:
+    return any(c.system == LOINC and c.code in index.loincs for c in codes)
+
+
+def _reports(f: Facts, index: ConceptIndex) -> Iterator[Item]:
+    """Each released report of the last ``coverage.results_days``: covered when the report
+    net reads it (``index.report_statuses``, within ``index.report_days`` of the plan day) or
+    a check reads its code."""
+    days = param("coverage.results_days")
+    for r in f.p.reports:
+        day = r.day
+        if not r.released or not _within(day, f.p.as_of, days):
+            continue
+        yield Item("report", r.ref, _report_label(r), _report_read(r, f, index))
+
+
+def _report_read(r: Report, f: Facts, index: ConceptIndex) -> bool:
+    netted = r.status in index.report_statuses and _within(r.day, f.p.plan_day, index.report_days)
+    return netted or _loinc_read(r.codes, index)
+
+
+def _report_label(r: Report) -> str:
+    name = " ".join(r.text.split()) or "report without a name"
+    return f"{name} report of {r.day.isoformat()}" if r.day is not None else f"{name} report"
+
+
+def _orders(f: Facts, index: ConceptIndex) -> Iterator[Item]:
+    """Each active order written in the last ``coverage.results_days`` (or undated): covered
+    when the order net chases it (its intent is an order, ``index.order_intents``) or a check
+    reads its code."""
+    days = param("coverage.results_days")
+    for x in f.p.orders:
+        if not x.active or (x.authored is not None and not _within(x.authored, f.p.as_of, days)):
+            continue
+        covered = x.intent in index.order_intents or _loinc_read(x.codes, index)
+        yield Item("order", x.ref, _order_label(x), covered)
+
+
+def _order_label(x: Order) -> str:
+    name = " ".join(x.text.split()) or "test without a name"
+    return (
+        f"{name} ordered {x.authored.isoformat()}" if x.authored is not None else f"{name} ordered"
+    )
 
 
 _READERS: tuple[Callable[[Facts, ConceptIndex], Iterator[Item]], ...] = (
@@ -407,6 +505,8 @@ _READERS: tuple[Callable[[Facts, ConceptIndex], Iterator[Item]], ...] = (
     _encounter_problems,
     _conditions,
     _results,
+    _reports,
+    _orders,
 )
 
 

@@ -26,6 +26,7 @@ from service.record.profile import (
     years_between,
 )
 
+from .adherence_net import note_not_taken
 from .analysis import (
     Analysis,
     Cited,
@@ -41,6 +42,8 @@ from .conditions import GROUPS_BY_KEY, is_sdoh_need
 from .criteria.interpret import _ago, _since, apply_criteria
 from .drugs import CLASS_LABELS
 from .facts import BloodPressure, MedFact, fmt, setting_of, without_tag
+from .goals import goals_of_care, review_goals_of_care, withdrawn
+from .living import adapt_to_living
 from .parameters import param
 from .pregnancy import PREGNANCY
 from .presenting import name_unaddressed
@@ -1247,6 +1250,10 @@ def _analyse(profile: PatientProfile, locale: Locale, _knowledge: Knowledge) -> 
     # Adult items a current pregnancy makes wrong (a cardiovascular risk score, the adult
     # blood-pressure review) do not run for a pregnant woman (``data/pregnancy.yaml``).
     skip = NOT_IN_PREGNANCY if c.pregnancy is not None else frozenset()
+    # Palliative or end-of-life care recorded: prevention and long-horizon targets are left
+    # out, and one line says so and why (``data/goals_of_care.yaml``).
+    goals = goals_of_care(c)
+    skip |= withdrawn(goals)
     run_rules(c, o, skip)
     # Criteria after the rule functions: where both propose an activity, the rule's wording
     # (often more specific) leads and the points are united in one option.
@@ -1258,7 +1265,10 @@ def _analyse(profile: PatientProfile, locale: Locale, _knowledge: Knowledge) -> 
     # line addresses.
     result_net(c, o)
     follow_reports_and_orders(c, o)
+    note_not_taken(c, o)
+    review_goals_of_care(c, o, goals)
     name_unaddressed(c, o)
+    adapt_to_living(c.p, o)  # advice that assumes a household, for one without
     level, score, breakdown, dims = _complexity(c, base, o)
     problems = (*base, *sorted(o.problems, key=lambda p: p.id))
     proposals = _proposals(o, problems)

@@ -31,6 +31,7 @@ __all__ = [
     "Applies",
     "FamilyDef",
     "MarkerDef",
+    "MeasurementsDef",
     "ScopeFile",
     "load_scope",
     "marked",
@@ -119,6 +120,17 @@ class MissingDef(_Strict):
     levels: tuple[LevelDef, ...]
 
 
+class MeasurementsDef(_Strict):
+    """The vital signs and body measurements that are context, not reasoning items, unless a
+    check reads them or the record flags them abnormal (``concepts``). ``codes`` are LOINC
+    codes, under a key the concept index does not harvest: no check reads them here."""
+
+    codes: tuple[_Loinc, ...] = Field(min_length=1)
+    names: tuple[_Text, ...] = ()
+    abnormal: tuple[_Text, ...] = Field(min_length=1)
+    source: _Text
+
+
 class ScopeFile(_Strict):
     version: _Text
     population: _Text
@@ -126,6 +138,7 @@ class ScopeFile(_Strict):
     markers: tuple[MarkerDef, ...]
     positive_values: PositiveValues
     missing: MissingDef
+    measurements: MeasurementsDef
 
     @model_validator(mode="after")
     def _references(self) -> ScopeFile:

@@ -27,12 +27,15 @@ _OBSERVATIONS: Final = "Observation?patient={{context.patientId}}&_sort=-date&_c
 _REPORTS: Final = "DiagnosticReport?patient={{context.patientId}}&_sort=-date&_count=20"
 _ORDERS: Final = "ServiceRequest?patient={{context.patientId}}&status=active"
 _ENCOUNTERS: Final = "Encounter?patient={{context.patientId}}&_sort=-date&_count=10"
+# What the patient says they take or do not take: a medicine recorded as not taken is not
+# treated as taken by the interaction checks, and the plan says so.
+_STATEMENTS: Final = "MedicationStatement?patient={{context.patientId}}"
 
 _USAGE: Final = (
     "Needs the patient, active conditions and active medication requests, either prefetched or "
     "readable through fhirServer: with fhirAuthorization (scopes: Patient.read, Condition.read, "
     "MedicationRequest.read, AllergyIntolerance.read, Observation.read, DiagnosticReport.read, "
-    "ServiceRequest.read, Encounter.read), or an open server "
+    "ServiceRequest.read, Encounter.read, MedicationStatement.read), or an open server "
     "configured for the CDS client. Without either the "
     "service answers 412. Cards name the roles of the deliberating panel and their arguments; "
     "feedback (accepted / overridden with a reason) is recorded against the care plan, and an "
@@ -97,6 +100,7 @@ SERVICES: Final[Mapping[str, ServiceDefinition]] = MappingProxyType(
                         "reports": _REPORTS,
                         "orders": _ORDERS,
                         "encounters": _ENCOUNTERS,
+                        "statements": _STATEMENTS,
                     }
                 ),
                 required=frozenset({"patient", "conditions", "medications"}),

@@ -26,6 +26,7 @@ __all__ = [
     "Encounter",
     "Immunization",
     "Medication",
+    "MedicationStatement",
     "Observation",
     "Order",
     "PatientProfile",
@@ -109,10 +110,26 @@ class Medication:
     encounter: str = ""
     # The Conditions it was ordered for (``reasonReference`` that resolve in the bundle).
     reasons: tuple[str, ...] = ()
+    note: str = ""  # the request's notes (``note[].text``), as written
 
     @property
     def active(self) -> bool:
         return self.status in ("active", "on-hold", "draft")
+
+
+@dataclass(frozen=True, slots=True)
+class MedicationStatement:
+    """A MedicationStatement: what the patient (or someone for them) says about taking a
+    medicine. ``status`` is the FHIR status (active, not-taken, stopped, on-hold...); ``day``
+    the day it speaks for (``effective[x]``, else ``dateAsserted``); ``reason`` the words of its
+    ``statusReason`` and notes, as written."""
+
+    ref: str
+    text: str
+    codes: tuple[Code, ...]
+    status: str
+    day: date | None = None
+    reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,6 +318,7 @@ class PatientProfile:
     received: date | None = None
     reports: tuple[Report, ...] = ()  # DiagnosticReports, oldest first
     orders: tuple[Order, ...] = ()  # ServiceRequests, oldest first
+    statements: tuple[MedicationStatement, ...] = ()  # MedicationStatements, oldest first
 
     @property
     def plan_day(self) -> date:

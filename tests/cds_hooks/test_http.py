@@ -146,13 +146,15 @@ def test_patient_view_partial_prefetch_fetches_the_rest(servers: Servers) -> Non
     r = servers.post(PV, body)
     assert r.status_code == 200, r.text
     fetched = servers.fhir.requests[before:]
-    # what the partial prefetch left out, reports, open orders and contacts among it
+    # what the partial prefetch left out, reports, open orders, contacts and what the patient
+    # says they take among it
     assert {p for p, _q, _a in fetched} == {
         "AllergyIntolerance",
         "Observation",
         "DiagnosticReport",
         "ServiceRequest",
         "Encounter",
+        "MedicationStatement",
     }
     assert all(authed for _p, _q, authed in fetched)
     assert "not available" not in r.json()["cards"][0]["detail"]

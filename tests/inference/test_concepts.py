@@ -29,9 +29,11 @@ from service.record.profile import (
     Encounter,
     Medication,
     Observation,
+    Order,
     PatientProfile,
+    Report,
 )
-from service.record.vocabulary import LOINC_GROUPS, SNOMED
+from service.record.vocabulary import LOINC, LOINC_GROUPS, SNOMED
 from service.text.summary import NO_GAP, UNCOVERED_LEAD, coverage_detail, coverage_lines
 
 AS_OF = date(2026, 6, 1)
@@ -352,3 +354,91 @@ def test_the_high_risk_list_refuses_an_unknown_class_or_source(tmp_path: Path) -
         bad.write_text(text.replace(wrong, replacement), encoding="utf-8")
         with pytest.raises(KnowledgeFileError, match=needle):
             load_high_risk(bad)
+
+
+# ------------------------------------------------------------------ vital signs, reports, orders
+
+
+def _reading(ref: str, loinc: str, name: str, value: float, *flags: str) -> Observation:
+    o = _obs(ref, loinc, name, value, 3)
+    return replace(o, interpretation=tuple(Code("v3", f, "") for f in flags))
+
+
+def test_a_vital_sign_no_check_reads_is_context_unless_the_record_flags_it() -> None:
+    """A height, a BMI or a pulse read by no check is not an item; a flagged pulse is one, a
+    weight is one that a check reads, and a laboratory result is one whether read or not."""
+    p = _profile(
+        observations=(
+            _reading("o1", "8302-2", "Body height", 170.0),
+            _reading("o2", "39156-5", "Body mass index", 24.0),
+            _reading("o3", "8867-4", "Heart rate", 72.0),
+            _reading("o4", "", "Body Height", 171.0),  # a local code: by its name
+            _reading("o5", "29463-7", "Body weight", 70.0),
+            _reading("o6", "99999-1", "Flurbin level", 4.0),
+        ),
+    )
+    found = {i.ref: i.covered for i in items(Facts(p))}
+    assert found == {"Observation/o5": True, "Observation/o6": False}
+    flagged = replace(p, observations=(_reading("o3", "8867-4", "Heart rate", 38.0, "L"),))
+    assert [(i.ref, i.covered) for i in items(Facts(flagged))] == [("Observation/o3", False)]
+
+
+def _report(ref: str, status: str, days_ago: int, loinc: str = "") -> Report:
+    codes = (Code(LOINC, loinc, "Chest X-ray"),) if loinc else ()
+    return Report(
+        f"DiagnosticReport/{ref}", "Chest X-ray", codes, status, AS_OF - timedelta(days_ago)
+    )
+
+
+def _order(ref: str, status: str, intent: str, loinc: str = "") -> Order:
+    codes = (Code(LOINC, loinc, "Holter monitor"),) if loinc else ()
+    return Order(f"ServiceRequest/{ref}", "Holter monitor", codes, status, intent, AS_OF)
+
+
+def test_released_reports_and_active_orders_are_items_the_nets_cover() -> None:
+    """The report net reads every released report and the order net every active order whose
+    intent is an order: those are covered; a preliminary report and a finished order are no
+    items; a proposal no net chases is uncovered."""
+    p = _profile(
+        reports=(_report("r1", "final", 10), _report("r2", "preliminary", 10)),
+        orders=(
+            _order("s1", "active", "order"),
+            _order("s2", "completed", "order"),
+            _order("s3", "active", "proposal"),
+        ),
+    )
+    found = {i.ref: (i.kind, i.covered) for i in items(Facts(p))}
+    assert found == {
+        "DiagnosticReport/r1": ("report", True),
+        "ServiceRequest/s1": ("order", True),
+        "ServiceRequest/s3": ("order", False),
+    }
+    (gap,) = [g for g in assess(p).gaps if g.key == "uncovered-order"]
+    assert gap.label == "Holter monitor ordered 2026-06-01" and gap.refs == ("ServiceRequest/s3",)
+
+
+def test_without_a_net_a_report_or_order_is_covered_only_by_its_code() -> None:
+    empty = ConceptIndex(frozenset(), frozenset(), frozenset({"2157-6"}), False, frozenset())
+    p = _profile(
+        reports=(_report("r1", "final", 10, "2157-6"), _report("r2", "final", 10, "36643-5")),
+        orders=(_order("s1", "active", "order", "2157-6"), _order("s2", "active", "order")),
+    )
+    found = {i.ref: i.covered for i in items(Facts(p), empty)}
+    assert found == {
+        "DiagnosticReport/r1": True,
+        "DiagnosticReport/r2": False,
+        "ServiceRequest/s1": True,
+        "ServiceRequest/s2": False,
+    }
+
+
+def test_a_report_older_than_the_net_reads_is_uncovered() -> None:
+    """The net follows reports of its look-back from the plan day only; an older one still in
+    the results window of the record date is named, and a newer one is not."""
+    lookback = concept_index().report_days
+    plan_day = AS_OF + timedelta(days=20)
+    old = _report("r1", "final", lookback + 5 - 20)  # lookback + 5 days before the plan day
+    new = _report("r2", "final", lookback - 5 - 20)
+    p = replace(_profile(reports=(old, new)), received=plan_day)
+    found = [(i.ref, i.covered) for i in items(Facts(p))]
+    assert found == [("DiagnosticReport/r1", False), ("DiagnosticReport/r2", True)]

@@ -81,7 +81,7 @@ def _activity_ids() -> list[str]:
     rule_options = yaml.safe_load((KNOWLEDGE / "data" / "rule_points.yaml").read_text())
     ids += [o["id"] for o in rule_options["options"].values()]
     # the nets under the criteria end their option's id with the record resource's id
-    nets = ("follow-up-report", "chase-order", "presenting-problem")
+    nets = ("follow-up-report", "chase-order", "presenting-problem", "not-taken")
     ids += [rule_options["options"][k]["id"] + "-{a}" for k in nets]
     panels = yaml.safe_load((KNOWLEDGE / "data" / "panels.yaml").read_text())
     ids += [f"opt-monitor-{p['id']}" for p in panels.get("panels", [])]

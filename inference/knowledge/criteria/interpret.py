@@ -21,6 +21,7 @@ from service.record.profile import Condition, Immunization, Observation
 from service.text.words import duration_words, unit_words
 from service.work import checkpoint
 
+from ..adherence import not_taken_refs
 from ..analysis import Output, Point, Proposal, add_or_merge, most_urgent, refs, rid, slug
 from ..claims import (
     AboveLimit,
@@ -408,11 +409,13 @@ def _when(o: Observation) -> date:
 def _bind_count(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding | None:
     if t.count is None:
         return b
+    skip = not_taken_refs(f.p)  # a medicine recorded as not taken adds no load
     if t.count.by == "acb":
-        meds = tuple(m for m in f.meds if m.acb > 0)
+        meds = tuple(m for m in f.meds if m.acb > 0 and m.ref not in skip)
         n = sum(m.acb for m in meds)
     else:
-        meds = tuple(dict.fromkeys(m for s in t.count.specs for m in f.with_spec(s)))
+        found = (m for s in t.count.specs for m in f.with_spec(s) if m.ref not in skip)
+        meds = tuple(dict.fromkeys(found))
         n = len(meds)
         if t.count.by == "ingredients-in-class":
             n = len({d for m in meds for d in m.drugs})
@@ -1810,7 +1813,7 @@ def claims_of(c: Criterion, f: Facts, b: Binding) -> tuple[Claim, ...]:
     if t.daily_mg_above is not None and a is not None and not b.uncertain:
         daily = a.daily_mg if a.daily_mg is not None else a.unit_mg
         out.append(AboveLimit(a.ref, daily, t.ops["daily_mg_above"], c.params[t.daily_mg_above]))
-    if c.kind == "drug-drug" and "b" in b.meds and not _held_meds(f, b):
+    if c.kind in ("drug-drug", "duplicate-class") and "b" in b.meds and not _held_meds(f, b):
         out.append(TakenTogether(tuple(m.ref for m in b.meds.values())))
     if "current" in t.smoking:
         out.append(CurrentSmoker())
