@@ -16,7 +16,7 @@ all (a result at an unknown time cannot be the latest one), and other resources 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 from decimal import Decimal
@@ -726,6 +726,28 @@ def _sorted_obs(items: Iterable[tuple[tuple[date, int], Observation]]) -> tuple[
     return tuple(o for _, o in sorted(items, key=lambda t: (t[1].loinc, t[1].ref, t[0])))
 
 
+def _statement_of(b: _Builder, e: ParsedEntry) -> None:
+    said = _statement(b, e)
+    if said is not None:
+        b.statements.append(said)
+
+
+# The resources the profile reads: the element that names the patient, and the reader (the
+# entry's position is the order of an Observation among its like).
+_Reader = Callable[["_Builder", ParsedEntry, int], None]
+_READERS: Final[dict[str, tuple[str, _Reader]]] = {
+    "Condition": ("subject", lambda b, e, _: b.condition(e)),
+    "MedicationRequest": ("subject", lambda b, e, _: b.medication_request(e)),
+    "Observation": ("subject", lambda b, e, order: b.observation(e, order)),
+    "AllergyIntolerance": ("patient", lambda b, e, _: b.allergy(e)),
+    "Encounter": ("subject", lambda b, e, _: b.encounter(e)),
+    "Immunization": ("patient", lambda b, e, _: b.immunization(e)),
+    "DiagnosticReport": ("subject", lambda b, e, _: _reports_and_orders(b, e)),
+    "ServiceRequest": ("subject", lambda b, e, _: _reports_and_orders(b, e)),
+    "MedicationStatement": ("subject", lambda b, e, _: _statement_of(b, e)),
+}
+
+
 def build(
     parsed: ParsedBundle,
     received: datetime | None = None,
@@ -737,30 +759,9 @@ def build(
     b = _Builder(parsed, window)
     for order, e in enumerate(parsed.entries):
         checkpoint()
-        rt = e.resource_type
-        if rt == "Condition":
-            if b._is_patients(e, "subject"):
-                b.condition(e)
-        elif rt == "MedicationRequest":
-            if b._is_patients(e, "subject"):
-                b.medication_request(e)
-        elif rt == "Observation":
-            if b._is_patients(e, "subject"):
-                b.observation(e, order)
-        elif rt == "AllergyIntolerance":
-            if b._is_patients(e, "patient"):
-                b.allergy(e)
-        elif rt == "Encounter":
-            if b._is_patients(e, "subject"):
-                b.encounter(e)
-        elif rt == "Immunization" and b._is_patients(e, "patient"):
-            b.immunization(e)
-        elif rt in ("DiagnosticReport", "ServiceRequest") and b._is_patients(e, "subject"):
-            _reports_and_orders(b, e)
-        elif rt == "MedicationStatement" and b._is_patients(e, "subject"):
-            said = _statement(b, e)
-            if said is not None:
-                b.statements.append(said)
+        reader = _READERS.get(e.resource_type)
+        if reader is not None and b._is_patients(e, reader[0]):
+            reader[1](b, e, order)
     sex, birth = _patient(parsed.patient)
     if birth is not None:
         why = window.birth(birth, _record_day(parsed, b.dates, window.received))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import date
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -228,45 +228,49 @@ _WORD = re.compile(r"[a-z][a-z0-9]+")
 
 def check(claim: Claim, p: PatientProfile, plan_day: date, data: ClaimsFile = CLAIMS) -> str | None:
     """Why ``claim`` does not hold for ``p`` on ``plan_day``; None when it holds."""
-    if isinstance(claim, StoppedInStay):
-        return _stopped_in_stay(claim, p, data)
-    if isinstance(claim, NoResult):
-        found = result_by_name(p, claim.test, data)
-        return None if found is None else f"a result is recorded ({found})"
-    if isinstance(claim, AboveLimit):
-        if claim.daily is None:
-            return "the daily dose is not stated"
-        compare = _OPS.get(claim.op)
-        if compare is None:
-            return f"unknown comparison {claim.op!r}"
-        return None if compare(claim.daily, claim.limit) else "the dose is within the limit"
-    if isinstance(claim, TakenTogether):
-        by_ref = {m.ref: m for m in p.medications}
-        for ref in claim.medicines:
-            m = by_ref.get(ref)
-            if m is None or m.status not in data.taken_statuses:
-                return f"a medicine is {m.status if m is not None else 'absent'}"
-            if not_taken(m, p) is not None:
-                return "a medicine is recorded as not taken"
-        return None
-    if isinstance(claim, CurrentSmoker):
-        return _smoker(p, data)
-    if isinstance(claim, NotGiven):
-        return _given(claim, p, plan_day, data)
-    if isinstance(claim, NotUnderCare):
-        return _under_care(claim, p, plan_day, data)
-    if isinstance(claim, ReportToFollow):
-        r = next((x for x in p.reports if x.ref == claim.report), None)
-        if r is None:
-            return "the report is not in the record"
-        return None if to_follow(r, p, plan_day) else "the report needs no follow-up"
-    if isinstance(claim, OrderOutstanding):
-        o = next((x for x in p.orders if x.ref == claim.order), None)
-        if o is None:
-            return "the order is not in the record"
-        return None if outstanding(o, p, plan_day) else "the order is answered or not yet due"
-    days = (plan_day - claim.day).days
-    return None if 0 <= days <= claim.within_days else f"{days} days before the plan day"
+    if isinstance(claim, Recent):
+        days = (plan_day - claim.day).days
+        return None if 0 <= days <= claim.within_days else f"{days} days before the plan day"
+    return _checkers()[type(claim)](claim, p, plan_day, data)
+
+
+def _no_result(claim: Any, p: PatientProfile, plan_day: date, data: ClaimsFile) -> str | None:
+    found = result_by_name(p, claim.test, data)
+    return None if found is None else f"a result is recorded ({found})"
+
+
+def _above_limit(claim: Any, p: PatientProfile, plan_day: date, data: ClaimsFile) -> str | None:
+    if claim.daily is None:
+        return "the daily dose is not stated"
+    compare = _OPS.get(claim.op)
+    if compare is None:
+        return f"unknown comparison {claim.op!r}"
+    return None if compare(claim.daily, claim.limit) else "the dose is within the limit"
+
+
+def _together(claim: Any, p: PatientProfile, plan_day: date, data: ClaimsFile) -> str | None:
+    by_ref = {m.ref: m for m in p.medications}
+    for ref in claim.medicines:
+        m = by_ref.get(ref)
+        if m is None or m.status not in data.taken_statuses:
+            return f"a medicine is {m.status if m is not None else 'absent'}"
+        if not_taken(m, p) is not None:
+            return "a medicine is recorded as not taken"
+    return None
+
+
+def _report(claim: Any, p: PatientProfile, plan_day: date, data: ClaimsFile) -> str | None:
+    r = next((x for x in p.reports if x.ref == claim.report), None)
+    if r is None:
+        return "the report is not in the record"
+    return None if to_follow(r, p, plan_day) else "the report needs no follow-up"
+
+
+def _order(claim: Any, p: PatientProfile, plan_day: date, data: ClaimsFile) -> str | None:
+    o = next((x for x in p.orders if x.ref == claim.order), None)
+    if o is None:
+        return "the order is not in the record"
+    return None if outstanding(o, p, plan_day) else "the order is answered or not yet due"
 
 
 def result_by_name(p: PatientProfile, test: str, data: ClaimsFile = CLAIMS) -> str | None:
@@ -397,3 +401,22 @@ def _smoker(p: PatientProfile, data: ClaimsFile) -> str | None:
     if any(_has_word(text, w) for w in data.current_smoking_words):
         return None
     return "the latest smoking status does not say current"
+
+
+_Checker = Callable[[Any, PatientProfile, date, ClaimsFile], "str | None"]
+
+
+@cache
+def _checkers() -> dict[type, _Checker]:
+    """One check per claim kind (``Recent``, the plain comparison of days, is in ``check``)."""
+    return {
+        StoppedInStay: lambda c, p, day, data: _stopped_in_stay(c, p, data),
+        NoResult: _no_result,
+        AboveLimit: _above_limit,
+        TakenTogether: _together,
+        CurrentSmoker: lambda c, p, day, data: _smoker(p, data),
+        NotGiven: _given,
+        NotUnderCare: _under_care,
+        ReportToFollow: _report,
+        OrderOutstanding: _order,
+    }

@@ -428,6 +428,21 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     return served
 
 
+async def _stubs(stack: contextlib.AsyncExitStack, target: str, clients: int) -> list[Any]:
+    """One channel and stub per client, each its own connection, closed with ``stack``."""
+    options = [
+        ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+        # Without it, channels to one target share one connection (gRPC's global subchannel
+        # pool): every client would be one connection, served by one worker.
+        ("grpc.use_local_subchannel_pool", 1),
+    ]
+    channels = [grpc.aio.insecure_channel(target, options=options) for _ in range(clients)]
+    for ch in channels:
+        stack.push_async_callback(ch.close)
+    await asyncio.gather(*(ch.channel_ready() for ch in channels))
+    return [pb_grpc.CarePlanServiceStub(ch) for ch in channels]
+
+
 async def serve_and_load(
     args: argparse.Namespace, rates: Sequence[tuple[float | None, float]] = ()
 ) -> dict[str, Any]:
@@ -441,17 +456,7 @@ async def serve_and_load(
             env["CANOE_STORE_DSN"] = stack.enter_context(postgres_schema(args.postgres_dsn))
         pids: list[int] = []
         target = args.target or await stack.enter_async_context(spawned_server(env, pids))
-        options = [
-            ("grpc.max_receive_message_length", 64 * 1024 * 1024),
-            # Without it, channels to one target share one connection (gRPC's global subchannel
-            # pool): every client would be one connection, served by one worker.
-            ("grpc.use_local_subchannel_pool", 1),
-        ]
-        channels = [grpc.aio.insecure_channel(target, options=options) for _ in range(args.clients)]
-        for ch in channels:
-            stack.push_async_callback(ch.close)
-        stubs = [pb_grpc.CarePlanServiceStub(ch) for ch in channels]
-        await asyncio.gather(*(ch.channel_ready() for ch in channels))
+        stubs = await _stubs(stack, target, args.clients)
 
         # Warm-up, not measured: imports, caches, first SQLite pages. Every connection once,
         # so that every worker is warm too; one after another, so that no bound refuses one.

@@ -45,27 +45,12 @@ def _assert_one_patient_version(plan: Path) -> None:
     assert comms[0]["recipient"] == [careplan["subject"]]
 
 
-def _write_all(folder: Path, capsys: pytest.CaptureFixture[str]) -> list[Path]:
+def _write_contested(
+    folder: Path, capsys: pytest.CaptureFixture[str], adalberto: Path, plan: Path
+) -> list[Path]:
+    """Contested versions of one plan: each example Task, a decision on a finding, a Task from
+    a clock ahead of ours, and a refused Task's OperationOutcome."""
     files: list[Path] = []
-    for bundle in REALISTIC_BUNDLES:
-        out = folder / f"plan-{bundle.stem}.json"
-        assert (
-            _run(capsys, ["plan", str(bundle), "--format", "fhir", "--created", CREATED], out) == 0
-        )
-        files.append(out)
-        _assert_one_patient_version(out)
-        patient = folder / f"patient-{bundle.stem}.json"
-        argv = ["plan", str(bundle), "--for", "patient", "--format", "fhir", "--created", CREATED]
-        assert _run(capsys, argv, patient) == 0
-        assert json.loads(patient.read_text())["resourceType"] == "Communication"
-        files.append(patient)
-    plan = folder / f"plan-{REALISTIC_BUNDLES[0].stem}.json"
-    # References to the record as absolute URLs at the EHR (a source base given).
-    out = folder / f"plan-at-source-{REALISTIC_BUNDLES[0].stem}.json"
-    argv = ["plan", str(REALISTIC_BUNDLES[0]), "--format", "fhir", "--created", CREATED]
-    assert _run(capsys, [*argv, "--source-base", "https://ehr.example.net/fhir"], out) == 0
-    files.append(out)
-    adalberto = next(p for p in files if "adalberto" in p.name)
     for task in sorted(TASKS_DIR.glob("*.json")):
         out = folder / f"contested-{task.stem}.json"
         code = _run(capsys, ["contest", str(adalberto), str(task), "--recorded", RECORDED], out)
@@ -99,6 +84,31 @@ def _write_all(folder: Path, capsys: pytest.CaptureFixture[str]) -> list[Path]:
     out = folder / "contest-refused.json"
     assert _run(capsys, ["contest", str(plan), str(bad_task), "--recorded", RECORDED], out) == 2
     files.append(out)
+    return files
+
+
+def _write_all(folder: Path, capsys: pytest.CaptureFixture[str]) -> list[Path]:
+    files: list[Path] = []
+    for bundle in REALISTIC_BUNDLES:
+        out = folder / f"plan-{bundle.stem}.json"
+        assert (
+            _run(capsys, ["plan", str(bundle), "--format", "fhir", "--created", CREATED], out) == 0
+        )
+        files.append(out)
+        _assert_one_patient_version(out)
+        patient = folder / f"patient-{bundle.stem}.json"
+        argv = ["plan", str(bundle), "--for", "patient", "--format", "fhir", "--created", CREATED]
+        assert _run(capsys, argv, patient) == 0
+        assert json.loads(patient.read_text())["resourceType"] == "Communication"
+        files.append(patient)
+    plan = folder / f"plan-{REALISTIC_BUNDLES[0].stem}.json"
+    # References to the record as absolute URLs at the EHR (a source base given).
+    out = folder / f"plan-at-source-{REALISTIC_BUNDLES[0].stem}.json"
+    argv = ["plan", str(REALISTIC_BUNDLES[0]), "--format", "fhir", "--created", CREATED]
+    assert _run(capsys, [*argv, "--source-base", "https://ehr.example.net/fhir"], out) == 0
+    files.append(out)
+    adalberto = next(p for p in files if "adalberto" in p.name)
+    files += _write_contested(folder, capsys, adalberto, plan)
     for bundle in BAD_BUNDLES:
         out = folder / f"outcome-{bundle.stem}.json"
         code = _run(capsys, ["plan", str(bundle), "--format", "fhir", "--created", CREATED], out)

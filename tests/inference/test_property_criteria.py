@@ -206,3 +206,31 @@ def test_no_property_line_repeats_a_pair_line(bundle: Path) -> None:
         own = {m.ref for m in f.binding.meds.values()} | {m.ref for m in f.binding.count}
         covered = set().union(*(named.get(i, set()) for i in c.yields_to))
         assert not own <= covered, f"{c.id} repeats {sorted(c.yields_to)} on {bundle.name}"
+
+
+def test_replacement_hydrocortisone_in_adrenal_insufficiency_asks_no_bone_protection() -> None:
+    """Hydrocortisone replacing what the adrenal glands do not make is not long-term
+    corticosteroid therapy (START E and NOGG 2022 are about therapeutic doses). The same record
+    without the adrenal insufficiency still asks for bone protection."""
+    import json
+    from datetime import UTC, datetime
+
+    from fhir_mapping.ingest import ingest
+    from inference.knowledge import analyse
+    from tests.conftest import REPO_ROOT
+
+    path = next((REPO_ROOT / "examples/vignettes8").glob("v22_*.json"))
+    bundle = json.loads(path.read_text(encoding="utf-8"))
+    received = datetime(2026, 11, 30, 9, tzinfo=UTC)
+
+    def fired(b: dict[str, object]) -> tuple[str, ...]:
+        return analyse(ingest(json.dumps(b).encode(), received=received)).fired
+
+    assert "start-bone-protection-steroid" not in fired(bundle)
+    entries = bundle["entry"]
+    assert isinstance(entries, list)
+    without = {
+        **bundle,
+        "entry": [e for e in entries if "adrenal" not in json.dumps(e.get("resource", {})).lower()],
+    }
+    assert "start-bone-protection-steroid" in fired(without)

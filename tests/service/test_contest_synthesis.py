@@ -108,24 +108,7 @@ async def test_contesting_until_the_top_flips_rewrites_every_text(tmp_path: Path
 
         # the clinician summary (as stored and as rendered), the detailed view, the patient's
         rec = await app.store.get_version(tenant=TENANT, plan_id=plan.plan_id, version=version)
-        summary = summary_from_record(rec.summary)
-        assert summary is not None and summary.lines
-        assert new_title in summary.lines[0].action or new_title in (
-            summary.lines[0].action + " ".join(summary.lines[0].also)
-        )
-        assert not summary.lines[0].action.startswith(old_title)
-        rendered = render_summary(d, ev, summary)
-        assert (
-            rendered.index(new_title) < rendered.index(old_title) if old_title in rendered else True
-        )
-        detail = render_plan(d, ev, {})
-        assert synthesis in detail
-        included = detail.split("ACTIVITIES (included)", 1)[1].split("NOT INCLUDED", 1)[0]
-        assert included.index(new_title) < (
-            included.index(old_title) if old_title in included else len(included)
-        )
-        for title_score in _scores(detail.split("SUMMARY", 1)[1]):
-            assert title_score in {f"{r.score:.2f}" for r in ev.options}
+        _assert_views_name_the_new_top(rec, d, ev, (old_title, new_title), synthesis)
         # the patient version is written from this version: it leaves out what is now excluded
         first = from_document(plan.deliberation)
         assert patient_text(d, ev) != patient_text(first, evaluate(first))
@@ -134,3 +117,26 @@ async def test_contesting_until_the_top_flips_rewrites_every_text(tmp_path: Path
         assert rec.summary["tokens"] == {"model_calls": 0, "input": 0, "output": 0}
     finally:
         await app.aclose()
+
+
+def _assert_views_name_the_new_top(
+    rec: Any, d: Any, ev: Any, titles: tuple[str, str], synthesis: str
+) -> None:
+    """The stored summary, its rendering and the detailed view lead with the new top."""
+    old_title, new_title = titles
+    summary = summary_from_record(rec.summary)
+    assert summary is not None and summary.lines
+    assert new_title in summary.lines[0].action or new_title in (
+        summary.lines[0].action + " ".join(summary.lines[0].also)
+    )
+    assert not summary.lines[0].action.startswith(old_title)
+    rendered = render_summary(d, ev, summary)
+    assert rendered.index(new_title) < rendered.index(old_title) if old_title in rendered else True
+    detail = render_plan(d, ev, {})
+    assert synthesis in detail
+    included = detail.split("ACTIVITIES (included)", 1)[1].split("NOT INCLUDED", 1)[0]
+    assert included.index(new_title) < (
+        included.index(old_title) if old_title in included else len(included)
+    )
+    for title_score in _scores(detail.split("SUMMARY", 1)[1]):
+        assert title_score in {f"{r.score:.2f}" for r in ev.options}

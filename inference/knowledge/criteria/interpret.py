@@ -1473,6 +1473,9 @@ def _monitor_numbers(last: Observation | None, f: Facts) -> set[str]:
     return out
 
 
+_NUMBER = r"\d+(?:\.\d+)?"
+
+
 def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
     """Derived numbers a binding may state (counts and months), beyond ``Facts.numbers``."""
     out = {str(b.count_value)}
@@ -1484,6 +1487,22 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
         if days is not None:
             out.add(fmt(float(days // DAYS_PER_WEEK)))
             out.add(duration_words(days).split()[0])  # ``{a.duration}``
+    out |= _event_numbers(b, f)
+    out |= {str(f.stroke.score), *(str(p) for _, p, _ in f.stroke.parts)}
+    if f.smoking is not None and f.smoking.day is not None:
+        out.add(_ago_number(max(0, (f.p.as_of - f.smoking.day).days)))
+    out |= _dose_numbers(b)
+    if b.stay is not None:  # the stay's dates and the numbers its diagnoses quote
+        out |= set(re.findall(_NUMBER, b.stay.label))
+    if b.change is not None and b.change.previous is not None:
+        out |= set(re.findall(_NUMBER, b.change.previous.dose))
+    return frozenset(out)
+
+
+def _event_numbers(b: Binding, f: Facts) -> set[str]:
+    """The vaccine doses and the recent events a binding rests on: counts and intervals, and
+    numbers quoted in the record's own wording."""
+    out: set[str] = set()
     if b.doses:
         out.add(str(len(b.doses)))
         days = f.days_since(b.doses[-1].occurred)
@@ -1491,35 +1510,35 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
             out.add(_ago_number(days))
     if b.event_days:
         out.add(str(b.event_days))
-    if b.event is not None:  # the interval, and numbers quoted in the record's own wording
+    if b.event is not None:
         out.add(_ago_number(max(0, (f.p.as_of - b.event.day).days)))
-        out |= set(re.findall(r"\d+(?:\.\d+)?", b.event.text))
-    out |= {str(f.stroke.score), *(str(p) for _, p, _ in f.stroke.parts)}
-    if f.smoking is not None and f.smoking.day is not None:
-        out.add(_ago_number(max(0, (f.p.as_of - f.smoking.day).days)))
-    if b.per_kg is not None:  # the doses per kg computed from the record's dose and weight
+        out |= set(re.findall(_NUMBER, b.event.text))
+    return out
+
+
+def _dose_numbers(b: Binding) -> set[str]:
+    """The doses per kg computed from the record, a level's range and dates, and a kidney
+    band's own thresholds, as their sources state them."""
+    out: set[str] = set()
+    if b.per_kg is not None:
         w = b.per_kg
         out |= {fmt(v) for v in (w.kg, w.dose_mg, w.day_mg, w.per_kg_dose, w.per_kg_day) if v}
         if w.weight is not None and w.weight.effective is not None:  # the weight's date
             out.add(str(w.weight.effective.year))
-    if b.level is not None:  # the range as its source states it, and the record's dates
+    if b.level is not None:
         lv = b.level
         if lv.range is not None:
             out |= {fmt(lv.range.low), fmt(lv.range.high)}
-            out |= set(re.findall(r"\d+(?:\.\d+)?", lv.range.population))
-        out |= set(re.findall(r"\d+(?:\.\d+)?", lv.entry.target))
+            out |= set(re.findall(_NUMBER, lv.range.population))
+        out |= set(re.findall(_NUMBER, lv.entry.target))
         for r in (lv.latest, lv.previous):
             if r is not None and r.obs.effective is not None:
                 out |= set(re.findall(r"\d+", str(r.obs.effective)))
-    if b.stay is not None:  # the stay's dates and the numbers its diagnoses quote
-        out |= set(re.findall(r"\d+(?:\.\d+)?", b.stay.label))
-    if b.change is not None and b.change.previous is not None:
-        out |= set(re.findall(r"\d+(?:\.\d+)?", b.change.previous.dose))
-    if b.limit is not None:  # the band's own thresholds, as its source states them
+    if b.limit is not None:
         lim = b.limit
         out |= {fmt(v) for v in (lim.below, lim.at_least, lim.max_daily_mg) if v is not None}
-        out |= set(re.findall(r"\d+(?:\.\d+)?", lim.advice))
-    return frozenset(out)
+        out |= set(re.findall(_NUMBER, lim.advice))
+    return out
 
 
 _CITABLE = (
@@ -1543,45 +1562,48 @@ _CITABLE = (
 
 
 def _cited(names: Sequence[str], b: Binding, f: Facts) -> tuple[str, ...]:
+    """The record references the named parts of a binding rest on, in the order named."""
     out: list[str] = []
     for n in names:
         if n in b.meds:
             out += f.copies(b.meds[n].ref)
-        elif n == "cond" and b.cond is not None:
-            out += b.cond.refs
-        elif n == "count":
-            out += [m.ref for m in b.count]
-        elif n == "kidney" and f.kidney is not None:
-            out += f.kidney.refs
-        elif n == "monitor" and b.monitor_last is not None:
-            out.append(b.monitor_last.ref)
-        elif n == "conflict" and b.conflict is not None:
-            out += b.conflict.refs
-        elif n == "bp" and f.bp is not None:
-            out += f.bp.refs
-        elif n == "vaccine":
-            out += [i.ref for i in b.doses]
-        elif n == "event" and b.event is not None:
-            out += b.event.refs
-        elif n == "stay" and b.stay is not None:
-            out += b.stay.refs
-        elif n == "change" and b.change is not None:
-            out += b.change.refs
-        elif n == "stroke" and b.stroke:
-            out += f.stroke.refs
-        elif n == "smoking" and f.smoking is not None:
-            out += f.smoking.refs
-        elif n == "weight" and b.per_kg is not None and b.per_kg.weight is not None:
-            out.append(b.per_kg.weight.ref)
-        elif n == "pregnancy" and b.pregnancy and f.pregnancy is not None:
-            out += f.pregnancy.refs
-        elif n == "lactation" and b.lactation and f.lactation is not None:
-            out += f.lactation.refs
-        elif n == "level" and b.level is not None:
-            out += [r.obs.ref for r in (b.level.latest, b.level.previous) if r is not None]
         elif n.startswith("lab:") and n[4:] in b.labs:
             out.append(b.labs[n[4:]].ref)
+        else:
+            part = _CITED_PARTS.get(n)
+            out += part(b, f) if part is not None else ()
     return refs(out)
+
+
+def _level_refs(b: Binding, f: Facts) -> list[str]:
+    lv = b.level
+    return [] if lv is None else [r.obs.ref for r in (lv.latest, lv.previous) if r is not None]
+
+
+def _weight_refs(b: Binding, f: Facts) -> list[str]:
+    w = b.per_kg
+    return [w.weight.ref] if w is not None and w.weight is not None else []
+
+
+# What each named part of a binding cites (a part not bound cites nothing).
+_CITED_PARTS: dict[str, Callable[[Binding, Facts], Sequence[str]]] = {
+    "cond": lambda b, f: b.cond.refs if b.cond is not None else (),
+    "count": lambda b, f: [m.ref for m in b.count],
+    "kidney": lambda b, f: f.kidney.refs if f.kidney is not None else (),
+    "monitor": lambda b, f: [b.monitor_last.ref] if b.monitor_last is not None else [],
+    "conflict": lambda b, f: b.conflict.refs if b.conflict is not None else (),
+    "bp": lambda b, f: f.bp.refs if f.bp is not None else (),
+    "vaccine": lambda b, f: [i.ref for i in b.doses],
+    "event": lambda b, f: b.event.refs if b.event is not None else (),
+    "stay": lambda b, f: b.stay.refs if b.stay is not None else (),
+    "change": lambda b, f: b.change.refs if b.change is not None else (),
+    "stroke": lambda b, f: f.stroke.refs if b.stroke else (),
+    "smoking": lambda b, f: f.smoking.refs if f.smoking is not None else (),
+    "weight": _weight_refs,
+    "pregnancy": lambda b, f: f.pregnancy.refs if b.pregnancy and f.pregnancy else (),
+    "lactation": lambda b, f: f.lactation.refs if b.lactation and f.lactation else (),
+    "level": _level_refs,
+}
 
 
 _CERTAINTY_ORDER = ("certain", "probable", "uncertain")
