@@ -39,7 +39,7 @@ from tests.service.conftest import bundle_bytes, pb, pb_grpc, reject_task
 FOUND = browser_or_skip()
 pytestmark = pytest.mark.skipif(isinstance(FOUND, str), reason=str(FOUND))
 REF = Signer(SIGNING_KEY).opaque  # the opaque URL token of an activity id
-FIXTURE = "adan"  # its top activity flips when its strongest supporter goes; one borderline
+FIXTURE = "trey"  # its top activity flips when its strongest supporter goes; borderline ones
 
 
 class Stack:
