@@ -183,12 +183,20 @@ class _Run:
         self.total = 2  # assess + panel, grown as the plan reveals more calls
         self.timings: dict[str, float] = {}
         self.missing: list[str] = []
+        # Every model call handed to ``call`` or ``optional``: one whose task was cancelled
+        # before it ever ran (a sibling failed, the deadline passed) is closed when its stage
+        # ends, never left to the interpreter as a coroutine never awaited.
+        self._handed: list[Coroutine[Any, Any, Any]] = []
 
     def emit(self, stage: str, state: str, detail: str = "") -> None:
         if self.progress is not None:
             self.progress(Progress(stage, state, self.done, self.total, detail))
 
-    async def call(self, coro: Coroutine[Any, Any, T]) -> T:
+    def call(self, coro: Coroutine[Any, Any, T]) -> Coroutine[Any, Any, T]:
+        self._handed.append(coro)
+        return self._call(coro)
+
+    async def _call(self, coro: Coroutine[Any, Any, T]) -> T:
         try:
             async with self.sem:
                 try:
@@ -201,10 +209,14 @@ class _Run:
             if inspect.getcoroutinestate(coro) == inspect.CORO_CREATED:
                 coro.close()
 
-    async def optional(self, what: str, coro: Coroutine[Any, Any, T]) -> T | None:
+    def optional(self, what: str, coro: Coroutine[Any, Any, T]) -> Coroutine[Any, Any, T | None]:
         """A contribution the plan can go on without: failure is recorded, not raised."""
+        self._handed.append(coro)
+        return self._optional(what, coro)
+
+    async def _optional(self, what: str, coro: Coroutine[Any, Any, T]) -> T | None:
         try:
-            return await self.call(coro)
+            return await self._call(coro)
         except BackendUnavailable:
             raise
         except (StepFailed, BackendTimeout) as exc:
@@ -224,9 +236,23 @@ class _Run:
         t0 = time.perf_counter()
         try:
             return await work
+        except BaseException:
+            # the stage failed or was stopped: the plan goes no further, so a call handed to
+            # it that never ran never will
+            self.close_unstarted()
+            raise
         finally:
+            self._handed = [
+                c for c in self._handed if inspect.getcoroutinestate(c) != inspect.CORO_CLOSED
+            ]
             self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - t0
             self.emit(name, "finished")
+
+    def close_unstarted(self) -> None:
+        """Close the handed calls that never ran."""
+        for coro in self._handed:
+            if inspect.getcoroutinestate(coro) == inspect.CORO_CREATED:
+                coro.close()
 
 
 def knowledge_coverage(profile: PatientProfile) -> Coverage:
