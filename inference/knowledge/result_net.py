@@ -376,6 +376,8 @@ def _range(a: Abnormal) -> str:
     places = len(shown.partition(".")[2])
     raw_low = None if i.low is None else _in_record_unit(t, i.low, a.obs.unit)
     raw_high = None if i.high is None else _in_record_unit(t, i.high, a.obs.unit)
+    if t.units.get(_norm(a.obs.unit)) == "same":  # the file's own unit: the bounds as stated
+        places = BOUND_MAX_DECIMALS
     while places < BOUND_MAX_DECIMALS and value is not None:
         lo = None if raw_low is None else round(raw_low, places)
         hi = None if raw_high is None else round(raw_high, places)
@@ -384,6 +386,7 @@ def _range(a: Abnormal) -> str:
         places += 1
     low = "" if raw_low is None else fmt(round(raw_low, places))
     high = "" if raw_high is None else fmt(round(raw_high, places))
+    # (fmt drops the zeros rounding leaves: 3.5 stays 3.5, not 3.5000)
     if low and high:
         return f"{low}-{high} {unit}".strip()
     return f"up to {high} {unit}".strip() if high else f"{low} {unit} or more".replace("  ", " ")

@@ -450,3 +450,10 @@ def test_a_converted_bound_is_shown_at_the_results_precision_never_hiding_it() -
     assert "(0.7-1.2 mg/dL)" in at_one
     close = net_lines(profile(obs("c", "2160-0", 1.2, "mg/dL")))[f"{NET}creatinine"]
     assert "1.2 mg/dL (0.67-1.18 mg/dL)" in close
+
+
+def test_a_bound_in_the_files_own_unit_is_shown_as_stated_whatever_the_results_precision() -> None:
+    """Potassium 3 (no decimal) is shown against 3.5-5.3, not the interval rounded to its
+    precision (4-5), which would misstate the interval."""
+    line = net_lines(profile(obs("k", "6298-4", 3.0, "mmol/L")))[f"{NET}potassium"]
+    assert "(3.5-5.3 mmol/L)" in line
