@@ -35,11 +35,14 @@ from .drugs import members
 from .facts import Facts, fmt
 from .rule_points import RuleOption, RulePoint, point_of
 from .units import (
+    ACR_MG_G_PER_MG_MMOL,
     BILIRUBIN_UMOL_L_PER_MG_DL,
     BOUND_MAX_DECIMALS,
     CALCIUM_MG_DL_PER_MMOL_L,
+    COBALAMIN_PMOL_L_PER_NG_L,
     CREATININE_UMOL_L_PER_MG_DL,
     DAYS_PER_YEAR,
+    FOLATE_NMOL_L_PER_UG_L,
     FREE_T4_PMOL_L_PER_NG_DL,
     GLUCOSE_MG_DL_PER_MMOL_L,
     HBA1C_IFCC_PER_NGSP,
@@ -51,6 +54,7 @@ from .units import (
     PER_UL_PER_THOUSAND_PER_UL,
     PHOSPHATE_MG_DL_PER_MMOL_L,
     UREA_NITROGEN_MG_DL_PER_MMOL_L,
+    VITAMIN_D_NMOL_L_PER_NG_ML,
 )
 
 __all__ = [
@@ -67,6 +71,7 @@ __all__ = [
     "in_interval_unit",
     "interval_for",
     "load_results",
+    "named",
     "net_line",
     "result_net",
     "test_of",
@@ -102,6 +107,10 @@ RESULT_CONVERSIONS: dict[str, tuple[float, float]] = {
     "bilirubin-mg-dl": (BILIRUBIN_UMOL_L_PER_MG_DL, 0.0),
     "free-t4-ng-dl": (FREE_T4_PMOL_L_PER_NG_DL, 0.0),
     "hba1c-percent": (HBA1C_IFCC_PER_NGSP, -HBA1C_NGSP_OFFSET * HBA1C_IFCC_PER_NGSP),
+    "cobalamin-pmol-l": (1.0 / COBALAMIN_PMOL_L_PER_NG_L, 0.0),
+    "folate-nmol-l": (1.0 / FOLATE_NMOL_L_PER_UG_L, 0.0),
+    "vitamin-d-ng-ml": (VITAMIN_D_NMOL_L_PER_NG_ML, 0.0),
+    "acr-mg-g": (1.0 / ACR_MG_G_PER_MG_MMOL, 0.0),
 }
 _LOINC = re.compile(r"^\d{1,7}-\d$")
 
@@ -152,6 +161,9 @@ class LabTest(_Strict):
     name: str = Field(min_length=1)
     group: str | None = None
     loinc: tuple[str, ...] = ()
+    # How a result with no usable LOINC code is known for this test: patterns (regular
+    # expressions, lower case) searched in the name the record gives it ("blood ketones")
+    names: tuple[str, ...] = ()
     unit: str
     # the decimals a laboratory reports the test with in ``unit``: a result converted from
     # another unit is rounded to them before it is judged
@@ -236,6 +248,11 @@ def _test_problems(t: LabTest, sources: dict[str, str]) -> list[str]:
         out.append(f"{where}: {t.group!r} is no LOINC group")
     if not t.codes:
         out.append(f"{where}: names no LOINC group and no code")
+    for pattern in t.names:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            out.append(f"{where}: name pattern {pattern!r} is no regular expression ({exc})")
     out += [f"{where}: bad LOINC code {c!r}" for c in t.loinc if not _LOINC.match(c)]
     for unit, conversion in t.units.items():
         if unit != _norm(unit):
@@ -340,26 +357,46 @@ def abnormal_results(f: Facts, data: ResultsFile = RESULTS) -> tuple[Abnormal, .
     return tuple(a for a in found if a is not None)
 
 
+def named(t: LabTest, o: Observation) -> bool:
+    """``o`` has no usable LOINC code and the name the record gives it is one of ``t``'s."""
+    if o.loinc and o.recognised:
+        return False
+    text = o.display.lower()
+    return any(re.search(pattern, text) for pattern in t.names)
+
+
 def _series(t: LabTest, p: PatientProfile) -> list[Observation]:
-    """Every dated numeric result of ``t``, the readings and the latest per code."""
+    """Every dated numeric result of ``t``, the readings and the latest per code, and the
+    results known by name (``named``)."""
     series = [o for o in p.series(t.codes) if o.effective is not None]
-    latest = [o for o in p.observations if o.loinc in t.codes and o.value is not None]
-    return series + [o for o in latest if o.effective is not None and o not in series]
+    latest = [
+        o
+        for o in p.observations
+        if (o.loinc in t.codes or named(t, o)) and o.value is not None and o not in series
+    ]
+    return series + [o for o in latest if o.effective is not None]
 
 
 def _abnormal(t: LabTest, f: Facts, data: ResultsFile) -> Abnormal | None:
     series = _series(t, f.p)
     if not series:
         return None
-    latest = max(series, key=lambda o: o.effective or date.min)
-    day = latest.effective or f.p.plan_day
-    value = _value(t, latest)
+    day = max(o.effective or date.min for o in series)
     window_days = data.window.months * DAYS_PER_YEAR / MONTHS_PER_YEAR
-    if value is None or not 0 <= (f.p.plan_day - day).days <= window_days:
+    if not 0 <= (f.p.plan_day - day).days <= window_days:
         return None
     interval = interval_for(t, f, day, data)
-    if interval is None or not interval.judged or not _outside(interval, value):
+    if interval is None or not interval.judged:
         return None
+    # of the results of the latest day (the two eyes, a repeat), the first outside the interval
+    outside = [
+        o
+        for o in series
+        if o.effective == day and (v := _value(t, o)) is not None and _outside(interval, v)
+    ]
+    if not outside:
+        return None
+    latest = outside[0]
     earlier = [o for o in series if (o.effective or date.min) < day and _value(t, o) is not None]
     previous = max(earlier, key=lambda o: o.effective or date.min) if earlier else None
     return Abnormal(t, latest, interval, previous)
@@ -475,8 +512,10 @@ def unaddressed(
 def _explained(a: Abnormal, tests: Iterable[LabTest], p: PatientProfile, cited: set[str]) -> bool:
     """A line cites a result of one of ``tests``, a condition of the problem the result shows,
     or the contact (an admission, an emergency visit) the result was taken in."""
+    tests = tuple(tests)
     codes = {code for t in tests for code in t.codes}
-    if {r.ref for r in (*p.readings, *p.observations) if r.loinc in codes} & cited:
+    results = (*p.readings, *p.observations)
+    if {r.ref for r in results if r.loinc in codes or any(named(t, r) for t in tests)} & cited:
         return True
     groups = set(a.test.problems)
     if any(groups & set(classify(pr)) for pr in p.problems if pr.ref in cited):

@@ -179,6 +179,10 @@ def test_every_test_of_the_file_has_both_units_where_both_are_used() -> None:
         "free-t4": ("pmol/l", "ng/dl"),
         "haemoglobin": ("g/l", "g/dl"),
         "crp": ("mg/l", "mg/dl"),
+        "vitamin-b12": ("ng/l", "pmol/l"),
+        "folate": ("ug/l", "nmol/l"),
+        "vitamin-d": ("nmol/l", "ng/ml"),
+        "acr": ("mg/mmol", "mg/g"),
     }
     for test, units in both.items():
         assert set(units) <= set(BY_ID[test].units), test
@@ -195,6 +199,10 @@ def test_every_test_of_the_file_has_both_units_where_both_are_used() -> None:
         ("718-7", 135.0, "g/L", 13.5, "g/dL"),
         ("1975-2", 17.1, "umol/L", 1.0, "mg/dL"),
         ("3024-7", 12.87, "pmol/L", 1.0, "ng/dL"),
+        ("2132-9", 200.0, "ng/L", 147.6, "pmol/L"),
+        ("2284-8", 3.0, "ug/L", 6.8, "nmol/L"),
+        ("62292-8", 25.0, "nmol/L", 10.0, "ng/mL"),
+        ("9318-7", 3.0, "mg/mmol", 26.52, "mg/g"),
     ],
 )
 def test_a_conventional_result_converts_to_the_si_value(
@@ -355,6 +363,7 @@ def test_the_shipped_file_loads_and_every_conversion_is_known() -> None:
         ("group: sodium", "group: natrium", "no LOINC group"),
         ("low: 133, high: 146", "low: 146, high: 133", "not below"),
         ("covered_by: [egfr]", "covered_by: [kidney]", "unknown test"),
+        ('"hydroxybutyrate"]', '"hydroxy(butyrate"]', "no regular expression"),
     ],
 )
 def test_a_bad_file_is_refused_by_name(tmp_path: Path, old: str, new: str, problem: str) -> None:
@@ -457,3 +466,81 @@ def test_a_bound_in_the_files_own_unit_is_shown_as_stated_whatever_the_results_p
     precision (4-5), which would misstate the interval."""
     line = net_lines(profile(obs("k", "6298-4", 3.0, "mmol/L")))[f"{NET}potassium"]
     assert "(3.5-5.3 mmol/L)" in line
+
+
+# ------------------------------------------------------------------------- results known by name
+
+
+def named_obs(i: str, display: str, value: float, unit: str, when: date = AS_OF) -> Observation:
+    """A result with no LOINC coding: the record names it only in words."""
+    return Observation(f"Observation/{i}", "", display, value, unit, when, recognised=False)
+
+
+def uncoded(*observations: Observation, **kw: object) -> PatientProfile:
+    """A record whose uncoded results are observations only (ingest keeps no reading of one)."""
+    p = profile(**kw)  # type: ignore[arg-type]
+    return replace(p, observations=observations)
+
+
+def test_an_uncoded_result_is_read_by_its_name() -> None:
+    ketones = named_obs("b", "Blood ketones (beta-hydroxybutyrate)", 3.8, "mmol/L")
+    line = net_lines(uncoded(ketones))[f"{NET}ketones"]
+    assert line.startswith("Review Blood ketones 3.8 mmol/L (up to 0.5 mmol/L) on 2026-11-20")
+    # a urine ketone is another test, and a normal blood ketone makes no line
+    assert net_lines(uncoded(named_obs("u", "Urine ketones", 3.8, "mmol/L"))) == {}
+    assert net_lines(uncoded(named_obs("b", "Capillary ketone", 0.5, "mmol/L"))) == {}
+    assert f"{NET}ketones" in net_lines(uncoded(named_obs("b", "Capillary ketone", 0.6, "mmol/L")))
+
+
+def test_a_line_citing_an_uncoded_result_explains_it() -> None:
+    ketones = named_obs("b", "Blood ketones", 3.8, "mmol/L")
+    p = uncoded(ketones)
+    assert _with(p, _citing(ketones.ref)) == []
+    assert _with(p, _citing("Observation/other")) == [f"{NET}ketones"]
+
+
+def test_a_coded_result_is_not_read_by_its_name() -> None:
+    """A result with a usable LOINC code of another test is that test's, whatever its name."""
+    o = Observation("Observation/x", "2345-7", "Blood ketones", 3.8, "mmol/L", AS_OF)
+    assert f"{NET}ketones" not in net_lines(profile(o))
+
+
+def test_of_two_results_of_one_day_the_one_outside_its_interval_is_said() -> None:
+    """The two eyes measured the same day: the raised one is the line, whichever comes first."""
+    right = named_obs("r", "Intraocular pressure, right eye", 12.0, "mm[Hg]")
+    left = named_obs("l", "Intraocular pressure, left eye", 27.0, "mm[Hg]")
+    for pair in ((right, left), (left, right)):
+        line = net_lines(uncoded(*pair))[f"{NET}intraocular-pressure"]
+        assert line.startswith("Review Intra-ocular pressure 27 mmHg (up to 21 mmHg)")
+    normal = named_obs("l", "Intraocular pressure, left eye", 21.0, "mm[Hg]")
+    assert net_lines(uncoded(right, normal)) == {}
+
+
+def test_oxygen_saturation_is_judged_against_the_lower_target_with_copd() -> None:
+    copd = Condition(
+        "Condition/c",
+        "Chronic obstructive lung disease (disorder)",
+        (Code(SNOMED, GROUPS_BY_KEY["copd"].snomed[0], "COPD"),),
+        "active",
+        "confirmed",
+        AS_OF,
+    )
+    spo2 = obs("s", "59408-5", 90.0, "%")
+    assert f"{NET}oxygen-saturation" in net_lines(profile(spo2))
+    assert f"{NET}oxygen-saturation" not in net_lines(replace(profile(spo2), problems=(copd,)))
+    low = obs("s", "59408-5", 87.0, "%")
+    with_copd = net_lines(replace(profile(low), problems=(copd,)))
+    assert with_copd[f"{NET}oxygen-saturation"].startswith(
+        "Review Oxygen saturation 87 % (88 % or more)"
+    )
+    assert (
+        known_options(replace(profile(low), problems=(copd,)))[f"{NET}oxygen-saturation"].timeframe
+        == "7d"
+    )
+
+
+@pytest.mark.parametrize(
+    ("rate", "fires"), [(49.0, True), (50.0, False), (100.0, False), (101.0, True)]
+)
+def test_a_resting_heart_rate_outside_50_to_100_is_a_line(rate: float, fires: bool) -> None:
+    assert (f"{NET}heart-rate" in net_lines(profile(obs("h", "8867-4", rate, "/min")))) == fires
