@@ -29,7 +29,7 @@ from service.record.vocabulary import LOINC_GROUPS
 from service.text.words import unit_words
 
 from ._datafile import DATA_DIR, load_file, problems_message
-from .analysis import Output, Proposal
+from .analysis import Output, Point, Proposal
 from .conditions import GROUPS_BY_KEY, classify
 from .drugs import members
 from .facts import Facts, fmt
@@ -52,6 +52,7 @@ from .units import (
     MONTHS_PER_YEAR,
     PER_DL_PER_L,
     PER_UL_PER_THOUSAND_PER_UL,
+    PERCENT,
     PHOSPHATE_MG_DL_PER_MMOL_L,
     UREA_NITROGEN_MG_DL_PER_MMOL_L,
     VITAMIN_D_NMOL_L_PER_NG_ML,
@@ -62,11 +63,15 @@ __all__ = [
     "RESULTS_FILE",
     "RESULT_CONVERSIONS",
     "Abnormal",
+    "BelowBest",
     "CriticalValue",
     "Interval",
     "LabTest",
     "ResultsFile",
     "abnormal_results",
+    "below_best",
+    "best_line",
+    "best_net",
     "critical_result",
     "in_interval_unit",
     "interval_for",
@@ -82,6 +87,9 @@ __all__ = [
 # resting on it today.
 RESULT_NET = "net-review-result"
 RESULT_NET_ACUTE = "net-review-result-acute"
+# a severity band of the file (a result far below the patient's best) makes its line today
+RESULT_NET_NOW = "net-review-result-now"
+_CRITERIA = (RESULT_NET_NOW, RESULT_NET_ACUTE, RESULT_NET)
 
 RESULTS_FILE = DATA_DIR / "reference_intervals.yaml"
 _OPS: dict[str, Callable[[float, float], bool]] = {
@@ -201,6 +209,32 @@ class Line(RuleOption):
     point: RulePoint
 
 
+class Band(_Strict):
+    """A result under ``below_percent`` of the patient's best is reviewed as ``criterion``
+    says (its timeframe: timeframes.yaml)."""
+
+    below_percent: float = Field(gt=0, le=100)
+    criterion: Literal["net-review-result-now", "net-review-result-acute", "net-review-result"]
+    source: str
+
+
+class BestTest(_Strict):
+    """A test judged against the patient's own best: the best is the highest earlier result, or
+    a value the record names as the best or the predicted one (``best_names``)."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9-]*$")
+    name: str = Field(min_length=1)
+    loinc: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    best_names: tuple[str, ...] = Field(min_length=1)
+    units: tuple[str, ...] = Field(min_length=1)  # judged only between results in one of these
+    bands: tuple[Band, ...] = Field(min_length=1)  # the first whose fraction it is under
+
+
+class BestLine(Line):
+    tests: tuple[BestTest, ...] = Field(min_length=1)
+
+
 class ResultsFile(_Strict):
     version: str
     sources: dict[str, str] = Field(min_length=1)
@@ -208,6 +242,7 @@ class ResultsFile(_Strict):
     line: Line
     adult_from_years: int = Field(gt=0)
     tests: tuple[LabTest, ...] = Field(min_length=1)
+    personal_best: BestLine
 
     @model_validator(mode="after")
     def _references(self) -> ResultsFile:
@@ -229,6 +264,8 @@ class ResultsFile(_Strict):
             for x in t.covered_by
             if x not in seen_ids
         ]
+        cited = [b.source for t in self.personal_best.tests for b in t.bands]
+        problems += [f"personal_best: unknown source {x!r}" for x in cited if x not in self.sources]
         if self.window.source not in self.sources:
             problems.append(f"window: unknown source {self.window.source!r}")
         if problems:
@@ -469,26 +506,135 @@ def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
         facts = tuple(x.ref for x in (a.obs, a.previous) if x is not None)
         value = f"{fmt(a.obs.value)} {unit_words(a.obs.unit)}".strip()
         point = point_of(spec.point, facts, test=a.test.name, value=value, range=_range(a))
-        o.proposals.append(
-            Proposal(
-                f"{spec.id}-{a.test.id}",
-                net_line(a),
-                spec.category,
-                f"{a.test.name} {value} is outside its reference interval ({_range(a)}) and no "
-                "other line of this plan rests on it: decide what it means for this patient (a "
-                "cause to look for, an action, or none) and record the decision.",
-                facts,
-                (),
-                (point,),
-                None,
-                None,
-                spec.urgency,
-                spec.priority,
-                urgency_class=spec.urgency_class,
-                answers=spec.answers,
-                criteria=(RESULT_NET_ACUTE if a.test.acute else RESULT_NET,),
-            )
+        why = (
+            f"{a.test.name} {value} is outside its reference interval ({_range(a)}) and no "
+            "other line of this plan rests on it: decide what it means for this patient (a "
+            "cause to look for, an action, or none) and record the decision."
         )
+        criterion = RESULT_NET_ACUTE if a.test.acute else RESULT_NET
+        o.proposals.append(_proposal(spec, a.test.id, (net_line(a), why), point, criterion))
+    best_net(f, o, data)
+
+
+def _proposal(
+    spec: Line, test: str, text: tuple[str, str], point: Point, criterion: str
+) -> Proposal:
+    """The net's line for ``test``: its title and rationale (``text``), the GP's point."""
+    return Proposal(
+        f"{spec.id}-{test}",
+        text[0],
+        spec.category,
+        text[1],
+        point.facts,
+        (),
+        (point,),
+        None,
+        None,
+        spec.urgency,
+        spec.priority,
+        urgency_class=spec.urgency_class,
+        answers=spec.answers,
+        criteria=(criterion,),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class BelowBest:
+    """The latest result of ``test`` under a band's fraction of the patient's ``best``."""
+
+    test: BestTest
+    obs: Observation
+    best: Observation
+    percent: int
+    band: Band
+
+
+def _best_results(t: BestTest, p: PatientProfile) -> tuple[list[Observation], list[Observation]]:
+    """(the dated results of ``t``, the values the record names as the best or predicted)."""
+    found = [
+        o
+        for o in (*p.readings, *p.observations)
+        if o.value is not None
+        and o.effective is not None
+        and _norm(o.unit) in t.units
+        and (o.loinc in t.loinc or (not (o.loinc and o.recognised) and _named_as(t.names, o)))
+    ]
+    found = list(dict.fromkeys(found))
+    best = [o for o in found if _named_as(t.best_names, o)]
+    return [o for o in found if o not in best], best
+
+
+def _named_as(patterns: Iterable[str], o: Observation) -> bool:
+    return any(re.search(x, o.display.lower()) for x in patterns)
+
+
+def below_best(f: Facts, data: ResultsFile = RESULTS) -> tuple[BelowBest, ...]:
+    """For each test judged against the patient's best, its latest result within the window
+    when it is under the fraction of a band; in the file's order."""
+    out: list[BelowBest] = []
+    window_days = data.window.months * DAYS_PER_YEAR / MONTHS_PER_YEAR
+    for t in data.personal_best.tests:
+        results, named_best = _best_results(t, f.p)
+        if not results:
+            continue
+        latest = max(results, key=lambda o: o.effective or date.min)
+        day = latest.effective or date.min
+        earlier = [o for o in (*results, *named_best) if (o.effective or date.min) <= day]
+        earlier = [o for o in earlier if o is not latest]
+        if not earlier or not 0 <= (f.p.plan_day - day).days <= window_days:
+            continue
+        best = max(earlier, key=lambda o: o.value or 0.0)
+        if not best.value or latest.value is None:
+            continue
+        percent = latest.value / best.value * PERCENT
+        band = next((b for b in t.bands if percent < b.below_percent), None)
+        if band is not None:
+            out.append(BelowBest(t, latest, best, int(percent), band))
+    return tuple(out)
+
+
+def best_line(b: BelowBest) -> str:
+    """ "Review Peak flow 310 L/min (55% of the best, 560 L/min on <date>) on <date>: ..."."""
+    return (
+        f"Review {b.test.name} {_said(b.obs)} ({b.percent}% of {_best_words(b)}) on "
+        f"{_day(b.obs)}: not addressed by any check"
+    )
+
+
+def _said(o: Observation) -> str:
+    return f"{fmt(o.value)} {unit_words(o.unit)}".strip()
+
+
+def _day(o: Observation) -> str:
+    return o.effective.isoformat() if o.effective is not None else "an unknown date"
+
+
+def _best_words(b: BelowBest) -> str:
+    """ "the best, 560 L/min on <date>" or "the value recorded as 'Peak flow, best', ..."."""
+    named = _named_as(b.test.best_names, b.best)
+    which = f"the value recorded as {b.best.display!r}" if named else "the best earlier result"
+    return f"{which}, {_said(b.best)} on {_day(b.best)}"
+
+
+def best_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
+    """Add a line for each result under a band's fraction of the patient's best that no line
+    of ``o`` cites."""
+    spec = data.personal_best
+    cited = _cited(o.proposals)
+    for b in below_best(f, data):
+        results, named_best = _best_results(b.test, f.p)
+        if {x.ref for x in (*results, *named_best)} & cited:
+            continue
+        facts = (b.obs.ref, b.best.ref)
+        words = _best_words(b)
+        point = point_of(
+            spec.point, facts, test=b.test.name, value=_said(b.obs), percent=b.percent, best=words
+        )
+        why = (
+            f"{b.test.name} {_said(b.obs)} is {b.percent}% of {words}, and no other line of this "
+            "plan rests on it: decide what it means for this patient and record the decision."
+        )
+        o.proposals.append(_proposal(spec, b.test.id, (best_line(b), why), point, b.band.criterion))
 
 
 def unaddressed(

@@ -40,6 +40,7 @@ __all__ = [
     "MG_PER_MCG",
     "ML_PER_L",
     "MONTHS_PER_YEAR",
+    "PERCENT",
     "PER_DL_PER_L",
     "PER_UL_PER_THOUSAND_PER_UL",
     "PHOSPHATE_MG_DL_PER_MMOL_L",
@@ -94,6 +95,8 @@ VITAMIN_D_NMOL_L_PER_NG_ML = 2.496
 ACR_MG_G_PER_MG_MMOL = 8.84
 # a mass per decilitre in the same mass per litre (g/dL to g/L, mg/dL to mg/L)
 PER_DL_PER_L = 10.0
+# a fraction stated as a percentage
+PERCENT = 100.0
 # HbA1c: the IFCC value (mmol/mol) is (NGSP % - 2.15) x 10.929 (the IFCC-NGSP master equation)
 HBA1C_IFCC_PER_NGSP = 10.929
 HBA1C_NGSP_OFFSET = 2.15

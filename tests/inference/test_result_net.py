@@ -544,3 +544,56 @@ def test_oxygen_saturation_is_judged_against_the_lower_target_with_copd() -> Non
 )
 def test_a_resting_heart_rate_outside_50_to_100_is_a_line(rate: float, fires: bool) -> None:
     assert (f"{NET}heart-rate" in net_lines(profile(obs("h", "8867-4", rate, "/min")))) == fires
+
+
+# ------------------------------------------------------------------ against the patient's best
+
+
+def _pef(
+    i: str, value: float, when: date = AS_OF, name: str = "Peak expiratory flow"
+) -> Observation:
+    return named_obs(i, name, value, "L/min", when)
+
+
+@pytest.mark.parametrize(
+    ("now", "timeframe"), [(419.0, "now"), (420.0, "7d"), (447.0, "7d"), (448.0, None)]
+)
+def test_a_peak_flow_under_a_fraction_of_the_best_is_a_line_timed_by_its_band(
+    now: float, timeframe: str | None
+) -> None:
+    """Best 560: under 75% (420) is today, under 80% (448) this week, 80% or more nothing."""
+    best = _pef("b", 560.0, AS_OF - timedelta(days=700), "Peak expiratory flow, best")
+    p = uncoded(_pef("n", now), best)
+    got = known_options(p).get("opt-review-best-peak-flow")
+    assert (got.timeframe if got is not None else None) == timeframe
+
+
+def test_the_peak_flow_line_says_the_percentage_and_the_best_as_recorded() -> None:
+    best = _pef("b", 560.0, date(2024, 1, 1), "Peak expiratory flow, best")
+    p = uncoded(_pef("n", 310.0), best)
+    title = {x.id: x.title for x in analyse(p).proposals}["opt-review-best-peak-flow"]
+    assert title == (
+        "Review Peak flow 310 L/min (55% of the value recorded as 'Peak expiratory flow, best', "
+        "560 L/min on 2024-01-01) on 2026-11-20: not addressed by any check"
+    )
+
+
+def test_an_earlier_result_is_the_best_when_none_is_named() -> None:
+    p = profile(
+        obs("a", "33452-4", 500.0, "L/min", AS_OF - timedelta(days=60)),
+        obs("b", "33452-4", 300.0, "L/min"),
+    )
+    title = {x.id: x.title for x in analyse(p).proposals}["opt-review-best-peak-flow"]
+    assert "(60% of the best earlier result, 500 L/min on 2026-09-21)" in title
+
+
+def test_a_peak_flow_with_no_best_or_a_line_citing_it_makes_no_best_line() -> None:
+    now = _pef("n", 300.0)
+    assert "opt-review-best-peak-flow" not in {x.id for x in analyse(uncoded(now)).proposals}
+    best = _pef("b", 560.0, AS_OF - timedelta(days=30), "Peak flow (best)")
+    o = _citing(now.ref)
+    result_net(Facts(uncoded(now, best)), o)
+    assert [x.id for x in o.proposals] == ["opt-other"]
+    bare = Output()
+    result_net(Facts(uncoded(now, best)), bare)
+    assert [x.id for x in bare.proposals] == ["opt-review-best-peak-flow"]
