@@ -32,7 +32,8 @@ from ._datafile import DATA_DIR, load_file, problems_message
 from .analysis import Output, Point, Proposal
 from .conditions import GROUPS_BY_KEY, classify
 from .drugs import members
-from .facts import Facts, fmt
+from .facts import Facts, MedFact, fmt
+from .monographs import load_monographs
 from .rule_points import RuleOption, RulePoint, point_of
 from .units import (
     ACR_MG_G_PER_MG_MMOL,
@@ -80,6 +81,7 @@ __all__ = [
     "net_line",
     "result_net",
     "test_of",
+    "tied_medicines",
     "unaddressed",
 ]
 # The lines' criterion ids (timeframes.yaml): a result short of a critical value is reviewed
@@ -89,7 +91,6 @@ RESULT_NET = "net-review-result"
 RESULT_NET_ACUTE = "net-review-result-acute"
 # a severity band of the file (a result far below the patient's best) makes its line today
 RESULT_NET_NOW = "net-review-result-now"
-_CRITERIA = (RESULT_NET_NOW, RESULT_NET_ACUTE, RESULT_NET)
 
 RESULTS_FILE = DATA_DIR / "reference_intervals.yaml"
 _OPS: dict[str, Callable[[float, float], bool]] = {
@@ -164,6 +165,26 @@ class CriticalValue(_Strict):
     unless: tuple[str, ...] = ()  # condition groups with which the value is expected
 
 
+class TimesUpper(_Strict):
+    """A result above ``times`` the interval's upper bound, on a medicine that harms or is
+    monitored by the test, is reviewed as ``criterion`` says (timeframes.yaml)."""
+
+    times: float = Field(gt=1)
+    criterion: Literal["net-review-result-now", "net-review-result-72h"]
+    source: str
+
+
+class Medicines(_Strict):
+    """The medicines an abnormal result of a test is tied to: those of ``harmed_by`` (drug
+    specs: ``flag:``, ``class:``, ``drug:``) and those whose monograph monitors the test."""
+
+    harmed_by: tuple[str, ...] = ()
+    # which side of the interval those medicines push the result to (a potassium-raising
+    # medicine explains a high potassium, not a low one)
+    side: Literal["high", "low"] = "high"
+    bands: tuple[TimesUpper, ...] = ()  # the first that the result is above
+
+
 class LabTest(_Strict):
     id: str = Field(pattern=r"^[a-z][a-z0-9-]*$")
     name: str = Field(min_length=1)
@@ -188,6 +209,7 @@ class LabTest(_Strict):
     # An abnormality of this test can do harm within days (electrolytes, blood counts, clotting,
     # cardiac markers): its line is for this week; any other, within four weeks (timeframes.yaml).
     acute: bool = False
+    medicines: Medicines = Medicines()
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -305,7 +327,12 @@ def _test_problems(t: LabTest, sources: dict[str, str]) -> list[str]:
     ]
     groups += list(t.problems)
     out += [f"{where}: unknown condition group {g!r}" for g in groups if g not in GROUPS_BY_KEY]
-    specs = [s for i in t.intervals for s in i.taking]
+    specs = [s for i in t.intervals for s in i.taking] + list(t.medicines.harmed_by)
+    out += [
+        f"{where}: unknown source {b.source!r}"
+        for b in t.medicines.bands
+        if b.source not in sources
+    ]
     out += [f"{where}: unknown drug spec {s!r}" for s in specs if not members(s)]
     return out
 
@@ -316,6 +343,8 @@ def load_results(path: Path = RESULTS_FILE) -> ResultsFile:
 
 
 RESULTS = load_results()
+# drug -> the tests (LOINC groups) its monograph monitors
+_MONITORED = {m.drug: {x.test for x in m.monitor} for m in load_monographs().monographs}
 _BY_CODE = {code: t for t in RESULTS.tests for code in t.codes}
 
 
@@ -483,13 +512,36 @@ def _trend(a: Abnormal) -> str:
     return f", {word} {fmt(shown)} on {prev.effective.isoformat()}"
 
 
-def net_line(a: Abnormal) -> str:
+def tied_medicines(a: Abnormal, f: Facts) -> tuple[MedFact, ...]:
+    """The active medicines that harm the test of ``a`` (``harmed_by``) or whose monograph
+    monitors it, in the record's order."""
+    t = a.test
+    value, i = _value(t, a.obs), a.interval
+    high = value is not None and i.high is not None and value > i.high
+    specs = t.medicines.harmed_by if high == (t.medicines.side == "high") else ()
+    meds = {m.ref: m for spec in specs for m in f.with_spec(spec)}
+    for m in f.meds:
+        if t.group is not None and any(t.group in _MONITORED.get(d, ()) for d in m.drugs):
+            meds.setdefault(m.ref, m)
+    return tuple(m for m in f.meds if m.ref in meds)
+
+
+def _band(a: Abnormal, tied: tuple[MedFact, ...]) -> TimesUpper | None:
+    """The first band of the test that the result is above, on a tied medicine."""
+    high, value = a.interval.high, _value(a.test, a.obs)
+    if not tied or high is None or value is None:
+        return None
+    return next((b for b in a.test.medicines.bands if value > b.times * high), None)
+
+
+def net_line(a: Abnormal, tied: tuple[MedFact, ...] = ()) -> str:
     """The plan line: "Review <test> <value> (<range>) on <date>[, up from ...]: not addressed
     by any check"."""
     day = a.obs.effective.isoformat() if a.obs.effective is not None else "an unknown date"
     value = f"{fmt(a.obs.value)} {unit_words(a.obs.unit)}".strip()
+    on = f", on {', '.join(dict.fromkeys(m.name for m in tied))}" if tied else ""
     return (
-        f"Review {a.test.name} {value} ({_range(a)}) on {day}{_trend(a)}: "
+        f"Review {a.test.name} {value} ({_range(a)}) on {day}{_trend(a)}{on}: "
         "not addressed by any check"
     )
 
@@ -503,7 +555,8 @@ def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
     of (a criterion or rule that read the test explains it; the net does not repeat it)."""
     spec = data.line
     for a in unaddressed(f, o.proposals, data):
-        facts = tuple(x.ref for x in (a.obs, a.previous) if x is not None)
+        tied = tied_medicines(a, f)
+        facts = tuple(x.ref for x in (a.obs, a.previous, *tied) if x is not None)
         value = f"{fmt(a.obs.value)} {unit_words(a.obs.unit)}".strip()
         point = point_of(spec.point, facts, test=a.test.name, value=value, range=_range(a))
         why = (
@@ -511,8 +564,10 @@ def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
             "other line of this plan rests on it: decide what it means for this patient (a "
             "cause to look for, an action, or none) and record the decision."
         )
+        band = _band(a, tied)
         criterion = RESULT_NET_ACUTE if a.test.acute else RESULT_NET
-        o.proposals.append(_proposal(spec, a.test.id, (net_line(a), why), point, criterion))
+        criterion = band.criterion if band is not None else criterion
+        o.proposals.append(_proposal(spec, a.test.id, (net_line(a, tied), why), point, criterion))
     best_net(f, o, data)
 
 

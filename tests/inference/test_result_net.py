@@ -597,3 +597,48 @@ def test_a_peak_flow_with_no_best_or_a_line_citing_it_makes_no_best_line() -> No
     bare = Output()
     result_net(Facts(uncoded(now, best)), bare)
     assert [x.id for x in bare.proposals] == ["opt-review-best-peak-flow"]
+
+
+# ------------------------------------------------------------------ results tied to medicines
+
+
+def _med(name: str, rxcui: str) -> Medication:
+    return Medication(
+        f"MedicationRequest/{name}",
+        name,
+        (Code(RXNORM, rxcui, name),),
+        "active",
+        "order",
+        date(2020, 1, 1),
+    )
+
+
+LEFLUNOMIDE = _med("leflunomide 20 MG Oral Tablet", "27169")
+
+
+@pytest.mark.parametrize(("alt", "timeframe"), [(120.0, "4w"), (121.0, "72h")])
+def test_an_alt_on_a_medicine_it_monitors_names_it_and_is_sooner_above_three_times(
+    alt: float, timeframe: str
+) -> None:
+    """Leflunomide's monograph monitors ALT: the line names it and cites it; above three times
+    the upper limit (40) the line is within 72 hours, at three times routine."""
+    p = profile(obs("a", "1742-6", alt, "U/L"), meds=(LEFLUNOMIDE,))
+    line = net_lines(p)[f"{NET}alt"]
+    assert line.endswith(", on leflunomide: not addressed by any check")
+    assert LEFLUNOMIDE.ref in analyse(p).proposal(f"{NET}alt").refs  # type: ignore[union-attr]
+    assert known_options(p)[f"{NET}alt"].timeframe == timeframe
+
+
+def test_without_the_medicine_the_alt_line_names_none_and_keeps_routine_time() -> None:
+    p = profile(obs("a", "1742-6", 300.0, "U/L"))
+    assert net_lines(p)[f"{NET}alt"].endswith("2026-11-20: not addressed by any check")
+    assert known_options(p)[f"{NET}alt"].timeframe == "4w"
+
+
+def test_a_medicine_that_harms_the_test_is_named_only_on_its_side() -> None:
+    """A myelosuppressive medicine explains a low count, not a high one."""
+    assert "flag:myelosuppressive" in BY_ID["neutrophils"].medicines.harmed_by
+    low = net_lines(profile(obs("n", "751-8", 1.2, "10*9/L"), meds=(LEFLUNOMIDE,)))
+    assert low[f"{NET}neutrophils"].endswith(", on leflunomide: not addressed by any check")
+    high = net_lines(profile(obs("n", "751-8", 9.0, "10*9/L"), meds=(LEFLUNOMIDE,)))
+    assert "leflunomide" not in high[f"{NET}neutrophils"]
