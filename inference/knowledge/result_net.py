@@ -29,17 +29,21 @@ from service.record.vocabulary import LOINC_GROUPS
 from service.text.words import unit_words
 
 from ._datafile import DATA_DIR, load_file, problems_message
-from .analysis import Output, Proposal
+from .analysis import Output, Point, Proposal
 from .conditions import GROUPS_BY_KEY, classify
 from .drugs import members
-from .facts import Facts, fmt
+from .facts import Facts, MedFact, fmt
+from .monographs import load_monographs
 from .rule_points import RuleOption, RulePoint, point_of
 from .units import (
+    ACR_MG_G_PER_MG_MMOL,
     BILIRUBIN_UMOL_L_PER_MG_DL,
     BOUND_MAX_DECIMALS,
     CALCIUM_MG_DL_PER_MMOL_L,
+    COBALAMIN_PMOL_L_PER_NG_L,
     CREATININE_UMOL_L_PER_MG_DL,
     DAYS_PER_YEAR,
+    FOLATE_NMOL_L_PER_UG_L,
     FREE_T4_PMOL_L_PER_NG_DL,
     GLUCOSE_MG_DL_PER_MMOL_L,
     HBA1C_IFCC_PER_NGSP,
@@ -49,8 +53,10 @@ from .units import (
     MONTHS_PER_YEAR,
     PER_DL_PER_L,
     PER_UL_PER_THOUSAND_PER_UL,
+    PERCENT,
     PHOSPHATE_MG_DL_PER_MMOL_L,
     UREA_NITROGEN_MG_DL_PER_MMOL_L,
+    VITAMIN_D_NMOL_L_PER_NG_ML,
 )
 
 __all__ = [
@@ -58,18 +64,24 @@ __all__ = [
     "RESULTS_FILE",
     "RESULT_CONVERSIONS",
     "Abnormal",
+    "BelowBest",
     "CriticalValue",
     "Interval",
     "LabTest",
     "ResultsFile",
     "abnormal_results",
+    "below_best",
+    "best_line",
+    "best_net",
     "critical_result",
     "in_interval_unit",
     "interval_for",
     "load_results",
+    "named",
     "net_line",
     "result_net",
     "test_of",
+    "tied_medicines",
     "unaddressed",
 ]
 # The lines' criterion ids (timeframes.yaml): a result short of a critical value is reviewed
@@ -77,6 +89,8 @@ __all__ = [
 # resting on it today.
 RESULT_NET = "net-review-result"
 RESULT_NET_ACUTE = "net-review-result-acute"
+# a severity band of the file (a result far below the patient's best) makes its line today
+RESULT_NET_NOW = "net-review-result-now"
 
 RESULTS_FILE = DATA_DIR / "reference_intervals.yaml"
 _OPS: dict[str, Callable[[float, float], bool]] = {
@@ -102,6 +116,10 @@ RESULT_CONVERSIONS: dict[str, tuple[float, float]] = {
     "bilirubin-mg-dl": (BILIRUBIN_UMOL_L_PER_MG_DL, 0.0),
     "free-t4-ng-dl": (FREE_T4_PMOL_L_PER_NG_DL, 0.0),
     "hba1c-percent": (HBA1C_IFCC_PER_NGSP, -HBA1C_NGSP_OFFSET * HBA1C_IFCC_PER_NGSP),
+    "cobalamin-pmol-l": (1.0 / COBALAMIN_PMOL_L_PER_NG_L, 0.0),
+    "folate-nmol-l": (1.0 / FOLATE_NMOL_L_PER_UG_L, 0.0),
+    "vitamin-d-ng-ml": (VITAMIN_D_NMOL_L_PER_NG_ML, 0.0),
+    "acr-mg-g": (1.0 / ACR_MG_G_PER_MG_MMOL, 0.0),
 }
 _LOINC = re.compile(r"^\d{1,7}-\d$")
 
@@ -147,11 +165,34 @@ class CriticalValue(_Strict):
     unless: tuple[str, ...] = ()  # condition groups with which the value is expected
 
 
+class TimesUpper(_Strict):
+    """A result above ``times`` the interval's upper bound, on a medicine that harms or is
+    monitored by the test, is reviewed as ``criterion`` says (timeframes.yaml)."""
+
+    times: float = Field(gt=1)
+    criterion: Literal["net-review-result-now", "net-review-result-72h"]
+    source: str
+
+
+class Medicines(_Strict):
+    """The medicines an abnormal result of a test is tied to: those of ``harmed_by`` (drug
+    specs: ``flag:``, ``class:``, ``drug:``) and those whose monograph monitors the test."""
+
+    harmed_by: tuple[str, ...] = ()
+    # which side of the interval those medicines push the result to (a potassium-raising
+    # medicine explains a high potassium, not a low one)
+    side: Literal["high", "low"] = "high"
+    bands: tuple[TimesUpper, ...] = ()  # the first that the result is above
+
+
 class LabTest(_Strict):
     id: str = Field(pattern=r"^[a-z][a-z0-9-]*$")
     name: str = Field(min_length=1)
     group: str | None = None
     loinc: tuple[str, ...] = ()
+    # How a result with no usable LOINC code is known for this test: patterns (regular
+    # expressions, lower case) searched in the name the record gives it ("blood ketones")
+    names: tuple[str, ...] = ()
     unit: str
     # the decimals a laboratory reports the test with in ``unit``: a result converted from
     # another unit is rounded to them before it is judged
@@ -168,6 +209,7 @@ class LabTest(_Strict):
     # An abnormality of this test can do harm within days (electrolytes, blood counts, clotting,
     # cardiac markers): its line is for this week; any other, within four weeks (timeframes.yaml).
     acute: bool = False
+    medicines: Medicines = Medicines()
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -189,6 +231,32 @@ class Line(RuleOption):
     point: RulePoint
 
 
+class Band(_Strict):
+    """A result under ``below_percent`` of the patient's best is reviewed as ``criterion``
+    says (its timeframe: timeframes.yaml)."""
+
+    below_percent: float = Field(gt=0, le=100)
+    criterion: Literal["net-review-result-now", "net-review-result-acute", "net-review-result"]
+    source: str
+
+
+class BestTest(_Strict):
+    """A test judged against the patient's own best: the best is the highest earlier result, or
+    a value the record names as the best or the predicted one (``best_names``)."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9-]*$")
+    name: str = Field(min_length=1)
+    loinc: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    best_names: tuple[str, ...] = Field(min_length=1)
+    units: tuple[str, ...] = Field(min_length=1)  # judged only between results in one of these
+    bands: tuple[Band, ...] = Field(min_length=1)  # the first whose fraction it is under
+
+
+class BestLine(Line):
+    tests: tuple[BestTest, ...] = Field(min_length=1)
+
+
 class ResultsFile(_Strict):
     version: str
     sources: dict[str, str] = Field(min_length=1)
@@ -196,6 +264,7 @@ class ResultsFile(_Strict):
     line: Line
     adult_from_years: int = Field(gt=0)
     tests: tuple[LabTest, ...] = Field(min_length=1)
+    personal_best: BestLine
 
     @model_validator(mode="after")
     def _references(self) -> ResultsFile:
@@ -217,6 +286,8 @@ class ResultsFile(_Strict):
             for x in t.covered_by
             if x not in seen_ids
         ]
+        cited = [b.source for t in self.personal_best.tests for b in t.bands]
+        problems += [f"personal_best: unknown source {x!r}" for x in cited if x not in self.sources]
         if self.window.source not in self.sources:
             problems.append(f"window: unknown source {self.window.source!r}")
         if problems:
@@ -236,6 +307,11 @@ def _test_problems(t: LabTest, sources: dict[str, str]) -> list[str]:
         out.append(f"{where}: {t.group!r} is no LOINC group")
     if not t.codes:
         out.append(f"{where}: names no LOINC group and no code")
+    for pattern in t.names:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            out.append(f"{where}: name pattern {pattern!r} is no regular expression ({exc})")
     out += [f"{where}: bad LOINC code {c!r}" for c in t.loinc if not _LOINC.match(c)]
     for unit, conversion in t.units.items():
         if unit != _norm(unit):
@@ -251,7 +327,12 @@ def _test_problems(t: LabTest, sources: dict[str, str]) -> list[str]:
     ]
     groups += list(t.problems)
     out += [f"{where}: unknown condition group {g!r}" for g in groups if g not in GROUPS_BY_KEY]
-    specs = [s for i in t.intervals for s in i.taking]
+    specs = [s for i in t.intervals for s in i.taking] + list(t.medicines.harmed_by)
+    out += [
+        f"{where}: unknown source {b.source!r}"
+        for b in t.medicines.bands
+        if b.source not in sources
+    ]
     out += [f"{where}: unknown drug spec {s!r}" for s in specs if not members(s)]
     return out
 
@@ -262,6 +343,8 @@ def load_results(path: Path = RESULTS_FILE) -> ResultsFile:
 
 
 RESULTS = load_results()
+# drug -> the tests (LOINC groups) its monograph monitors
+_MONITORED = {m.drug: {x.test for x in m.monitor} for m in load_monographs().monographs}
 _BY_CODE = {code: t for t in RESULTS.tests for code in t.codes}
 
 
@@ -340,26 +423,46 @@ def abnormal_results(f: Facts, data: ResultsFile = RESULTS) -> tuple[Abnormal, .
     return tuple(a for a in found if a is not None)
 
 
+def named(t: LabTest, o: Observation) -> bool:
+    """``o`` has no usable LOINC code and the name the record gives it is one of ``t``'s."""
+    if o.loinc and o.recognised:
+        return False
+    text = o.display.lower()
+    return any(re.search(pattern, text) for pattern in t.names)
+
+
 def _series(t: LabTest, p: PatientProfile) -> list[Observation]:
-    """Every dated numeric result of ``t``, the readings and the latest per code."""
+    """Every dated numeric result of ``t``, the readings and the latest per code, and the
+    results known by name (``named``)."""
     series = [o for o in p.series(t.codes) if o.effective is not None]
-    latest = [o for o in p.observations if o.loinc in t.codes and o.value is not None]
-    return series + [o for o in latest if o.effective is not None and o not in series]
+    latest = [
+        o
+        for o in p.observations
+        if (o.loinc in t.codes or named(t, o)) and o.value is not None and o not in series
+    ]
+    return series + [o for o in latest if o.effective is not None]
 
 
 def _abnormal(t: LabTest, f: Facts, data: ResultsFile) -> Abnormal | None:
     series = _series(t, f.p)
     if not series:
         return None
-    latest = max(series, key=lambda o: o.effective or date.min)
-    day = latest.effective or f.p.plan_day
-    value = _value(t, latest)
+    day = max(o.effective or date.min for o in series)
     window_days = data.window.months * DAYS_PER_YEAR / MONTHS_PER_YEAR
-    if value is None or not 0 <= (f.p.plan_day - day).days <= window_days:
+    if not 0 <= (f.p.plan_day - day).days <= window_days:
         return None
     interval = interval_for(t, f, day, data)
-    if interval is None or not interval.judged or not _outside(interval, value):
+    if interval is None or not interval.judged:
         return None
+    # of the results of the latest day (the two eyes, a repeat), the first outside the interval
+    outside = [
+        o
+        for o in series
+        if o.effective == day and (v := _value(t, o)) is not None and _outside(interval, v)
+    ]
+    if not outside:
+        return None
+    latest = outside[0]
     earlier = [o for o in series if (o.effective or date.min) < day and _value(t, o) is not None]
     previous = max(earlier, key=lambda o: o.effective or date.min) if earlier else None
     return Abnormal(t, latest, interval, previous)
@@ -409,13 +512,36 @@ def _trend(a: Abnormal) -> str:
     return f", {word} {fmt(shown)} on {prev.effective.isoformat()}"
 
 
-def net_line(a: Abnormal) -> str:
+def tied_medicines(a: Abnormal, f: Facts) -> tuple[MedFact, ...]:
+    """The active medicines that harm the test of ``a`` (``harmed_by``) or whose monograph
+    monitors it, in the record's order."""
+    t = a.test
+    value, i = _value(t, a.obs), a.interval
+    high = value is not None and i.high is not None and value > i.high
+    specs = t.medicines.harmed_by if high == (t.medicines.side == "high") else ()
+    meds = {m.ref: m for spec in specs for m in f.with_spec(spec)}
+    for m in f.meds:
+        if t.group is not None and any(t.group in _MONITORED.get(d, ()) for d in m.drugs):
+            meds.setdefault(m.ref, m)
+    return tuple(m for m in f.meds if m.ref in meds)
+
+
+def _band(a: Abnormal, tied: tuple[MedFact, ...]) -> TimesUpper | None:
+    """The first band of the test that the result is above, on a tied medicine."""
+    high, value = a.interval.high, _value(a.test, a.obs)
+    if not tied or high is None or value is None:
+        return None
+    return next((b for b in a.test.medicines.bands if value > b.times * high), None)
+
+
+def net_line(a: Abnormal, tied: tuple[MedFact, ...] = ()) -> str:
     """The plan line: "Review <test> <value> (<range>) on <date>[, up from ...]: not addressed
     by any check"."""
     day = a.obs.effective.isoformat() if a.obs.effective is not None else "an unknown date"
     value = f"{fmt(a.obs.value)} {unit_words(a.obs.unit)}".strip()
+    on = f", on {', '.join(dict.fromkeys(m.name for m in tied))}" if tied else ""
     return (
-        f"Review {a.test.name} {value} ({_range(a)}) on {day}{_trend(a)}: "
+        f"Review {a.test.name} {value} ({_range(a)}) on {day}{_trend(a)}{on}: "
         "not addressed by any check"
     )
 
@@ -429,29 +555,141 @@ def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
     of (a criterion or rule that read the test explains it; the net does not repeat it)."""
     spec = data.line
     for a in unaddressed(f, o.proposals, data):
-        facts = tuple(x.ref for x in (a.obs, a.previous) if x is not None)
+        tied = tied_medicines(a, f)
+        facts = tuple(x.ref for x in (a.obs, a.previous, *tied) if x is not None)
         value = f"{fmt(a.obs.value)} {unit_words(a.obs.unit)}".strip()
         point = point_of(spec.point, facts, test=a.test.name, value=value, range=_range(a))
-        o.proposals.append(
-            Proposal(
-                f"{spec.id}-{a.test.id}",
-                net_line(a),
-                spec.category,
-                f"{a.test.name} {value} is outside its reference interval ({_range(a)}) and no "
-                "other line of this plan rests on it: decide what it means for this patient (a "
-                "cause to look for, an action, or none) and record the decision.",
-                facts,
-                (),
-                (point,),
-                None,
-                None,
-                spec.urgency,
-                spec.priority,
-                urgency_class=spec.urgency_class,
-                answers=spec.answers,
-                criteria=(RESULT_NET_ACUTE if a.test.acute else RESULT_NET,),
-            )
+        why = (
+            f"{a.test.name} {value} is outside its reference interval ({_range(a)}) and no "
+            "other line of this plan rests on it: decide what it means for this patient (a "
+            "cause to look for, an action, or none) and record the decision."
         )
+        band = _band(a, tied)
+        criterion = RESULT_NET_ACUTE if a.test.acute else RESULT_NET
+        criterion = band.criterion if band is not None else criterion
+        o.proposals.append(_proposal(spec, a.test.id, (net_line(a, tied), why), point, criterion))
+    best_net(f, o, data)
+
+
+def _proposal(
+    spec: Line, test: str, text: tuple[str, str], point: Point, criterion: str
+) -> Proposal:
+    """The net's line for ``test``: its title and rationale (``text``), the GP's point."""
+    return Proposal(
+        f"{spec.id}-{test}",
+        text[0],
+        spec.category,
+        text[1],
+        point.facts,
+        (),
+        (point,),
+        None,
+        None,
+        spec.urgency,
+        spec.priority,
+        urgency_class=spec.urgency_class,
+        answers=spec.answers,
+        criteria=(criterion,),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class BelowBest:
+    """The latest result of ``test`` under a band's fraction of the patient's ``best``."""
+
+    test: BestTest
+    obs: Observation
+    best: Observation
+    percent: int
+    band: Band
+
+
+def _best_results(t: BestTest, p: PatientProfile) -> tuple[list[Observation], list[Observation]]:
+    """(the dated results of ``t``, the values the record names as the best or predicted)."""
+    found = [
+        o
+        for o in (*p.readings, *p.observations)
+        if o.value is not None
+        and o.effective is not None
+        and _norm(o.unit) in t.units
+        and (o.loinc in t.loinc or (not (o.loinc and o.recognised) and _named_as(t.names, o)))
+    ]
+    found = list(dict.fromkeys(found))
+    best = [o for o in found if _named_as(t.best_names, o)]
+    return [o for o in found if o not in best], best
+
+
+def _named_as(patterns: Iterable[str], o: Observation) -> bool:
+    return any(re.search(x, o.display.lower()) for x in patterns)
+
+
+def below_best(f: Facts, data: ResultsFile = RESULTS) -> tuple[BelowBest, ...]:
+    """For each test judged against the patient's best, its latest result within the window
+    when it is under the fraction of a band; in the file's order."""
+    out: list[BelowBest] = []
+    window_days = data.window.months * DAYS_PER_YEAR / MONTHS_PER_YEAR
+    for t in data.personal_best.tests:
+        results, named_best = _best_results(t, f.p)
+        if not results:
+            continue
+        latest = max(results, key=lambda o: o.effective or date.min)
+        day = latest.effective or date.min
+        earlier = [o for o in (*results, *named_best) if (o.effective or date.min) <= day]
+        earlier = [o for o in earlier if o is not latest]
+        if not earlier or not 0 <= (f.p.plan_day - day).days <= window_days:
+            continue
+        best = max(earlier, key=lambda o: o.value or 0.0)
+        if not best.value or latest.value is None:
+            continue
+        percent = latest.value / best.value * PERCENT
+        band = next((b for b in t.bands if percent < b.below_percent), None)
+        if band is not None:
+            out.append(BelowBest(t, latest, best, int(percent), band))
+    return tuple(out)
+
+
+def best_line(b: BelowBest) -> str:
+    """ "Review Peak flow 310 L/min (55% of the best, 560 L/min on <date>) on <date>: ..."."""
+    return (
+        f"Review {b.test.name} {_said(b.obs)} ({b.percent}% of {_best_words(b)}) on "
+        f"{_day(b.obs)}: not addressed by any check"
+    )
+
+
+def _said(o: Observation) -> str:
+    return f"{fmt(o.value)} {unit_words(o.unit)}".strip()
+
+
+def _day(o: Observation) -> str:
+    return o.effective.isoformat() if o.effective is not None else "an unknown date"
+
+
+def _best_words(b: BelowBest) -> str:
+    """ "the best, 560 L/min on <date>" or "the value recorded as 'Peak flow, best', ..."."""
+    named = _named_as(b.test.best_names, b.best)
+    which = f"the value recorded as {b.best.display!r}" if named else "the best earlier result"
+    return f"{which}, {_said(b.best)} on {_day(b.best)}"
+
+
+def best_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
+    """Add a line for each result under a band's fraction of the patient's best that no line
+    of ``o`` cites."""
+    spec = data.personal_best
+    cited = _cited(o.proposals)
+    for b in below_best(f, data):
+        results, named_best = _best_results(b.test, f.p)
+        if {x.ref for x in (*results, *named_best)} & cited:
+            continue
+        facts = (b.obs.ref, b.best.ref)
+        words = _best_words(b)
+        point = point_of(
+            spec.point, facts, test=b.test.name, value=_said(b.obs), percent=b.percent, best=words
+        )
+        why = (
+            f"{b.test.name} {_said(b.obs)} is {b.percent}% of {words}, and no other line of this "
+            "plan rests on it: decide what it means for this patient and record the decision."
+        )
+        o.proposals.append(_proposal(spec, b.test.id, (best_line(b), why), point, b.band.criterion))
 
 
 def unaddressed(
@@ -475,8 +713,10 @@ def unaddressed(
 def _explained(a: Abnormal, tests: Iterable[LabTest], p: PatientProfile, cited: set[str]) -> bool:
     """A line cites a result of one of ``tests``, a condition of the problem the result shows,
     or the contact (an admission, an emergency visit) the result was taken in."""
+    tests = tuple(tests)
     codes = {code for t in tests for code in t.codes}
-    if {r.ref for r in (*p.readings, *p.observations) if r.loinc in codes} & cited:
+    results = (*p.readings, *p.observations)
+    if {r.ref for r in results if r.loinc in codes or any(named(t, r) for t in tests)} & cited:
         return True
     groups = set(a.test.problems)
     if any(groups & set(classify(pr)) for pr in p.problems if pr.ref in cited):

@@ -10,10 +10,12 @@ Constants only: no imports, no logic.
 from __future__ import annotations
 
 __all__ = [
+    "ACR_MG_G_PER_MG_MMOL",
     "BILIRUBIN_UMOL_L_PER_MG_DL",
     "BOUND_MAX_DECIMALS",
     "CALCIUM_MG_DL_PER_MMOL_L",
     "CHOLESTEROL_MG_DL_PER_MMOL_L",
+    "COBALAMIN_PMOL_L_PER_NG_L",
     "CREATININE_UMOL_L_PER_MG_DL",
     "DAYS_PER_FORTNIGHT",
     "DAYS_PER_MONTH",
@@ -22,6 +24,7 @@ __all__ = [
     "DAYS_PER_YEAR",
     "DAYS_STATED_BELOW",
     "DAYS_STATED_IN_YEARS_FROM",
+    "FOLATE_NMOL_L_PER_UG_L",
     "FREE_T4_PMOL_L_PER_NG_DL",
     "GLUCOSE_MG_DL_PER_MMOL_L",
     "HBA1C_IFCC_PER_NGSP",
@@ -37,11 +40,13 @@ __all__ = [
     "MG_PER_MCG",
     "ML_PER_L",
     "MONTHS_PER_YEAR",
+    "PERCENT",
     "PER_DL_PER_L",
     "PER_UL_PER_THOUSAND_PER_UL",
     "PHOSPHATE_MG_DL_PER_MMOL_L",
     "TWO_DECIMALS_BELOW",
     "UREA_NITROGEN_MG_DL_PER_MMOL_L",
+    "VITAMIN_D_NMOL_L_PER_NG_ML",
     "WHOLE_NUMBERS_FROM",
 ]
 
@@ -80,8 +85,18 @@ PHOSPHATE_MG_DL_PER_MMOL_L = 3.097
 BILIRUBIN_UMOL_L_PER_MG_DL = 17.1
 # free thyroxine: pmol/L in one ng/dL (molar mass 776.87 g/mol)
 FREE_T4_PMOL_L_PER_NG_DL = 12.87
+# vitamin B12 (cobalamin): pmol/L in one ng/L (molar mass 1355.4 g/mol)
+COBALAMIN_PMOL_L_PER_NG_L = 0.738
+# folate: nmol/L in one ug/L (folic acid, molar mass 441.4 g/mol)
+FOLATE_NMOL_L_PER_UG_L = 2.266
+# 25-hydroxyvitamin D: nmol/L in one ng/mL (molar mass 400.6 g/mol)
+VITAMIN_D_NMOL_L_PER_NG_ML = 2.496
+# urine albumin:creatinine ratio: mg/g in one mg/mmol (one gram of creatinine is 8.84 mmol)
+ACR_MG_G_PER_MG_MMOL = 8.84
 # a mass per decilitre in the same mass per litre (g/dL to g/L, mg/dL to mg/L)
 PER_DL_PER_L = 10.0
+# a fraction stated as a percentage
+PERCENT = 100.0
 # HbA1c: the IFCC value (mmol/mol) is (NGSP % - 2.15) x 10.929 (the IFCC-NGSP master equation)
 HBA1C_IFCC_PER_NGSP = 10.929
 HBA1C_NGSP_OFFSET = 2.15

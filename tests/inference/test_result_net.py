@@ -179,6 +179,10 @@ def test_every_test_of_the_file_has_both_units_where_both_are_used() -> None:
         "free-t4": ("pmol/l", "ng/dl"),
         "haemoglobin": ("g/l", "g/dl"),
         "crp": ("mg/l", "mg/dl"),
+        "vitamin-b12": ("ng/l", "pmol/l"),
+        "folate": ("ug/l", "nmol/l"),
+        "vitamin-d": ("nmol/l", "ng/ml"),
+        "acr": ("mg/mmol", "mg/g"),
     }
     for test, units in both.items():
         assert set(units) <= set(BY_ID[test].units), test
@@ -195,6 +199,10 @@ def test_every_test_of_the_file_has_both_units_where_both_are_used() -> None:
         ("718-7", 135.0, "g/L", 13.5, "g/dL"),
         ("1975-2", 17.1, "umol/L", 1.0, "mg/dL"),
         ("3024-7", 12.87, "pmol/L", 1.0, "ng/dL"),
+        ("2132-9", 200.0, "ng/L", 147.6, "pmol/L"),
+        ("2284-8", 3.0, "ug/L", 6.8, "nmol/L"),
+        ("62292-8", 25.0, "nmol/L", 10.0, "ng/mL"),
+        ("9318-7", 3.0, "mg/mmol", 26.52, "mg/g"),
     ],
 )
 def test_a_conventional_result_converts_to_the_si_value(
@@ -355,6 +363,7 @@ def test_the_shipped_file_loads_and_every_conversion_is_known() -> None:
         ("group: sodium", "group: natrium", "no LOINC group"),
         ("low: 133, high: 146", "low: 146, high: 133", "not below"),
         ("covered_by: [egfr]", "covered_by: [kidney]", "unknown test"),
+        ('"hydroxybutyrate"]', '"hydroxy(butyrate"]', "no regular expression"),
     ],
 )
 def test_a_bad_file_is_refused_by_name(tmp_path: Path, old: str, new: str, problem: str) -> None:
@@ -457,3 +466,179 @@ def test_a_bound_in_the_files_own_unit_is_shown_as_stated_whatever_the_results_p
     precision (4-5), which would misstate the interval."""
     line = net_lines(profile(obs("k", "6298-4", 3.0, "mmol/L")))[f"{NET}potassium"]
     assert "(3.5-5.3 mmol/L)" in line
+
+
+# ------------------------------------------------------------------------- results known by name
+
+
+def named_obs(i: str, display: str, value: float, unit: str, when: date = AS_OF) -> Observation:
+    """A result with no LOINC coding: the record names it only in words."""
+    return Observation(f"Observation/{i}", "", display, value, unit, when, recognised=False)
+
+
+def uncoded(*observations: Observation, **kw: object) -> PatientProfile:
+    """A record whose uncoded results are observations only (ingest keeps no reading of one)."""
+    p = profile(**kw)  # type: ignore[arg-type]
+    return replace(p, observations=observations)
+
+
+def test_an_uncoded_result_is_read_by_its_name() -> None:
+    ketones = named_obs("b", "Blood ketones (beta-hydroxybutyrate)", 3.8, "mmol/L")
+    line = net_lines(uncoded(ketones))[f"{NET}ketones"]
+    assert line.startswith("Review Blood ketones 3.8 mmol/L (up to 0.5 mmol/L) on 2026-11-20")
+    # a urine ketone is another test, and a normal blood ketone makes no line
+    assert net_lines(uncoded(named_obs("u", "Urine ketones", 3.8, "mmol/L"))) == {}
+    assert net_lines(uncoded(named_obs("b", "Capillary ketone", 0.5, "mmol/L"))) == {}
+    assert f"{NET}ketones" in net_lines(uncoded(named_obs("b", "Capillary ketone", 0.6, "mmol/L")))
+
+
+def test_a_line_citing_an_uncoded_result_explains_it() -> None:
+    ketones = named_obs("b", "Blood ketones", 3.8, "mmol/L")
+    p = uncoded(ketones)
+    assert _with(p, _citing(ketones.ref)) == []
+    assert _with(p, _citing("Observation/other")) == [f"{NET}ketones"]
+
+
+def test_a_coded_result_is_not_read_by_its_name() -> None:
+    """A result with a usable LOINC code of another test is that test's, whatever its name."""
+    o = Observation("Observation/x", "2345-7", "Blood ketones", 3.8, "mmol/L", AS_OF)
+    assert f"{NET}ketones" not in net_lines(profile(o))
+
+
+def test_of_two_results_of_one_day_the_one_outside_its_interval_is_said() -> None:
+    """The two eyes measured the same day: the raised one is the line, whichever comes first."""
+    right = named_obs("r", "Intraocular pressure, right eye", 12.0, "mm[Hg]")
+    left = named_obs("l", "Intraocular pressure, left eye", 27.0, "mm[Hg]")
+    for pair in ((right, left), (left, right)):
+        line = net_lines(uncoded(*pair))[f"{NET}intraocular-pressure"]
+        assert line.startswith("Review Intra-ocular pressure 27 mmHg (up to 21 mmHg)")
+    normal = named_obs("l", "Intraocular pressure, left eye", 21.0, "mm[Hg]")
+    assert net_lines(uncoded(right, normal)) == {}
+
+
+def test_oxygen_saturation_is_judged_against_the_lower_target_with_copd() -> None:
+    copd = Condition(
+        "Condition/c",
+        "Chronic obstructive lung disease (disorder)",
+        (Code(SNOMED, GROUPS_BY_KEY["copd"].snomed[0], "COPD"),),
+        "active",
+        "confirmed",
+        AS_OF,
+    )
+    spo2 = obs("s", "59408-5", 90.0, "%")
+    assert f"{NET}oxygen-saturation" in net_lines(profile(spo2))
+    assert f"{NET}oxygen-saturation" not in net_lines(replace(profile(spo2), problems=(copd,)))
+    low = obs("s", "59408-5", 87.0, "%")
+    with_copd = net_lines(replace(profile(low), problems=(copd,)))
+    assert with_copd[f"{NET}oxygen-saturation"].startswith(
+        "Review Oxygen saturation 87 % (88 % or more)"
+    )
+    assert (
+        known_options(replace(profile(low), problems=(copd,)))[f"{NET}oxygen-saturation"].timeframe
+        == "7d"
+    )
+
+
+@pytest.mark.parametrize(
+    ("rate", "fires"), [(49.0, True), (50.0, False), (100.0, False), (101.0, True)]
+)
+def test_a_resting_heart_rate_outside_50_to_100_is_a_line(rate: float, fires: bool) -> None:
+    assert (f"{NET}heart-rate" in net_lines(profile(obs("h", "8867-4", rate, "/min")))) == fires
+
+
+# ------------------------------------------------------------------ against the patient's best
+
+
+def _pef(
+    i: str, value: float, when: date = AS_OF, name: str = "Peak expiratory flow"
+) -> Observation:
+    return named_obs(i, name, value, "L/min", when)
+
+
+@pytest.mark.parametrize(
+    ("now", "timeframe"), [(419.0, "now"), (420.0, "7d"), (447.0, "7d"), (448.0, None)]
+)
+def test_a_peak_flow_under_a_fraction_of_the_best_is_a_line_timed_by_its_band(
+    now: float, timeframe: str | None
+) -> None:
+    """Best 560: under 75% (420) is today, under 80% (448) this week, 80% or more nothing."""
+    best = _pef("b", 560.0, AS_OF - timedelta(days=700), "Peak expiratory flow, best")
+    p = uncoded(_pef("n", now), best)
+    got = known_options(p).get("opt-review-best-peak-flow")
+    assert (got.timeframe if got is not None else None) == timeframe
+
+
+def test_the_peak_flow_line_says_the_percentage_and_the_best_as_recorded() -> None:
+    best = _pef("b", 560.0, date(2024, 1, 1), "Peak expiratory flow, best")
+    p = uncoded(_pef("n", 310.0), best)
+    title = {x.id: x.title for x in analyse(p).proposals}["opt-review-best-peak-flow"]
+    assert title == (
+        "Review Peak flow 310 L/min (55% of the value recorded as 'Peak expiratory flow, best', "
+        "560 L/min on 2024-01-01) on 2026-11-20: not addressed by any check"
+    )
+
+
+def test_an_earlier_result_is_the_best_when_none_is_named() -> None:
+    p = profile(
+        obs("a", "33452-4", 500.0, "L/min", AS_OF - timedelta(days=60)),
+        obs("b", "33452-4", 300.0, "L/min"),
+    )
+    title = {x.id: x.title for x in analyse(p).proposals}["opt-review-best-peak-flow"]
+    assert "(60% of the best earlier result, 500 L/min on 2026-09-21)" in title
+
+
+def test_a_peak_flow_with_no_best_or_a_line_citing_it_makes_no_best_line() -> None:
+    now = _pef("n", 300.0)
+    assert "opt-review-best-peak-flow" not in {x.id for x in analyse(uncoded(now)).proposals}
+    best = _pef("b", 560.0, AS_OF - timedelta(days=30), "Peak flow (best)")
+    o = _citing(now.ref)
+    result_net(Facts(uncoded(now, best)), o)
+    assert [x.id for x in o.proposals] == ["opt-other"]
+    bare = Output()
+    result_net(Facts(uncoded(now, best)), bare)
+    assert [x.id for x in bare.proposals] == ["opt-review-best-peak-flow"]
+
+
+# ------------------------------------------------------------------ results tied to medicines
+
+
+def _med(name: str, rxcui: str) -> Medication:
+    return Medication(
+        f"MedicationRequest/{name}",
+        name,
+        (Code(RXNORM, rxcui, name),),
+        "active",
+        "order",
+        date(2020, 1, 1),
+    )
+
+
+LEFLUNOMIDE = _med("leflunomide 20 MG Oral Tablet", "27169")
+
+
+@pytest.mark.parametrize(("alt", "timeframe"), [(120.0, "4w"), (121.0, "72h")])
+def test_an_alt_on_a_medicine_it_monitors_names_it_and_is_sooner_above_three_times(
+    alt: float, timeframe: str
+) -> None:
+    """Leflunomide's monograph monitors ALT: the line names it and cites it; above three times
+    the upper limit (40) the line is within 72 hours, at three times routine."""
+    p = profile(obs("a", "1742-6", alt, "U/L"), meds=(LEFLUNOMIDE,))
+    line = net_lines(p)[f"{NET}alt"]
+    assert line.endswith(", on leflunomide: not addressed by any check")
+    assert LEFLUNOMIDE.ref in analyse(p).proposal(f"{NET}alt").refs  # type: ignore[union-attr]
+    assert known_options(p)[f"{NET}alt"].timeframe == timeframe
+
+
+def test_without_the_medicine_the_alt_line_names_none_and_keeps_routine_time() -> None:
+    p = profile(obs("a", "1742-6", 300.0, "U/L"))
+    assert net_lines(p)[f"{NET}alt"].endswith("2026-11-20: not addressed by any check")
+    assert known_options(p)[f"{NET}alt"].timeframe == "4w"
+
+
+def test_a_medicine_that_harms_the_test_is_named_only_on_its_side() -> None:
+    """A myelosuppressive medicine explains a low count, not a high one."""
+    assert "flag:myelosuppressive" in BY_ID["neutrophils"].medicines.harmed_by
+    low = net_lines(profile(obs("n", "751-8", 1.2, "10*9/L"), meds=(LEFLUNOMIDE,)))
+    assert low[f"{NET}neutrophils"].endswith(", on leflunomide: not addressed by any check")
+    high = net_lines(profile(obs("n", "751-8", 9.0, "10*9/L"), meds=(LEFLUNOMIDE,)))
+    assert "leflunomide" not in high[f"{NET}neutrophils"]
