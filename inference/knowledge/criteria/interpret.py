@@ -1461,10 +1461,22 @@ def _pk_text(pk: PkEffect, attr: str | None, f: Facts, b: Binding, params: dict[
     if attr == "route":
         return "clears" if pk.route == "clears" else "turns into the active form of"
     if attr == "advice":
-        return render(pk.advice, f, b, params)
+        return render(pk.advice, f, b, params) + _latest_level_note(pk.substrate, f)
     if attr == "source":
         return pk.source
     return render(pk.effect, f, b, params)
+
+
+def _latest_level_note(drug_name: str, f: Facts) -> str:
+    """" (latest <drug> level <value> on <day>)" where the record holds a level of the drug whose
+    level the advice moves: an action that asks for a level says the one already there."""
+    entry = level_entry(drug_name)
+    if entry is None:
+        return ""
+    latest = level_of(entry, f.p, frozenset()).latest
+    if latest is None:
+        return ""
+    return f" (latest {entry.drug} level {_reading_phrase(latest)})"
 
 
 def _per_kg_phrase(w: WeightDose, attr: str | None) -> str:
