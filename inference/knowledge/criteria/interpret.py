@@ -1468,7 +1468,7 @@ def _pk_text(pk: PkEffect, attr: str | None, f: Facts, b: Binding, params: dict[
 
 
 def _latest_level_note(drug_name: str, f: Facts) -> str:
-    """" (latest <drug> level <value> on <day>)" where the record holds a level of the drug whose
+    """ " (latest <drug> level <value> on <day>)" where the record holds a level of the drug whose
     level the advice moves: an action that asks for a level says the one already there."""
     entry = level_entry(drug_name)
     if entry is None:
