@@ -111,7 +111,13 @@ def _cites_before(pt: dict[str, object]) -> dict[str, object]:
 
 # Trigger parts and criterion fields added since the hashes were taken, at their defaults (a
 # criterion that does not use them reads as before).
-_ADDED_SINCE = {"above_max_daily": False, "smoking_stopped_within": None, "yields_to": []}
+_ADDED_SINCE = {
+    "above_max_daily": False,
+    "smoking_stopped_within": None,
+    "yields_to": [],
+    "equivalence": None,
+    "equivalent_daily_min": None,
+}
 
 
 def _without_added(x: object) -> object:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from inference.embedded import _priority
 from inference.knowledge.analysis import Proposal
 from inference.knowledge.criteria.interpret import evaluate
@@ -102,7 +104,7 @@ def test_inr_in_range_or_no_warfarin_stays_quiet() -> None:
 
 def test_long_term_prednisolone_bone_protection_names_calcium_and_vitamin_d() -> None:
     b = Builder(age=72)
-    b.med("prednisolone", AS_OF - timedelta(days=180))
+    b.med("prednisolone", AS_OF - timedelta(days=180), dose_mg=10)
     p = next(p for p in analyse(b.build()).proposals if p.id == "opt-start-bone-protection")
     assert "calcium and vitamin D" in p.description
     assert any("calcium and vitamin D" in pt.text for pt in p.points)
@@ -112,6 +114,49 @@ def test_short_prednisolone_course_does_not_ask_for_bone_protection() -> None:
     b = Builder(age=72)
     b.med("prednisolone", AS_OF - timedelta(days=20))
     assert "start-bone-protection-steroid" not in _fired(b.build())
+
+
+# The NOGG 2022 bounds, each at its edge: prednisolone 7.5 mg a day (or its BNF equivalent) for
+# 90 days or more. Hydrocortisone 20 mg is prednisolone 5 mg; dexamethasone 0.75 mg is too.
+_STEROID = "start-bone-protection-steroid"
+
+
+@pytest.mark.parametrize(
+    ("name", "mg", "days", "fires"),
+    [
+        ("prednisolone", 7.5, 90, True),  # both bounds met exactly
+        ("prednisolone", 7.4, 90, False),  # just under the dose
+        ("prednisolone", 7.5, 89, False),  # a day short of three months
+        ("hydrocortisone", 30.0, 90, True),  # 30 mg = prednisolone 7.5 mg
+        ("hydrocortisone", 29.0, 365, False),  # = prednisolone 7.25 mg
+        ("dexamethasone", 1.125, 90, True),  # = prednisolone 7.5 mg
+        ("dexamethasone", 1.0, 90, False),  # = prednisolone 6.7 mg
+        ("methylprednisolone", 6.0, 90, True),  # = prednisolone 7.5 mg
+    ],
+)
+def test_bone_protection_fires_from_the_equivalent_dose_and_duration(
+    name: str, mg: float, days: int, fires: bool
+) -> None:
+    b = Builder(age=60)
+    b.med(name, AS_OF - timedelta(days=days), dose_mg=mg)
+    assert (_STEROID in _fired(b.build())) is fires
+
+
+def test_bone_protection_line_states_the_prednisolone_equivalent() -> None:
+    b = Builder(age=60)
+    b.med("hydrocortisone", AS_OF - timedelta(days=200), dose_mg=40)
+    p = next(p for p in analyse(b.build()).proposals if p.id == "opt-start-bone-protection")
+    assert "40 mg a day, equal to prednisolone 10 mg a day" in p.description
+
+
+def test_replacement_hydrocortisone_with_adrenal_insufficiency_asks_no_bone_protection() -> None:
+    b = Builder(age=27)
+    b.condition("adrenal-insufficiency")
+    b.med("hydrocortisone", AS_OF - timedelta(days=2000), dose_mg=20)
+    assert _STEROID not in _fired(b.build())
+    b = Builder(age=27)  # the same dose without the condition is below the threshold too
+    b.med("hydrocortisone", AS_OF - timedelta(days=2000), dose_mg=20)
+    assert _STEROID not in _fired(b.build())
 
 
 # -- named alternatives and the bone check after a fall ---------------------------------------

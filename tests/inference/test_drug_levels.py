@@ -323,3 +323,29 @@ def test_the_insulin_action_after_a_low_absorbs_the_older_adult_review() -> None
     assert titles == [
         next(t for t in titles if t.startswith("Reduce the insulin dose after hypoglycaemia"))
     ]
+
+
+def _tacrolimus_with_clarithromycin(level_display: str | None, unit: str = "ug/L") -> str:
+    """The titles of the lines on tacrolimus, with clarithromycin started four days ago and a
+    level named only by its text (no LOINC code) two days ago, or none."""
+    b = Builder(age=60)
+    b.med("tacrolimus", AS_OF - timedelta(days=400), dose_mg=4)
+    b.med("clarithromycin", AS_OF - timedelta(days=4), dose_mg=1000)
+    if level_display is not None:
+        when = AS_OF - timedelta(days=2)
+        b.obs.append(
+            Observation("Observation/t", "", level_display, 12.5, unit, when, recognised=False)
+        )
+    return " / ".join(x.title for x in analyse(b.build()).proposals if "tacrolimus" in x.title)
+
+
+def test_an_interaction_line_asking_for_a_level_states_the_one_on_record() -> None:
+    got = _tacrolimus_with_clarithromycin("Tacrolimus trough level")
+    assert f"(latest tacrolimus level 12.5 ug/L on {AS_OF - timedelta(days=2)})" in got
+    assert "latest tacrolimus level" in _tacrolimus_with_clarithromycin("tacrolimus", "ng/mL")
+
+
+def test_with_no_level_on_record_no_line_states_one() -> None:
+    for other in (None, "Potassium"):
+        got = _tacrolimus_with_clarithromycin(other)
+        assert "latest tacrolimus level" not in got and "no level in the record" in got

@@ -234,3 +234,24 @@ def test_replacement_hydrocortisone_in_adrenal_insufficiency_asks_no_bone_protec
         "entry": [e for e in entries if "adrenal" not in json.dumps(e.get("resource", {})).lower()],
     }
     assert "start-bone-protection-steroid" in fired(without)
+
+
+@pytest.mark.parametrize(("stent_days", "stands_down"), [(120, True), (3 * 365, False)])
+def test_bleeding_stack_stands_down_for_dual_antiplatelets_after_a_stent(
+    stent_days: int, stands_down: bool
+) -> None:
+    """Aspirin with ticagrelor four months after a coronary stent is the intended dual
+    antiplatelet therapy (ESC: 12 months after an acute coronary syndrome): the generic stack
+    line, which asks to keep only the drugs needed, stands down. Three years on it speaks."""
+    b = Builder(age=70, onset_days=stent_days)
+    b.condition("chd")
+    b.med("aspirin")
+    b.med("ticagrelor")
+    assert ("prop-bleeding-stack" not in _fired(b)) is stands_down
+
+
+def test_bleeding_stack_speaks_on_two_antiplatelets_without_a_coronary_event() -> None:
+    b = Builder(age=70)
+    b.med("aspirin")
+    b.med("clopidogrel")
+    assert "prop-bleeding-stack" in _fired(b)

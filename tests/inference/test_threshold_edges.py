@@ -24,6 +24,7 @@ from inference.knowledge.criteria import load
 from inference.knowledge.criteria.interpret import VERIFY_PREFIX, _cmp, evaluate
 from inference.knowledge.criteria.schema import NUMERIC_PARTS, Criterion, Trigger
 from inference.knowledge.drugs import DRUGS, RenalLimit, renal_limits
+from inference.knowledge.equivalence import equivalent
 from inference.knowledge.facts import Facts
 from service.record.profile import Observation, PatientProfile
 from service.record.vocabulary import LOINC_GROUPS
@@ -147,6 +148,22 @@ def _drug_edges(c: Criterion) -> Iterator[Edge]:
 
         holds = _all(t, ("daily_mg_above",), c.params)
         yield Edge(c, "daily_mg_above", c.params[t.daily_mg_above], dosed, holds)
+    if t.equivalent_daily_min is not None and t.equivalence is not None:
+        yield _equivalent_edge(c, t.equivalence, t.equivalent_daily_min)
+
+
+def _equivalent_edge(c: Criterion, table: str, part: str) -> Edge:
+    """The bound medicine dosed so that its reference-drug equivalent is the value."""
+
+    def dosed(v: float) -> PatientProfile:
+        def put(b: Builder) -> None:
+            per_mg = equivalent(table, b.meds[0].text, 1.0)
+            _first_order(b, dose=v / per_mg.reference_daily_mg if per_mg else v)
+
+        return _with(_builder(c), put)
+
+    holds = _all(c.trigger, ("equivalent_daily_min",), c.params)
+    return Edge(c, "equivalent_daily_min", c.params[part], dosed, holds)
 
 
 def _lab_edges(c: Criterion) -> Iterator[Edge]:

@@ -38,6 +38,7 @@ from ..claims import (
     latest_named,
 )
 from ..drugs import RenalLimit, drug, matches, renal_limit
+from ..equivalence import Equivalent, equivalent, in_table
 from ..facts import (
     Conflict,
     Event,
@@ -123,6 +124,7 @@ class Binding:
     stay: Stay | None = None  # the index hospital stay a stay or change test read
     change: MedChange | None = None  # the medicine change bound with ``a``
     stale_event: bool = False  # the event it rests on is not recent on the plan day
+    equivalent: Equivalent | None = None  # ``a``'s daily dose as its table's reference drug
 
     def copy(self) -> Binding:
         return Binding(
@@ -151,6 +153,7 @@ class Binding:
             self.stay,
             self.change,
             self.stale_event,
+            self.equivalent,
         )
 
 
@@ -649,6 +652,24 @@ def _daily_mg_above(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
     return True
 
 
+def _equivalent_dose(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
+    """Drug ``a``'s daily dose as its table's reference drug meets the part; a drug the table
+    does not hold never does; an unstated dose fires at lower certainty, to verify it."""
+    if t.equivalence is None:
+        return True
+    a = b.meds.get("a")
+    if a is None or len(a.drugs) != 1:
+        return False
+    if a.daily_mg is None:
+        b.uncertain = True
+        return in_table(t.equivalence, a.drugs[0])
+    eq = equivalent(t.equivalence, a.drugs[0], a.daily_mg)
+    if eq is None or not _part(t, "equivalent_daily_min", eq.reference_daily_mg, params):
+        return False
+    b.equivalent = eq
+    return True
+
+
 def _weight_dose(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
     if t.weight_dose is None:
         return True
@@ -672,6 +693,7 @@ _COMBO_CHECKS: tuple[_ComboCheck, ...] = (
     _min_days_on,
     _started_within,
     _daily_mg_above,
+    _equivalent_dose,
     _weight_dose,
 )
 
@@ -1102,10 +1124,21 @@ def _med_text(head: str, attr: str | None, f: Facts, b: Binding) -> str:
     if attr == "weeks":
         days = f.days_since(med.first_authored)
         return fmt(float(days // DAYS_PER_WEEK)) if days is not None else "?"
+    if attr == "equivalent":  # the daily dose and, for another drug, its reference equivalent
+        return _equivalent_phrase(med, b.equivalent)
     if attr == "duration":  # how long taken, in the unit a clinician uses
         days = f.days_since(med.first_authored)
         return duration_words(days) if days is not None else "an unknown time"
     return "?"
+
+
+def _equivalent_phrase(med: MedFact, eq: Equivalent | None) -> str:
+    if eq is None or eq.drug not in med.drugs:
+        return _dose_phrase(med)
+    own = f"{fmt(eq.daily_mg)} mg a day"
+    if eq.drug == eq.reference:
+        return own
+    return f"{own}, equal to {eq.reference} {fmt(eq.reference_daily_mg)} mg a day"
 
 
 def _trigger_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
@@ -1428,10 +1461,22 @@ def _pk_text(pk: PkEffect, attr: str | None, f: Facts, b: Binding, params: dict[
     if attr == "route":
         return "clears" if pk.route == "clears" else "turns into the active form of"
     if attr == "advice":
-        return render(pk.advice, f, b, params)
+        return render(pk.advice, f, b, params) + _latest_level_note(pk.substrate, f)
     if attr == "source":
         return pk.source
     return render(pk.effect, f, b, params)
+
+
+def _latest_level_note(drug_name: str, f: Facts) -> str:
+    """ " (latest <drug> level <value> on <day>)" where the record holds a level of the drug whose
+    level the advice moves: an action that asks for a level says the one already there."""
+    entry = level_entry(drug_name)
+    if entry is None:
+        return ""
+    latest = level_of(entry, f.p, frozenset()).latest
+    if latest is None:
+        return ""
+    return f" (latest {entry.drug} level {_reading_phrase(latest)})"
 
 
 def _per_kg_phrase(w: WeightDose, attr: str | None) -> str:
@@ -1835,6 +1880,10 @@ def claims_of(c: Criterion, f: Facts, b: Binding) -> tuple[Claim, ...]:
     if t.daily_mg_above is not None and a is not None and not b.uncertain:
         daily = a.daily_mg if a.daily_mg is not None else a.unit_mg
         out.append(AboveLimit(a.ref, daily, t.ops["daily_mg_above"], c.params[t.daily_mg_above]))
+    if t.equivalent_daily_min is not None and b.equivalent is not None and a is not None:
+        limit = c.params[t.equivalent_daily_min]
+        op = t.ops["equivalent_daily_min"]
+        out.append(AboveLimit(a.ref, b.equivalent.reference_daily_mg, op, limit))
     if c.kind in ("drug-drug", "duplicate-class") and "b" in b.meds and not _held_meds(f, b):
         out.append(TakenTogether(tuple(m.ref for m in b.meds.values())))
     if "current" in t.smoking:

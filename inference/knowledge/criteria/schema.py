@@ -21,6 +21,9 @@ from inference.protocol import Priority
 from service.core.model import ActionKind
 
 from .._datafile import DATA_DIR, load_file
+from ..equivalence import EQUIVALENCE
+
+EQUIVALENCE_TABLES = frozenset(t.id for t in EQUIVALENCE.tables)
 
 __all__ = [
     "KINDS",
@@ -158,6 +161,7 @@ NUMERIC_PARTS: dict[str, str] = {
     "min_days_on": "days since drug a was first ordered",
     "started_within": "days since drug a was first ordered",
     "daily_mg_above": "daily dose of drug a in mg",
+    "equivalent_daily_min": "daily dose of drug a as its equivalence table's reference drug, in mg",
     "gestation_weeks_min": "completed weeks of pregnancy",
     "gestation_weeks_max": "completed weeks of pregnancy",
 }
@@ -402,6 +406,11 @@ class Trigger(_Strict):
     min_years_on: str | None = None  # drug ``a`` taken at least this many years (first order)
     min_days_on: str | None = None  # drug ``a`` taken at least this many days (first order)
     daily_mg_above: str | None = None  # drug ``a``'s daily dose above this (unknown: verify)
+    # Drug ``a``'s stated daily dose as the reference drug of the table ``equivalence`` names
+    # (``data/dose_equivalence.yaml``: hydrocortisone 20 mg is prednisolone 5 mg), compared with
+    # this param; a drug the table does not hold never matches, an unstated dose asks to verify.
+    equivalence: str | None = None
+    equivalent_daily_min: str | None = None
     kidney_discordant: bool = False
     # The kidney function is not settled: a creatinine contradicting the reported eGFR of its
     # day, or creatinine results far apart within weeks (``Facts.kidney.unsteady``).
@@ -455,6 +464,14 @@ class Trigger(_Strict):
     # The comparison of each numeric part given above (``NUMERIC_PARTS``), by part name:
     # ``{"age_min": ">="}`` holds from the age the param states.
     ops: dict[str, Op] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _equivalence_named(self) -> Trigger:
+        if (self.equivalence is None) != (self.equivalent_daily_min is None):
+            raise ValueError("equivalence and equivalent_daily_min are given together")
+        if self.equivalence is not None and self.equivalence not in EQUIVALENCE_TABLES:
+            raise ValueError(f"unknown equivalence table {self.equivalence!r}")
+        return self
 
     @model_validator(mode="after")
     def _ops_stated(self) -> Trigger:
@@ -656,6 +673,7 @@ def _trigger_params(t: Trigger) -> list[str]:
             t.min_years_on,
             t.min_days_on,
             t.daily_mg_above,
+            t.equivalent_daily_min,
             t.started_within,
             t.smoking_stopped_within,
             t.gestation_weeks_min,
