@@ -66,7 +66,7 @@ from ..units import (
     PER_UL_PER_THOUSAND_PER_UL,
 )
 from ..weight_dosing import WeightDose, per_kg
-from .properties import above_max_daily, smoking_stopped, stand_down
+from .properties import above_max_daily, magnesium_mmol_l, smoking_stopped, stand_down
 from .schema import (
     MAX_URGENCY,
     Criterion,
@@ -199,6 +199,9 @@ def _value(f: Facts, quantity: str) -> tuple[float, Observation | None] | None:
     if quantity == "eosinophils":
         per_ul = _per_microlitre(o)
         return None if per_ul is None else (per_ul, o)
+    if quantity == "magnesium":
+        mmol = magnesium_mmol_l(o)
+        return None if mmol is None else (mmol, o)
     return o.value, o
 
 
