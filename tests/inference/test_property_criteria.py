@@ -17,7 +17,7 @@ from inference.knowledge.facts import Facts
 from inference.knowledge.monographs import load_monographs
 from inference.knowledge.rules import CRITERIA
 from service.record.profile import Code, Condition, Observation
-from service.record.vocabulary import SNOMED
+from service.record.vocabulary import LOINC_GROUPS, SNOMED
 from tests.conftest import REALISTIC_BUNDLES
 
 from .criteria_factory import AS_OF, Builder
@@ -331,3 +331,64 @@ def test_late_pregnancy_harm_from_twenty_weeks(name: str) -> None:
     aspirin.med("aspirin")
     _pregnant(aspirin, 24)
     assert "prop-pregnancy-late-harm" not in _fired(aspirin)
+
+
+def _own(b: Builder) -> list[str]:
+    return sorted(
+        f.proposal.title
+        for f in evaluate(CRITERIA, Facts(b.build()))
+        if f.criterion.id == "prop-monitor-own-interval"
+    )
+
+
+def test_a_test_past_the_drugs_own_interval_is_asked_for() -> None:
+    b = Builder()
+    b.med("azathioprine")
+    b.lab("alt", 22.0, AS_OF - timedelta(days=120))  # the monograph's interval is 90 days
+    b.lab("egfr", 80.0, AS_OF - timedelta(days=30))
+    got = _own(b)
+    assert got == [
+        f"Check ALT for azathioprine: last result 22 on {AS_OF - timedelta(days=120)}, 4 months ago"
+    ]
+    n = Builder()  # both within the interval; the edge: a result exactly 90 days old is recent
+    n.med("azathioprine")
+    n.lab("alt", 22.0, AS_OF - timedelta(days=90))
+    n.lab("egfr", 80.0, AS_OF - timedelta(days=30))
+    assert _own(n) == []
+
+
+def test_no_result_at_all_says_so() -> None:
+    b = Builder()
+    b.med("leflunomide")
+    assert any("ALT for leflunomide: no result in the record" in t for t in _own(b))
+
+
+def test_a_named_monitoring_criterion_stands_the_own_interval_down() -> None:
+    b = Builder()  # lithium's level, kidney and thyroid tests have named criteria of their own
+    b.med("lithium")
+    got = _fired(b)
+    assert "monitor-lithium-level" in got
+    assert _own(b) == []
+    blood = Builder()  # the blood count on azathioprine is the myelosuppression criterion's
+    blood.med("azathioprine")
+    assert not any("latelets" in t for t in _own(blood))
+
+
+@pytest.mark.parametrize("bundle", BUNDLES, ids=lambda p: p.name)
+def test_no_test_is_asked_twice_for_one_drug(bundle: Path) -> None:
+    firings = evaluate(CRITERIA, Facts(ingest(bundle.read_bytes())))
+    asked: dict[str, list[tuple[str, frozenset[str]]]] = {}
+    for f in firings:
+        m = f.criterion.trigger.monitor
+        q = f.binding.monitor_quantity or (m.quantity if m is not None else "")
+        if not q or "a" not in f.binding.meds:
+            continue
+        asked.setdefault(f.binding.meds["a"].ref, []).append(
+            (f.criterion.id, frozenset(LOINC_GROUPS[q]))
+        )
+    for ref, tests in asked.items():
+        for cid, codes in tests:
+            if cid != "prop-monitor-own-interval":
+                continue
+            others = [o for o, c in tests if o != cid and c & codes]
+            assert not others, f"{ref} on {bundle.name}: {cid} repeats {others}"

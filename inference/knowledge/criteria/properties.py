@@ -35,7 +35,6 @@ B = TypeVar("B", bound=Binding)
 __all__ = ["above_max_daily", "magnesium_mmol_l", "smoking_stopped", "stand_down"]
 
 
-
 def magnesium_mmol_l(o: Observation) -> float | None:
     """A magnesium result in mmol/L (the unit the criteria's thresholds are written in); a
     result in another unit is not judged."""
