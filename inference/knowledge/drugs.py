@@ -50,6 +50,7 @@ __all__ = [
     "matches",
     "max_daily_mg",
     "members",
+    "monitor_of",
     "named_in",
     "renal_limit",
     "renal_limits",
@@ -275,6 +276,8 @@ class Drug:
     acb: int = 0
     acb_source: str | None = None
     max_daily_mg: float | None = None
+    # The tests its monograph names, each with its interval in days once the dose is stable.
+    monitor: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,6 +350,7 @@ def _with_monographs(drugs: list[Drug], flag_ids: set[str], path: Path) -> list[
             d,
             flags=tuple(dict.fromkeys((*d.flags, *flags))),
             max_daily_mg=top if top is not None else (m.max_mg.mg if m.max_mg else None),
+            monitor=tuple((x.test, x.days) for x in m.monitor),
         )
     return [
         replace(d, flags=(*d.flags, mf.flags.max_mg)) if d.max_daily_mg is not None else d
@@ -514,6 +518,12 @@ def max_daily_mg(name: str) -> float | None:
     """Usual adult daily maximum in mg, where the table holds one."""
     d = _BY_NAME.get(name)
     return d.max_daily_mg if d is not None else None
+
+
+def monitor_of(name: str) -> tuple[tuple[str, int], ...]:
+    """The tests the drug's monograph names and their intervals in days (none when absent)."""
+    d = _BY_NAME.get(name)
+    return d.monitor if d is not None else ()
 
 
 def clinical_drug(rxcui: str) -> ClinicalDrug | None:

@@ -65,6 +65,10 @@ LOINC_GROUPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "eosinophils": ("711-2", "26449-9"),
         # tobacco smoking status, a coded value (SNOMED CT or LOINC answer)
         "smoking_status": ("72166-2",),
+        # serum or plasma magnesium, by mass or by substance concentration
+        "magnesium": ("19123-9", "2601-3"),
+        # heart rate (a vital sign, beats per minute)
+        "heart_rate": ("8867-4",),
     }
 )
 
@@ -97,5 +101,7 @@ LOINC_SHORT_NAMES: Mapping[str, str] = MappingProxyType(
         "lvef": "Ejection fraction",
         "qtc": "QTc",
         "eosinophils": "Eosinophils",
+        "magnesium": "Magnesium",
+        "heart_rate": "Heart rate",
     }
 )

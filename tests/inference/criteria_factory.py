@@ -10,7 +10,7 @@ from datetime import date, timedelta
 from inference.knowledge.conditions import GROUPS_BY_KEY
 from inference.knowledge.coverage import SCOPE
 from inference.knowledge.criteria.schema import Criterion, Trigger
-from inference.knowledge.drugs import DRUGS, max_daily_mg
+from inference.knowledge.drugs import DRUGS, max_daily_mg, monitor_of
 from inference.knowledge.facts import SMOKING_CODES, Facts
 from inference.knowledge.levels import LEVELS, LevelEntry
 from inference.knowledge.transitions import TRANSITIONS
@@ -370,6 +370,8 @@ def _record_flags(b: Builder, t: Trigger, params: dict[str, float], taken: set[s
     if t.renal_table:
         b.med("metformin")
         b.lab("egfr", 25.0)
+    if t.own_monitor_grace is not None:  # tests its monograph names, none in the record
+        b.med("leflunomide")
     if t.pk_table is not None:  # a perpetrator no pair criterion names, then its substrate
         b.med("clarithromycin" if t.pk_table == "inhibition" else "rifampicin")
         b.med("tacrolimus")
@@ -688,6 +690,10 @@ def _undo_age_or_perpetrator(b: Builder, c: Criterion, taken: set[str]) -> Negat
 
 def _undo_kidney_or_conflict(b: Builder, c: Criterion, taken: set[str]) -> Negative | None:
     trigger = c.trigger
+    if trigger.own_monitor_grace is not None:
+        for test, _days in monitor_of("leflunomide"):
+            b.lab(test, 1.0)
+        return b.build(), "every test of the drug's own interval done today"
     if trigger.renal_table:
         b.obs = [o for o in b.obs if o.display != "egfr"]
         b.lab("egfr", 95.0)

@@ -117,6 +117,7 @@ _ADDED_SINCE = {
     "yields_to": [],
     "equivalence": None,
     "equivalent_daily_min": None,
+    "own_monitor_grace": None,
 }
 
 

@@ -4,6 +4,7 @@ so no line is said twice on any fixture or vignette."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -15,6 +16,8 @@ from inference.knowledge.drugs import drug, max_daily_mg, members
 from inference.knowledge.facts import Facts
 from inference.knowledge.monographs import load_monographs
 from inference.knowledge.rules import CRITERIA
+from service.record.profile import Code, Condition, Observation
+from service.record.vocabulary import LOINC_GROUPS, SNOMED
 from tests.conftest import REALISTIC_BUNDLES
 
 from .criteria_factory import AS_OF, Builder
@@ -255,3 +258,158 @@ def test_bleeding_stack_speaks_on_two_antiplatelets_without_a_coronary_event() -
     b.med("aspirin")
     b.med("clopidogrel")
     assert "prop-bleeding-stack" in _fired(b)
+
+
+def _pregnant(b: Builder, weeks: int) -> None:
+    """A woman of 30, pregnant (a Condition), with a gestational age recorded today."""
+    b.age, b.sex = 30, "female"
+    preg = (Code(SNOMED, "77386006", "Pregnant"),)
+    b.problems.append(Condition("Condition/preg", "Pregnant", preg, "active", "confirmed", AS_OF))
+    b.obs.append(Observation("Observation/ga", "49051-6", "Gestational age", weeks, "wk", AS_OF))
+
+
+def test_qt_stack_with_low_magnesium_in_either_unit() -> None:
+    b = Builder()
+    b.med("sertraline")
+    b.med("omeprazole")
+    b.lab("magnesium", 0.55)
+    assert "prop-qt-stack-magnesium" in _fired(b)
+    n = Builder()
+    n.med("sertraline")
+    n.med("omeprazole")
+    n.lab("magnesium", 0.85)
+    assert "prop-qt-stack-magnesium" not in _fired(n)
+    # 1.9 mg/dL is 0.78 mmol/L: in range, although the number is above the threshold either way;
+    # 1.2 mg/dL is 0.49 mmol/L: low
+    for value, low in ((1.9, False), (1.2, True)):
+        u = Builder()
+        u.med("sertraline")
+        u.med("omeprazole")
+        u.lab("magnesium", value)
+        u.obs[-1] = replace(u.obs[-1], unit="mg/dL")
+        assert ("prop-qt-stack-magnesium" in _fired(u)) is low
+
+
+def test_qt_stack_magnesium_stands_down_when_potassium_is_low_too() -> None:
+    b = Builder()
+    b.med("sertraline")
+    b.med("omeprazole")
+    b.lab("magnesium", 0.55)
+    b.lab("potassium", 3.1)
+    got = _fired(b)
+    assert "prop-qt-stack-electrolytes" in got
+    assert "prop-qt-stack-magnesium" not in got
+
+
+def test_slow_heart_rate_on_drugs_that_slow_it() -> None:
+    b = Builder()
+    b.med("donepezil")
+    b.med("bisoprolol")
+    b.lab("heart_rate", 49.0)
+    firing = next(
+        f
+        for f in evaluate(CRITERIA, Facts(b.build()))
+        if f.criterion.id == "prop-heart-rate-lowering-bradycardia"
+    )
+    assert {m.drugs[0] for m in firing.binding.count} == {"donepezil", "bisoprolol"}
+    assert "49" in firing.proposal.title
+    edge = Builder()  # the source's rate is "below 50": 50 itself is not slow
+    edge.med("donepezil")
+    edge.lab("heart_rate", 50.0)
+    assert "prop-heart-rate-lowering-bradycardia" not in _fired(edge)
+    other = Builder()  # a slow rate on no drug that slows the heart
+    other.med("omeprazole")
+    other.lab("heart_rate", 45.0)
+    assert "prop-heart-rate-lowering-bradycardia" not in _fired(other)
+
+
+def test_combined_pill_after_a_venous_thromboembolism() -> None:
+    b = Builder(age=32)
+    b.med("ethinyl estradiol")
+    b.resolved("venous-thromboembolism")
+    assert "prop-oestrogen-after-vte" in _fired(b)
+    n = Builder(age=32)
+    n.med("ethinyl estradiol")
+    n.condition("hypertension")
+    assert "prop-oestrogen-after-vte" not in _fired(n)
+    hrt = Builder(age=58)  # an oestrogen that is not a combined contraceptive: left out
+    hrt.med("estradiol")
+    hrt.resolved("venous-thromboembolism")
+    assert "prop-oestrogen-after-vte" not in _fired(hrt)
+
+
+@pytest.mark.parametrize("name", ["ibuprofen", "doxycycline"])
+def test_late_pregnancy_harm_from_twenty_weeks(name: str) -> None:
+    b = Builder()
+    b.med(name)
+    _pregnant(b, 24)
+    assert "prop-pregnancy-late-harm" in _fired(b)
+    early = Builder()
+    early.med(name)
+    _pregnant(early, 12)
+    assert "prop-pregnancy-late-harm" not in _fired(early)
+    aspirin = Builder()  # low-dose aspirin is not an NSAID of this warning
+    aspirin.med("aspirin")
+    _pregnant(aspirin, 24)
+    assert "prop-pregnancy-late-harm" not in _fired(aspirin)
+
+
+def _own(b: Builder) -> list[str]:
+    return sorted(
+        f.proposal.title
+        for f in evaluate(CRITERIA, Facts(b.build()))
+        if f.criterion.id == "prop-monitor-own-interval"
+    )
+
+
+def test_a_test_past_the_drugs_own_interval_is_asked_for() -> None:
+    b = Builder()
+    b.med("azathioprine")
+    b.lab("alt", 22.0, AS_OF - timedelta(days=120))  # the monograph's interval is 90 days
+    b.lab("egfr", 80.0, AS_OF - timedelta(days=30))
+    got = _own(b)
+    assert got == [
+        f"Check ALT for azathioprine: last result 22 on {AS_OF - timedelta(days=120)}, 4 months ago"
+    ]
+    n = Builder()  # both within the interval; the edge: a result exactly 90 days old is recent
+    n.med("azathioprine")
+    n.lab("alt", 22.0, AS_OF - timedelta(days=90))
+    n.lab("egfr", 80.0, AS_OF - timedelta(days=30))
+    assert _own(n) == []
+
+
+def test_no_result_at_all_says_so() -> None:
+    b = Builder()
+    b.med("leflunomide")
+    assert any("ALT for leflunomide: no result in the record" in t for t in _own(b))
+
+
+def test_a_named_monitoring_criterion_stands_the_own_interval_down() -> None:
+    b = Builder()  # lithium's level, kidney and thyroid tests have named criteria of their own
+    b.med("lithium")
+    got = _fired(b)
+    assert "monitor-lithium-level" in got
+    assert _own(b) == []
+    blood = Builder()  # the blood count on azathioprine is the myelosuppression criterion's
+    blood.med("azathioprine")
+    assert not any("latelets" in t for t in _own(blood))
+
+
+@pytest.mark.parametrize("bundle", BUNDLES, ids=lambda p: p.name)
+def test_no_test_is_asked_twice_for_one_drug(bundle: Path) -> None:
+    firings = evaluate(CRITERIA, Facts(ingest(bundle.read_bytes())))
+    asked: dict[str, list[tuple[str, frozenset[str]]]] = {}
+    for f in firings:
+        m = f.criterion.trigger.monitor
+        q = f.binding.monitor_quantity or (m.quantity if m is not None else "")
+        if not q or "a" not in f.binding.meds:
+            continue
+        asked.setdefault(f.binding.meds["a"].ref, []).append(
+            (f.criterion.id, frozenset(LOINC_GROUPS[q]))
+        )
+    for ref, tests in asked.items():
+        for cid, codes in tests:
+            if cid != "prop-monitor-own-interval":
+                continue
+            others = [o for o, c in tests if o != cid and c & codes]
+            assert not others, f"{ref} on {bundle.name}: {cid} repeats {others}"

@@ -18,6 +18,7 @@ from itertools import product
 from inference.protocol import Severity
 from service.core.evaluation import CATEGORY_ORDER, PRIORITY_ORDER
 from service.record.profile import Condition, Immunization, Observation
+from service.record.vocabulary import LOINC_SHORT_NAMES
 from service.text.words import duration_words, unit_words
 from service.work import checkpoint
 
@@ -37,7 +38,7 @@ from ..claims import (
     check,
     latest_named,
 )
-from ..drugs import RenalLimit, drug, matches, renal_limit
+from ..drugs import RenalLimit, drug, matches, monitor_of, renal_limit
 from ..equivalence import Equivalent, equivalent, in_table
 from ..facts import (
     Conflict,
@@ -67,7 +68,7 @@ from ..units import (
     PER_UL_PER_THOUSAND_PER_UL,
 )
 from ..weight_dosing import WeightDose, per_kg
-from .properties import above_max_daily, smoking_stopped, stand_down
+from .properties import above_max_daily, magnesium_mmol_l, smoking_stopped, stand_down
 from .schema import (
     MAX_URGENCY,
     Criterion,
@@ -107,6 +108,7 @@ class Binding:
     count_value: int = 0
     monitor_last: Observation | None = None
     monitor_quantity: str = ""
+    monitor_days: int = 0  # the drug's own interval for the test (``own_monitor_grace``)
     conflict: Conflict | None = None
     limit: RenalLimit | None = None
     uncertain: bool = False  # a fact it rests on is unknown (dose not stated)
@@ -136,6 +138,7 @@ class Binding:
             self.count_value,
             self.monitor_last,
             self.monitor_quantity,
+            self.monitor_days,
             self.conflict,
             self.limit,
             self.uncertain,
@@ -202,6 +205,9 @@ def _value(f: Facts, quantity: str) -> tuple[float, Observation | None] | None:
     if quantity == "eosinophils":
         per_ul = _per_microlitre(o)
         return None if per_ul is None else (per_ul, o)
+    if quantity == "magnesium":
+        mmol = magnesium_mmol_l(o)
+        return None if mmol is None else (mmol, o)
     return o.value, o
 
 
@@ -393,10 +399,7 @@ def _bind_monitor(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding 
     if t.monitor is None:
         return b
     q = t.monitor.quantity
-    # the newer of a coded result and one named so (a score recorded today under a local
-    # code is today's score, not the coded one of last year)
-    coded, named = f.p.latest_of(_loincs(q)), latest_named(f.p, q)
-    last = max((x for x in (coded, named) if x), key=_when, default=None)
+    last = _latest_result(f, q)
     age_days = f.days_since(last.effective) if last is not None else None
     recent = age_days is not None and not _cmp(age_days, t.monitor.op, params[t.monitor.days])
     if last is not None and recent:
@@ -405,8 +408,34 @@ def _bind_monitor(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding 
     return b
 
 
+def _latest_result(f: Facts, q: str) -> Observation | None:
+    """The newer of a coded result and one named so (a score recorded today under a local
+    code is today's score, not the coded one of last year)."""
+    coded, named = f.p.latest_of(_loincs(q)), latest_named(f.p, q)
+    return max((x for x in (coded, named) if x), key=_when, default=None)
+
+
 def _when(o: Observation) -> date:
     return o.effective or date.min
+
+
+def _own_monitor_bindings(
+    t: Trigger, f: Facts, params: _Params, base: Binding
+) -> Iterator[Binding]:
+    """Each active medicine and test of its monograph with no result within the interval
+    plus the grace (``Trigger.own_monitor_grace``)."""
+    for m in f.distinct_meds:
+        for name in m.drugs:
+            for test, days in monitor_of(name):
+                last = _latest_result(f, test)
+                age = f.days_since(last.effective) if last is not None else None
+                overdue = None if age is None else age - days
+                if last is not None and not _part(t, "own_monitor_grace", overdue, params):
+                    continue
+                b = base.copy()
+                b.meds["a"], b.names["a"] = m, name
+                b.monitor_last, b.monitor_quantity, b.monitor_days = last, test, days
+                yield b
 
 
 def _bind_count(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding | None:
@@ -535,6 +564,8 @@ def _match(t: Trigger, f: Facts, params: _Params, base: Binding | None = None) -
         yield from _renal_bindings(f, b0)
     elif t.pk_table is not None:
         yield from _pk_bindings(f, b0, t.pk_table)
+    elif t.own_monitor_grace is not None:
+        yield from _own_monitor_bindings(t, f, params, b0)
     elif t.level is not None:
         for b in _level_bindings(f, b0, t.level, params):
             if not t.level_cause or "b" in b.meds:
@@ -1252,6 +1283,12 @@ def _conflict_text(attr: str | None, f: Facts, b: Binding, params: dict[str, flo
 
 
 def _monitor_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    if attr == "test":  # the test by its short name ("TSH", "Lithium level")
+        name = LOINC_SHORT_NAMES.get(b.monitor_quantity, b.monitor_quantity)
+        head = name.split(" ")[0]
+        return name[:1].lower() + name[1:] if head[1:].islower() else name
+    if attr == "days":  # the drug's own interval for it
+        return str(b.monitor_days)
     last = b.monitor_last
     if last is None:
         return "no result in the record"
@@ -1525,6 +1562,8 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
     """Derived numbers a binding may state (counts and months), beyond ``Facts.numbers``."""
     out = {str(b.count_value)}
     out |= _monitor_numbers(b.monitor_last, f)
+    if b.monitor_days:  # the drug's own interval, from its monograph
+        out.add(str(b.monitor_days))
     if f.bp is not None:
         out |= {str(f.bp.readings), str(f.bp.raised)}
     for m in b.meds.values():
@@ -1840,15 +1879,19 @@ def _bindings(
     is ending. Safety monitoring (levels, INR, potassium, kidney function) stays: a stop is a
     proposal the clinician may decline, and until the drug is out the check still protects."""
     found = _said(
-        stand_down(
-            _pair_wins(
-                [
-                    (c, b)
-                    for c in criteria
-                    for b in _match(c.trigger, f, c.params)
-                    if not _excused(c, f, b)
-                ]
-            )
+        _own_monitor_named(
+            criteria,
+            f,
+            stand_down(
+                _pair_wins(
+                    [
+                        (c, b)
+                        for c in criteria
+                        for b in _match(c.trigger, f, c.params)
+                        if not _excused(c, f, b)
+                    ]
+                )
+            ),
         ),
         f,
         out,
@@ -1925,6 +1968,30 @@ def _said(
             b.stale_event = bool(stale)
             kept.append((c, b))
     return kept
+
+
+def _trigger_specs(t: Trigger) -> tuple[str, ...]:
+    """The drug specs a trigger or one of its alternatives binds."""
+    return (*t.drugs, *(s for a in t.any_of for s in _trigger_specs(a)))
+
+
+def _own_monitor_named(
+    criteria: Sequence[Criterion], f: Facts, found: list[tuple[Criterion, Binding]]
+) -> list[tuple[Criterion, Binding]]:
+    """A test due by the drug's own interval (``own_monitor_grace``) gives way to any
+    monitoring criterion that names that drug and a test of the same codes, whether or not it
+    fires: that criterion holds the interval its own source states, and judges it alone."""
+    named = [
+        (frozenset(_loincs(c.trigger.monitor.quantity)), _trigger_specs(c.trigger))
+        for c in criteria
+        if c.trigger.monitor is not None and c.trigger.own_monitor_grace is None
+    ]
+
+    def covered(b: Binding) -> bool:
+        codes, m = set(_loincs(b.monitor_quantity)), b.meds["a"]
+        return any(codes & q and any(m in f.with_spec(s) for s in sp) for q, sp in named)
+
+    return [(c, b) for c, b in found if c.trigger.own_monitor_grace is None or not covered(b)]
 
 
 def _pair(b: Binding) -> frozenset[str] | None:

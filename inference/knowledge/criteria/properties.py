@@ -12,10 +12,12 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Protocol, TypeVar
 
+from service.record.profile import Observation
 from service.record.vocabulary import LOINC_GROUPS
 
 from ..drugs import max_daily_mg
 from ..facts import Facts, MedFact, smoking_status
+from ..units import MAGNESIUM_MG_DL_PER_MMOL_L
 from .schema import Criterion, Trigger
 
 
@@ -30,7 +32,16 @@ class Binding(Protocol):
 
 B = TypeVar("B", bound=Binding)
 
-__all__ = ["above_max_daily", "smoking_stopped", "stand_down"]
+__all__ = ["above_max_daily", "magnesium_mmol_l", "smoking_stopped", "stand_down"]
+
+
+def magnesium_mmol_l(o: Observation) -> float | None:
+    """A magnesium result in mmol/L (the unit the criteria's thresholds are written in); a
+    result in another unit is not judged."""
+    unit = o.unit.strip().lower().replace(" ", "")
+    if o.value is None or unit not in ("mmol/l", "", "mg/dl"):
+        return None
+    return o.value / MAGNESIUM_MG_DL_PER_MMOL_L if unit == "mg/dl" else o.value
 
 
 def above_max_daily(t: Trigger, f: Facts, params: dict[str, float], b: Binding) -> bool:

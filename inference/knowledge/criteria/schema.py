@@ -164,6 +164,7 @@ NUMERIC_PARTS: dict[str, str] = {
     "equivalent_daily_min": "daily dose of drug a as its equivalence table's reference drug, in mg",
     "gestation_weeks_min": "completed weeks of pregnancy",
     "gestation_weeks_max": "completed weeks of pregnancy",
+    "own_monitor_grace": "days since the latest result of a drug's own test, less its interval",
 }
 
 
@@ -456,6 +457,12 @@ class Trigger(_Strict):
     # The level test bound a co-prescribed medicine that moves the level (``b``): in a point's
     # ``when``, the point that names the likely cause.
     level_cause: bool = False
+    # Each active medicine whose monograph (data/monographs.yaml) names a test and its interval
+    # binds ``a`` with that test when the days since its latest result, less the interval,
+    # compare with this param (a grace in days) as ``ops`` states, or when there is none:
+    # monitoring by the drug's own interval. A monitoring criterion that names the drug and the
+    # test stands it down (``interpret``).
+    own_monitor_grace: str | None = None
     # At least one alternative must also hold; the first that does extends the binding
     # (e.g. "diabetes OR on metformin").
     any_of: tuple[Trigger, ...] = ()
@@ -678,6 +685,7 @@ def _trigger_params(t: Trigger) -> list[str]:
             t.smoking_stopped_within,
             t.gestation_weeks_min,
             t.gestation_weeks_max,
+            t.own_monitor_grace,
         )
         if x
     ]
