@@ -395,6 +395,20 @@ def test_a_named_monitoring_criterion_stands_the_own_interval_down() -> None:
     assert not any("latelets" in t for t in _own(blood))
 
 
+def test_no_routine_test_of_a_drug_the_plan_stops() -> None:
+    """Methotrexate in pregnancy is stopped now: its kidney test "every 90 days once stable"
+    would judge a treatment that is ending, so it is not asked; not pregnant, it is."""
+    b = Builder()
+    _pregnant(b, 10)
+    b.med("methotrexate")
+    assert "preg-methotrexate" in _fired(b)
+    assert _own(b) == []
+    n = Builder()
+    n.age, n.sex = 30, "female"
+    n.med("methotrexate")
+    assert any("for methotrexate" in t for t in _own(n))
+
+
 @pytest.mark.parametrize("bundle", BUNDLES, ids=lambda p: p.name)
 def test_no_test_is_asked_twice_for_one_drug(bundle: Path) -> None:
     firings = evaluate(CRITERIA, Facts(ingest(bundle.read_bytes())))

@@ -1874,7 +1874,7 @@ def _bindings(
     criteria: Sequence[Criterion], f: Facts, out: Output | None = None
 ) -> list[tuple[Criterion, Binding]]:
     """Every (criterion, binding) that fires, less monitoring that ends with the drug
-    (``Monitor.response`` or ``Monitor.harm``) of a drug that some activity of the plan
+    (``_ends_with_the_drug``) of a drug that some activity of the plan
     stops, whether a criterion's or a rule function's: the test would judge a treatment that
     is ending. Safety monitoring (levels, INR, potassium, kidney function) stays: a stop is a
     proposal the clinician may decline, and until the drug is out the check still protects."""
@@ -1903,12 +1903,20 @@ def _bindings(
         (c, b)
         for c, b in found
         if not (
-            c.trigger.monitor is not None
-            and (c.trigger.monitor.response or c.trigger.monitor.harm)
+            _ends_with_the_drug(c.trigger)
             and "a" in b.meds
             and any(ref in stopping for ref in f.copies(b.meds["a"].ref))
         )
     ]
+
+
+def _ends_with_the_drug(t: Trigger) -> bool:
+    """Monitoring that has no purpose once its drug is stopped: a test of the treatment's
+    response or harm (``Monitor``), or the routine test of a drug's own interval "once the
+    dose is stable" (``own_monitor_grace``), which a drug being stopped will not reach."""
+    if t.own_monitor_grace is not None:
+        return True
+    return t.monitor is not None and bool(t.monitor.response or t.monitor.harm)
 
 
 def claims_of(c: Criterion, f: Facts, b: Binding) -> tuple[Claim, ...]:
