@@ -111,7 +111,12 @@ def _cites_before(pt: dict[str, object]) -> dict[str, object]:
 
 # Trigger parts and criterion fields added since the hashes were taken, at their defaults (a
 # criterion that does not use them reads as before).
-_ADDED_SINCE = {"above_max_daily": False, "smoking_stopped_within": None, "yields_to": []}
+_ADDED_SINCE = {
+    "above_max_daily": False,
+    "smoking_stopped_within": None,
+    "roles": None,
+    "yields_to": [],
+}
 
 
 def _without_added(x: object) -> object:
