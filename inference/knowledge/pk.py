@@ -271,10 +271,13 @@ def by_roles(
         for r in _ROLES.get(perpetrator, ())
         if r.role == role and r.grade in perpetrator_grades and r.grade in _GRADES
     }
+    # A pathway whose table entry lists the substrate is the table's to judge: it names the
+    # weakest grade that matters for that drug, and a weaker perpetrator was left out on purpose.
+    judged = {p.id for p in _TABLE.pathways if substrate in p.substrates}
     needs = {
         r.path
         for r in _ROLES.get(substrate, ())
-        if r.role == "substrate" and r.grade in substrate_grades
+        if r.role == "substrate" and r.grade in substrate_grades and r.path not in judged
     }
     shared = [p for p in acts if p in needs]
     if not shared:

@@ -15,6 +15,7 @@ from fhir_mapping.ingest import ingest
 from inference.knowledge.criteria.interpret import evaluate
 from inference.knowledge.drugs import members, named_in
 from inference.knowledge.facts import Facts
+from inference.knowledge.monographs import load_monographs
 from inference.knowledge.pk import by_roles, interactions
 from inference.knowledge.rules import CRITERIA
 from tests.conftest import REALISTIC_BUNDLES
@@ -56,12 +57,20 @@ def test_roles_link_a_perpetrator_to_a_substrate_on_a_shared_pathway() -> None:
 
 
 def test_xanthine_oxidase_inhibitors_act_on_the_thiopurines() -> None:
+    roles = {m.drug: m.cyp for m in load_monographs().monographs}
     for xo in ("allopurinol", "febuxostat"):
+        assert [(r.path, r.role) for r in roles[xo]] == [("xanthine-oxidase", "inhibitor")]
         for thiopurine in ("azathioprine", "mercaptopurine"):
-            got = by_roles(xo, thiopurine, "inhibition", STRONG, SUBSTRATES)
-            assert got is not None and got.pathways == ("xanthine oxidase",)
-            assert interactions(xo, thiopurine)[0].direction == "inhibition"
-    assert by_roles("colchicine", "azathioprine", "inhibition", STRONG, SUBSTRATES) is None
+            assert ("xanthine-oxidase", "substrate") in [
+                (r.path, r.role) for r in roles[thiopurine]
+            ]
+            got = interactions(xo, thiopurine)
+            assert [(e.direction, e.pathways) for e in got] == [
+                ("inhibition", ("xanthine oxidase",))
+            ]
+            # the table words the thiopurines' case, so the role reading leaves it to the table
+            assert by_roles(xo, thiopurine, "inhibition", STRONG, SUBSTRATES) is None
+    assert interactions("colchicine", "azathioprine") == ()
     assert {"azathioprine", "mercaptopurine"} <= members("flag:myelosuppressive")
 
 
@@ -177,11 +186,30 @@ def test_no_generic_interaction_line_repeats_a_more_specific_one(bundle: Path) -
     for f in firings:
         meds = f.binding.meds
         if f.criterion.kind == "drug-drug" and "a" in meds and "b" in meds:
-            pairs.setdefault(frozenset((meds["a"].ref, meds["b"].ref)), []).append(
-                f.criterion.id
-            )
+            pairs.setdefault(frozenset((meds["a"].ref, meds["b"].ref)), []).append(f.criterion.id)
     for pair, ids in pairs.items():
         generic = [i for i in ids if _generality(i) > 0]
         for i in generic:
             beaten = [j for j in ids if _generality(j) < _generality(i)]
             assert not beaten, f"{i} repeats {beaten} on {bundle.name} ({sorted(pair)})"
+
+
+def test_a_named_pair_criterion_keeps_its_judgement_even_when_silent() -> None:
+    """Simvastatin within its ceiling beside verapamil: the dose-ceiling criterion names the
+    pair and does not fire, and the role line does not second-guess it."""
+    b = Builder()
+    b.med("simvastatin", dose_mg=10.0)
+    b.med("verapamil")
+    fired = _fired(b)
+    assert not fired & {"prop-ddi-inhibitor", "prop-ddi-inhibitor-started"}
+    other = Builder()
+    other.med("fentanyl")
+    other.med("verapamil")
+    assert "prop-ddi-inhibitor" in _fired(other)  # no criterion names that pair
+
+
+def test_the_table_judges_the_substrates_it_lists() -> None:
+    """Budesonide is in the mechanism table for strong CYP3A inhibitors only: a moderate one
+    (ciprofloxacin) is below the table's threshold, and the role line stays silent too."""
+    assert by_roles("ciprofloxacin", "budesonide", "inhibition", STRONG, SUBSTRATES) is None
+    assert by_roles("ciprofloxacin", "fentanyl", "inhibition", STRONG, SUBSTRATES) is not None

@@ -1841,7 +1841,7 @@ def _bindings(
                     (c, b)
                     for c in criteria
                     for b in _match(c.trigger, f, c.params)
-                    if not _excused(c, f, b)
+                    if not _excused(c, f, b) and not _named_pair(c, b, criteria)
                 ]
             )
         ),
@@ -1922,6 +1922,24 @@ def _pair(b: Binding) -> frozenset[str] | None:
     if "a" not in b.meds or "b" not in b.meds:
         return None
     return frozenset((b.meds["a"].ref, b.meds["b"].ref))
+
+
+def _named_pair(c: Criterion, b: Binding, criteria: Sequence[Criterion]) -> bool:
+    """A pathway-role binding whose two ingredients some criterion names as a pair (its first
+    two drug specs), whether or not that criterion fires: the named criterion holds the
+    label's own judgement of the pair (a dose ceiling, a threshold), and the generic line
+    would contradict it where it stays silent."""
+    if c.trigger.roles is None:
+        return False
+    a, s = b.names.get("a", ""), b.names.get("b", "")
+    for other in criteria:
+        specs = other.trigger.drugs
+        if other is c or len(specs) < 2 or other.kind not in ("drug-drug", "dose-ceiling"):
+            continue
+        x, y = specs[0], specs[1]
+        if (matches(a, x) and matches(s, y)) or (matches(a, y) and matches(s, x)):
+            return True
+    return False
 
 
 def _generality(t: Trigger) -> int:
