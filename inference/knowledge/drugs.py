@@ -466,18 +466,27 @@ _NAMES_RE = re.compile(
 )
 
 
+# Apostrophes are dropped before names are matched: "St John's wort" is written with one or
+# none, straight or curly, and the names in drugs.yaml carry none.
+_APOSTROPHES = str.maketrans("", "", "'\u2019")
+
+
+def _matchable(text: str) -> str:
+    return text.lower().translate(_APOSTROPHES)
+
+
 def drug(name: str) -> Drug:
     return _BY_NAME[name]
 
 
 @lru_cache(maxsize=4096)
 def _from_text(text: str) -> tuple[str, ...]:
-    return tuple(sorted({_NAME_OF[m.group(1)] for m in _NAMES_RE.finditer(text.lower())}))
+    return tuple(sorted({_NAME_OF[m.group(1)] for m in _NAMES_RE.finditer(_matchable(text))}))
 
 
 def named_in(text: str) -> tuple[str, ...]:
     """Ingredient names a free text names, in the order it names them (each once)."""
-    return tuple(dict.fromkeys(_NAME_OF[m.group(1)] for m in _NAMES_RE.finditer(text.lower())))
+    return tuple(dict.fromkeys(_NAME_OF[m.group(1)] for m in _NAMES_RE.finditer(_matchable(text))))
 
 
 def identify(med: Medication) -> tuple[str, ...]:

@@ -23,11 +23,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ._datafile import DATA_DIR, load_file, problems_message
 from .drugs import DRUGS
+from .monographs import CypRole, load_monographs
 
 __all__ = [
     "PK_FILE",
     "PkEffect",
     "PkFile",
+    "by_roles",
     "interactions",
     "load_pk",
     "perpetrators",
@@ -236,4 +238,63 @@ def perpetrators() -> frozenset[str]:
         for p in _TABLE.pathways
         for g in (p.inhibitors, p.inducers)
         for n in (*g.strong, *g.moderate, *g.listed)
+    )
+
+
+def _roles() -> dict[str, tuple[CypRole, ...]]:
+    return {m.drug: m.cyp for m in load_monographs().monographs if m.cyp}
+
+
+_ROLES = _roles()
+_LABELS = {p.id: p.label for p in _TABLE.pathways}
+_GRADES: dict[str, Grade] = {"strong": "strong", "listed": "listed", "moderate": "moderate"}
+
+
+@lru_cache(maxsize=4096)
+def by_roles(
+    perpetrator: str,
+    substrate: str,
+    direction: Direction,
+    perpetrator_grades: tuple[str, ...],
+    substrate_grades: tuple[str, ...],
+) -> PkEffect | None:
+    """What the monographs' pathway roles say ``perpetrator`` does to ``substrate``: every
+    pathway the first inhibits (or induces) at one of ``perpetrator_grades`` and the second
+    depends on at one of ``substrate_grades``, in one effect; ``None`` where none is shared.
+    The effect and advice texts are the criterion's own (empty here): the monographs grade
+    the roles, they do not word the consequence."""
+    if perpetrator == substrate:
+        return None
+    role = "inhibitor" if direction == "inhibition" else "inducer"
+    acts = {
+        r.path: r.grade
+        for r in _ROLES.get(perpetrator, ())
+        if r.role == role and r.grade in perpetrator_grades and r.grade in _GRADES
+    }
+    # A pathway whose table entry lists the substrate is the table's to judge: it names the
+    # weakest grade that matters for that drug, and a weaker perpetrator was left out on purpose.
+    judged = {p.id for p in _TABLE.pathways if substrate in p.substrates}
+    needs = {
+        r.path
+        for r in _ROLES.get(substrate, ())
+        if r.role == "substrate" and r.grade in substrate_grades and r.path not in judged
+    }
+    shared = [p for p in acts if p in needs]
+    if not shared:
+        return None
+    best = min((_GRADES[acts[p]] for p in shared), key=lambda g: _RANK[g])
+    curated = _TABLE.substrates.get(substrate)
+    if curated is not None and curated.route == "activates":
+        return None  # a prodrug: the criterion's words (a level that rises) would be wrong
+    return PkEffect(
+        perpetrator,
+        substrate,
+        direction,
+        best,
+        tuple(_LABELS.get(p, p) for p in shared),
+        "clears",
+        "",
+        "",
+        "",
+        (),
     )

@@ -44,7 +44,7 @@ def _lab(quantity: str) -> str:
 def _medicine_path(t: Trigger) -> bool:
     """The trigger binds its medicines from ``drugs`` and its problem from ``any_conditions``
     (``_medicine_bindings``); a table-driven trigger binds from its table and reads neither."""
-    return not t.renal_table and t.pk_table is None and t.level is None
+    return not t.renal_table and t.pk_table is None and t.roles is None and t.level is None
 
 
 # Trigger parts that hold only where the record has a fact (``Facts``) at all, and the concept

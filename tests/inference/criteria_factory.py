@@ -375,9 +375,23 @@ def _record_flags(b: Builder, t: Trigger, params: dict[str, float], taken: set[s
     if t.pk_table is not None:  # a perpetrator no pair criterion names, then its substrate
         b.med("clarithromycin" if t.pk_table == "inhibition" else "rifampicin")
         b.med("tacrolimus")
+    if t.roles is not None:  # a perpetrator by role, then a substrate the mechanism table lacks
+        _satisfy_roles(b, t, params)
     if t.conflict:
         b.lab("potassium", 4.0)
         b.lab("potassium", 6.1)
+
+
+def _satisfy_roles(b: Builder, t: Trigger, params: dict[str, float]) -> None:
+    assert t.roles is not None
+    authored = date(2023, 1, 1)
+    if t.started_within is not None:
+        authored = AS_OF - timedelta(days=int(params[t.started_within]) // 2)
+    m = b.med("clarithromycin" if t.roles.direction == "inhibition" else "rifampicin", authored)
+    if t.roles.stopped_within is not None:  # ended half the window ago
+        ended = AS_OF - timedelta(days=int(params[t.roles.stopped_within]) // 2)
+        b.meds[b.meds.index(m)] = replace(m, status="stopped", ends=ended)
+    b.med("fentanyl")
 
 
 def _stroke_risk(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
@@ -678,7 +692,7 @@ def _undo_age_or_perpetrator(b: Builder, c: Criterion, taken: set[str]) -> Negat
     if trigger.age_min is not None:
         b.age = int(c.params[trigger.age_min]) - 5
         return b.build(), "younger than the threshold"
-    if trigger.pk_table is not None:
+    if trigger.pk_table is not None or trigger.roles is not None:
         b.meds = [m for m in b.meds if m.text not in ("clarithromycin", "rifampicin")]
         b.med("azithromycin")  # an antibiotic that spares CYP3A4
         return b.build(), "the perpetrator replaced by a drug that spares the pathway"

@@ -277,6 +277,8 @@ def _why(t: Trigger, part: str) -> str:
         return "a count or score of several facts: no one value to put at the edge"
     if part in ("recent_event", "vaccine", "recent_orders", "level"):
         return "a window the record's facts apply (Facts.events, doses, recent_orders)"
+    if part == "started_within":
+        return "a window on a perpetrator's first order, its edge in test_pathway_role_interactions"
     if part == "own_monitor_grace":
         return "each drug's own interval (data/monographs.yaml), its edge in test_property_criteria"
     if part.startswith("gestation"):

@@ -54,7 +54,7 @@ from ..facts import (
 from ..levels import Level, LevelEntry, Reading, level_entry, level_of
 from ..panels import PANELS
 from ..parameters import param_int
-from ..pk import PkEffect, interactions
+from ..pk import PkEffect, by_roles, interactions
 from ..scope import marked
 from ..strength import Factors, tau
 from ..transitions import MedChange, Stay
@@ -566,6 +566,8 @@ def _match(t: Trigger, f: Facts, params: _Params, base: Binding | None = None) -
         yield from _pk_bindings(f, b0, t.pk_table)
     elif t.own_monitor_grace is not None:
         yield from _own_monitor_bindings(t, f, params, b0)
+    elif t.roles is not None:
+        yield from _role_bindings(t, f, params, b0)
     elif t.level is not None:
         for b in _level_bindings(f, b0, t.level, params):
             if not t.level_cause or "b" in b.meds:
@@ -885,6 +887,44 @@ def _pk_bindings(f: Facts, base: Binding, direction: str) -> Iterator[Binding]:
             b.meds["b"], b.names["b"] = n, b_name
             b.pk = effect
             yield b
+
+
+def _ended_within(f: Facts, days: float) -> tuple[MedFact, ...]:
+    """Medicines no longer taken whose order ended (``Medication.ends``) within ``days``
+    before the record date, none of whose ingredients is still ordered."""
+    taking = {d for m in f.meds for d in m.drugs}
+    out = []
+    for m in f.p.medications:
+        if m.active or m.ends is None or not 0 <= (f.p.as_of - m.ends).days <= days:
+            continue
+        fact = f.med_fact(m)
+        if fact.drugs and not set(fact.drugs) & taking:
+            out.append(fact)
+    return tuple(out)
+
+
+def _role_bindings(t: Trigger, f: Facts, params: _Params, base: Binding) -> Iterator[Binding]:
+    """One binding per (perpetrator, substrate) pair the monographs' pathway roles link
+    (``RoleTest``): the perpetrator active, or ended within the window; the substrate active."""
+    test = t.roles
+    assert test is not None
+    ended = test.stopped_within
+    perpetrators = f.distinct_meds if ended is None else _ended_within(f, params[ended])
+    for m, n in product(perpetrators, f.distinct_meds):
+        checkpoint()
+        if m.ref == n.ref or set(m.drugs) & set(n.drugs):
+            continue
+        for a_name, b_name in product(m.drugs, n.drugs):
+            effect = by_roles(a_name, b_name, test.direction, test.perpetrator, test.substrate)
+            if effect is None:
+                continue
+            b = base.copy()
+            b.meds["a"], b.names["a"] = m, a_name
+            b.meds["b"], b.names["b"] = n, b_name
+            b.pk = effect
+            if _started_within(t, f, params, b):
+                yield b
+                break
 
 
 def _outside(f: Facts, marker: str) -> tuple[str, ...]:
@@ -1888,7 +1928,7 @@ def _bindings(
                         (c, b)
                         for c in criteria
                         for b in _match(c.trigger, f, c.params)
-                        if not _excused(c, f, b)
+                        if not _excused(c, f, b) and not _named_pair(c, b, criteria)
                     ]
                 )
             ),
@@ -2008,18 +2048,46 @@ def _pair(b: Binding) -> frozenset[str] | None:
     return frozenset((b.meds["a"].ref, b.meds["b"].ref))
 
 
+def _named_pair(c: Criterion, b: Binding, criteria: Sequence[Criterion]) -> bool:
+    """A pathway-role binding whose two ingredients some criterion names as a pair (its first
+    two drug specs), whether or not that criterion fires: the named criterion holds the
+    label's own judgement of the pair (a dose ceiling, a threshold), and the generic line
+    would contradict it where it stays silent."""
+    if c.trigger.roles is None:
+        return False
+    a, s = b.names.get("a", ""), b.names.get("b", "")
+    for other in criteria:
+        specs = other.trigger.drugs
+        if other is c or len(specs) < 2 or other.kind not in ("drug-drug", "dose-ceiling"):
+            continue
+        x, y = specs[0], specs[1]
+        if (matches(a, x) and matches(s, y)) or (matches(a, y) and matches(s, x)):
+            return True
+    return False
+
+
+def _generality(t: Trigger) -> int:
+    """0 for a criterion that names its drugs, 1 for the mechanism table (``pk_table``), 2 for
+    the monographs' pathway roles (``roles``): the more general gives way."""
+    return 2 if t.roles is not None else 1 if t.pk_table is not None else 0
+
+
 def _pair_wins(found: list[tuple[Criterion, Binding]]) -> list[tuple[Criterion, Binding]]:
-    """A mechanism firing (``pk_table``) gives way to any other drug-drug criterion that
-    fires for the same two medicines: the pair criterion names the interaction and its own
-    action, and a second activity for the same two drugs would repeat it less precisely."""
-    named = {
-        pair
+    """A mechanism firing (``pk_table``, ``roles``) gives way to any less general drug-drug
+    criterion that fires for the same two medicines: the pair criterion names the interaction
+    and its own action, and a second activity for the same two drugs would repeat it less
+    precisely. A pathway-role firing gives way to the mechanism table's as well."""
+    named: dict[frozenset[str], int] = {}
+    for c, b in found:
+        pair = _pair(b)
+        if c.kind == "drug-drug" and pair is not None:
+            named[pair] = min(named.get(pair, 2), _generality(c.trigger))
+    return [
+        (c, b)
         for c, b in found
-        if c.kind == "drug-drug" and c.trigger.pk_table is None
-        for pair in (_pair(b),)
-        if pair is not None
-    }
-    return [(c, b) for c, b in found if c.trigger.pk_table is None or _pair(b) not in named]
+        if _generality(c.trigger) == 0
+        or named.get(_pair(b) or frozenset(), 2) >= _generality(c.trigger)
+    ]
 
 
 def evaluate(criteria: Sequence[Criterion], f: Facts) -> tuple[Firing, ...]:

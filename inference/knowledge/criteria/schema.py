@@ -48,6 +48,7 @@ __all__ = [
     "PointUse",
     "ProblemTemplate",
     "RecentEvent",
+    "RoleTest",
     "StayTest",
     "StrokeRisk",
     "Trigger",
@@ -344,6 +345,22 @@ class ChangeTest(_Strict):
         return _drug_specs(v)
 
 
+class RoleTest(_Strict):
+    """A pair of medicines linked through the clearance-pathway roles of their monographs
+    (``data/monographs.yaml`` ``cyp``): ``a`` inhibits or induces a pathway at one of
+    ``perpetrator`` grades, ``b`` is a substrate of it at one of ``substrate`` grades; binds
+    ``a``, ``b`` and ``pk`` (the direction, the strongest grade and the shared pathways).
+    ``stopped_within`` (a param name): ``a`` is no longer taken, its order ended within that
+    many days before the record date, while ``b`` continues."""
+
+    direction: Literal["inhibition", "induction"]
+    perpetrator: tuple[Literal["strong", "moderate", "listed"], ...] = Field(min_length=1)
+    substrate: tuple[Literal["sensitive", "moderate-sensitive", "narrow-index"], ...] = Field(
+        min_length=1
+    )
+    stopped_within: str | None = None
+
+
 class LevelTest(_Strict):
     """A drug level read against the levels table (``data/drug_levels.yaml``); binds the
     measured medicine to ``a``, the level to ``level`` and, where the record shows one, the
@@ -429,6 +446,7 @@ class Trigger(_Strict):
     # the second depends on, at a strength that matters for it (``data/pk_interactions.yaml``),
     # binds ``a`` (the perpetrator), ``b`` (the substrate) and ``pk`` (pathway, effect, advice).
     pk_table: Literal["inhibition", "induction"] | None = None
+    roles: RoleTest | None = None
     bound_matches: tuple[str, ...] = ()  # in a point's ``when``: the bound ``a`` matches one
     vaccine: VaccineDue | None = None
     stroke_risk: StrokeRisk | None = None
@@ -706,6 +724,8 @@ def _trigger_params(t: Trigger) -> list[str]:
         used.append(t.stay.within_days)
     if t.level is not None and t.level.days:
         used.append(t.level.days)
+    if t.roles is not None and t.roles.stopped_within:
+        used.append(t.roles.stopped_within)
     used += [lab.param for lab in t.labs]
     if t.monitor is not None:
         used.append(t.monitor.days)
