@@ -29,7 +29,7 @@ from tests.conftest import fixture_bundle
 
 def test_load_version_and_docs() -> None:
     eb = EvidenceBase.load()
-    assert eb.version == "2026.11-2"
+    assert eb.version == "2026.12-4"
     assert 40 <= len(eb.docs) <= 250
     assert len({d.id for d in eb.docs}) == len(eb.docs)
     for d in eb.docs:
