@@ -78,7 +78,11 @@ def titles(*resources: dict[str, Any]) -> list[str]:
 def test_a_booked_operation_within_the_window_is_read_with_its_day_and_name() -> None:
     op = booked_operation(profile(operation("2026-12-20")))
     assert op is not None
-    assert (op.ref, op.day, op.name) == ("ServiceRequest/op", date(2026, 12, 20), "Knee replacement")
+    assert (op.ref, op.day, op.name) == (
+        "ServiceRequest/op",
+        date(2026, 12, 20),
+        "Knee replacement",
+    )
     assert op.words() == 'the operation "Knee replacement" booked for 20 December 2026'
 
 
