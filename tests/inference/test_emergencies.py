@@ -1,6 +1,7 @@
 """Emergency patterns in the results of a recent contact: each pattern with a record that meets
-it and neighbours that do not (a normal bicarbonate, no fever, a contact too long ago), and the
-source's own operators at the edges. Synthetic records only."""
+it and neighbours that do not (a normal bicarbonate, no fever, a contact too long ago), the
+source's own operators at the edges, and the timing of a presenting problem whose contact's
+results are critical. Synthetic records only."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import pytest
 from inference.knowledge import analyse
 from inference.knowledge.analysis import Proposal
 from inference.knowledge.claims import ResultsOfContact, check
+from inference.knowledge.presenting import PRESENTING, PRESENTING_TODAY
+from service.record.profile import PatientProfile
 from tests.inference.reports_orders_bundles import LOINC, PATIENT, condition, profile
 
 DAY = "2026-11-28"  # two days before the plan day (30 November 2026)
@@ -127,3 +130,26 @@ def test_the_results_claim_holds_only_for_results_of_that_contact() -> None:
     p = profile(visit(), neutrophils(), obs("old", "8310-5", 38.6, "Cel", "T", day="2026-11-25"))
     assert check(ResultsOfContact(("Observation/neut",), "Encounter/ed"), p, p.plan_day) is None
     assert check(ResultsOfContact(("Observation/old",), "Encounter/ed"), p, p.plan_day)
+
+
+# -- the timing of a presenting problem ---------------------------------------------------------
+
+
+def _presenting(p: PatientProfile) -> Proposal:
+    (line,) = [x for x in analyse(p).proposals if x.id.startswith("opt-presenting-problem-")]
+    return line
+
+
+def test_a_recent_contact_with_a_critical_result_is_presented_for_today() -> None:
+    potassium = obs("k", "2823-3", 6.8, "mmol/L", "Potassium")
+    line = _presenting(profile(visit(reason="Palpitations"), potassium))
+    assert line.criteria == (PRESENTING_TODAY,)
+    assert "Observation/k" in line.refs
+    assert "Potassium 6.8 mmol/L" in line.description
+
+
+def test_a_recent_contact_with_normal_results_keeps_four_weeks() -> None:
+    potassium = obs("k", "2823-3", 4.5, "mmol/L", "Potassium")
+    line = _presenting(profile(visit(reason="Palpitations"), potassium))
+    assert line.criteria == (PRESENTING,)
+    assert "Observation/k" not in line.refs
