@@ -441,7 +441,7 @@ def _of_contact(claim: Any, p: PatientProfile, plan_day: date, data: ClaimsFile)
     first, last = (None, None) if e is None else (e.start or e.end, e.end or e.start)
     if first is None or last is None:
         return "the contact is not in the record, or not dated"
-    days = {o.ref: o.effective for o in p.readings}
+    days = {o.ref: o.effective for o in (*p.readings, *p.observations)}
     for ref in claim.results:
         day = days.get(ref)
         if day is None or not first <= day <= last:

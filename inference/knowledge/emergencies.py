@@ -13,6 +13,7 @@ problems use for their timing. Pure: no I/O after import, no clock.
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -33,7 +34,7 @@ from .criteria.interpret import day_words
 from .facts import Facts, fmt
 from .parameters import param_int
 from .registry import Case
-from .result_net import RESULTS, in_interval_unit
+from .result_net import RESULTS, LabTest, in_interval_unit
 from .rule_points import make_point, rule_option
 from .timeframes import critical_finding
 
@@ -69,6 +70,8 @@ class _Test(_Strict):
     name: str = Field(min_length=1)
     interval_test: str | None = None  # a test id of data/reference_intervals.yaml
     loinc: tuple[str, ...] = ()
+    # words of the name of a result sent with no usable LOINC code that make it this test
+    names: tuple[str, ...] = ()
     units: tuple[str, ...] = ()
     unit: str = ""
     source: str
@@ -172,22 +175,36 @@ def _of_contact(p: PatientProfile, e: Encounter) -> list[Observation]:
     first = e.start or e.end
     last = e.end or e.start
     assert first is not None and last is not None  # a recent contact is dated
-    return [o for o in p.readings if o.effective is not None and first <= o.effective <= last]
+    # coded results are every reading; a result with no usable LOINC code is kept only as the
+    # latest of its kind (and is then recognised by its name, ``_Test.names``)
+    every = {o.ref: o for o in (*p.readings, *p.observations) if o.value is not None}
+    return [o for o in every.values() if o.effective is not None and first <= o.effective <= last]
 
 
 def _value(t: _Test, o: Observation) -> float | None:
-    if o.value is None:
+    """``o``'s value in the unit ``t``'s thresholds are written in, when ``o`` is a result of
+    ``t`` (by its LOINC code, else by its name); None when it is not, or its unit is not one
+    the file lists."""
+    if o.value is None or not _is_test(t, o):
         return None
     if t.interval_test is not None:
-        lab = next(x for x in RESULTS.tests if x.id == t.interval_test)
-        codes = set(lab.loinc) | set(_group_codes(lab.group))
-        return in_interval_unit(lab, o.value, o.unit) if o.loinc in codes else None
+        return in_interval_unit(_lab(t.interval_test), o.value, o.unit)
     unit = o.unit.strip().lower().replace(" ", "")
-    return o.value if o.loinc in t.loinc and unit in t.units else None
+    return o.value if unit in t.units else None
 
 
-def _group_codes(group: str | None) -> tuple[str, ...]:
-    return LOINC_GROUPS.get(group, ()) if group else ()
+def _is_test(t: _Test, o: Observation) -> bool:
+    if o.loinc and o.recognised:
+        if t.interval_test is None:
+            return o.loinc in t.loinc
+        lab = _lab(t.interval_test)
+        return o.loinc in {*lab.loinc, *(LOINC_GROUPS.get(lab.group, ()) if lab.group else ())}
+    name = o.display.lower()
+    return any(re.search(rf"\b{re.escape(w)}", name) for w in t.names)
+
+
+def _lab(test_id: str) -> LabTest:
+    return next(x for x in RESULTS.tests if x.id == test_id)
 
 
 def _latest_meeting(

@@ -100,6 +100,16 @@ def test_ketones_at_the_threshold_meet_it_and_glucose_is_read_in_other_units() -
     assert "Glucose 450 mg/dL" in line.title
 
 
+def test_a_ketone_result_sent_without_a_loinc_code_is_read_by_its_name() -> None:
+    uncoded = obs("bhb", "104816-4", 4.0, "mmol/L", "Capillary ketones")
+    del uncoded["code"]["coding"]
+    (line,) = emergency_lines(glucose(), uncoded, bicarbonate())
+    assert "Capillary ketones 4 mmol/L" in line.title
+    other = obs("lac", "104816-4", 4.0, "mmol/L", "Lactate")
+    del other["code"]["coding"]
+    assert emergency_lines(glucose(), other, bicarbonate()) == []
+
+
 def test_known_diabetes_stands_for_the_glucose_group_and_is_named_as_recorded() -> None:
     t1 = condition("t1", "Type 1 diabetes mellitus", "46635009", "2001-01-01")
     (line,) = emergency_lines(glucose(9.0), ketones(), bicarbonate(), t1)

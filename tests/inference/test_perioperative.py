@@ -158,6 +158,7 @@ def test_each_line_is_due_in_the_longest_timeframe_that_ends_by_its_day(
 
 STENT = ("stent", "Coronary stent placed", "415070008")
 ACS = ("acs", "Acute coronary syndrome", "394659003")
+DES = ("des", "Drug-eluting stent to circumflex", "0")
 
 
 @pytest.mark.parametrize(
@@ -169,6 +170,7 @@ ACS = ("acs", "Acute coronary syndrome", "394659003")
         (STENT, "2026-05-01", ("Clopidogrel 75 MG Oral Tablet",), False),  # older than 6 months
         (ACS, "2026-05-01", ("Ticagrelor 90 MG Oral Tablet",), True),  # within 12 months
         (ACS, "2025-11-01", ("Ticagrelor 90 MG Oral Tablet",), False),  # older than 12 months
+        (DES, "2026-09-01", ("Prasugrel 10 MG",), True),  # named in words, no code
     ],
 )
 def test_antiplatelets_within_the_window_of_a_coronary_event_go_to_cardiology(
@@ -197,6 +199,12 @@ def test_theatre_allergies_and_histories_are_quoted_for_the_anaesthetist() -> No
         '2026: "Latex gloves" (allergy); "Family history of malignant hyperthermia" (recorded '
         "problem)"
     )
+
+
+def test_a_recorded_problem_naming_suxamethonium_is_told_to_the_anaesthetist() -> None:
+    sux = condition("sx", "Mother needed ventilation after suxamethonium", "0", "2015-01-01")
+    (line,) = titles(operation("2026-12-20"), sux)
+    assert line.endswith('"Mother needed ventilation after suxamethonium" (recorded problem)')
 
 
 @pytest.mark.parametrize(
