@@ -40,6 +40,7 @@ from .transitions import TRANSITIONS
 __all__ = [
     "CLAIMS_FILE",
     "AboveLimit",
+    "Booked",
     "Claim",
     "ClaimsFile",
     "CurrentSmoker",
@@ -49,6 +50,7 @@ __all__ = [
     "OrderOutstanding",
     "Recent",
     "ReportToFollow",
+    "ResultsOfContact",
     "StoppedInStay",
     "TakenTogether",
     "care_service",
@@ -204,6 +206,26 @@ class OrderOutstanding:
     kind: Literal["order-outstanding"] = "order-outstanding"
 
 
+@dataclass(frozen=True, slots=True)
+class Booked:
+    """``order`` (a ServiceRequest reference) is in the record, not cancelled or completed,
+    and due on ``day``, which is not before the plan day."""
+
+    order: str
+    day: date
+    kind: Literal["booked"] = "booked"
+
+
+@dataclass(frozen=True, slots=True)
+class ResultsOfContact:
+    """Each of ``results`` (Observation references) is in the record and was taken during
+    ``contact`` (an Encounter reference): from its start day to its end day."""
+
+    results: tuple[str, ...]
+    contact: str
+    kind: Literal["results-of-contact"] = "results-of-contact"
+
+
 Claim = (
     StoppedInStay
     | NoResult
@@ -215,6 +237,8 @@ Claim = (
     | NotUnderCare
     | ReportToFollow
     | OrderOutstanding
+    | Booked
+    | ResultsOfContact
 )
 
 _OPS: Mapping[str, Callable[[float, float], bool]] = {
@@ -403,6 +427,28 @@ def _smoker(p: PatientProfile, data: ClaimsFile) -> str | None:
     return "the latest smoking status does not say current"
 
 
+def _booked(claim: Any, p: PatientProfile, plan_day: date, data: ClaimsFile) -> str | None:
+    o = next((x for x in p.orders if x.ref == claim.order), None)
+    if o is None:
+        return "the order is not in the record"
+    if o.status in ("revoked", "completed", "entered-in-error") or o.due != claim.day:
+        return "the order is not booked for that day"
+    return None if claim.day >= plan_day else "the day has passed"
+
+
+def _of_contact(claim: Any, p: PatientProfile, plan_day: date, data: ClaimsFile) -> str | None:
+    e = next((x for x in p.encounters if x.ref == claim.contact), None)
+    first, last = (None, None) if e is None else (e.start or e.end, e.end or e.start)
+    if first is None or last is None:
+        return "the contact is not in the record, or not dated"
+    days = {o.ref: o.effective for o in (*p.readings, *p.observations)}
+    for ref in claim.results:
+        day = days.get(ref)
+        if day is None or not first <= day <= last:
+            return f"{ref} was not taken during the contact"
+    return None
+
+
 _Checker = Callable[[Any, PatientProfile, date, ClaimsFile], "str | None"]
 
 
@@ -419,4 +465,6 @@ def _checkers() -> dict[type, _Checker]:
         NotUnderCare: _under_care,
         ReportToFollow: _report,
         OrderOutstanding: _order,
+        Booked: _booked,
+        ResultsOfContact: _of_contact,
     }

@@ -6,8 +6,11 @@ onset, else recorded date, is that recent, or the reason of a contact (an Encoun
 ``reasonReference`` Conditions and ``reasonCode``) that recent. One that no line cites (by its
 Condition or contact, or by its problem id) becomes "Not addressed by this plan: <problem>
 since <date>", and the same words are a gap of the coverage statement (``gaps``), so that the
-plan says what it did not reason about. Runs last (``rules.analyse``), after every other line;
-pure, no I/O.
+plan says what it did not reason about. A problem is for today when it is dated at most
+``presenting.today_days`` before the plan day, or when it is the reason of a contact within
+``presenting.acute_days`` whose results meet an emergency pattern or reach a critical value
+(``emergencies.acute_contact``): those results join the line's facts. Runs last
+(``rules.analyse``), after every other line; pure, no I/O.
 """
 
 from __future__ import annotations
@@ -18,11 +21,12 @@ from datetime import date
 from typing import Literal
 
 from service.core.model import CoverageGap
-from service.record.profile import Condition, Encounter
+from service.record.profile import Condition, Encounter, Observation
 
 from .analysis import Output, ProblemCase, Proposal, rid
 from .claims import Recent, check
 from .criteria.interpret import day_words
+from .emergencies import acute_contact, said
 from .facts import without_tag
 from .parameters import param_int
 from .registry import Case
@@ -69,7 +73,7 @@ def name_unaddressed(c: Case, o: Output) -> None:
         if check(Recent(x.since, window), c.p, c.p.plan_day) is not None:
             o.withheld.append(f"{PRESENTING}:recent")
             continue
-        o.proposals.append(_line(x, window, c.p.plan_day))
+        o.proposals.append(_line(x, window, c))
 
 
 def gaps(proposals: Iterable[Proposal]) -> tuple[CoverageGap, ...]:
@@ -143,19 +147,38 @@ def _reasons(
     return [_Presenting(name, day, (e.ref,), dated="contact")] if name else []
 
 
-def _line(x: _Presenting, window: int, plan_day: date) -> Proposal:
+def _acute(x: _Presenting, c: Case) -> tuple[Observation, ...]:
+    """The results of the problem's contact, when recent, that meet an emergency pattern or
+    reach a critical value (``emergencies.acute_contact``)."""
+    contact = next((r for r in x.refs if r.startswith("Encounter/")), None)
+    if x.dated != "contact" or contact is None:
+        return ()
+    found = set(acute_contact(c.p, contact, c))
+    return tuple(o for o in c.p.readings if o.ref in found)
+
+
+def _line(x: _Presenting, window: int, c: Case) -> Proposal:
     spec = rule_option("presenting-problem")
     when = x.when()
     name = without_tag(" ".join(x.name.split()))
     point = make_point("presenting.not-addressed", x.refs, name=name, day=when, days=window)
-    today = (plan_day - x.since).days <= param_int("presenting.today_days")
+    acute = _acute(x, c)
+    today = bool(acute) or (c.p.plan_day - x.since).days <= param_int("presenting.today_days")
+    what = (
+        f"{name} ({when}) is within {window} days of this plan, and no other line of the "
+        "plan addresses it. Assess it and record a plan for it."
+    )
+    if acute:
+        what += (
+            f" Results of that contact ({', '.join(said(o) for o in acute)}) reach a critical "
+            "value or an emergency pattern: assess it today."
+        )
     return Proposal(
         f"{PRESENTING_PREFIX}{rid(x.refs[0])}",
         f"{_TITLE}{name} ({when})",
         spec.category,
-        f"{name} ({when}) is within {window} days of this plan, and no other line of the "
-        "plan addresses it. Assess it and record a plan for it.",
-        x.refs,
+        what,
+        (*x.refs, *(o.ref for o in acute)),
         (x.problem_id,) if x.problem_id else (),
         (point,),
         urgency=spec.urgency,

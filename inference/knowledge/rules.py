@@ -41,10 +41,12 @@ from .analysis import (
 from .conditions import GROUPS_BY_KEY, is_sdoh_need
 from .criteria.interpret import _ago, _since, apply_criteria
 from .drugs import CLASS_LABELS
+from .emergencies import flag_emergencies
 from .facts import BloodPressure, MedFact, fmt, setting_of, without_tag
 from .goals import goals_of_care, review_goals_of_care, withdrawn
 from .living import adapt_to_living
 from .parameters import param
+from .perioperative import prepare_for_operation
 from .pregnancy import PREGNANCY
 from .presenting import name_unaddressed
 from .registry import Case, age_phrase, names, prob_ids, rule, run_rules
@@ -1263,6 +1265,8 @@ def _analyse(profile: PatientProfile, locale: Locale, _knowledge: Knowledge) -> 
     # The nets under the criteria: an abnormal recent result no line above cites, reports and
     # orders left open, then (last, once every other line is known) the presenting problems no
     # line addresses.
+    flag_emergencies(c, o)  # results of a recent contact that meet an emergency pattern
+    prepare_for_operation(c, o)  # a booked operation: its medicines, antiplatelets, anaesthetist
     result_net(c, o)
     follow_reports_and_orders(c, o)
     note_not_taken(c, o)

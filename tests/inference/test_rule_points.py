@@ -36,6 +36,8 @@ NETS_PY = (
     KNOWLEDGE / "presenting.py",
     KNOWLEDGE / "goals.py",
     KNOWLEDGE / "adherence_net.py",
+    KNOWLEDGE / "perioperative.py",
+    KNOWLEDGE / "emergencies.py",
 )
 # a point id ("falls.no-carer") or a parameter name ("bp.raised_systolic_mmhg")
 _DOTTED = re.compile(r"^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)+$")
