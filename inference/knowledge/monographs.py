@@ -3,10 +3,11 @@
 The file lists, for the most prescribed medicines and the high-alert ones, what is particular to
 each drug: its QT risk category, its labelled use in liver impairment, risk properties
 (serotonergic, CNS-depressant, bleeding, hyperkalaemia, nephrotoxic, hypoglycaemia, constipation,
-myelosuppression, a level that rises when smoking stops, liver or muscle injury), its clearance-pathway roles, the tests
-it needs and how often, and its usual adult daily maximum. This module validates the file's shape
-and answers which flags each drug gains; ``drugs.py`` checks the names against the drug table and
-merges the flags, and ``drug_properties.py`` shows the whole monograph. No I/O after import.
+myelosuppression, a level that rises when smoking stops, liver or muscle injury), its
+clearance-pathway roles, the tests it needs and how often, and its usual adult daily maximum.
+This module validates the file's shape and answers which flags each drug gains; ``drugs.py``
+checks the names against the drug table and merges the flags, and ``drug_properties.py`` shows
+the whole monograph. No I/O after import.
 """
 
 from __future__ import annotations
