@@ -235,7 +235,7 @@ class Band(_Strict):
     """A result under ``below_percent`` of the patient's best is reviewed as ``criterion``
     says (its timeframe: timeframes.yaml)."""
 
-    below_percent: float = Field(gt=0, le=100)
+    below_percent: float = Field(gt=0, le=PERCENT)
     criterion: Literal["net-review-result-now", "net-review-result-acute", "net-review-result"]
     source: str
 

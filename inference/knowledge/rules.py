@@ -52,6 +52,7 @@ from .presenting import name_unaddressed
 from .registry import Case, age_phrase, names, prob_ids, rule, run_rules
 from .report_net import follow_reports_and_orders
 from .result_net import result_net
+from .result_words import worded_net
 from .roles import POOL, ROLE_BY_NAME
 from .rule_points import make_point as _point
 from .rule_points import rule_option
@@ -1262,12 +1263,13 @@ def _analyse(profile: PatientProfile, locale: Locale, _knowledge: Knowledge) -> 
     # Only the criteria this record can trigger (``triggers``): the others cannot fire.
     able = candidates(trigger_index(active()), c)
     fired = apply_criteria([x for x in able if x.id not in skip], c, o)
-    # The nets under the criteria: an abnormal recent result no line above cites, reports and
-    # orders left open, then (last, once every other line is known) the presenting problems no
-    # line addresses.
+    # The nets under the criteria: an abnormal recent result no line above cites (a number, then
+    # one stated in words or flags), reports and orders left open, then (last, once every other
+    # line is known) the presenting problems no line addresses.
     flag_emergencies(c, o)  # results of a recent contact that meet an emergency pattern
     prepare_for_operation(c, o)  # a booked operation: its medicines, antiplatelets, anaesthetist
     result_net(c, o)
+    worded_net(c, o)
     follow_reports_and_orders(c, o)
     note_not_taken(c, o)
     review_goals_of_care(c, o, goals)

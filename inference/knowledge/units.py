@@ -40,6 +40,7 @@ __all__ = [
     "MG_PER_MCG",
     "ML_PER_L",
     "MONTHS_PER_YEAR",
+    "PAIR",
     "PERCENT",
     "PER_DL_PER_L",
     "PER_UL_PER_THOUSAND_PER_UL",
@@ -120,6 +121,9 @@ DAYS_STATED_IN_YEARS_FROM = 730
 # one decimal at most, and below TWO_DECIMALS_BELOW with two ("1.25"); see ``facts.fmt``
 WHOLE_NUMBERS_FROM = 1000
 TWO_DECIMALS_BELOW = 20
+
+# Two medicines make a pair (an interaction is named by its first two drug specs).
+PAIR = 2
 
 # The calendar: months in a year (a date moved by whole months).
 MONTHS_PER_YEAR = 12

@@ -642,3 +642,42 @@ def test_a_medicine_that_harms_the_test_is_named_only_on_its_side() -> None:
     assert low[f"{NET}neutrophils"].endswith(", on leflunomide: not addressed by any check")
     high = net_lines(profile(obs("n", "751-8", 9.0, "10*9/L"), meds=(LEFLUNOMIDE,)))
     assert "leflunomide" not in high[f"{NET}neutrophils"]
+
+
+SIMVASTATIN = _med("simvastatin 40 MG Oral Tablet", "36567")
+NITROFURANTOIN = _med("nitrofurantoin 100 MG Oral Capsule", "7454")
+AMLODIPINE = _med("amlodipine 5 MG Oral Tablet", "17767")
+
+
+@pytest.mark.parametrize(("ck", "timeframe"), [(3200.0, "4w"), (3201.0, "72h")])
+def test_a_ck_on_a_medicine_that_injures_muscle_names_it_and_is_sooner_above_ten_times(
+    ck: float, timeframe: str
+) -> None:
+    """Simvastatin is myotoxic (its label warns of myopathy): the CK line names it; above ten
+    times the upper limit (320 in men) it is within 72 hours, at ten times routine."""
+    p = profile(obs("c", "2157-6", ck, "U/L"), meds=(SIMVASTATIN,))
+    assert net_lines(p)[f"{NET}ck"].endswith(", on simvastatin: not addressed by any check")
+    assert known_options(p)[f"{NET}ck"].timeframe == timeframe
+
+
+def test_a_ck_without_a_medicine_that_injures_muscle_names_none_and_keeps_routine_time() -> None:
+    p = profile(obs("c", "2157-6", 4000.0, "U/L"), meds=(AMLODIPINE,))
+    assert net_lines(p)[f"{NET}ck"].endswith("2026-11-20: not addressed by any check")
+    assert known_options(p)[f"{NET}ck"].timeframe == "4w"
+
+
+def test_an_alt_or_ast_names_a_medicine_whose_label_warns_of_liver_injury() -> None:
+    for test, loinc in (("alt", "1742-6"), ("ast", "1920-8")):
+        on = net_lines(profile(obs("a", loinc, 90.0, "U/L"), meds=(NITROFURANTOIN,)))
+        assert on[f"{NET}{test}"].endswith(", on nitrofurantoin: not addressed by any check")
+        off = net_lines(profile(obs("a", loinc, 90.0, "U/L"), meds=(AMLODIPINE,)))
+        assert "amlodipine" not in off[f"{NET}{test}"]
+
+
+def test_the_liver_and_muscle_flags_are_the_monographs() -> None:
+    from inference.knowledge.drugs import members
+
+    hepatotoxic, myotoxic = members("flag:hepatotoxic"), members("flag:myotoxic")
+    assert {"methotrexate", "leflunomide", "valproate", "nitrofurantoin"} <= set(hepatotoxic)
+    assert {"simvastatin", "atorvastatin", "colchicine", "fenofibrate"} <= set(myotoxic)
+    assert "amlodipine" not in set(hepatotoxic) | set(myotoxic)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
+from enum import IntEnum, auto
 from itertools import product
 
 from inference.protocol import Severity
@@ -65,6 +66,7 @@ from ..units import (
     DAYS_PER_YEAR,
     DAYS_STATED_BELOW,
     DAYS_STATED_IN_YEARS_FROM,
+    PAIR,
     PER_UL_PER_THOUSAND_PER_UL,
 )
 from ..weight_dosing import WeightDose, per_kg
@@ -2057,19 +2059,28 @@ def _named_pair(c: Criterion, b: Binding, criteria: Sequence[Criterion]) -> bool
         return False
     a, s = b.names.get("a", ""), b.names.get("b", "")
     for other in criteria:
-        specs = other.trigger.drugs
-        if other is c or len(specs) < 2 or other.kind not in ("drug-drug", "dose-ceiling"):
+        specs = other.trigger.drugs[:PAIR]
+        if other is c or len(specs) < PAIR or other.kind not in ("drug-drug", "dose-ceiling"):
             continue
-        x, y = specs[0], specs[1]
+        x, y = specs
         if (matches(a, x) and matches(s, y)) or (matches(a, y) and matches(s, x)):
             return True
     return False
 
 
-def _generality(t: Trigger) -> int:
-    """0 for a criterion that names its drugs, 1 for the mechanism table (``pk_table``), 2 for
-    the monographs' pathway roles (``roles``): the more general gives way."""
-    return 2 if t.roles is not None else 1 if t.pk_table is not None else 0
+class _Generality(IntEnum):
+    """How general a drug-drug criterion is: one that names its drugs, the mechanism table
+    (``pk_table``), the monographs' pathway roles (``roles``). The more general gives way."""
+
+    NAMED = auto()
+    TABLE = auto()
+    ROLES = auto()
+
+
+def _generality(t: Trigger) -> _Generality:
+    if t.roles is not None:
+        return _Generality.ROLES
+    return _Generality.TABLE if t.pk_table is not None else _Generality.NAMED
 
 
 def _pair_wins(found: list[tuple[Criterion, Binding]]) -> list[tuple[Criterion, Binding]]:
@@ -2077,16 +2088,16 @@ def _pair_wins(found: list[tuple[Criterion, Binding]]) -> list[tuple[Criterion, 
     criterion that fires for the same two medicines: the pair criterion names the interaction
     and its own action, and a second activity for the same two drugs would repeat it less
     precisely. A pathway-role firing gives way to the mechanism table's as well."""
-    named: dict[frozenset[str], int] = {}
+    named: dict[frozenset[str], _Generality] = {}
     for c, b in found:
         pair = _pair(b)
         if c.kind == "drug-drug" and pair is not None:
-            named[pair] = min(named.get(pair, 2), _generality(c.trigger))
+            named[pair] = min(named.get(pair, _Generality.ROLES), _generality(c.trigger))
     return [
         (c, b)
         for c, b in found
-        if _generality(c.trigger) == 0
-        or named.get(_pair(b) or frozenset(), 2) >= _generality(c.trigger)
+        if _generality(c.trigger) == _Generality.NAMED
+        or named.get(_pair(b) or frozenset(), _Generality.ROLES) >= _generality(c.trigger)
     ]
 
 
