@@ -15,6 +15,7 @@ all (a result at an unknown time cannot be the latest one), and other resources 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -45,6 +46,7 @@ from fhir_mapping.codes import (
 )
 from service.core.model import SourceRecord
 from service.errors import BundleError, Issue
+from service.record.dose_text import read_dose
 from service.record.profile import (
     Allergy,
     Code,
@@ -668,7 +670,25 @@ def _typed_dose(dosage: Any) -> tuple[float | None, str, float | None]:
     rep = dosage.timing.repeat if dosage.timing is not None else None
     if rep is not None and rep.frequency and rep.period and rep.periodUnit in _PER_DAY:
         per_day = float(rep.frequency) / float(rep.period) * _PER_DAY[str(rep.periodUnit)]
-    return value, unit, per_day
+    return _with_text_dose(dosage, value, unit, per_day)
+
+
+def _with_text_dose(
+    dosage: Any, value: float | None, unit: str, per_day: float | None
+) -> tuple[float | None, str, float | None]:
+    """The typed dose completed from ``dosageInstruction.text`` where the whole text reads as
+    one dose (``read_dose``) and agrees with every part the data states; where they disagree, or
+    the dose is taken as needed, the data alone."""
+    said = read_dose(str(dosage.text)) if dosage.text else None
+    if said is None or dosage.asNeededBoolean or dosage.asNeededCodeableConcept is not None:
+        return value, unit, per_day
+    same_dose = value is None or (value == said.value and unit.strip().lower() == said.unit)
+    same_times = per_day is None or math.isclose(per_day, said.per_day)
+    if not (same_dose and same_times):
+        return value, unit, per_day
+    if value is None:
+        value, unit = said.value, said.unit
+    return value, unit, said.per_day if per_day is None else per_day
 
 
 # LOINC 8361-8: body position with respect to gravity (a blood pressure panel's component).

@@ -95,6 +95,7 @@ class LevelEntry(_Strict):
 
 class LevelsFile(_Strict):
     version: str
+    last_reviewed: str = ""
     sources: dict[str, str]
     levels: tuple[LevelEntry, ...] = Field(min_length=1)
 

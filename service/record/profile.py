@@ -91,7 +91,8 @@ class Medication:
     frequency: str = ""  # human-readable timing, e.g. "2 per 1 d"
     route: str = ""
     recognised: bool = True
-    # Typed dose, parsed from dosageInstruction.doseAndRate (None when not stated there):
+    # Typed dose, parsed from dosageInstruction.doseAndRate, else from its text where the whole
+    # text reads as one dose (``service.record.dose_text``; None when stated in neither):
     # ``dose_value`` ``dose_unit`` per administration, ``times_per_day`` from timing.repeat.
     dose_value: float | None = None
     dose_unit: str = ""

@@ -135,16 +135,17 @@ class SummaryLine:
 
     def text(self) -> str:
         """The line as it reads: action — when — deciding fact — one clause of reason, then
-        who proposed it. Only the reason is ever cut, so the fact is always whole; the later
-        actions folded in are counted rather than named where naming them would leave the
-        reason no room (each is in the detail)."""
+        who proposed it, never over ``LINE_MAX``. The fact is always whole: the later actions
+        folded in are counted rather than named where naming them would leave the reason no
+        room (each is in the detail), then the reason gives way, and only then the action."""
         who = ", ".join(self.proposed_by) or "a clinician's decision"
         flag = " Borderline: needs your decision." if self.borderline else ""
         tail = f" Proposed by {who}.{flag}"
-        head = self._head(_also(self.also))
-        if len(head) + len(tail) + _REASON_FLOOR > LINE_MAX and self.also:
+        also = _also(self.also)
+        if also and len(self._head(also)) + len(tail) + _REASON_FLOOR > LINE_MAX:
             n = len(self.also)
-            head = self._head(f"; also {n} related action{'s' if n != 1 else ''}")
+            also = f"; also {n} related action{'s' if n != 1 else ''}"
+        head = self._head(also)
         # the values the reason compares (two estimates that disagree) are kept whole too
         hard = LINE_MAX - len(head) - len(tail)
         keep = min(_value_end(self.reason), max(hard - 1, 0))
@@ -153,11 +154,17 @@ class SummaryLine:
             # no room for a clause: the line ends on its fact, the reason is in the detail,
             # and so are the proposers where even they would not fit
             short = head.removesuffix(" — ") + "."
-            return short + (tail if len(short) + len(tail) <= LINE_MAX else flag)
+            if len(short) + len(tail) <= LINE_MAX:
+                return short + tail
+            over = len(short) + len(flag) - LINE_MAX
+            if over > 0:  # even the action is too long (a long quoted problem): it gives way
+                action = _cut(self.action, len(self.action) - over)
+                short = self._head(also, action).removesuffix(" — ") + "."
+            return short + flag
         return head + _cut(self.reason, room, keep) + tail
 
-    def _head(self, also: str) -> str:
-        parts = [f"{self.rank}. {self.action}{also}", self.label, self.fact]
+    def _head(self, also: str, action: str = "") -> str:
+        parts = [f"{self.rank}. {action or self.action}{also}", self.label, self.fact]
         return " — ".join(p for p in parts if p) + " — "
 
 
@@ -438,6 +445,7 @@ def _line(
         medicine = fact.split(" (prescribed ", 1)[0].lower()
         if medicine in f"{title} {reason[:_REASON_FLOOR]}".lower():
             fact = ""
+    fact = _unsaid(fact, title)
     return SummaryLine(
         rank,
         title,
@@ -449,6 +457,32 @@ def _line(
         o.urgency_class or "",
         timeframe=o.timeframe or "",
     )
+
+
+# The words of a problem's or a contact's fact (``fact_words``): the name or reason a line's action
+# may already say, and the date it adds.
+_PROBLEM_FACT = re.compile(r"(?P<said>.+) \((?P<kept>since [^()]+)\)")
+_CONTACT_FACT = re.compile(r"(?P<kind>.+?) for (?P<said>.+) (?P<kept>on \d{4}-\d{2}-\d{2})")
+
+
+def _unsaid(fact: str, action: str) -> str:
+    """``fact`` less the problem or contact reason ``action`` already says, keeping its date.
+
+    >>> _unsaid("Headache (since 2026-11-30)", "Not addressed: Headache (since 30 November 2026)")
+    'since 2026-11-30'
+    >>> _unsaid("Clinic review for Cough on 2026-11-30", "Not addressed by this plan: Cough")
+    'Clinic review on 2026-11-30'
+    >>> _unsaid("Headache (since 2026-11-30)", "Check blood pressure")
+    'Headache (since 2026-11-30)'
+    """
+    said = action.lower()
+    m = _PROBLEM_FACT.fullmatch(fact)
+    if m is not None and m["said"].lower() in said:
+        return m["kept"]
+    m = _CONTACT_FACT.fullmatch(fact)
+    if m is not None and m["said"].lower() in said:
+        return f"{m['kind']} {m['kept']}"
+    return fact
 
 
 def _unrepeated(reason: str, title: str) -> str:

@@ -3,7 +3,8 @@
 Plans each bundle of examples/fixtures/fhir and examples/vignettes*/ in process on the embedded
 backend, at the plan-hash time so the numbers repeat, and prints:
 
-* the summary's line length in characters: median, 90th centile, longest;
+* the summary's line length in characters: median, 90th centile, longest, and lines longer
+  than ``LINE_MAX``;
 * lines whose deciding fact is not whole in the line as shown (cut before the fact);
 * plans whose heading counts another number of lines than it shows;
 * actions whose title still asks to "review", and the share of those the knowledge states as a
@@ -34,7 +35,7 @@ from service.core.model import TIMEFRAMES, Deliberation, Option
 from service.errors import InputError
 from service.pipeline import new_plan_id
 from service.settings import load_settings
-from service.text.summary import MAX_LINES, _by_problem, summarise, summary_text
+from service.text.summary import LINE_MAX, MAX_LINES, _by_problem, summarise, summary_text
 from tests.support.plan_hashes import CREATED, ROOT, bundles
 
 _SHOWN = re.compile(r"in (\d+) lines? shown")
@@ -109,7 +110,7 @@ def main() -> None:
     print(f"plans {plans}, summary lines {len(lengths)}, included actions {total}")
     print(
         f"line length: median {statistics.median(lengths):.0f}, p90 {cuts[-1]:.0f}, "
-        f"max {max(lengths)} characters"
+        f"max {max(lengths)} characters; over {LINE_MAX}: {sum(n > LINE_MAX for n in lengths)}"
     )
     print(f"lines cut before the deciding fact: {cut}")
     print(f"plans whose heading counts other than the lines shown: {header}")

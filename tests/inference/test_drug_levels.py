@@ -349,3 +349,38 @@ def test_with_no_level_on_record_no_line_states_one() -> None:
     for other in (None, "Potassium"):
         got = _tacrolimus_with_clarithromycin(other)
         assert "latest tacrolimus level" not in got and "no level in the record" in got
+
+
+def test_a_theophylline_level_in_micromol_per_litre_is_converted() -> None:
+    e = level_entry("theophylline")
+    assert e is not None
+    # 111 umol/L x 180.16 g/mol = 20.0 mg/L
+    r = reading(e, Observation("Observation/t", "4049-3", "", 111.0, "umol/L", AS_OF))
+    assert r is not None and r.value == pytest.approx(20.0, abs=0.01)
+
+
+def test_a_high_theophylline_level_on_ciprofloxacin_names_the_inhibitor() -> None:
+    b = Builder(age=70)
+    b.med("theophylline", AS_OF - 1000 * DAY)
+    b.med("ciprofloxacin", AS_OF - 5 * DAY)
+    _level(b, "theophylline", 27.0, 1)
+    (title,) = _fired(b)["level-above-range-with-cause"]
+    assert "Hold or reduce theophylline and review ciprofloxacin" in title
+    assert "27" in title and "10-20" in title
+
+
+def test_a_theophylline_level_in_range_on_ciprofloxacin_raises_no_level_action() -> None:
+    b = Builder(age=70)
+    b.med("theophylline", AS_OF - 1000 * DAY)
+    b.med("ciprofloxacin", AS_OF - 5 * DAY)
+    _level(b, "theophylline", 14.0, 1)
+    assert not {k for k in _fired(b) if k.startswith("level-above")}
+
+
+def test_an_aminophylline_order_is_read_as_theophylline_with_its_level() -> None:
+    b = Builder(age=70)
+    b.med("aminophylline", AS_OF - 1000 * DAY)
+    b.med("fluvoxamine", AS_OF - 30 * DAY)
+    _level(b, "theophylline", 24.0, 1)
+    (title,) = _fired(b)["level-above-range-with-cause"]
+    assert "fluvoxamine" in title and "24" in title
