@@ -132,7 +132,7 @@ def _implying(group: str) -> frozenset[str]:
 @cache
 def _excluding() -> frozenset[str]:
     """Groups that make a problem not current (history, artefacts), directly or implied."""
-    base = {g.key for g in CONDITION_GROUPS if g.kind in ("history", "noise")}
+    base = {g.key for g in CONDITION_GROUPS if g.kind in ("history", "family", "noise")}
     return frozenset(k for b in base for k in _implying(b))
 
 

@@ -333,7 +333,7 @@ def _context_only(pr: Condition, groups: tuple[str, ...]) -> bool:
     if tag is not None and tag.group(1) in _NOT_PROBLEMS:
         return True
     kinds = {conditions.GROUPS_BY_KEY[g].kind for g in groups}
-    if not kinds or kinds - {"history", "noise", "sdoh"}:
+    if not kinds or kinds - {"history", "family", "noise", "sdoh"}:
         return False
     return "sdoh" not in kinds or not conditions.is_sdoh_need(pr)
 

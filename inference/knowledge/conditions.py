@@ -45,7 +45,7 @@ __all__ = [
 CONDITIONS_FILE = DATA_DIR / "conditions.yaml"
 ICD10_WHO = "http://hl7.org/fhir/sid/icd-10"
 
-Kind = Literal["chronic", "acute", "history", "noise", "sdoh"]
+Kind = Literal["chronic", "acute", "history", "family", "noise", "sdoh"]
 # The expertise domains the agent roles vote on (inference/knowledge/roles.py).
 Domain = Literal[
     "general",
@@ -242,8 +242,9 @@ def _classify(codes: tuple[tuple[str, str], ...], text: str) -> tuple[str, ...]:
     hits.update(k for k, pats in _GROUP_PATTERNS if any(p.search(low) for p in pats))
     found = sorted(hits, key=_ORDER.__getitem__)
     # The history kind wins over disease groups: "History of cardiac arrest" is history, not a
-    # cardiac arrest; a "(finding)" is social unless a disease group matched.
-    history = [k for k in found if GROUPS_BY_KEY[k].kind == "history"]
+    # cardiac arrest, and "Family history: father had a myocardial infarction" is the father's;
+    # a "(finding)" is social unless a disease group matched.
+    history = [k for k in found if GROUPS_BY_KEY[k].kind in ("history", "family")]
     if history:
         return (history[0],)
     if len(found) > 1:

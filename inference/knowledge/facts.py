@@ -609,7 +609,7 @@ class Facts:
         if not pr.active or pr.abatement is not None or pr.verification in SUSPECTED:
             return False
         kinds = {GROUPS_BY_KEY[g].kind for g in gs if g in GROUPS_BY_KEY}
-        if kinds & {"history", "noise"}:
+        if kinds & {"history", "family", "noise"}:
             return False
         if "acute" in kinds and not kinds & {"chronic"}:
             age = None if pr.onset is None else (self.p.as_of - pr.onset).days

@@ -124,6 +124,10 @@ def _resolved(c: Case, s: _Seen) -> _Verdict | None:
 
 
 def _history(c: Case, s: _Seen) -> _Verdict | None:
+    if "family" in s.kinds:
+        return _Verdict(
+            "reject", "family", "about a relative or ruled out: not the patient's problem"
+        )
     if "history" not in s.kinds:
         return None
     return _Verdict(

@@ -603,3 +603,25 @@ def test_a_broken_data_file_stops_start_up(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.returncode != 0
     assert "KnowledgeFileError: drugs.yaml: drugs[warfarin].acb: " in run.stderr
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Family history: father had a myocardial infarction aged 46",
+        "FH: ischaemic heart disease",
+        "Mother with breast cancer",
+        "Pulmonary embolism ruled out",
+    ],
+)
+def test_a_relatives_problem_or_one_ruled_out_is_not_the_patients(text: str) -> None:
+    """A blind review found a father's heart attack read as the patient's own (a statin "for
+    secondary prevention" and an antiplatelet offered to a man with no vascular disease)."""
+    assert conditions.classify(_problem(text)) == ("family-history",)
+
+
+def test_the_patients_own_problem_still_reads_as_a_disease() -> None:
+    assert conditions.classify(_problem("Myocardial infarction aged 46")) == ("chd",)
+    # the code says myocardial infarction, the words say it was the father's: the words win
+    fam = _problem("Family history of myocardial infarction", (SNOMED, "22298006"))
+    assert conditions.classify(fam) == ("family-history",)
