@@ -24,6 +24,7 @@ from decimal import Decimal
 from typing import Any, Final
 
 from fhir_mapping import r4
+from fhir_mapping._bookings import PLANNED_ENCOUNTER, planned_encounter, procedure_in_preparation
 from fhir_mapping._parsed import ParsedBundle, ParsedEntry
 from fhir_mapping._plausible import DateWindow, implausible
 from fhir_mapping._read import cc_text as _cc_text
@@ -49,6 +50,7 @@ from service.errors import BundleError, Issue
 from service.record.dose_text import read_dose
 from service.record.profile import (
     Allergy,
+    Booking,
     Code,
     Condition,
     Encounter,
@@ -166,6 +168,7 @@ class _Builder:
         self.social: list[SocialFact] = []
         self.reports: list[Report] = []
         self.orders: list[Order] = []
+        self.bookings: list[Booking] = []
         self.unused: list[UnusedFact] = []
         self.readings: list[tuple[date, int, Observation]] = []
         self.dates: list[date] = []
@@ -536,6 +539,9 @@ class _Builder:
         r: Any = entry.resource
         if r.status in _SKIPPED_STATUS:
             return
+        if r.status == PLANNED_ENCOUNTER:  # a plan, not a contact that took place
+            self.bookings.append(planned_encounter(entry))
+            return
         start_v = r.period.start if r.period else None
         end_v = r.period.end if r.period else None
         start = self._date(entry.ref, "Encounter.period.start", start_v)
@@ -746,6 +752,12 @@ def _sorted_obs(items: Iterable[tuple[tuple[date, int], Observation]]) -> tuple[
     return tuple(o for _, o in sorted(items, key=lambda t: (t[1].loinc, t[1].ref, t[0])))
 
 
+def _procedure_of(b: _Builder, e: ParsedEntry) -> None:
+    planned = procedure_in_preparation(e)
+    if planned is not None:
+        b.bookings.append(planned)
+
+
 def _statement_of(b: _Builder, e: ParsedEntry) -> None:
     said = _statement(b, e)
     if said is not None:
@@ -765,6 +777,7 @@ _READERS: Final[dict[str, tuple[str, _Reader]]] = {
     "DiagnosticReport": ("subject", lambda b, e, _: _reports_and_orders(b, e)),
     "ServiceRequest": ("subject", lambda b, e, _: _reports_and_orders(b, e)),
     "MedicationStatement": ("subject", lambda b, e, _: _statement_of(b, e)),
+    "Procedure": ("subject", lambda b, e, _: _procedure_of(b, e)),
 }
 
 
@@ -814,6 +827,7 @@ def build(
         reports=tuple(sorted(b.reports, key=lambda r: (r.day or date.min, r.ref))),
         orders=tuple(sorted(b.orders, key=lambda o: (o.authored or date.min, o.ref))),
         statements=tuple(sorted(b.statements, key=lambda x: (x.day or date.min, x.ref))),
+        bookings=tuple(sorted(b.bookings, key=lambda x: (x.day or date.max, x.ref))),
     )
 
 

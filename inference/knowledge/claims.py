@@ -208,8 +208,9 @@ class OrderOutstanding:
 
 @dataclass(frozen=True, slots=True)
 class Booked:
-    """``order`` (a ServiceRequest reference) is in the record, not cancelled or completed,
-    and due on ``day``, which is not before the plan day."""
+    """``order`` (a ServiceRequest reference, or a planned Encounter or Procedure in
+    preparation) is in the record, not cancelled or completed, and due on ``day``, which is
+    not before the plan day."""
 
     order: str
     day: date
@@ -429,10 +430,15 @@ def _smoker(p: PatientProfile, data: ClaimsFile) -> str | None:
 
 def _booked(claim: Any, p: PatientProfile, plan_day: date, data: ClaimsFile) -> str | None:
     o = next((x for x in p.orders if x.ref == claim.order), None)
-    if o is None:
+    b = next((x for x in p.bookings if x.ref == claim.order), None)
+    if o is None and b is None:
         return "the order is not in the record"
-    if o.status in ("revoked", "completed", "entered-in-error") or o.due != claim.day:
+    if o is not None and (
+        o.status in ("revoked", "completed", "entered-in-error") or o.due != claim.day
+    ):
         return "the order is not booked for that day"
+    if b is not None and b.day != claim.day:
+        return "the booking is not for that day"
     return None if claim.day >= plan_day else "the day has passed"
 
 

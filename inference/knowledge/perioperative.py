@@ -20,12 +20,13 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from service.record.profile import Condition, Order, PatientProfile
+from service.record.profile import Booking, Condition, Order, PatientProfile
 
 from ._datafile import DATA_DIR, check_patterns, load_yaml
 from .analysis import Output, Point, Proposal, rid
 from .claims import Booked, check
 from .criteria.interpret import day_words
+from .equivalence import equivalent
 from .facts import MedFact
 from .parameters import param_int
 from .registry import Case
@@ -38,6 +39,7 @@ __all__ = [
     "Operation",
     "PerioperativeFile",
     "booked_operation",
+    "issue_steroid_card",
     "load_perioperative",
     "prepare_for_operation",
 ]
@@ -59,6 +61,11 @@ class _OperationRule(_Strict):
     statuses: tuple[str, ...] = Field(min_length=1)
     categories: tuple[str, ...] = Field(min_length=1)
     source: str
+    # A planned Encounter or a Procedure in preparation: an operation when one of its codes or
+    # its category is in ``categories``, or its text matches one of ``booking_text``.
+    booking_statuses: tuple[str, ...] = Field(min_length=1)
+    booking_text: tuple[str, ...] = Field(min_length=1)
+    booking_source: str
 
 
 class _Medicine(_Strict):
@@ -100,6 +107,28 @@ class _Timing(_Strict):
     source: str
 
 
+class _SteroidDose(_Strict):
+    min_reference_daily_mg: Annotated[float, Field(gt=0, le=100)]  # as the table's reference
+    min_days: Annotated[int, Field(gt=0, le=365)]  # first ordered at least this long ago
+    source: str
+
+
+class _Steroids(_Strict):
+    group: str = Field(min_length=1)  # the condition group of adrenal insufficiency
+    spec: str = Field(pattern=r"^(drug|class):[a-z0-9-]+$")
+    table: str = Field(min_length=1)  # data/dose_equivalence.yaml
+    cover: _SteroidDose
+    card: _SteroidDose
+    card_text: tuple[str, ...] = Field(min_length=1)
+    card_criterion: str = Field(pattern=r"^net-perioperative-[a-z0-9]+$")
+    card_timing_source: str
+
+
+class _Spec(_Strict):
+    spec: str = Field(pattern=r"^(drug|class):[a-z0-9-]+$")
+    source: str
+
+
 class PerioperativeFile(_Strict):
     version: str
     last_reviewed: str
@@ -108,18 +137,27 @@ class PerioperativeFile(_Strict):
     medicines: tuple[_Medicine, ...]
     antiplatelet: _Antiplatelet
     anaesthetist: _Anaesthetist
+    steroids: _Steroids
+    pregnancy_source: str
+    maoi: _Spec
     timing: tuple[_Timing, ...] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _known(self) -> PerioperativeFile:
         cited = {
             self.operation.source,
+            self.operation.booking_source,
             self.antiplatelet.source,
             self.anaesthetist.allergy_source,
             *self.anaesthetist.history_sources,
             *(m.source for m in self.medicines),
             *(e.source for e in self.antiplatelet.events),
             *(t.source for t in self.timing),
+            self.steroids.cover.source,
+            self.steroids.card.source,
+            self.steroids.card_timing_source,
+            self.pregnancy_source,
+            self.maoi.source,
         }
         bad = sorted(cited - set(self.sources))
         if bad:
@@ -127,6 +165,8 @@ class PerioperativeFile(_Strict):
         if self.timing[-1].from_days is not None:
             raise ValueError("the last timing row must state no from_days (it matches all)")
         check_patterns([t for e in self.antiplatelet.events for t in e.text], "events: ")
+        check_patterns(list(self.operation.booking_text), "operation: ")
+        check_patterns(list(self.steroids.card_text), "steroids: ")
         return self
 
 
@@ -154,14 +194,33 @@ class Operation:
 def booked_operation(
     p: PatientProfile, data: PerioperativeFile = PERIOPERATIVE
 ) -> Operation | None:
-    """The soonest operation the record books within the window from the plan day."""
+    """The soonest operation the record books within the window from the plan day: a
+    ServiceRequest first, else a planned Encounter or a Procedure in preparation."""
     window = param_int("perioperative.window_days")
-    found = [o for o in p.orders if _is_operation(o, data) and _within(o.due, p.plan_day, window)]
+    found = [
+        (o.due, o.ref, o.text)
+        for o in p.orders
+        if _is_operation(o, data) and _within(o.due, p.plan_day, window)
+    ] or [
+        (b.day, b.ref, b.text)
+        for b in p.bookings
+        if _is_booked_operation(b, data) and _within(b.day, p.plan_day, window)
+    ]
     if not found:
         return None
-    first = min(found, key=lambda o: (o.due or date.max, o.ref))
-    assert first.due is not None  # _within holds only for a dated order
-    return Operation(first.ref, first.due, " ".join(first.text.split()))
+    day, ref, text = min(found, key=lambda x: (x[0] or date.max, x[1]))
+    assert day is not None  # _within holds only for a dated order
+    return Operation(ref, day, " ".join(text.split()))
+
+
+def _is_booked_operation(b: Booking, data: PerioperativeFile) -> bool:
+    rule = data.operation
+    if b.status not in rule.booking_statuses:
+        return False
+    if any(c.code in rule.categories for c in (*b.codes, *b.categories)):
+        return True
+    text = " ".join([b.text, *(c.display for c in (*b.codes, *b.categories))]).lower()
+    return any(re.search(t, text) for t in rule.booking_text)
 
 
 def _is_operation(o: Order, data: PerioperativeFile) -> bool:
@@ -194,6 +253,140 @@ def prepare_for_operation(c: Case, o: Output, data: PerioperativeFile = PERIOPER
     anaesthetist = _anaesthetist_line(c, op, data)
     if anaesthetist is not None:
         o.proposals.append(anaesthetist)
+    for line in (_steroid_cover_line(c, op, data), _pregnancy_line(c, op, data)):
+        if line is not None:
+            o.proposals.append(line)
+    o.proposals.extend(_maoi_line(c, op, m) for m in c.distinct_with_spec(data.maoi.spec))
+
+
+def issue_steroid_card(c: Case, o: Output, data: PerioperativeFile = PERIOPERATIVE) -> None:
+    """Adrenal insufficiency, or a glucocorticoid at the alert's dose and duration, with no
+    steroid emergency card anywhere in the record's words: a line to issue one."""
+    rule = data.steroids
+    basis = _steroid_basis(c, rule, rule.card)
+    if basis is None or _card_recorded(c, rule):
+        return
+    said, refs = basis
+    title = f"Issue an NHS Steroid Emergency Card: {said}; no card recorded"
+    what = (
+        f"{_capital(said)}, and no steroid emergency card is recorded. The 2020 National "
+        "Patient Safety Alert asks that the card be issued to everyone in this group and "
+        "checked for before emergency treatment or an operation."
+    )
+    point = make_point("perioperative.steroid-card", refs, basis=_capital(said))
+    spec = rule_option("steroid-emergency-card")
+    o.proposals.append(
+        Proposal(
+            f"{spec.id}-{rid(refs[0])}",
+            title,
+            spec.category,
+            what,
+            refs,
+            (),
+            (point,),
+            urgency=spec.urgency,
+            priority=spec.priority,
+            criteria=(rule.card_criterion,),
+            urgency_class=spec.urgency_class,
+            action="review",
+        )
+    )
+
+
+def _steroid_basis(
+    c: Case, rule: _Steroids, dose: _SteroidDose
+) -> tuple[str, tuple[str, ...]] | None:
+    """What puts the patient at risk of adrenal crisis, in words, and the facts it rests on."""
+    found = c.active(rule.group)
+    if found:
+        pr = found[0]
+        return f'the record holds "{" ".join(pr.text.split())}"', (pr.ref,)
+    for m in c.with_spec(rule.spec):
+        if len(m.drugs) != 1 or m.daily_mg is None or m.first_authored is None:
+            continue
+        eq = equivalent(rule.table, m.drugs[0], m.daily_mg)
+        days = (c.p.as_of - m.first_authored).days
+        if eq is None or eq.reference_daily_mg < dose.min_reference_daily_mg:
+            continue
+        if days < dose.min_days:
+            continue
+        same = "" if eq.reference == m.name else f" ({eq.reference} {eq.reference_daily_mg:g} mg)"
+        return (
+            f"{m.name} {m.daily_mg:g} mg a day{same}, first ordered {day_words(m.first_authored)}",
+            (m.ref,),
+        )
+    return None
+
+
+def _card_recorded(c: Case, rule: _Steroids) -> bool:
+    p = c.p
+    words = [
+        *(" ".join([x.text, *(k.display for k in x.codes)]) for x in p.problems),
+        *(x.text for x in p.social),
+        *(" ".join([x.text, *(k.display for k in x.codes)]) for x in p.orders),
+        *(x.conclusion for x in p.reports),
+    ]
+    low = " ".join(words).lower()
+    return any(re.search(t, low) for t in rule.card_text)
+
+
+def _steroid_cover_line(c: Case, op: Operation, data: PerioperativeFile) -> Proposal | None:
+    basis = _steroid_basis(c, data.steroids, data.steroids.cover)
+    if basis is None:
+        return None
+    said, refs = basis
+    title = (
+        f"Plan peri-operative hydrocortisone cover for the operation on {day_words(op.day)} and "
+        f"tell the anaesthetist: {said}"
+    )
+    what = (
+        f"{_capital(said)}, and {op.words()}. The 2020 guideline of the Association of "
+        "Anaesthetists and the Society for Endocrinology asks for extra hydrocortisone around "
+        "the operation, planned with the anaesthetist before the day."
+    )
+    refs = (*refs, op.ref)
+    point = make_point(
+        "perioperative.steroid-cover", refs, basis=_capital(said), operation=op.words()
+    )
+    when = _criterion(c, op.day, data)
+    return _proposal(f"steroid-cover-{rid(op.ref)}", title, what, refs, point, when)
+
+
+def _pregnancy_line(c: Case, op: Operation, data: PerioperativeFile) -> Proposal | None:
+    preg = c.pregnancy
+    if preg is None:
+        return None
+    fact = preg.basis
+    title = (
+        f"Tell the surgical and anaesthetic teams before the operation on {day_words(op.day)}: "
+        f"pregnancy ({fact})"
+    )
+    what = (
+        f"The record shows pregnancy ({fact}), and {op.words()}. NICE NG45 asks that the "
+        "risks of the anaesthetic and the procedure to the fetus are discussed before an "
+        "elective operation, and the discussion recorded."
+    )
+    refs = (*preg.refs, op.ref)
+    point = make_point("perioperative.pregnancy", refs, fact=fact, operation=op.words())
+    when = _criterion(c, op.day, data)
+    return _proposal(f"pregnancy-{rid(op.ref)}", title, what, refs, point, when)
+
+
+def _maoi_line(c: Case, op: Operation, m: MedFact) -> Proposal:
+    title = (
+        f"Tell the anaesthetist before the operation on {day_words(op.day)}: {m.name} (an "
+        "irreversible MAOI) is being taken"
+    )
+    what = (
+        f"{_capital(m.name)} is an irreversible MAOI being taken, and {op.words()}. With it, "
+        "pethidine can cause serotonin toxicity and indirectly acting sympathomimetics (such "
+        "as ephedrine) a hypertensive crisis; plan the anaesthetic with the anaesthetist, and "
+        "do not stop the MAOI without the psychiatrist's advice."
+    )
+    refs = (m.ref, op.ref)
+    point = make_point("perioperative.maoi", refs, name=m.name, operation=op.words())
+    when = _criterion(c, op.day, PERIOPERATIVE)
+    return _proposal(f"maoi-{rid(m.ref)}", title, what, refs, point, when, m.ref)
 
 
 def _medicines(c: Case, data: PerioperativeFile) -> list[tuple[MedFact, _Medicine]]:

@@ -46,7 +46,7 @@ from .facts import BloodPressure, MedFact, fmt, setting_of, without_tag
 from .goals import goals_of_care, review_goals_of_care, withdrawn
 from .living import adapt_to_living
 from .parameters import param
-from .perioperative import prepare_for_operation
+from .perioperative import issue_steroid_card, prepare_for_operation
 from .pregnancy import PREGNANCY
 from .presenting import name_unaddressed
 from .registry import Case, age_phrase, names, prob_ids, rule, run_rules
@@ -1272,6 +1272,7 @@ def _analyse(profile: PatientProfile, locale: Locale, _knowledge: Knowledge) -> 
     # line is known) the presenting problems no line addresses.
     flag_emergencies(c, o)  # results of a recent contact that meet an emergency pattern
     prepare_for_operation(c, o)  # a booked operation: its medicines, antiplatelets, anaesthetist
+    issue_steroid_card(c, o)  # at risk of adrenal crisis with no steroid emergency card recorded
     result_net(c, o)
     worded_net(c, o)
     follow_reports_and_orders(c, o)

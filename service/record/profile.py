@@ -21,6 +21,7 @@ __all__ = [
     "MAX_AGE_YEARS",
     "REPORT_RELEASED",
     "Allergy",
+    "Booking",
     "Code",
     "Condition",
     "Encounter",
@@ -213,6 +214,21 @@ class Order:
 
 
 @dataclass(frozen=True, slots=True)
+class Booking:
+    """Something the record plans for a later day that is not a ServiceRequest: an Encounter
+    with status planned, or a Procedure in preparation. ``text`` and ``codes`` are the
+    Encounter's type and reason, or the Procedure's code; ``categories`` the Procedure's
+    category; ``day`` the planned start (it may lie after the request: it is a plan)."""
+
+    ref: str
+    text: str
+    codes: tuple[Code, ...]
+    status: str
+    day: date | None
+    categories: tuple[Code, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Allergy:
     ref: str
     substance: str
@@ -320,6 +336,7 @@ class PatientProfile:
     reports: tuple[Report, ...] = ()  # DiagnosticReports, oldest first
     orders: tuple[Order, ...] = ()  # ServiceRequests, oldest first
     statements: tuple[MedicationStatement, ...] = ()  # MedicationStatements, oldest first
+    bookings: tuple[Booking, ...] = ()  # planned Encounters and Procedures, soonest first
 
     @property
     def plan_day(self) -> date:

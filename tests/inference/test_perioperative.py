@@ -223,3 +223,174 @@ def test_a_medicine_rule_citing_an_unknown_source_is_refused(tmp_path: Path) -> 
     bad.write_text(text)
     with pytest.raises(KnowledgeFileError, match="nowhere"):
         load_perioperative(bad)
+
+
+# -- other records that book an operation -------------------------------------------------------
+
+
+def planned_encounter(
+    day: str, text: str = "Surgical procedure", status: str = "planned"
+) -> dict[str, Any]:
+    return {
+        "resourceType": "Encounter",
+        "id": "enc",
+        "status": status,
+        "class": {"code": "IMP"},
+        "type": [{"text": text}],
+        "subject": PATIENT,
+        "period": {"start": day},
+    }
+
+
+def procedure(
+    day: str, *, status: str = "preparation", category: str = "387713003"
+) -> dict[str, Any]:
+    return {
+        "resourceType": "Procedure",
+        "id": "proc",
+        "status": status,
+        "category": {"coding": [{"system": SNOMED, "code": category}]},
+        "code": {"text": "Hip replacement"},
+        "subject": PATIENT,
+        "performedDateTime": day,
+    }
+
+
+def test_a_planned_encounter_in_the_future_books_the_operation() -> None:
+    p = profile(planned_encounter("2026-12-20T09:00:00Z", "Laparoscopic cholecystectomy"))
+    op = booked_operation(p)
+    assert op is not None
+    assert (op.ref, op.day, op.name) == (
+        "Encounter/enc",
+        date(2026, 12, 20),
+        "Laparoscopic cholecystectomy",
+    )
+    assert check(Booked(op.ref, op.day), p, p.plan_day) is None
+    assert not any(e.ref == "Encounter/enc" for e in p.encounters)  # not a contact that happened
+
+
+def test_a_procedure_in_preparation_books_the_operation() -> None:
+    op = booked_operation(profile(procedure("2026-12-18")))
+    assert op is not None
+    assert (op.ref, op.day, op.name) == ("Procedure/proc", date(2026, 12, 18), "Hip replacement")
+
+
+@pytest.mark.parametrize(
+    "booking",
+    [
+        planned_encounter("2026-12-20", "Pre-operative assessment clinic"),  # not the operation
+        planned_encounter("2026-12-20", status="finished"),
+        procedure("2026-12-18", status="completed"),
+        procedure("2026-12-18", category="103693007"),  # a diagnostic procedure
+        procedure("2027-04-18"),  # beyond the window
+    ],
+)
+def test_no_operation_from_other_plans_or_other_statuses(booking: dict[str, Any]) -> None:
+    assert booked_operation(profile(booking)) is None
+
+
+def test_a_service_request_stays_the_first_source() -> None:
+    op = booked_operation(profile(operation("2026-12-22"), procedure("2026-12-18")))
+    assert op is not None and op.ref == "ServiceRequest/op"
+
+
+# -- steroids, pregnancy and MAOIs --------------------------------------------------------------
+
+ADDISON = ("ad", "Addison's disease", "363732003", "2010-01-01")
+
+
+def steroid(mid: str, text: str, mg: float, per_day: int, since: str) -> dict[str, Any]:
+    m = med(mid, text)
+    m["authoredOn"] = since
+    m["dosageInstruction"] = [
+        {
+            "timing": {"repeat": {"frequency": per_day, "period": 1, "periodUnit": "d"}},
+            "doseAndRate": [{"doseQuantity": {"value": mg, "unit": "mg"}}],
+        }
+    ]
+    return m
+
+
+def test_adrenal_insufficiency_with_a_booked_operation_gets_hydrocortisone_cover() -> None:
+    found = titles(operation("2026-12-20"), condition(*ADDISON))
+    cover = [t for t in found if t.startswith("Plan peri-operative hydrocortisone")]
+    assert cover == [
+        "Plan peri-operative hydrocortisone cover for the operation on 20 December 2026 and tell "
+        'the anaesthetist: the record holds "Addison\'s disease"'
+    ]
+    assert titles(condition(*ADDISON)) == []  # no operation: no cover line
+
+
+@pytest.mark.parametrize(
+    ("mg", "per_day", "since", "fires"),
+    [
+        (5, 1, "2026-09-01", True),  # prednisolone 5 mg a day for months: at the threshold
+        (2.5, 1, "2026-09-01", False),  # below 5 mg
+        (10, 1, "2026-11-20", False),  # started 10 days ago
+    ],
+)
+def test_a_glucocorticoid_at_the_dose_and_duration_gets_cover(
+    mg: float, per_day: int, since: str, fires: bool
+) -> None:
+    pred = steroid("pr", "Prednisolone 5 MG Oral Tablet", mg, per_day, since)
+    found = [t for t in titles(operation("2026-12-20"), pred) if "hydrocortisone cover" in t]
+    assert bool(found) is fires
+    if fires:
+        assert found[0].endswith("prednisolone 5 mg a day, first ordered 1 September 2026")
+
+
+def test_hydrocortisone_is_read_as_its_prednisolone_equivalent() -> None:
+    hc = steroid("hc", "Hydrocortisone 10 MG Oral Tablet", 10, 2, "2025-01-01")
+    (found,) = [t for t in titles(operation("2026-12-20"), hc) if "hydrocortisone cover" in t]
+    assert found.endswith(
+        "hydrocortisone 20 mg a day (prednisolone 5 mg), first ordered 1 January 2025"
+    )
+
+
+def card_lines(*resources: dict[str, Any]) -> list[Proposal]:
+    p = profile(*resources)
+    return [x for x in analyse(p).proposals if x.id.startswith("opt-steroid-emergency-card-")]
+
+
+def test_a_steroid_emergency_card_is_issued_when_none_is_recorded() -> None:
+    (line,) = card_lines(condition(*ADDISON))
+    assert line.title == (
+        'Issue an NHS Steroid Emergency Card: the record holds "Addison\'s disease"; no card '
+        "recorded"
+    )
+    pred = steroid("pr", "Prednisolone 5 MG Oral Tablet", 10, 1, "2026-06-01")
+    assert len(card_lines(pred)) == 1
+
+
+def test_no_card_line_when_a_card_is_recorded_or_the_dose_is_low() -> None:
+    card = condition("card", "Steroid emergency card issued", "0", "2024-01-01")
+    assert card_lines(condition(*ADDISON), card) == []
+    assert card_lines(steroid("pr", "Prednisolone 1 MG Oral Tablet", 2, 1, "2026-06-01")) == []
+
+
+def test_a_positive_pregnancy_test_before_an_operation_is_told_to_the_teams() -> None:
+    hcg = {
+        "resourceType": "Observation",
+        "id": "hcg",
+        "status": "final",
+        "code": {"coding": [{"system": "http://loinc.org", "code": "19080-1"}], "text": "hCG"},
+        "subject": PATIENT,
+        "effectiveDateTime": "2026-11-25",
+        "valueQuantity": {"value": 120, "unit": "IU/L"},
+    }
+    found = [t for t in titles(operation("2026-12-20"), hcg) if "pregnancy" in t]
+    assert len(found) == 1
+    assert found[0].startswith(
+        "Tell the surgical and anaesthetic teams before the operation on 20 December 2026: "
+        "pregnancy ("
+    )
+    assert [t for t in titles(hcg) if "pregnancy" in t] == []  # no operation booked
+
+
+def test_an_irreversible_maoi_before_an_operation_is_told_to_the_anaesthetist() -> None:
+    (line,) = titles(operation("2026-12-20"), med("ph", "Phenelzine 15 MG Oral Tablet"))
+    assert line == (
+        "Tell the anaesthetist before the operation on 20 December 2026: phenelzine (an "
+        "irreversible MAOI) is being taken"
+    )
+    assert titles(operation("2026-12-20"), med("s", "Sertraline 50 MG Oral Tablet")) == []
