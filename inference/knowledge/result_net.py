@@ -55,6 +55,8 @@ from .units import (
     PER_UL_PER_THOUSAND_PER_UL,
     PERCENT,
     PHOSPHATE_MG_DL_PER_MMOL_L,
+    TRIGLYCERIDE_MG_DL_PER_MMOL_L,
+    URATE_UMOL_L_PER_MG_DL,
     UREA_NITROGEN_MG_DL_PER_MMOL_L,
     VITAMIN_D_NMOL_L_PER_NG_ML,
 )
@@ -120,6 +122,8 @@ RESULT_CONVERSIONS: dict[str, tuple[float, float]] = {
     "folate-nmol-l": (1.0 / FOLATE_NMOL_L_PER_UG_L, 0.0),
     "vitamin-d-ng-ml": (VITAMIN_D_NMOL_L_PER_NG_ML, 0.0),
     "acr-mg-g": (1.0 / ACR_MG_G_PER_MG_MMOL, 0.0),
+    "urate-mg-dl": (URATE_UMOL_L_PER_MG_DL, 0.0),
+    "triglyceride-mg-dl": (1.0 / TRIGLYCERIDE_MG_DL_PER_MMOL_L, 0.0),
 }
 _LOINC = re.compile(r"^\d{1,7}-\d$")
 
@@ -539,11 +543,22 @@ def net_line(a: Abnormal, tied: tuple[MedFact, ...] = ()) -> str:
     by any check"."""
     day = a.obs.effective.isoformat() if a.obs.effective is not None else "an unknown date"
     value = f"{fmt(a.obs.value)} {unit_words(a.obs.unit)}".strip()
-    on = f", on {', '.join(dict.fromkeys(m.name for m in tied))}" if tied else ""
+    on = f", on {', '.join(dict.fromkeys(_med_words(a, m) for m in tied))}" if tied else ""
     return (
         f"Review {a.test.name} {value} ({_range(a)}) on {day}{_trend(a)}{on}: "
         "not addressed by any check"
     )
+
+
+def _med_words(a: Abnormal, m: MedFact) -> str:
+    """The medicine's name, with "(first prescribed <date>)" when the record's first order of it
+    falls after the result before ``a`` and no later than ``a``: the change came with it."""
+    start, prev, day = m.first_authored, a.previous, a.obs.effective
+    if start is None or prev is None or prev.effective is None or day is None:
+        return m.name
+    if prev.effective < start <= day:
+        return f"{m.name} (first prescribed {start.isoformat()})"
+    return m.name
 
 
 def _cited(proposals: Iterable[Proposal]) -> set[str]:
