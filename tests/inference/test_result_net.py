@@ -121,7 +121,10 @@ def test_an_interval_judges_exactly_at_its_edges_in_every_unit(
 ) -> None:
     t = BY_ID[test]
     unit, sex, group = unit_sex.split("|")
-    p = profile(obs("x", _code(t), _in_unit(t, value, unit), unit), sex=_sex(sex))
+    result = _in_unit(t, value, unit)
+    # a test known only by name (a questionnaire with no LOINC code) is sent by its name
+    sent = obs("x", _code(t), result, unit) if t.codes else named_obs("x", t.name, result, unit)
+    p = profile(sent, sex=_sex(sex))
     if group:
         code = GROUPS_BY_KEY[group].snomed[0]
         p = replace(
@@ -787,3 +790,53 @@ def test_a_rising_nt_probnp_is_a_line_with_its_trend() -> None:
     assert line.startswith("Review NT-proBNP 2400 pg/mL (up to 399 pg/mL) on 2026-11-20")
     assert "up from 900 on 2026-10-01" in line
     assert f"{NET}nt-probnp" not in net_lines(profile(obs("b", "33762-6", 399.0, "pg/mL")))
+
+
+# ------------------------------------------------------------------ scored questionnaires
+
+
+@pytest.mark.parametrize(
+    ("loinc", "display", "score", "words"),
+    [
+        ("75624-7", "Total score [AUDIT]", 24.0, "zone IV, possible dependence"),
+        ("75624-7", "Total score [AUDIT]", 16.0, "zone III, harmful drinking"),
+        ("75624-7", "Total score [AUDIT]", 8.0, "zone II, risky drinking"),
+        ("44261-6", "PHQ-9 total score", 12.0, "moderate depression range"),
+        ("69737-5", "GAD-7 total score", 15.0, "severe anxiety range"),
+        ("", "STOP-Bang score", 5.0, "high risk of obstructive sleep apnoea"),
+    ],
+)
+def test_a_score_in_a_band_is_a_line_that_names_the_band(
+    loinc: str, display: str, score: float, words: str
+) -> None:
+    o = Observation(f"Observation/{display}", loinc, display, score, "{score}", AS_OF)
+    lines = [t for t in net_lines(profile(o)).values() if f"({words})" in t]
+    assert len(lines) == 1
+    assert lines[0].endswith(f" {score:g} ({words}) on 2026-11-20: not addressed by any check")
+
+
+@pytest.mark.parametrize(
+    ("loinc", "display", "score"),
+    [
+        ("75624-7", "Total score [AUDIT]", 7.0),
+        ("44261-6", "PHQ-9 total score", 9.0),
+        ("69737-5", "GAD-7 total score", 9.0),
+        ("", "STOP-Bang score", 4.0),
+        ("", "AUDIT-C score", 9.0),
+    ],
+)
+def test_a_score_under_its_bands_or_of_another_questionnaire_makes_no_line(
+    loinc: str, display: str, score: float
+) -> None:
+    o = Observation(f"Observation/{display}", loinc, display, score, "{score}", AS_OF)
+    assert net_lines(profile(o)) == {}
+
+
+def test_a_file_whose_score_bands_do_not_rise_is_refused(tmp_path: Path) -> None:
+    text = RESULTS_FILE.read_text(encoding="utf-8").replace(
+        '{at_least: 16, words: "zone III', '{at_least: 4, words: "zone III'
+    )
+    bad = tmp_path / "reference_intervals.yaml"
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(KnowledgeFileError, match="score_bands must rise"):
+        load_results(bad)
