@@ -50,6 +50,7 @@ Property = Literal[
     "acid-dependent",
     "hepatotoxic",
     "myotoxic",
+    "sodium-lowering",
 ]
 Pathway = Literal[
     "cyp1a2", "cyp2c9", "cyp2c19", "cyp2d6", "cyp3a", "p-gp", "oatp1b1", "xanthine-oxidase"

@@ -55,6 +55,8 @@ from .units import (
     PER_UL_PER_THOUSAND_PER_UL,
     PERCENT,
     PHOSPHATE_MG_DL_PER_MMOL_L,
+    TRIGLYCERIDE_MG_DL_PER_MMOL_L,
+    URATE_UMOL_L_PER_MG_DL,
     UREA_NITROGEN_MG_DL_PER_MMOL_L,
     VITAMIN_D_NMOL_L_PER_NG_ML,
 )
@@ -69,6 +71,7 @@ __all__ = [
     "Interval",
     "LabTest",
     "ResultsFile",
+    "ScoreBand",
     "abnormal_results",
     "below_best",
     "best_line",
@@ -120,6 +123,8 @@ RESULT_CONVERSIONS: dict[str, tuple[float, float]] = {
     "folate-nmol-l": (1.0 / FOLATE_NMOL_L_PER_UG_L, 0.0),
     "vitamin-d-ng-ml": (VITAMIN_D_NMOL_L_PER_NG_ML, 0.0),
     "acr-mg-g": (1.0 / ACR_MG_G_PER_MG_MMOL, 0.0),
+    "urate-mg-dl": (URATE_UMOL_L_PER_MG_DL, 0.0),
+    "triglyceride-mg-dl": (1.0 / TRIGLYCERIDE_MG_DL_PER_MMOL_L, 0.0),
 }
 _LOINC = re.compile(r"^\d{1,7}-\d$")
 
@@ -185,6 +190,15 @@ class Medicines(_Strict):
     bands: tuple[TimesUpper, ...] = ()  # the first that the result is above
 
 
+class ScoreBand(_Strict):
+    """A named band of a scored questionnaire: a score at or above ``at_least`` (and under the
+    next band's) is said in ``words``."""
+
+    at_least: float
+    words: str = Field(min_length=1)
+    source: str
+
+
 class LabTest(_Strict):
     id: str = Field(pattern=r"^[a-z][a-z0-9-]*$")
     name: str = Field(min_length=1)
@@ -210,6 +224,8 @@ class LabTest(_Strict):
     # cardiac markers): its line is for this week; any other, within four weeks (timeframes.yaml).
     acute: bool = False
     medicines: Medicines = Medicines()
+    # A scored questionnaire: its line says the band the score is in, not the interval
+    score_bands: tuple[ScoreBand, ...] = ()
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -305,8 +321,8 @@ def _test_problems(t: LabTest, sources: dict[str, str]) -> list[str]:
     out: list[str] = []
     if t.group is not None and t.group not in LOINC_GROUPS:
         out.append(f"{where}: {t.group!r} is no LOINC group")
-    if not t.codes:
-        out.append(f"{where}: names no LOINC group and no code")
+    if not t.codes and not t.names:
+        out.append(f"{where}: names no LOINC group, no code and no name")
     for pattern in t.names:
         try:
             re.compile(pattern)
@@ -321,6 +337,10 @@ def _test_problems(t: LabTest, sources: dict[str, str]) -> list[str]:
     if t.units.get(_norm(t.unit)) != "same":
         out.append(f"{where}: units must map the test's own unit {t.unit!r} to 'same'")
     cited = [*(i.source for i in t.intervals), *(c.source for c in t.critical)]
+    cited += [b.source for b in t.score_bands]
+    starts = [b.at_least for b in t.score_bands]
+    if starts != sorted(set(starts)):
+        out.append(f"{where}: score_bands must rise, each from its own score")
     out += [f"{where}: unknown source {s!r}" for s in cited if s not in sources]
     groups = [g for i in t.intervals for g in i.conditions] + [
         g for c in t.critical for g in c.unless
@@ -495,6 +515,18 @@ def _range(a: Abnormal) -> str:
     return f"up to {high} {unit}".strip() if high else f"{low} {unit} or more".replace("  ", " ")
 
 
+def _band_words(a: Abnormal) -> str | None:
+    """The words of the highest score band the result reaches; None for a test with none."""
+    value = _value(a.test, a.obs)
+    reached = [b for b in a.test.score_bands if value is not None and value >= b.at_least]
+    return reached[-1].words if reached else None
+
+
+def _shown_range(a: Abnormal) -> str:
+    """What the line puts in brackets: a score's band, else the interval (``_range``)."""
+    return _band_words(a) or _range(a)
+
+
 def _trend(a: Abnormal) -> str:
     """ ", up from 4.9 on <date>": the earlier value as recorded when in the same unit, else
     converted into the latest's unit; "" when there is none."""
@@ -539,11 +571,22 @@ def net_line(a: Abnormal, tied: tuple[MedFact, ...] = ()) -> str:
     by any check"."""
     day = a.obs.effective.isoformat() if a.obs.effective is not None else "an unknown date"
     value = f"{fmt(a.obs.value)} {unit_words(a.obs.unit)}".strip()
-    on = f", on {', '.join(dict.fromkeys(m.name for m in tied))}" if tied else ""
+    on = f", on {', '.join(dict.fromkeys(_med_words(a, m) for m in tied))}" if tied else ""
     return (
-        f"Review {a.test.name} {value} ({_range(a)}) on {day}{_trend(a)}{on}: "
+        f"Review {a.test.name} {value} ({_shown_range(a)}) on {day}{_trend(a)}{on}: "
         "not addressed by any check"
     )
+
+
+def _med_words(a: Abnormal, m: MedFact) -> str:
+    """The medicine's name, with "(first prescribed <date>)" when the record's first order of it
+    falls after the result before ``a`` and no later than ``a``: the change came with it."""
+    start, prev, day = m.first_authored, a.previous, a.obs.effective
+    if start is None or prev is None or prev.effective is None or day is None:
+        return m.name
+    if prev.effective < start <= day:
+        return f"{m.name} (first prescribed {start.isoformat()})"
+    return m.name
 
 
 def _cited(proposals: Iterable[Proposal]) -> set[str]:
@@ -558,9 +601,10 @@ def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
         tied = tied_medicines(a, f)
         facts = tuple(x.ref for x in (a.obs, a.previous, *tied) if x is not None)
         value = f"{fmt(a.obs.value)} {unit_words(a.obs.unit)}".strip()
-        point = point_of(spec.point, facts, test=a.test.name, value=value, range=_range(a))
+        shown = _shown_range(a)
+        point = point_of(spec.point, facts, test=a.test.name, value=value, range=shown)
         why = (
-            f"{a.test.name} {value} is outside its reference interval ({_range(a)}) and no "
+            f"{a.test.name} {value} is outside its reference interval ({shown}) and no "
             "other line of this plan rests on it: decide what it means for this patient (a "
             "cause to look for, an action, or none) and record the decision."
         )

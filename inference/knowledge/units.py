@@ -45,7 +45,9 @@ __all__ = [
     "PER_DL_PER_L",
     "PER_UL_PER_THOUSAND_PER_UL",
     "PHOSPHATE_MG_DL_PER_MMOL_L",
+    "TRIGLYCERIDE_MG_DL_PER_MMOL_L",
     "TWO_DECIMALS_BELOW",
+    "URATE_UMOL_L_PER_MG_DL",
     "UREA_NITROGEN_MG_DL_PER_MMOL_L",
     "VITAMIN_D_NMOL_L_PER_NG_ML",
     "WHOLE_NUMBERS_FROM",
@@ -77,6 +79,10 @@ PER_UL_PER_THOUSAND_PER_UL = 1000.0
 # urea: mg/dL of urea nitrogen (BUN, as US laboratories report it) in one mmol/L of urea (two
 # nitrogen atoms, 28.014 g/mol)
 UREA_NITROGEN_MG_DL_PER_MMOL_L = 2.801
+# urate: µmol/L in one mg/dL (uric acid, molar mass 168.11 g/mol)
+URATE_UMOL_L_PER_MG_DL = 59.48
+# triglycerides: mg/dL in one mmol/L (taken as triolein, 885.7 g/mol, the factor laboratories use)
+TRIGLYCERIDE_MG_DL_PER_MMOL_L = 88.57
 # calcium, magnesium and phosphate (reported as phosphorus): mg/dL in one mmol/L (molar masses
 # 40.08, 24.305 and 30.974 g/mol)
 CALCIUM_MG_DL_PER_MMOL_L = 4.008

@@ -56,6 +56,8 @@ LOINC_GROUPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         # neutrophils) shows a count was taken, whichever of them a site reports or codes
         "blood_count": ("777-3", "718-7", "6690-2", "26464-8", "751-8", "26499-4"),
         "urate": ("3084-1",),
+        # serum or plasma triglycerides, by mass or by substance concentration
+        "triglycerides": ("2571-8", "14927-8"),
         "vitamin_b12": ("2132-9",),
         # left ventricular ejection fraction: any method, by 2D echo, by ultrasound
         "lvef": ("10230-1", "8806-2", "18043-0"),
@@ -97,6 +99,7 @@ LOINC_SHORT_NAMES: Mapping[str, str] = MappingProxyType(
         "platelets": "Platelets",
         "blood_count": "Blood count",
         "urate": "Urate",
+        "triglycerides": "Triglycerides",
         "vitamin_b12": "Vitamin B12",
         "lvef": "Ejection fraction",
         "qtc": "QTc",

@@ -121,7 +121,10 @@ def test_an_interval_judges_exactly_at_its_edges_in_every_unit(
 ) -> None:
     t = BY_ID[test]
     unit, sex, group = unit_sex.split("|")
-    p = profile(obs("x", _code(t), _in_unit(t, value, unit), unit), sex=_sex(sex))
+    result = _in_unit(t, value, unit)
+    # a test known only by name (a questionnaire with no LOINC code) is sent by its name
+    sent = obs("x", _code(t), result, unit) if t.codes else named_obs("x", t.name, result, unit)
+    p = profile(sent, sex=_sex(sex))
     if group:
         code = GROUPS_BY_KEY[group].snomed[0]
         p = replace(
@@ -681,3 +684,159 @@ def test_the_liver_and_muscle_flags_are_the_monographs() -> None:
     assert {"methotrexate", "leflunomide", "valproate", "nitrofurantoin"} <= set(hepatotoxic)
     assert {"simvastatin", "atorvastatin", "colchicine", "fenofibrate"} <= set(myotoxic)
     assert "amlodipine" not in set(hepatotoxic) | set(myotoxic)
+
+
+# ------------------------------------------------- sodium, urate, lipids, calprotectin, NT-proBNP
+
+
+def _started(name: str, rxcui: str, day: date) -> Medication:
+    return replace(_med(name, rxcui), authored=day)
+
+
+DESMOPRESSIN = _started("desmopressin 0.2 MG Oral Tablet", "", date(2026, 10, 1))
+
+
+def test_a_low_sodium_names_a_medicine_that_lowers_it_and_when_it_was_first_prescribed() -> None:
+    """Desmopressin's label warns of hyponatraemia: the low sodium line names it, and, first
+    prescribed between the normal sodium and the low one, says when."""
+    p = profile(
+        obs("s0", "2951-2", 138.0, "mmol/L", date(2026, 9, 1)),
+        obs("s1", "2951-2", 124.0, "mmol/L"),
+        meds=(DESMOPRESSIN,),
+    )
+    line = net_lines(p)[f"{NET}sodium"]
+    assert "down from 138 on 2026-09-01" in line
+    assert line.endswith(
+        ", on desmopressin (first prescribed 2026-10-01): not addressed by any check"
+    )
+
+
+def test_a_medicine_prescribed_before_the_earlier_sodium_is_named_without_a_date() -> None:
+    early = replace(DESMOPRESSIN, authored=date(2026, 8, 1))
+    p = profile(
+        obs("s0", "2951-2", 138.0, "mmol/L", date(2026, 9, 1)),
+        obs("s1", "2951-2", 124.0, "mmol/L"),
+        meds=(early,),
+    )
+    assert net_lines(p)[f"{NET}sodium"].endswith(", on desmopressin: not addressed by any check")
+
+
+def test_a_high_sodium_does_not_name_a_medicine_that_lowers_it() -> None:
+    p = profile(obs("s1", "2951-2", 150.0, "mmol/L"), meds=(DESMOPRESSIN,))
+    assert "desmopressin" not in net_lines(p)[f"{NET}sodium"]
+
+
+def test_the_sodium_lowering_flag_is_the_monographs_and_the_siadh_flag_also_counts() -> None:
+    from inference.knowledge.drugs import members
+
+    assert "desmopressin" in set(members("flag:sodium-lowering"))
+    assert "flag:siadh-risk" in BY_ID["sodium"].medicines.harmed_by
+    assert "amlodipine" not in set(members("flag:sodium-lowering"))
+
+
+ALLOPURINOL = _med("allopurinol 100 MG Oral Tablet", "519")
+ISOTRETINOIN = _med("isotretinoin 20 MG Oral Capsule", "")
+
+
+@pytest.mark.parametrize(("urate", "fires"), [(359.0, False), (360.0, True), (540.0, True)])
+def test_a_urate_on_urate_lowering_treatment_is_judged_against_the_target(
+    urate: float, fires: bool
+) -> None:
+    """NICE NG219: under 360 umol/L on urate-lowering therapy; allopurinol's monograph
+    monitors urate, so the line names it."""
+    lines = net_lines(profile(obs("u", "14933-6", urate, "umol/L"), meds=(ALLOPURINOL,)))
+    assert (f"{NET}urate" in lines) is fires
+    if fires:
+        assert lines[f"{NET}urate"].endswith(", on allopurinol: not addressed by any check")
+
+
+def test_a_urate_without_urate_lowering_treatment_is_not_judged() -> None:
+    assert f"{NET}urate" not in net_lines(profile(obs("u", "14933-6", 540.0, "umol/L")))
+
+
+def test_a_urate_in_mg_dl_is_judged_in_umol_l() -> None:
+    lines = net_lines(profile(obs("u", "3084-1", 9.1, "mg/dL"), meds=(ALLOPURINOL,)))
+    assert f"{NET}urate" in lines
+
+
+def test_triglycerides_and_alt_on_isotretinoin_name_it() -> None:
+    p = profile(
+        obs("t", "2571-8", 5.9, "mmol/L"), obs("a", "1742-6", 96.0, "U/L"), meds=(ISOTRETINOIN,)
+    )
+    lines = net_lines(p)
+    assert lines[f"{NET}triglycerides"].endswith(", on isotretinoin: not addressed by any check")
+    assert lines[f"{NET}alt"].endswith(", on isotretinoin: not addressed by any check")
+
+
+@pytest.mark.parametrize(("tg", "fires"), [(5.9, False), (9.9, False), (10.0, True)])
+def test_triglycerides_off_isotretinoin_are_a_line_only_at_the_level_acted_on(
+    tg: float, fires: bool
+) -> None:
+    assert (f"{NET}triglycerides" in net_lines(profile(obs("t", "2571-8", tg, "mmol/L")))) is fires
+
+
+@pytest.mark.parametrize(("value", "fires"), [(49.0, False), (50.0, True), (860.0, True)])
+def test_a_faecal_calprotectin_at_the_cut_off_or_above_is_a_line(value: float, fires: bool) -> None:
+    lines = net_lines(profile(obs("c", "38445-3", value, "ug/g")))
+    assert (f"{NET}calprotectin" in lines) is fires
+
+
+def test_a_rising_nt_probnp_is_a_line_with_its_trend() -> None:
+    p = profile(
+        obs("b0", "33762-6", 900.0, "pg/mL", date(2026, 10, 1)),
+        obs("b1", "33762-6", 2400.0, "pg/mL"),
+    )
+    line = net_lines(p)[f"{NET}nt-probnp"]
+    assert line.startswith("Review NT-proBNP 2400 pg/mL (up to 399 pg/mL) on 2026-11-20")
+    assert "up from 900 on 2026-10-01" in line
+    assert f"{NET}nt-probnp" not in net_lines(profile(obs("b", "33762-6", 399.0, "pg/mL")))
+
+
+# ------------------------------------------------------------------ scored questionnaires
+
+
+@pytest.mark.parametrize(
+    ("loinc", "display", "score", "words"),
+    [
+        ("75624-7", "Total score [AUDIT]", 24.0, "zone IV, possible dependence"),
+        ("75624-7", "Total score [AUDIT]", 16.0, "zone III, harmful drinking"),
+        ("75624-7", "Total score [AUDIT]", 8.0, "zone II, risky drinking"),
+        ("44261-6", "PHQ-9 total score", 12.0, "moderate depression range"),
+        ("69737-5", "GAD-7 total score", 15.0, "severe anxiety range"),
+        ("", "STOP-Bang score", 5.0, "high risk of obstructive sleep apnoea"),
+    ],
+)
+def test_a_score_in_a_band_is_a_line_that_names_the_band(
+    loinc: str, display: str, score: float, words: str
+) -> None:
+    o = Observation(f"Observation/{display}", loinc, display, score, "{score}", AS_OF)
+    lines = [t for t in net_lines(profile(o)).values() if f"({words})" in t]
+    assert len(lines) == 1
+    assert lines[0].endswith(f" {score:g} ({words}) on 2026-11-20: not addressed by any check")
+
+
+@pytest.mark.parametrize(
+    ("loinc", "display", "score"),
+    [
+        ("75624-7", "Total score [AUDIT]", 7.0),
+        ("44261-6", "PHQ-9 total score", 9.0),
+        ("69737-5", "GAD-7 total score", 9.0),
+        ("", "STOP-Bang score", 4.0),
+        ("", "AUDIT-C score", 9.0),
+    ],
+)
+def test_a_score_under_its_bands_or_of_another_questionnaire_makes_no_line(
+    loinc: str, display: str, score: float
+) -> None:
+    o = Observation(f"Observation/{display}", loinc, display, score, "{score}", AS_OF)
+    assert net_lines(profile(o)) == {}
+
+
+def test_a_file_whose_score_bands_do_not_rise_is_refused(tmp_path: Path) -> None:
+    text = RESULTS_FILE.read_text(encoding="utf-8").replace(
+        '{at_least: 16, words: "zone III', '{at_least: 4, words: "zone III'
+    )
+    bad = tmp_path / "reference_intervals.yaml"
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(KnowledgeFileError, match="score_bands must rise"):
+        load_results(bad)
