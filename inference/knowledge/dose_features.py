@@ -82,17 +82,17 @@ class Feature(_Strict):
 
 
 class Reduction(_Strict):
-    drug: str = Field(min_length=2)
+    drug: str = Field(min_length=1)
     conditions: tuple[str, ...] = Field(min_length=1)
-    indication: str = Field(min_length=2)
+    indication: str = Field(min_length=1)
     reduced_daily_mg: _Positive
-    reduced_dose: str = Field(min_length=2)
-    at_least: int = Field(ge=1, le=10)
+    reduced_dose: str = Field(min_length=1)
+    at_least: int = Field(ge=1)
     features: tuple[Feature, ...] = Field(min_length=1)
     under_dose: bool = False
     under_dose_crcl_min: Annotated[float, Field(ge=0, le=200)] | None = None
     source: str
-    ref: str = Field(min_length=2)
+    ref: str = Field(min_length=1)
 
 
 class Window(_Strict):

@@ -16,7 +16,7 @@ from inference.knowledge.criteria.interpret import Firing, claims_of, evaluate, 
 from inference.knowledge.dose_features import load_dose_features
 from inference.knowledge.facts import Facts
 from inference.knowledge.rules import CRITERIA
-from service.record.profile import Observation, PatientProfile
+from service.record.profile import MedicationStatement, Observation, PatientProfile
 from service.record.vocabulary import LOINC_GROUPS
 
 from .criteria_factory import AS_OF, Builder
@@ -158,3 +158,36 @@ def test_table_shape() -> None:
     table = load_dose_features()
     assert table.version == "2026.12-4"
     assert {r.drug for r in table.reductions} == {"apixaban", "edoxaban", "dabigatran"}
+
+
+def _isoniazid(*, request: str = "", statement: str = "") -> PatientProfile:
+    b = Builder(age=40)
+    b.med("isoniazid", dose_mg=300)
+    if request:
+        b.med(request)
+    p = b.build()
+    if statement:
+        st = MedicationStatement("MedicationStatement/s1", statement, (), "active", AS_OF)
+        p = replace(p, statements=(st,))
+    return p
+
+
+def test_isoniazid_without_pyridoxine_is_an_omission() -> None:
+    (x,) = _fired(_isoniazid(), "start-pyridoxine-isoniazid")
+    assert x.proposal.id == "opt-start-pyridoxine"
+    assert not _fired(_isoniazid(request="pyridoxine"), "start-pyridoxine-isoniazid")
+    # a statement that the patient takes vitamin B6 answers it as a request does
+    assert not _fired(_isoniazid(statement="Vitamin B6 50 mg"), "start-pyridoxine-isoniazid")
+    # a statement that is not current does not
+    p = _isoniazid(statement="Vitamin B6 50 mg")
+    p = replace(p, statements=(replace(p.statements[0], status="stopped"),))
+    assert _fired(p, "start-pyridoxine-isoniazid")
+
+
+def test_folic_acid_stated_answers_the_methotrexate_companion() -> None:
+    b = Builder(age=60)
+    b.med("methotrexate", dose_mg=15)
+    p = b.build()
+    assert _fired(p, "start-folic-acid-methotrexate")
+    st = MedicationStatement("MedicationStatement/s1", "folic acid 5 mg", (), "active", AS_OF)
+    assert not _fired(replace(p, statements=(st,)), "start-folic-acid-methotrexate")

@@ -42,7 +42,7 @@ from ..claims import (
     latest_named,
 )
 from ..dose_features import FeatureDose, Met, feature_doses
-from ..drugs import RenalLimit, drug, matches, monitor_of, renal_limit
+from ..drugs import RenalLimit, drug, matches, monitor_of, named_in, renal_limit
 from ..equivalence import Equivalent, equivalent, in_table
 from ..facts import (
     Conflict,
@@ -288,7 +288,23 @@ def _sex(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
 
 
 def _absent_drugs(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
-    return not any(f.with_spec(s) for s in t.absent_drugs)
+    """No active request, and no statement that it is taken now, of any of the drugs."""
+    return not any(f.with_spec(s) or _stated(f, s) for s in t.absent_drugs)
+
+
+# Statuses of a MedicationStatement that say the medicine is taken now (FHIR R4).
+_TAKEN_NOW = ("active", "intended")
+
+
+def _stated(f: Facts, spec: str) -> bool:
+    """An active MedicationStatement names a drug of ``spec`` (by its text or a code's name)."""
+    return any(
+        matches(name, spec)
+        for st in f.p.statements
+        if st.status in _TAKEN_NOW
+        for text in (st.text, *(c.display for c in st.codes))
+        for name in named_in(text)
+    )
 
 
 def _absent_conditions(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
