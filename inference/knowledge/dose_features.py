@@ -183,7 +183,11 @@ def _read(feat: Feature, f: Facts, m: MedFact, weight_days: int) -> Met | None:
     else:
         got = creatinine_in(o)
     x = None if got is None else _numeric(feat, *got)
-    return None if x is None else Met(x.kind, x.value, x.unit, x.op, x.threshold, x.met, o.ref, o.effective)
+    return (
+        None
+        if x is None
+        else Met(x.kind, x.value, x.unit, x.op, x.threshold, x.met, o.ref, o.effective)
+    )
 
 
 def _with_drug(feat: Feature, f: Facts, m: MedFact) -> Met:

@@ -396,7 +396,9 @@ def _feature_dose(b: Builder, direction: str) -> None:
     b.med("apixaban", dose_mg=5)
     b.lab("creatinine", 1.0)
     b.obs.append(
-        Observation(f"Observation/{b._id()}", LOINC_GROUPS["weight"][0], "weight", 80.0, "kg", AS_OF)
+        Observation(
+            f"Observation/{b._id()}", LOINC_GROUPS["weight"][0], "weight", 80.0, "kg", AS_OF
+        )
     )
 
 

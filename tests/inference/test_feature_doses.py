@@ -90,9 +90,7 @@ def test_the_blind_case_two_features_met_on_the_full_dose() -> None:
         (70, 61.0, (1.5, "mg/dL"), False),
     ],
 )
-def test_apixaban_edges(
-    age: int, kg: float, creatinine: tuple[float, str], fires: bool
-) -> None:
+def test_apixaban_edges(age: int, kg: float, creatinine: tuple[float, str], fires: bool) -> None:
     assert bool(_fired(_apixaban(age=age, kg=kg, creatinine=creatinine), ABOVE)) is fires
 
 
@@ -126,7 +124,12 @@ def test_reduced_dose_with_too_few_features_is_a_review() -> None:
 
 @pytest.mark.parametrize(
     ("kg", "also", "fires"),
-    [(60.0, (), True), (61.0, (), False), (80.0, ("dronedarone",), True), (80.0, ("amiodarone",), False)],
+    [
+        (60.0, (), True),
+        (61.0, (), False),
+        (80.0, ("dronedarone",), True),
+        (80.0, ("amiodarone",), False),
+    ],
 )
 def test_edoxaban(kg: float, also: tuple[str, ...], fires: bool) -> None:
     p = _record("edoxaban", 60, 1, kg=kg, also=also)
