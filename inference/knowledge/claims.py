@@ -17,6 +17,7 @@ a stay are the transitions' (``data/transitions.yaml``). Pure: no I/O after impo
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 from collections.abc import Callable, Mapping
@@ -36,6 +37,7 @@ from .adherence import not_taken
 from .facts import smoking_status
 from .reports_orders import outstanding, to_follow
 from .transitions import TRANSITIONS
+from .weight_dosing import weight_kg
 
 __all__ = [
     "CLAIMS_FILE",
@@ -44,6 +46,7 @@ __all__ = [
     "Claim",
     "ClaimsFile",
     "CurrentSmoker",
+    "FeatureRead",
     "NoResult",
     "NotGiven",
     "NotUnderCare",
@@ -145,6 +148,21 @@ class AboveLimit:
 
 
 @dataclass(frozen=True, slots=True)
+class FeatureRead:
+    """A feature of a dose rule read from the record: the age on the plan day (``ref`` empty),
+    or the result ``ref`` (a body weight in kg, a creatinine in the unit it is charted in) is
+    ``value`` and compares to ``threshold`` as ``op`` says exactly when ``met``."""
+
+    feature: str
+    ref: str
+    value: float
+    op: str
+    threshold: float
+    met: bool
+    kind: Literal["feature-read"] = "feature-read"
+
+
+@dataclass(frozen=True, slots=True)
 class TakenTogether:
     """Every medicine in ``medicines`` is being taken now (none on hold or stopped, none
     recorded as not taken: ``adherence.not_taken``)."""
@@ -231,6 +249,7 @@ Claim = (
     StoppedInStay
     | NoResult
     | AboveLimit
+    | FeatureRead
     | TakenTogether
     | CurrentSmoker
     | Recent
@@ -271,6 +290,27 @@ def _above_limit(claim: Any, p: PatientProfile, plan_day: date, data: ClaimsFile
     if compare is None:
         return f"unknown comparison {claim.op!r}"
     return None if compare(claim.daily, claim.limit) else "the dose is within the limit"
+
+
+def _feature(claim: Any, p: PatientProfile, plan_day: date, data: ClaimsFile) -> str | None:
+    compare = _OPS.get(claim.op)
+    if compare is None:
+        return f"unknown comparison {claim.op!r}"
+    value = _feature_value(claim, p)
+    if value is None:
+        return "the value is not in the record"
+    if not math.isclose(value, claim.value):
+        return f"the record holds {value}, not {claim.value}"
+    return None if compare(value, claim.threshold) == claim.met else "the comparison differs"
+
+
+def _feature_value(claim: Any, p: PatientProfile) -> float | None:
+    if claim.feature == "age":
+        return None if p.age is None else float(p.age)
+    o = next((x for x in p.observations if x.ref == claim.ref), None)
+    if o is None or o.value is None:
+        return None
+    return weight_kg(o) if claim.feature == "weight" else o.value
 
 
 def _together(claim: Any, p: PatientProfile, plan_day: date, data: ClaimsFile) -> str | None:
@@ -465,6 +505,7 @@ def _checkers() -> dict[type, _Checker]:
         StoppedInStay: lambda c, p, day, data: _stopped_in_stay(c, p, data),
         NoResult: _no_result,
         AboveLimit: _above_limit,
+        FeatureRead: _feature,
         TakenTogether: _together,
         CurrentSmoker: lambda c, p, day, data: _smoker(p, data),
         NotGiven: _given,

@@ -370,6 +370,8 @@ def _record_flags(b: Builder, t: Trigger, params: dict[str, float], taken: set[s
     if t.renal_table:
         b.med("metformin")
         b.lab("egfr", 25.0)
+    if t.feature_dose is not None:
+        _feature_dose(b, t.feature_dose)
     if t.own_monitor_grace is not None:  # tests its monograph names, none in the record
         b.med("leflunomide")
     if t.pk_table is not None:  # a perpetrator no pair criterion names, then its substrate
@@ -380,6 +382,24 @@ def _record_flags(b: Builder, t: Trigger, params: dict[str, float], taken: set[s
     if t.conflict:
         b.lab("potassium", 4.0)
         b.lab("potassium", 6.1)
+
+
+def _feature_dose(b: Builder, direction: str) -> None:
+    """Atrial fibrillation on dabigatran 300 mg a day at 85 (above the reduced dose), or on
+    apixaban 5 mg a day at 70, 80 kg, creatinine 1.0 mg/dL (reduced with no feature met)."""
+    b.condition("af")
+    if direction == "above":
+        b.age = 85
+        b.med("dabigatran", dose_mg=300)
+        return
+    b.age = 70
+    b.med("apixaban", dose_mg=5)
+    b.lab("creatinine", 1.0)
+    b.obs.append(
+        Observation(
+            f"Observation/{b._id()}", LOINC_GROUPS["weight"][0], "weight", 80.0, "kg", AS_OF
+        )
+    )
 
 
 def _satisfy_roles(b: Builder, t: Trigger, params: dict[str, float]) -> None:
@@ -708,6 +728,13 @@ def _undo_kidney_or_conflict(b: Builder, c: Criterion, taken: set[str]) -> Negat
         for test, _days in monitor_of("leflunomide"):
             b.lab(test, 1.0)
         return b.build(), "every test of the drug's own interval done today"
+    if trigger.feature_dose == "above":
+        b.age = 70
+        return b.build(), "no feature of the dose rule met"
+    if trigger.feature_dose == "below":
+        b.age = 85
+        b.lab("creatinine", 1.6)
+        return b.build(), "two features of the dose rule met"
     if trigger.renal_table:
         b.obs = [o for o in b.obs if o.display != "egfr"]
         b.lab("egfr", 95.0)

@@ -119,6 +119,7 @@ _ADDED_SINCE = {
     "equivalent_daily_min": None,
     "own_monitor_grace": None,
     "roles": None,
+    "feature_dose": None,
 }
 
 

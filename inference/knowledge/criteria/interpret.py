@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from enum import IntEnum, auto
 from itertools import product
+from typing import Literal
 
 from inference.protocol import Severity
 from service.core.evaluation import CATEGORY_ORDER, PRIORITY_ORDER
@@ -29,6 +30,7 @@ from ..claims import (
     AboveLimit,
     Claim,
     CurrentSmoker,
+    FeatureRead,
     NoResult,
     NotGiven,
     NotUnderCare,
@@ -39,7 +41,8 @@ from ..claims import (
     check,
     latest_named,
 )
-from ..drugs import RenalLimit, drug, matches, monitor_of, renal_limit
+from ..dose_features import FeatureDose, Met, feature_doses
+from ..drugs import RenalLimit, drug, matches, monitor_of, named_in, renal_limit
 from ..equivalence import Equivalent, equivalent, in_table
 from ..facts import (
     Conflict,
@@ -129,6 +132,7 @@ class Binding:
     change: MedChange | None = None  # the medicine change bound with ``a``
     stale_event: bool = False  # the event it rests on is not recent on the plan day
     equivalent: Equivalent | None = None  # ``a``'s daily dose as its table's reference drug
+    features: FeatureDose | None = None  # a counted-feature dose rule read for ``a``
 
     def copy(self) -> Binding:
         return Binding(
@@ -159,6 +163,7 @@ class Binding:
             self.change,
             self.stale_event,
             self.equivalent,
+            self.features,
         )
 
 
@@ -283,7 +288,23 @@ def _sex(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
 
 
 def _absent_drugs(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
-    return not any(f.with_spec(s) for s in t.absent_drugs)
+    """No active request, and no statement that it is taken now, of any of the drugs."""
+    return not any(f.with_spec(s) or _stated(f, s) for s in t.absent_drugs)
+
+
+# Statuses of a MedicationStatement that say the medicine is taken now (FHIR R4).
+_TAKEN_NOW = ("active", "intended")
+
+
+def _stated(f: Facts, spec: str) -> bool:
+    """An active MedicationStatement names a drug of ``spec`` (by its text or a code's name)."""
+    return any(
+        matches(name, spec)
+        for st in f.p.statements
+        if st.status in _TAKEN_NOW
+        for text in (st.text, *(c.display for c in st.codes))
+        for name in named_in(text)
+    )
 
 
 def _absent_conditions(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
@@ -566,6 +587,8 @@ def _match(t: Trigger, f: Facts, params: _Params, base: Binding | None = None) -
         yield from _renal_bindings(f, b0)
     elif t.pk_table is not None:
         yield from _pk_bindings(f, b0, t.pk_table)
+    elif t.feature_dose is not None:
+        yield from _feature_bindings(f, b0, t.feature_dose)
     elif t.own_monitor_grace is not None:
         yield from _own_monitor_bindings(t, f, params, b0)
     elif t.roles is not None:
@@ -869,6 +892,16 @@ def _renal_bindings(f: Facts, base: Binding) -> Iterator[Binding]:
                         b.uncertain = True
                 yield b
                 break
+
+
+def _feature_bindings(
+    f: Facts, base: Binding, direction: Literal["above", "below"]
+) -> Iterator[Binding]:
+    for d in feature_doses(f, direction):
+        b = base.copy()
+        b.meds["a"], b.names["a"], b.features = d.med, d.rule.drug, d
+        b.uncertain = d.med.daily_mg is None  # the dose is not stated: verify it
+        yield b
 
 
 def _pk_bindings(f: Facts, base: Binding, direction: str) -> Iterator[Binding]:
@@ -1307,6 +1340,34 @@ def _limit_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]
     return lim.advice  # ``advice``, and the bare head
 
 
+def _feature_phrase(x: Met) -> str:
+    """One feature as the record gives it: the age, a result with its day, a medicine."""
+    if x.kind == "age":
+        cap = param_int("age.stated_cap_years")
+        return f"age {cap} or over" if x.value >= cap else f"age {fmt(x.value)}"
+    if x.kind == "drug":
+        return f"taken with {x.text}"
+    name = "body weight" if x.kind == "weight" else "creatinine"
+    when = f" on {x.day.isoformat()}" if x.day is not None else ""
+    return f"{name} {fmt(x.value)} {x.unit}{when}"
+
+
+def _features_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    d = b.features
+    if d is None:
+        return None
+    if attr == "dose":
+        return d.rule.reduced_dose
+    if attr == "needed":
+        return str(d.rule.at_least)
+    if attr == "indication":
+        return d.rule.indication
+    if attr == "count":
+        return str(len(d.met))
+    shown = d.read if attr == "read" else d.met
+    return ", ".join(_feature_phrase(x) for x in shown if x.kind != "drug" or x.met)
+
+
 def _pk_placeholder(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
     return _pk_text(b.pk, attr, f, b, params) if b.pk is not None else None
 
@@ -1434,6 +1495,7 @@ _PLACEHOLDERS: dict[str, _Placeholder] = {
     "kidney": _kidney_text,
     "count": _count_text,
     "limit": _limit_text,
+    "features": _features_text,
     "pk": _pk_placeholder,
     "level": _level_text,
     "conflict": _conflict_text,
@@ -1618,11 +1680,25 @@ def numbers_of(b: Binding, f: Facts) -> frozenset[str]:
     if f.smoking is not None and f.smoking.day is not None:
         out.add(_ago_number(max(0, (f.p.as_of - f.smoking.day).days)))
     out |= _dose_numbers(b)
+    out |= _feature_numbers(b)
     if b.stay is not None:  # the stay's dates and the numbers its diagnoses quote
         out |= set(re.findall(_NUMBER, b.stay.label))
     if b.change is not None and b.change.previous is not None:
         out |= set(re.findall(_NUMBER, b.change.previous.dose))
     return frozenset(out)
+
+
+def _feature_numbers(b: Binding) -> set[str]:
+    """A counted-feature dose rule's values, days, thresholds and doses as stated."""
+    d = b.features
+    if d is None:
+        return set()
+    out = {str(d.rule.at_least), str(len(d.met)), *re.findall(_NUMBER, d.rule.reduced_dose)}
+    for x in d.read:
+        out |= {fmt(x.value), fmt(x.threshold)}
+        if x.day is not None:
+            out |= set(re.findall(_NUMBER, x.day.isoformat()))
+    return out
 
 
 def _event_numbers(b: Binding, f: Facts) -> set[str]:
@@ -1726,6 +1802,7 @@ _CITED_PARTS: dict[str, Callable[[Binding, Facts], Sequence[str]]] = {
     "stroke": lambda b, f: f.stroke.refs if b.stroke else (),
     "smoking": lambda b, f: f.smoking.refs if f.smoking is not None else (),
     "weight": _weight_refs,
+    "features": lambda b, f: [x.ref for x in b.features.read if x.ref] if b.features else [],
     "pregnancy": lambda b, f: f.pregnancy.refs if b.pregnancy and f.pregnancy else (),
     "lactation": lambda b, f: f.lactation.refs if b.lactation and f.lactation else (),
     "level": _level_refs,
@@ -1979,6 +2056,8 @@ def claims_of(c: Criterion, f: Facts, b: Binding) -> tuple[Claim, ...]:
         out.append(AboveLimit(a.ref, b.equivalent.reference_daily_mg, op, limit))
     if c.kind in ("drug-drug", "duplicate-class") and "b" in b.meds and not _held_meds(f, b):
         out.append(TakenTogether(tuple(m.ref for m in b.meds.values())))
+    if b.features is not None and a is not None:
+        out += _feature_claims(b.features, a, t.feature_dose)
     if "current" in t.smoking:
         out.append(CurrentSmoker())
     service = care_service(c.option.id)
@@ -1989,6 +2068,22 @@ def claims_of(c: Criterion, f: Facts, b: Binding) -> tuple[Claim, ...]:
     if b.event is not None and t.recent_event is not None:
         out.append(Recent(b.event.day, int(c.params[t.recent_event.days])))
     return tuple(out)
+
+
+def _feature_claims(d: FeatureDose, a: MedFact, direction: str | None) -> list[Claim]:
+    """Each feature stated (the met ones; every one read for a dose below the rule's), and the
+    dose against the reduced one where it is stated."""
+    out: list[Claim] = []
+    for x in d.read:
+        if x.kind == "drug":
+            if x.met:
+                out.append(TakenTogether((a.ref, x.ref)))
+        elif x.met or direction == "below":
+            out.append(FeatureRead(x.kind, x.ref, x.value, x.op, x.threshold, x.met))
+    if a.daily_mg is not None:
+        op = ">" if direction == "above" else "<="
+        out.append(AboveLimit(a.ref, a.daily_mg, op, d.rule.reduced_daily_mg))
+    return out
 
 
 def _held_meds(f: Facts, b: Binding) -> tuple[str, ...]:

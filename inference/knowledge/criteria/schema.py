@@ -446,6 +446,11 @@ class Trigger(_Strict):
     # the second depends on, at a strength that matters for it (``data/pk_interactions.yaml``),
     # binds ``a`` (the perpetrator), ``b`` (the substrate) and ``pk`` (pathway, effect, advice).
     pk_table: Literal["inhibition", "induction"] | None = None
+    # Each active drug a counted-feature dose rule names (``data/dose_features.yaml``), taken
+    # for the rule's indication, binds ``a`` and ``features``: ``above`` when enough features
+    # are met and the dose is above the reduced one (an unstated dose: verify it), ``below``
+    # when every feature is known, too few are met and the dose is the reduced one.
+    feature_dose: Literal["above", "below"] | None = None
     roles: RoleTest | None = None
     bound_matches: tuple[str, ...] = ()  # in a point's ``when``: the bound ``a`` matches one
     vaccine: VaccineDue | None = None
