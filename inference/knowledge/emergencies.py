@@ -1,13 +1,14 @@
 """Emergency patterns in the results of a recent contact (``data/emergencies.yaml``).
 
 A contact that began at most ``presenting.acute_days`` before the plan day, whose results taken
-during it meet every group of a cited pattern (diabetic ketoacidosis, neutropenic sepsis), gets
-one line for today that names those results, their day and the source whose thresholds they
-meet; the line never says the patient has the condition, only that the results meet its
-thresholds. Results are compared in the unit the file states (or converted by the reference
-intervals' own conversions); a result in another unit is not judged. Also answers whether a
-contact's results meet a pattern or a critical value (``acute_contact``), which the presenting
-problems use for their timing. Pure: no I/O after import, no clock.
+during it meet every group of a cited pattern (diabetic ketoacidosis, neutropenic sepsis, acute
+severe ulcerative colitis), gets one line for today that names those results, their day, the source
+whose thresholds they meet and the medicines taken that the source says to stop; the line never
+says the patient has the condition, only that the results meet its thresholds. Results are compared
+in the unit the file states (or converted by the reference intervals' own conversions); a result in
+another unit is not judged. Also answers whether a contact's results meet a pattern or a critical
+value (``acute_contact``), which the presenting problems use for their timing. Pure: no I/O after
+import, no clock.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from .analysis import Output, Proposal, rid
 from .claims import ResultsOfContact, check
 from .conditions import CONDITION_GROUPS
 from .criteria.interpret import day_words
-from .facts import Facts, fmt
+from .drugs import members
+from .facts import Facts, MedFact, fmt
 from .parameters import param_int
 from .registry import Case
 from .result_net import RESULTS, LabTest, in_interval_unit
@@ -95,6 +97,16 @@ class _Pattern(_Strict):
     scope: str = ""
     source: str
     groups: tuple[_Group, ...] = Field(min_length=1)
+    # Medicines to stop when the pattern is met (drug:/class:/flag: specs), and why, in the
+    # source's terms; the line names each such medicine the patient takes.
+    stop: tuple[str, ...] = ()
+    stop_why: str = ""
+
+    @model_validator(mode="after")
+    def _stop_has_why(self) -> _Pattern:
+        if bool(self.stop) != bool(self.stop_why):
+            raise ValueError(f"pattern {self.id!r}: stop and stop_why are given together")
+        return self
 
 
 class EmergenciesFile(_Strict):
@@ -129,10 +141,11 @@ def _problems(f: EmergenciesFile) -> list[str]:
             if t.interval_test is not None and t.interval_test not in interval
         ),
         *(
-            f"test {t.id!r} names no interval test and no LOINC code"
+            f"test {t.id!r} names no interval test, no LOINC code and no name"
             for t in f.tests
-            if t.interval_test is None and not t.loinc
+            if t.interval_test is None and not t.loinc and not t.names
         ),
+        *(f"unknown medicine spec {x!r}" for p in f.patterns for x in p.stop if not members(x)),
         *(f"unknown condition group {g!r}" for g in sorted(groups - known_groups)),
     ]
 
@@ -158,6 +171,8 @@ class Met:
     results: tuple[Observation, ...]
     conditions: tuple[str, ...]  # Condition references
     condition_words: tuple[str, ...]  # how the line names them, as recorded
+    stop: tuple[MedFact, ...] = ()  # medicines taken that the source says to stop
+    stop_why: str = ""
 
 
 def _recent_contacts(p: PatientProfile) -> list[Encounter]:
@@ -259,6 +274,7 @@ def _meets(
         words.append(f'"{" ".join(held[0].text.split())}" on record')
     day = e.start or e.end
     assert day is not None
+    stop = {m.ref: m for spec in pattern.stop for m in f.with_spec(spec)}
     return Met(
         pattern.id,
         pattern.name,
@@ -269,6 +285,8 @@ def _meets(
         tuple(hits),
         tuple(conditions),
         tuple(words),
+        tuple(stop.values()),
+        pattern.stop_why,
     )
 
 
@@ -314,7 +332,11 @@ def _line(m: Met) -> Proposal:
         f"for {m.name}. Assess the patient today and arrange emergency care if the picture "
         f"agrees. {m.scope}"
     ).strip()
-    refs = (*(x.ref for x in m.results), *m.conditions, m.contact)
+    if m.stop:
+        names = ", ".join(x.name for x in m.stop)
+        title += f"; stop {names}"
+        what += f" Stop {names}: {m.stop_why}."
+    refs = (*(x.ref for x in m.results), *m.conditions, m.contact, *(x.ref for x in m.stop))
     point = make_point(
         "emergencies.pattern", refs, day=day, results=results, source=m.says, pattern=m.name
     )

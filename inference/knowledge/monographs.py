@@ -3,11 +3,12 @@
 The file lists, for the most prescribed medicines and the high-alert ones, what is particular to
 each drug: its QT risk category, its labelled use in liver impairment, risk properties
 (serotonergic, CNS-depressant, bleeding, hyperkalaemia, nephrotoxic, hypoglycaemia, constipation,
-myelosuppression, a level that rises when smoking stops, absorption that needs stomach acid,
-liver or muscle injury), its clearance-pathway roles (xanthine oxidase among them), the tests it
-needs and how often, and its usual adult daily maximum. This module validates the file's shape
-and answers which flags each drug gains; ``drugs.py`` checks the names against the drug table and
-merges the flags, and ``drug_properties.py`` shows the whole monograph. No I/O after import.
+myelosuppression, a level that rises when smoking stops, absorption that needs stomach acid, liver
+or muscle injury, raised intracranial pressure, slowing the bowel), its clearance-pathway roles
+(xanthine oxidase among them), the tests it needs and how often, and its usual adult daily maximum.
+This module validates the file's shape and answers which flags each drug gains; ``drugs.py`` checks
+the names against the drug table and merges the flags, and ``drug_properties.py`` shows the whole
+monograph. No I/O after import.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ Property = Literal[
     "hepatotoxic",
     "myotoxic",
     "sodium-lowering",
+    "raises-icp",
+    "antimotility",
 ]
 Pathway = Literal[
     "cyp1a2", "cyp2c9", "cyp2c19", "cyp2d6", "cyp3a", "p-gp", "oatp1b1", "xanthine-oxidase"

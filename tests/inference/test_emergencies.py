@@ -163,3 +163,50 @@ def test_a_recent_contact_with_normal_results_keeps_four_weeks() -> None:
     line = _presenting(profile(visit(reason="Palpitations"), potassium))
     assert line.criteria == (PRESENTING,)
     assert "Observation/k" not in line.refs
+
+
+def stools(v: float = 9, name: str = "Bloody stools per day") -> dict[str, Any]:
+    return {
+        "resourceType": "Observation",
+        "id": "stools",
+        "status": "final",
+        "code": {"text": name},
+        "subject": PATIENT,
+        "effectiveDateTime": f"{DAY}T10:00:00Z",
+        "valueQuantity": {"value": v, "unit": "/d"},
+    }
+
+
+def medicine(mid: str, text: str) -> dict[str, Any]:
+    return {
+        "resourceType": "MedicationRequest",
+        "id": mid,
+        "status": "active",
+        "intent": "order",
+        "subject": PATIENT,
+        "authoredOn": "2026-11-20",
+        "medicationCodeableConcept": {"text": text},
+    }
+
+
+def test_truelove_witts_severe_colitis_names_the_antimotility_drugs_to_stop() -> None:
+    (line,) = emergency_lines(
+        stools(),
+        obs("hr", "8867-4", 108, "/min", "Heart rate"),
+        medicine("lop", "Loperamide 2 mg capsules"),
+        medicine("cod", "Codeine phosphate 30 mg tablets"),
+        medicine("ome", "Omeprazole 20 mg capsules"),
+    )
+    assert line.title.startswith("Assess today for acute severe ulcerative colitis: ")
+    assert "stop loperamide, codeine" in line.title or "stop codeine, loperamide" in line.title
+    assert "omeprazole" not in line.title
+    assert {"MedicationRequest/lop", "MedicationRequest/cod"} <= set(line.refs)
+
+
+def test_bloody_stools_without_systemic_upset_or_a_plain_stool_count_make_no_line() -> None:
+    assert not emergency_lines(stools(), obs("hr", "8867-4", 88, "/min", "Heart rate"))
+    assert not emergency_lines(
+        stools(name="Stool frequency"), obs("hr", "8867-4", 108, "/min", "Heart rate")
+    )
+    # the source's operator: a pulse of exactly 90 is not above 90
+    assert not emergency_lines(stools(), obs("hr", "8867-4", 90, "/min", "Heart rate"))

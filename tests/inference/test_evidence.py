@@ -30,7 +30,7 @@ from tests.conftest import fixture_bundle
 def test_load_version_and_docs() -> None:
     eb = EvidenceBase.load()
     assert eb.version == "2026.12-4"
-    assert 40 <= len(eb.docs) <= 250
+    assert 40 <= len(eb.docs) <= 400
     assert len({d.id for d in eb.docs}) == len(eb.docs)
     for d in eb.docs:
         assert d.id.startswith("EB-") and d.statement and d.source and 2000 < d.year < 2030

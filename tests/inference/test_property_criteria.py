@@ -427,3 +427,28 @@ def test_no_test_is_asked_twice_for_one_drug(bundle: Path) -> None:
                 continue
             others = [o for o, c in tests if o != cid and c & codes]
             assert not others, f"{ref} on {bundle.name}: {cid} repeats {others}"
+
+
+def test_two_drugs_that_raise_intracranial_pressure() -> None:
+    b = Builder(age=19)
+    b.med("doxycycline")
+    b.med("isotretinoin")
+    assert "prop-raised-icp-stack" in _fired(b)
+    n = Builder(age=19)
+    n.med("isotretinoin")
+    n.med("clindamycin")
+    assert not {"prop-raised-icp-stack", "prop-raised-icp-stack-symptoms"} & _fired(n)
+
+
+def test_raised_pressure_drugs_with_a_headache_are_urgent_and_said_once() -> None:
+    b = Builder(age=19)
+    b.med("minocycline")
+    b.med("isotretinoin")
+    b.condition("raised-icp-symptom")
+    found = [f for f in evaluate(CRITERIA, Facts(b.build())) if "icp" in f.criterion.id]
+    assert [f.criterion.id for f in found] == ["prop-raised-icp-stack-symptoms"]
+    assert found[0].criterion.option.urgency == 3
+    n = Builder(age=19)
+    n.med("minocycline")
+    n.condition("raised-icp-symptom")
+    assert "prop-raised-icp-stack-symptoms" not in _fired(n)
