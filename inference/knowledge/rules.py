@@ -58,6 +58,7 @@ from .rule_points import make_point as _point
 from .rule_points import rule_option
 from .site import Knowledge, active, shipped
 from .triggers import candidates, trigger_index
+from .taken import said_as_taken
 from .units import CHOLESTEROL_MG_DL_PER_MMOL_L, MONTHS_PER_YEAR
 
 __all__ = ["CRITERIA", "Analysis", "MedFact", "Point", "ProblemCase", "Proposal", "analyse"]
@@ -1277,7 +1278,7 @@ def _analyse(profile: PatientProfile, locale: Locale, _knowledge: Knowledge) -> 
     adapt_to_living(c.p, o)  # advice that assumes a household, for one without
     level, score, breakdown, dims = _complexity(c, base, o)
     problems = (*base, *sorted(o.problems, key=lambda p: p.id))
-    proposals = _proposals(o, problems)
+    proposals = said_as_taken(_proposals(o, problems), c.p)
     return Analysis(
         c.age,
         level,
