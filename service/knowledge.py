@@ -32,8 +32,8 @@ from inference.knowledge.criteria.interpret import _match
 from inference.knowledge.criteria.schema import NUMERIC_PARTS, PointUse, Trigger
 from inference.knowledge.drugs import CLASS_LABELS, DRUGS
 from inference.knowledge.facts import Facts
-from inference.knowledge.taken import with_taken
 from inference.knowledge.site import Change, Knowledge, load_site, shipped
+from inference.knowledge.taken import with_taken
 from service.criteria_fhirpath import to_fhirpath
 from service.errors import InputError
 from service.record.profile import PatientProfile

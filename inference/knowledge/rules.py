@@ -57,8 +57,8 @@ from .roles import POOL, ROLE_BY_NAME
 from .rule_points import make_point as _point
 from .rule_points import rule_option
 from .site import Knowledge, active, shipped
-from .triggers import candidates, trigger_index
 from .taken import said_as_taken
+from .triggers import candidates, trigger_index
 from .units import CHOLESTEROL_MG_DL_PER_MMOL_L, MONTHS_PER_YEAR
 
 __all__ = ["CRITERIA", "Analysis", "MedFact", "Point", "ProblemCase", "Proposal", "analyse"]

@@ -23,7 +23,7 @@ from service.cli import main
 from service.core.model import Option
 from service.record.profile import PatientProfile
 from tests.conftest import SHARED
-from tests.inference.reports_orders_bundles import PATIENT, SNOMED, bundle, condition, profile
+from tests.inference.reports_orders_bundles import PATIENT, bundle, condition, profile
 
 RX = "http://www.nlm.nih.gov/research/umls/rxnorm"
 IBUPROFEN = ("310965", "Ibuprofen 200 MG Oral Tablet")
