@@ -60,7 +60,11 @@ _RANK: Final = ("critical", "major", "moderate", "minor")
 OWN_TYPES: Final = frozenset(
     {"CarePlan", "Provenance", "Binary", "Device", "DetectedIssue", "Task", "Communication"}
 )
-_IMPLICATED: Final = frozenset({"MedicationRequest", "Condition", "Medication"})
+# DetectedIssue.implicated admits any resource (R4): a medicine recorded as taken, not
+# prescribed here, is implicated by its MedicationStatement.
+_IMPLICATED: Final = frozenset(
+    {"MedicationRequest", "MedicationStatement", "Condition", "Medication"}
+)
 _AUTHORS: Final = frozenset({"Practitioner", "PractitionerRole"})
 
 

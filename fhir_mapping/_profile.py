@@ -760,8 +760,22 @@ def _procedure_of(b: _Builder, e: ParsedEntry) -> None:
 
 def _statement_of(b: _Builder, e: ParsedEntry) -> None:
     said = _statement(b, e)
-    if said is not None:
-        b.statements.append(said)
+    if said is None:
+        return
+    dosage: Any = (e.resource.dosage or [None])[0]  # type: ignore[attr-defined]
+    if dosage is not None:
+        dose, frequency, route = _dosage(dosage)
+        value, unit, per_day = _typed_dose(dosage)
+        said = replace(
+            said,
+            dose=dose,
+            frequency=frequency,
+            route=route,
+            dose_value=value,
+            dose_unit=unit,
+            times_per_day=per_day,
+        )
+    b.statements.append(said)
 
 
 # The resources the profile reads: the element that names the patient, and the reader (the

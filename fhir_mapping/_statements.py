@@ -1,9 +1,10 @@
 """MedicationStatement -> ``MedicationStatement`` facts. Private to ``fhir_mapping``; called by
 ``_profile``'s builder for entries it has linked to the Patient.
 
-A statement is kept as the record gives it: its status, the day it speaks for, and the words of
-its status reason and notes (read by the knowledge's adherence words, never parsed here). A
-statement entered in error says nothing and is skipped.
+A statement is kept as the record gives it: its status, the day it speaks for, the words of
+its status reason and notes (read by the knowledge's adherence words, never parsed here), how it
+was recorded (category, who the information came from) and its first dosage. A statement entered
+in error says nothing and is skipped.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from datetime import date
 from typing import Any, Protocol
 
 from fhir_mapping import r4
-from fhir_mapping._parsed import ParsedEntry
+from fhir_mapping._parsed import ParsedBundle, ParsedEntry
 from fhir_mapping._read import cc_text, codes
 from service.record.profile import MedicationStatement
 
@@ -21,6 +22,8 @@ __all__ = ["statement"]
 
 class _Builder(Protocol):
     """What this reader uses of the profile builder (``_profile._Builder``)."""
+
+    parsed: ParsedBundle
 
     def _date(
         self, ref: str, path: str, value: object, *, dates_record: bool = True
@@ -50,4 +53,30 @@ def statement(b: _Builder, entry: ParsedEntry) -> MedicationStatement | None:
         status=str(r.status or ""),
         day=day,
         reason="; ".join(w for w in words if w),
+        categories=_category(r.category),
+        informant=_informant(b.parsed, r.informationSource),
     )
+
+
+def _category(cc: Any) -> tuple[str, ...]:
+    """The category's codes and text, lower case (R4 allows one category)."""
+    if cc is None:
+        return ()
+    said = [str(c.code) for c in cc.coding or () if c.code]
+    said += [str(c.display) for c in cc.coding or () if c.display]
+    said += [str(cc.text)] if cc.text else []
+    return tuple(dict.fromkeys(w.lower() for w in said))
+
+
+def _informant(parsed: ParsedBundle, ref: Any) -> str:
+    """The resource type the information came from: the reference's ``type``, else the type of
+    the entry it resolves to, else a relative reference's type ("" when none says)."""
+    if ref is None:
+        return ""
+    if ref.type:
+        return str(ref.type)
+    hit = parsed.resolve(ref.reference)
+    if hit is not None:
+        return hit.resource_type
+    kind = str(ref.reference or "").split("/")[0]
+    return kind if kind.isalpha() and kind[:1].isupper() else ""

@@ -86,6 +86,10 @@ _KIND: Final[dict[str, str]] = {
     "caregiver-support": "CommunicationRequest",
 }
 
+# detail.kind of an activity on a medicine recorded as taken, not prescribed here (named by its
+# MedicationStatement): advice to the patient, since no prescription of ours is changed.
+_MEDICINE_KIND: Final[dict[str, str]] = {"MedicationStatement": "CommunicationRequest"}
+
 
 @functools.cache  # a metadata lookup scans site-packages: once per process, not per plan
 def service_version_default() -> str:
@@ -320,7 +324,7 @@ def _activity(
     if option.code:
         concept["coding"] = [_coding(option.code)]
     kind = (
-        "MedicationRequest"
+        _MEDICINE_KIND.get(option.medication_ref.split("/", 1)[0], "MedicationRequest")
         if option.medication_ref
         else _KIND.get(option.category, "ServiceRequest")
     )

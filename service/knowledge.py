@@ -33,6 +33,7 @@ from inference.knowledge.criteria.schema import NUMERIC_PARTS, PointUse, Trigger
 from inference.knowledge.drugs import CLASS_LABELS, DRUGS
 from inference.knowledge.facts import Facts
 from inference.knowledge.site import Change, Knowledge, load_site, shipped
+from inference.knowledge.taken import with_taken
 from service.criteria_fhirpath import to_fhirpath
 from service.errors import InputError
 from service.record.profile import PatientProfile
@@ -195,7 +196,7 @@ def _bound(t: Trigger, f: Facts, params: dict[str, float]) -> tuple[bool, tuple[
 def explain(criterion: Criterion, profile: PatientProfile) -> tuple[PartResult, ...]:
     """Each trigger part alone (a part that reads the bound medicine ``a`` keeps the trigger's
     ``drugs``), then the whole trigger, then each exception against it."""
-    f = Facts(profile)
+    f = Facts(with_taken(profile))
     t, params = criterion.trigger, dict(criterion.params)
     out = []
     for field, value in _parts(t):

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import date
 from typing import Any, Final, Protocol, TypeVar, cast, get_args
 
+from inference.knowledge.taken import with_taken
 from inference.protocol import (
     Adjudicate,
     Arbitrate,
@@ -342,6 +343,9 @@ class Planner:
         source_base: str = "",
     ) -> PlanResult:
         """``source_base``: the FHIR base of the system that sent the record, where known."""
+        # What the patient takes, as every check and line reads it: the prescriptions and the
+        # medicines the record's statements say are taken that nothing here prescribes.
+        profile = with_taken(profile)
         run = _Run(self.concurrency, self.call_deadline_s, progress)
         x = self.experts
         ctx = run.ctx

@@ -283,11 +283,12 @@ EXTENSIONS: Final[dict[str, ExtensionSpec]] = {
             "activity-medication",
             "Medication the activity is about",
             "The patient's MedicationRequest (or Medication) this activity reviews, changes or "
-            "stops. CarePlan.activity.detail.productReference only admits Medication/Substance, "
-            "so a MedicationRequest is named here.",
+            "stops, or the MedicationStatement of a medicine recorded as taken but not "
+            "prescribed here. CarePlan.activity.detail.productReference only admits "
+            "Medication/Substance, so a MedicationRequest or MedicationStatement is named here.",
             ("CarePlan.activity.detail",),
             value="Reference",
-            targets=("MedicationRequest", "Medication"),
+            targets=("MedicationRequest", "MedicationStatement", "Medication"),
         ),
         ExtensionSpec(
             "detected-issue",

@@ -50,15 +50,32 @@ class _Phrases(_Strict):
     source: str
 
 
+class _Taken(_Strict):
+    """When a statement records a medicine as taken, and how (``taken.with_taken``)."""
+
+    statuses: _Values
+    informants: _Values
+    over_the_counter: _Phrases
+
+
 class AdherenceFile(_Strict):
     version: str
+    last_reviewed: str
     sources: dict[str, str] = Field(min_length=1)
     statuses: _Values
     words: _Phrases
+    taken: _Taken
 
     @model_validator(mode="after")
     def _known(self) -> AdherenceFile:
-        cited = (self.statuses.source, self.words.source)
+        t = self.taken
+        cited = (
+            self.statuses.source,
+            self.words.source,
+            t.statuses.source,
+            t.informants.source,
+            t.over_the_counter.source,
+        )
         bad = sorted({s for s in cited if s not in self.sources})
         if bad:
             raise ValueError(f"sources {bad} are not in 'sources'")
@@ -109,8 +126,9 @@ def _same_medicine(s: MedicationStatement, m: Medication) -> bool:
 
 
 def not_taken(m: Medication, p: PatientProfile, data: AdherenceFile = ADHERENCE) -> NotTaken | None:
-    """Why the active request ``m`` is recorded as not taken; None when nothing says so."""
-    if not m.active:
+    """Why the active request ``m`` is recorded as not taken; None when nothing says so (or
+    when ``m`` is itself a statement's medicine taken: ``taken.with_taken``)."""
+    if not m.active or m.taken:
         return None
     for s in reversed(p.statements):  # the latest statement speaks first
         if not _same_medicine(s, m):

@@ -118,6 +118,24 @@ class ActionWording(_Strict):
         return _plain(v)
 
 
+class TakenWording(_Strict):
+    """How the patient is told an action on a medicine recorded as taken, not prescribed here
+    (``kinds``: the action kinds it tells, empty for any; ``origin``: only a medicine the record
+    has that way, ``Medication.taken``)."""
+
+    kinds: tuple[str, ...] = ()
+    origin: str = ""
+    section: Section
+    text: str
+    child_text: str = ""
+    watch: str = ""
+
+    @field_validator("text", "watch", "child_text")
+    @classmethod
+    def _texts(cls, v: str) -> str:
+        return _plain(v)
+
+
 class Advice(_Strict):
     """Lines said as "what to watch for" with the activities that name this advice;
     ``glucagon`` only where glucagon is prescribed or offered in the plan."""
@@ -133,10 +151,12 @@ class Advice(_Strict):
 
 class PatientWordings(_Strict):
     version: str
+    last_reviewed: str = ""
     # Placeholder -> the cited parameter (``data/parameters.yaml``) whose value it states.
     parameters: dict[str, str] = Field(default_factory=dict)
     plan: tuple[Line, ...] = ()
     actions: tuple[ActionWording, ...] = ()
+    taken: tuple[TakenWording, ...] = ()
     advice: dict[str, Advice] = Field(default_factory=dict)
     activities: tuple[ActivityWording, ...]
 
@@ -150,6 +170,7 @@ class PatientWordings(_Strict):
         known = _FIELDS | set(self.parameters)
         texts = [("plan", t) for line in self.plan for t in (line.text, line.child_text)]
         texts += [(a.kind, t) for a in self.actions for t in (a.text, a.child_text, a.watch)]
+        texts += [("taken", t) for a in self.taken for t in (a.text, a.child_text, a.watch)]
         texts += [(w.id, t) for w in self.activities for t in (w.text, w.child_text, w.watch)]
         texts += [(k, t) for k, a in self.advice.items() for t in (*a.watch, *a.glucagon)]
         for where, text in texts:
@@ -255,9 +276,27 @@ def _action_wording(option: Option) -> ActionWording | None:
     return min(fits, key=lambda a: not a.urgent, default=None)
 
 
+def _taken_wording(option: Option, profile: PatientProfile) -> TakenWording | None:
+    """The wording of an action on a medicine recorded as taken, not prescribed here; None for
+    a prescription (or an option on no medicine)."""
+    med = next((m for m in profile.medications if m.ref == option.medication_ref), None)
+    if med is None or not med.taken:
+        return None
+    kind = option.action or action_kind(option.id, option.urgency_class)
+    fits = [
+        t
+        for t in WORDINGS.taken
+        if (not t.kinds or kind in t.kinds) and t.origin in ("", med.taken)
+    ]
+    return min(fits, key=lambda t: (not t.origin, not t.kinds), default=None)
+
+
 def _word(option: Option, plan: _Plan) -> tuple[PatientWording, ...]:
     by_id = next((c.wording for c in _COMPILED if c.pattern.match(option.id)), None)
-    chosen = _action_wording(option) or by_id
+    taken = _taken_wording(option, plan.profile)
+    if taken is not None:
+        by_id = None  # its advice and watch lines speak of a prescription
+    chosen = taken or _action_wording(option) or by_id
     if chosen is None:
         return ()
     text = (chosen.child_text or chosen.text) if plan.child else chosen.text

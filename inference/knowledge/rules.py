@@ -57,6 +57,7 @@ from .roles import POOL, ROLE_BY_NAME
 from .rule_points import make_point as _point
 from .rule_points import rule_option
 from .site import Knowledge, active, shipped
+from .taken import said_as_taken
 from .triggers import candidates, trigger_index
 from .units import CHOLESTEROL_MG_DL_PER_MMOL_L, MONTHS_PER_YEAR
 
@@ -1282,7 +1283,7 @@ def _analyse(profile: PatientProfile, locale: Locale, _knowledge: Knowledge) -> 
     adapt_to_living(c.p, o)  # advice that assumes a household, for one without
     level, score, breakdown, dims = _complexity(c, base, o)
     problems = (*base, *sorted(o.problems, key=lambda p: p.id))
-    proposals = _proposals(o, problems)
+    proposals = said_as_taken(_proposals(o, problems), c.p)
     return Analysis(
         c.age,
         level,

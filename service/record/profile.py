@@ -80,7 +80,10 @@ class Condition:
 
 @dataclass(frozen=True, slots=True)
 class Medication:
-    """A MedicationRequest. ``status`` is the FHIR status (active, stopped, completed...)."""
+    """A MedicationRequest, or a medicine a MedicationStatement records as taken that no active
+    request prescribes (``taken`` non-empty: how the record says it is taken, ``ref`` the
+    statement's; built by ``inference.knowledge.taken``). ``status`` is the FHIR status
+    (active, stopped, completed...)."""
 
     ref: str
     text: str
@@ -113,10 +116,15 @@ class Medication:
     # The Conditions it was ordered for (``reasonReference`` that resolve in the bundle).
     reasons: tuple[str, ...] = ()
     note: str = ""  # the request's notes (``note[].text``), as written
+    # "" for a prescription; for a medicine recorded as taken, not prescribed here, how the
+    # record says it is taken (``inference.knowledge.taken.ORIGINS``: over the counter, by the
+    # patient's own account, or only recorded).
+    taken: str = ""
 
     @property
     def active(self) -> bool:
-        return self.status in ("active", "on-hold", "draft")
+        # "intended": a MedicationStatement's status (a medicine recorded as to be taken).
+        return self.status in ("active", "on-hold", "draft", "intended")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +132,10 @@ class MedicationStatement:
     """A MedicationStatement: what the patient (or someone for them) says about taking a
     medicine. ``status`` is the FHIR status (active, not-taken, stopped, on-hold...); ``day``
     the day it speaks for (``effective[x]``, else ``dateAsserted``); ``reason`` the words of its
-    ``statusReason`` and notes, as written."""
+    ``statusReason`` and notes, as written. How it was recorded: ``categories`` (the
+    category's codes and text, lower case), ``informant`` (the resource type of its
+    ``informationSource``: Patient, RelatedPerson, Practitioner...); and the dose as stated in
+    its first ``dosage``, read like a request's."""
 
     ref: str
     text: str
@@ -132,6 +143,14 @@ class MedicationStatement:
     status: str
     day: date | None = None
     reason: str = ""
+    categories: tuple[str, ...] = ()
+    informant: str = ""
+    dose: str = ""
+    frequency: str = ""
+    route: str = ""
+    dose_value: float | None = None
+    dose_unit: str = ""
+    times_per_day: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
