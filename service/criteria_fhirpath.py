@@ -80,8 +80,10 @@ def _medicines(spec: str) -> str | None:
     codes = [c for d in drugs for c in d.rxnorm]
     words = sorted({n for d in drugs for n in d.names}, key=len, reverse=True)
     concept = "medicationCodeableConcept"
-    tests = [f"{concept}.text.lower().matches({_string(_word_pattern(words))})"]
-    tests.append(f"{concept}.coding.display.lower().matches({_string(_word_pattern(words))})")
+    # names are matched without apostrophes, as the drug table reads them ("St John's wort")
+    bare = ".replace('\\'', '').replace('\u2019', '').lower()"
+    tests = [f"{concept}.text{bare}.matches({_string(_word_pattern(words))})"]
+    tests.append(f"{concept}.coding.display{bare}.matches({_string(_word_pattern(words))})")
     if codes:
         tests.insert(
             0,
