@@ -51,7 +51,9 @@ _RANGES: dict[str, tuple[float, float]] = {
 }
 # Same quantities in SI units.
 _SI_RANGES: dict[str, tuple[float, float]] = {
-    **dict.fromkeys(("2160-0", "38483-4", "14682-9", "59826-8"), (9.0, 2200.0)),  # creatinine umol/L
+    **dict.fromkeys(
+        ("2160-0", "38483-4", "14682-9", "59826-8"), (9.0, 2200.0)
+    ),  # creatinine umol/L
     **dict.fromkeys(("2339-0", "2345-7"), (0.5, 110.0)),  # glucose mmol/L
     **dict.fromkeys(("18262-6", "2089-1", "13457-7"), (0.0, 26.0)),  # LDL mmol/L
     "718-7": (20.0, 250.0),  # haemoglobin g/L

@@ -292,7 +292,9 @@ def _approximate(text: str) -> bool:
     if m is None:
         return False
     before = m.string[m.start() : m.start(1)]
-    return any(re.search(rf"(?<![a-z]){re.escape(w)}", before) for w in PREGNANCY.pregnancy.approx_words)
+    return any(
+        re.search(rf"(?<![a-z]){re.escape(w)}", before) for w in PREGNANCY.pregnancy.approx_words
+    )
 
 
 def stated_lmp(text: str) -> date | None:
