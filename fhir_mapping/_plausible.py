@@ -28,7 +28,7 @@ _RANGES: dict[str, tuple[float, float]] = {
         ("33914-3", "62238-1", "48642-3", "48643-1", "98979-8", "88293-6", "88294-4"),
         (0.5, 200.0),
     ),
-    **dict.fromkeys(("2160-0", "38483-4"), (0.1, 25.0)),  # creatinine mg/dL
+    **dict.fromkeys(("2160-0", "38483-4", "14682-9", "59826-8"), (0.1, 25.0)),  # creatinine mg/dL
     **dict.fromkeys(("6298-4", "2823-3"), (1.5, 10.0)),  # potassium mmol/L
     **dict.fromkeys(("2951-2", "2947-0"), (100.0, 185.0)),  # sodium mmol/L
     "4548-4": (3.0, 20.0),  # HbA1c %
@@ -51,7 +51,9 @@ _RANGES: dict[str, tuple[float, float]] = {
 }
 # Same quantities in SI units.
 _SI_RANGES: dict[str, tuple[float, float]] = {
-    **dict.fromkeys(("2160-0", "38483-4"), (9.0, 2200.0)),  # creatinine umol/L
+    **dict.fromkeys(
+        ("2160-0", "38483-4", "14682-9", "59826-8"), (9.0, 2200.0)
+    ),  # creatinine umol/L
     **dict.fromkeys(("2339-0", "2345-7"), (0.5, 110.0)),  # glucose mmol/L
     **dict.fromkeys(("18262-6", "2089-1", "13457-7"), (0.0, 26.0)),  # LDL mmol/L
     "718-7": (20.0, 250.0),  # haemoglobin g/L

@@ -453,6 +453,7 @@ class _Builder:
                     " ".join(str(n.text).strip() for n in r.note or () if n.text),
                     self._based_on(entry.ref, r.basedOn),
                     setting=setting,
+                    **_reference_range(r),
                 ),
                 order,
             )
@@ -710,6 +711,25 @@ def _setting(r: Any) -> str:
             parts.append(_value(comp)[2])
     parts += [str(n.text) for n in r.note or () if n.text]
     return "; ".join(p.strip().lower() for p in parts if p and p.strip())
+
+
+def _reference_range(r: Any) -> dict[str, Any]:
+    """The first ``referenceRange`` with a numeric bound, as the Observation's ``range_low``,
+    ``range_high`` and ``range_unit`` (empty where none has one). A range for a sub-population
+    (``appliesTo``, ``age``) is the laboratory's choice for this patient and is read as sent."""
+    for rr in r.referenceRange or ():
+        low, high = rr.low, rr.high
+        lo = _num(low.value) if low is not None else None
+        hi = _num(high.value) if high is not None else None
+        if lo is None and hi is None:
+            continue
+        bound = low if lo is not None else high
+        return {
+            "range_low": lo,
+            "range_high": hi,
+            "range_unit": str(bound.unit or bound.code or ""),
+        }
+    return {}
 
 
 def _value(r: Any) -> tuple[float | None, str, str]:

@@ -19,6 +19,7 @@ from service.record.profile import PatientProfile
 from service.record.vocabulary import LOINC_GROUPS
 
 from . import concepts, conditions, drugs
+from .claims import latest_named
 from .criteria import Criterion
 from .criteria.schema import Trigger
 from .facts import Facts, MedFact
@@ -133,10 +134,19 @@ def _family(fd: FamilyDef, f: Facts, made: frozenset[str], knowledge: Knowledge)
             return CoverageFamily(fd.id, fd.label, False, why, site_emptied=True)
         return CoverageFamily(fd.id, fd.label, False, "no active criteria for it in this knowledge")
     if fd.needs == "kidney" and f.kidney is None:
-        return CoverageFamily(fd.id, fd.label, False, "no eGFR or creatinine on record")
+        return CoverageFamily(fd.id, fd.label, False, _no_kidney(f.p))
     if fd.needs == "age" and f.age is None:
         return CoverageFamily(fd.id, fd.label, False, "no date of birth on record")
     return CoverageFamily(fd.id, fd.label, True)
+
+
+def _no_kidney(p: PatientProfile) -> str:
+    """Why no kidney function was read: none on record, or results that could not be used
+    (the latest day's results conflict, or none gives a usable value or an adult age)."""
+    held = any(latest_named(p, test) is not None for test in ("egfr", "creatinine"))
+    if held:
+        return "the eGFR and creatinine on record give no usable value for dosing"
+    return "no eGFR or creatinine on record"
 
 
 # ----------------------------------------------------------------------------------- markers

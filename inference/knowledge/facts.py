@@ -68,7 +68,9 @@ __all__ = [
     "without_tag",
 ]
 
-_STRENGTH = re.compile(r"(\d+(?:\.\d+)?)\s*(mg|mcg|µg|g)\b", re.I)
+_STRENGTH = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(mg|mcg|micrograms?|milligrams?|grams?|µg|μg|ug|g)\b", re.I
+)
 # The KDIGO eGFR categories' lower edges (G1 to G4), where doses change (``_disagree``).
 _KDIGO_EDGES = (
     "kidney.kdigo_g1_from_ml_min",
@@ -92,7 +94,22 @@ def without_tag(text: str) -> str:
     return _TAG.sub("", text)
 
 
-_TO_MG = {"mg": 1.0, "mcg": MG_PER_MCG, "µg": MG_PER_MCG, "g": MG_PER_G}
+# A dose's unit as UCUM codes it ("ug") or as a record writes it ("mcg", "microgram"), with
+# the micro sign or the Greek mu, into mg.
+_TO_MG = {
+    "mg": 1.0,
+    "milligram": 1.0,
+    "milligrams": 1.0,
+    "mcg": MG_PER_MCG,
+    "ug": MG_PER_MCG,
+    "µg": MG_PER_MCG,
+    "μg": MG_PER_MCG,
+    "microgram": MG_PER_MCG,
+    "micrograms": MG_PER_MCG,
+    "g": MG_PER_G,
+    "gram": MG_PER_G,
+    "grams": MG_PER_G,
+}
 
 
 def fmt(value: float | None) -> str:
@@ -137,7 +154,7 @@ def age_phrase(age: int | None) -> str:
 
 
 def _mg(value: float, unit: str) -> float | None:
-    factor = _TO_MG.get(unit.strip().lower())
+    factor = _TO_MG.get(unit.strip().strip("{}").strip().lower())
     return None if factor is None else value * factor
 
 

@@ -78,6 +78,10 @@ class PregnancyDef(_Codes):
     test_text: tuple[_Text, ...] = ()
     hcg_units: tuple[_Text, ...] = ()
     weeks_text: tuple[_Text, ...] = ()
+    # Words before the weeks that make them approximate ("about 5 weeks"): quoted with them.
+    approx_words: tuple[_Text, ...] = ()
+    # A last menstrual period stated in a pregnancy's Condition text: group 1 is its ISO date.
+    lmp_text: tuple[_Text, ...] = ()
     gestational_age_loinc: tuple[_Loinc, ...]
     lmp_loinc: tuple[_Loinc, ...]
     edd_loinc: tuple[_Loinc, ...]
@@ -125,11 +129,11 @@ class PregnancyFile(_Strict):
             if s not in self.sources:
                 raise ValueError(f"unknown source {s!r}")
         check_patterns((*p.text, *p.encounter_text, *p.positive_text, *p.negative_text,
-                        *p.test_text, *p.weeks_text,
+                        *p.test_text, *p.weeks_text, *p.lmp_text,
                         *e.text, *lac.text, *lac.not_text, *lac.encounter_text))  # fmt: skip
-        for w in p.weeks_text:
+        for w in (*p.weeks_text, *p.lmp_text):
             if re.compile(w).groups < 1:
-                raise ValueError(f"weeks_text {w!r}: group 1 must capture the weeks")
+                raise ValueError(f"{w!r}: group 1 must capture the weeks or the date")
         return self
 
 
@@ -154,13 +158,15 @@ class Pregnancy:
     # Weeks a Condition's text states without the day they refer to ("Pregnancy, 14 weeks"):
     # quoted in the phrase, never counted forward.
     stated_weeks: int | None = None
+    stated_about: bool = False  # the text qualifies them ("about 5 weeks")
 
     @property
     def phrase(self) -> str:
         """ "pregnant, 16 weeks (second trimester)", "pregnant (the record says 14 weeks,
         undated)" or "pregnant (gestational age not recorded)"."""
         if (self.weeks is None or self.trimester is None) and self.stated_weeks is not None:
-            return f"pregnant (the record says {self.stated_weeks} weeks, undated)"
+            about = "about " if self.stated_about else ""
+            return f"pregnant (the record says {about}{self.stated_weeks} weeks, undated)"
         if self.weeks is None or self.trimester is None:
             return "pregnant (gestational age not recorded)"
         nth = ("first", "second", "third")[self.trimester - 1]
@@ -265,12 +271,44 @@ def stated_weeks(text: str) -> int | None:
     >>> stated_weeks("Period 6 weeks late"), stated_weeks("pregnant, 60 weeks")
     (None, None)
     """
+    m = _weeks_match(text)
+    return None if m is None else int(m.group(1))
+
+
+def _weeks_match(text: str) -> re.Match[str] | None:
     d = PREGNANCY.pregnancy
     low = text.lower()
     for pattern in d.weeks_text:
         m = re.search(pattern, low)
         if m is not None and 0 < int(m.group(1)) <= d.max_weeks:
-            return int(m.group(1))
+            return m
+    return None
+
+
+def _approximate(text: str) -> bool:
+    """The weeks ``text`` states are qualified ("about 5 weeks"): an ``approx_words`` word
+    stands between the start of the match and the number."""
+    m = _weeks_match(text)
+    if m is None:
+        return False
+    before = m.string[m.start() : m.start(1)]
+    return any(
+        re.search(rf"(?<![a-z]){re.escape(w)}", before) for w in PREGNANCY.pregnancy.approx_words
+    )
+
+
+def stated_lmp(text: str) -> date | None:
+    """The first day of the last menstrual period a text states as a date ("LMP 2026-10-24"),
+    by the ``lmp_text`` patterns; None when none matches or the date is not a date.
+
+    >>> stated_lmp("Pregnancy; last menstrual period 2026-10-24"), stated_lmp("LMP unsure")
+    (datetime.date(2026, 10, 24), None)
+    """
+    low = text.lower()
+    for pattern in PREGNANCY.pregnancy.lmp_text:
+        m = re.search(pattern, low)
+        if m is not None and (day := _on(m.group(1))) is not None:
+            return day
     return None
 
 
@@ -285,6 +323,9 @@ def _signs(p: PatientProfile) -> Iterator[_Sign]:
     d = PREGNANCY.pregnancy
     for pr in _current_conditions(p):
         yield _Sign(pr.onset, pr.ref, f"a current Condition ({pr.text})")
+        lmp = stated_lmp(_words(pr))
+        if lmp is not None:  # Naegele: the gestation is counted from the LMP's first day
+            yield _Sign(lmp, pr.ref, "the last menstrual period the Condition states", 0.0)
     for e in p.encounters:
         words = " ".join((e.kind, e.reason_text, *(c.display for c in (*e.types, *e.reasons))))
         if _coded((*e.types, *e.reasons), _Codes(snomed=d.encounter_snomed)) or _said(
@@ -360,13 +401,16 @@ def pregnancy_of(p: PatientProfile) -> Pregnancy | None:
         return None
     whole = None if weeks is None else int(weeks)
     refs = set(s.ref for s in live)
-    quoted = [stated_weeks(_words(pr)) for pr in _current_conditions(p) if pr.ref in refs]
+    texts = [_words(pr) for pr in _current_conditions(p) if pr.ref in refs]
+    quoted = [(stated_weeks(t), _approximate(t)) for t in texts]
+    said = next((q for q in quoted if q[0] is not None), (None, False))
     return Pregnancy(
         whole,
         None if whole is None else _trimester(whole),
         "; ".join(dict.fromkeys(s.basis for s in live)),
         tuple(dict.fromkeys(s.ref for s in live)),
-        next((w for w in quoted if w is not None), None),
+        said[0],
+        said[1],
     )
 
 

@@ -4,7 +4,8 @@ The reference intervals and critical values are data (``data/reference_intervals
 validated when this module is imported. After the rule functions and the criteria have made
 their lines (``rules._analyse``), ``result_net`` looks at the latest result of each test of the
 file, dated within the file's window of the plan day: when it lies outside the interval that
-applies to this patient (sex, age, a condition on record, a medicine taken) and no line already
+applies to this patient (sex, age, a condition on record, a medicine taken; the laboratory's own
+range sent with the result, where it sent one it can be read in) and no line already
 cites a result of that test, it adds one line, "Review <test> <value> (<range>) on <date>: not
 addressed by any check", with the value before it where the record has one. A result in a unit
 the file does not list is not judged. ``critical_result`` tells the timeframes which result is at
@@ -79,6 +80,7 @@ __all__ = [
     "critical_result",
     "in_interval_unit",
     "interval_for",
+    "lab_interval",
     "load_results",
     "named",
     "net_line",
@@ -430,6 +432,8 @@ class Abnormal:
     obs: Observation
     interval: Interval
     previous: Observation | None
+    # the interval is the laboratory's own range sent with the result (``lab_interval``)
+    from_lab: bool = False
 
 
 def _value(t: LabTest, o: Observation) -> float | None:
@@ -475,21 +479,43 @@ def _abnormal(t: LabTest, f: Facts, data: ResultsFile) -> Abnormal | None:
     if interval is None or not interval.judged:
         return None
     # of the results of the latest day (the two eyes, a repeat), the first outside the interval
+    # that applies to it: the laboratory's own range where it sent one, else the file's
+    judged = [(o, lab_interval(t, o, interval.source)) for o in series if o.effective == day]
     outside = [
-        o
-        for o in series
-        if o.effective == day and (v := _value(t, o)) is not None and _outside(interval, v)
+        (o, lab or interval, lab is not None)
+        for o, lab in judged
+        if (v := _value(t, o)) is not None and _outside(lab or interval, v)
     ]
     if not outside:
         return None
-    latest = outside[0]
+    latest, applied, from_lab = outside[0]
     earlier = [o for o in series if (o.effective or date.min) < day and _value(t, o) is not None]
     previous = max(earlier, key=lambda o: o.effective or date.min) if earlier else None
-    return Abnormal(t, latest, interval, previous)
+    return Abnormal(t, latest, applied, previous, from_lab)
+
+
+def lab_interval(t: LabTest, o: Observation, source: str) -> Interval | None:
+    """The laboratory's own reference range sent with ``o``, in the unit of ``t``'s numbers,
+    where its unit is the result's or one the file converts (a range with no unit is in the
+    result's); None where it sent none, or one that cannot be read so. It is the range that
+    applies to this sample, so it is stated and judged before the file's (``source``: the
+    file's interval it stands in for, kept as its citation)."""
+    if o.range_low is None and o.range_high is None:
+        return None
+    unit = o.range_unit or o.unit
+    low = None if o.range_low is None else in_interval_unit(t, o.range_low, unit)
+    high = None if o.range_high is None else in_interval_unit(t, o.range_high, unit)
+    if (o.range_low is not None and low is None) or (o.range_high is not None and high is None):
+        return None
+    if low is not None and high is not None and low >= high:
+        return None
+    return Interval(low=low, high=high, source=source)
 
 
 def _range(a: Abnormal) -> str:
     """The interval in the unit of the result: "133-146 mmol/L", "up to 21 mg/dL"."""
+    if a.from_lab:
+        return _lab_range(a.obs)
     i, t, unit = a.interval, a.test, unit_words(a.obs.unit)
     # at the precision the result is stated in (a bound converted into another unit is not
     # shown to more places than the result itself: "up to 7.5 %", not "up to 7.46 %")
@@ -525,6 +551,16 @@ def _band_words(a: Abnormal) -> str | None:
 def _shown_range(a: Abnormal) -> str:
     """What the line puts in brackets: a score's band, else the interval (``_range``)."""
     return _band_words(a) or _range(a)
+
+
+def _lab_range(o: Observation) -> str:
+    """The laboratory's own range as it sent it: "130-170 g/L", "up to 5 mg/L"."""
+    unit = unit_words(o.range_unit or o.unit)
+    low = "" if o.range_low is None else fmt(o.range_low)
+    high = "" if o.range_high is None else fmt(o.range_high)
+    if low and high:
+        return f"{low}-{high} {unit}".strip()
+    return f"up to {high} {unit}".strip() if high else f"{low} {unit} or more".replace("  ", " ")
 
 
 def _trend(a: Abnormal) -> str:

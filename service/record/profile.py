@@ -177,6 +177,11 @@ class Observation:
     # How the reading was taken, in the record's words (body position, method, body site,
     # notes; lower case): two readings taken differently are not two tries at one value.
     setting: str = ""
+    # The laboratory's own reference range sent with the result (``referenceRange``: its first
+    # range with a bound), in ``range_unit``; None where it states no such bound.
+    range_low: float | None = None
+    range_high: float | None = None
+    range_unit: str = ""
 
 
 # DiagnosticReport statuses of a report whose result is released (no longer preliminary).

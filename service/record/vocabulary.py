@@ -29,7 +29,8 @@ CVX = "http://hl7.org/fhir/sid/cvx"
 LOINC_GROUPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
         "egfr": ("33914-3", "62238-1", "48642-3", "48643-1", "98979-8"),
-        "creatinine": ("2160-0", "38483-4"),
+        # serum or plasma, by mass (mg/dL) or by substance (umol/L); in blood, by mass or substance
+        "creatinine": ("2160-0", "38483-4", "14682-9", "59826-8"),
         "potassium": ("6298-4", "2823-3"),
         "hba1c": ("4548-4",),
         "inr": ("6301-6", "34714-6"),
@@ -45,7 +46,9 @@ LOINC_GROUPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "tsh": ("3016-3",),
         "mmse": ("72106-8",),
         "height": ("8302-2",),
-        "blood_pressure": ("8480-6", "55284-4", "85354-9"),
+        # a blood pressure taken in any position: the systolic (any, sitting, standing, supine)
+        # and the panels that hold it
+        "blood_pressure": ("8480-6", "55284-4", "85354-9", "8459-0", "8460-8", "8461-6"),
         "cognition": ("72106-8", "72172-0"),
         "phq9": ("44261-6",),
         "digoxin_level": ("10535-3",),

@@ -4,7 +4,8 @@ Independently of the checker the interpreter runs, this reads what each plan say
 descriptions, arguments, the clinician summary and the coverage line) and holds the statements
 of the kinds a blind review found false against the record itself:
 
-* "no result in the record" for a test whose result the record holds (by code or by name);
+* "no result in the record" for a test whose result the record holds (by code or by name),
+  and "latest <test> not recorded" beside such a result;
 * "stopped during the <stay>" for a medicine the record still orders;
 * stop-smoking advice to a patient whose latest smoking status is not current;
 * "Nothing found outside what the knowledge covers" at all.
@@ -35,7 +36,13 @@ PLANNED = [
     for p in bundles()
     if not p.name.startswith("bad_") and b'"resourceType": "Bundle"' in p.read_bytes()[:200]
 ]
-_NO_RESULT = re.compile(r"Check ([^()]+?) \(no result in the record\)")
+_NO_RESULT = re.compile(r"Check ([^()]+?(?: \([^()]*\))?) \(no result in the record\)")
+_NOT_RECORDED = re.compile(r"latest ([A-Za-z0-9 -]+?) (?:at )?not recorded")
+# What the monitoring titles call a test besides its short name.
+_TITLES = {
+    "blood pressure": "blood_pressure",
+    "cognitive assessment (mmse or equivalent)": "cognition",
+}
 _STOPPED = re.compile(r"Keep (\S+) off the medicine list: stopped during")
 
 
@@ -60,11 +67,11 @@ def _texts(doc: dict[str, Any]) -> list[str]:
 
 
 def test_no_result_is_said_only_where_the_record_holds_none(plans) -> None:  # type: ignore[no-untyped-def]
-    by_name = {v.lower(): k for k, v in LOINC_SHORT_NAMES.items()}
+    by_name = {v.lower(): k for k, v in LOINC_SHORT_NAMES.items()} | _TITLES
     false = []
     for name, (profile, doc, _) in plans.items():
         for text in _texts(doc):
-            for test in _NO_RESULT.findall(text):
+            for test in (*_NO_RESULT.findall(text), *_NOT_RECORDED.findall(text)):
                 group = by_name.get(test.lower())
                 if group is not None and latest_named(profile, group) is not None:
                     false.append(f"{name}: {text}")

@@ -1268,8 +1268,17 @@ def _param_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]
 def _lab_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
     if not attr:
         return None
-    o = b.labs.get(attr) or f.latest(attr)
+    o = b.labs.get(attr) or f.latest(attr) or _named_value(f, attr)
     return f"{fmt(o.value)} {unit_words(o.unit)}".strip() if o is not None else "not recorded"
+
+
+def _named_value(f: Facts, quantity: str) -> Observation | None:
+    """The latest numeric result of ``quantity`` known by its name where no coded one is
+    usable (a QTc a site codes its own way): "not recorded" is said only when none is."""
+    if quantity in f.conflicts:
+        return None
+    o = latest_named(f.p, quantity)
+    return o if o is not None and o.value is not None else None
 
 
 def _lab_on_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
