@@ -365,21 +365,23 @@ def _reading(ref: str, loinc: str, name: str, value: float, *flags: str) -> Obse
 
 
 def test_a_vital_sign_no_check_reads_is_context_unless_the_record_flags_it() -> None:
-    """A height, a BMI or a pulse read by no check is not an item; a flagged pulse is one, a
-    weight is one that a check reads, and a laboratory result is one whether read or not."""
+    """A height, a BMI or a respiratory rate read by no check is not an item; a flagged one is,
+    a weight or a pulse is one that a check reads (the pulse since the heart-rate interval and
+    the rate-lowering drugs), and a laboratory result is one whether read or not."""
     p = _profile(
         observations=(
             _reading("o1", "8302-2", "Body height", 170.0),
             _reading("o2", "39156-5", "Body mass index", 24.0),
-            _reading("o3", "8867-4", "Heart rate", 72.0),
+            _reading("o3", "9279-1", "Respiratory rate", 16.0),
             _reading("o4", "", "Body Height", 171.0),  # a local code: by its name
             _reading("o5", "29463-7", "Body weight", 70.0),
             _reading("o6", "99999-1", "Flurbin level", 4.0),
+            _reading("o7", "8867-4", "Heart rate", 72.0),
         ),
     )
     found = {i.ref: i.covered for i in items(Facts(p))}
-    assert found == {"Observation/o5": True, "Observation/o6": False}
-    flagged = replace(p, observations=(_reading("o3", "8867-4", "Heart rate", 38.0, "L"),))
+    assert found == {"Observation/o5": True, "Observation/o6": False, "Observation/o7": True}
+    flagged = replace(p, observations=(_reading("o3", "9279-1", "Respiratory rate", 30.0, "H"),))
     assert [(i.ref, i.covered) for i in items(Facts(flagged))] == [("Observation/o3", False)]
 
 

@@ -194,3 +194,14 @@ def test_folic_acid_stated_answers_the_methotrexate_companion() -> None:
     assert _fired(p, "start-folic-acid-methotrexate")
     st = MedicationStatement("MedicationStatement/s1", "folic acid 5 mg", (), "active", AS_OF)
     assert not _fired(replace(p, statements=(st,)), "start-folic-acid-methotrexate")
+
+
+def test_a_kidney_band_that_changes_the_drug_stands_the_label_dose_down() -> None:
+    """Dabigatran at 83 with a clearance under 30 (creatinine 160 umol/L, 55 kg): the kidney
+    band switches it (contraindicated); a "reduce to 110 mg" beside it would compete with the
+    switch and, scored higher, once replaced it. At a clearance the band allows, it speaks."""
+    low = _record("dabigatran", 150, 2, age=83, kg=55.0, creatinine=(160.0, "umol/L"))
+    fired = {x.criterion.id for x in evaluate(CRITERIA, Facts(low))}
+    assert "renal-dose-table" in fired and ABOVE not in fired
+    ok = _record("dabigatran", 150, 2, age=83, kg=80.0, creatinine=(70.0, "umol/L"))
+    assert _fired(ok, ABOVE)

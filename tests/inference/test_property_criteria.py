@@ -253,6 +253,25 @@ def test_bleeding_stack_stands_down_for_dual_antiplatelets_after_a_stent(
     assert ("prop-bleeding-stack" not in _fired(b)) is stands_down
 
 
+@pytest.mark.parametrize(("event_days", "fires"), [(120, True), (365, True), (366, False)])
+def test_within_a_year_of_a_coronary_event_both_antiplatelets_continue(
+    event_days: int, fires: bool
+) -> None:
+    """Where the generic bleeding line stands down, one line says why: after an acute coronary
+    syndrome dual antiplatelet therapy continues 12 months by default (ESC 2023); the window's
+    edge is the data's 365 days."""
+    b = Builder(age=60, onset_days=event_days)
+    b.condition("chd")
+    b.med("aspirin")
+    b.med("ticagrelor")
+    got = _fired(b)
+    assert ("dapt-continue-after-coronary-event" in got) is fires
+    one = Builder(age=60, onset_days=120)  # one antiplatelet: nothing to keep together
+    one.condition("chd")
+    one.med("aspirin")
+    assert "dapt-continue-after-coronary-event" not in _fired(one)
+
+
 def test_bleeding_stack_speaks_on_two_antiplatelets_without_a_coronary_event() -> None:
     b = Builder(age=70)
     b.med("aspirin")

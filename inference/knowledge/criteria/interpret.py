@@ -898,10 +898,26 @@ def _feature_bindings(
     f: Facts, base: Binding, direction: Literal["above", "below"]
 ) -> Iterator[Binding]:
     for d in feature_doses(f, direction):
+        if _kidney_rules_out(f, d.rule.drug):
+            continue  # its kidney band changes the drug: a label dose for it is moot
         b = base.copy()
         b.meds["a"], b.names["a"], b.features = d.med, d.rule.drug, d
         b.uncertain = d.med.daily_mg is None  # the dose is not stated: verify it
         yield b
+
+
+_RULES_OUT = ("avoid", "switch")
+
+
+def _kidney_rules_out(f: Facts, name: str) -> bool:
+    """True when the patient's kidney function falls in a band of ``name`` that avoids or
+    switches the drug (dabigatran under a clearance of 30): the kidney line acts on it."""
+    k = f.kidney
+    if k is None:
+        return False
+    estimates = [v for v in (k.reported.value if k.reported else None, k.computed) if v]
+    egfr = min(estimates) if estimates else None
+    return any(lim.action in _RULES_OUT for lim in renal_limit(name, egfr=egfr, crcl=k.crcl))
 
 
 def _pk_bindings(f: Facts, base: Binding, direction: str) -> Iterator[Binding]:
