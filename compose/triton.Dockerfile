@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# A CPU Triton server for a laptop (compose.yaml), never for production: inference/llm_server.py
+# A CPU Triton server for a laptop (compose.yaml), never for production: tests/support/llm_server.py
 # runs the real tritonserver that the nvidia-pytriton wheel bundles and serves the LLM tensor
 # contract of Triton's vLLM backend; tests/support/triton_models.py puts the test suite's
 # scripted models behind it (the embedded expert backend), so the service exercises its Triton
@@ -18,7 +18,7 @@ COPY service/ service/
 COPY fhir_mapping/ fhir_mapping/
 COPY inference/ inference/
 COPY client/ client/
-# The scripted models are test harness, not part of the package: copied beside it.
+# The server and the scripted models are test harness, not part of the package: copied beside it.
 COPY tests/__init__.py /opt/canoe-testing/tests/__init__.py
 COPY tests/support/ /opt/canoe-testing/tests/support/
 ENV PYTHONPATH=/opt/canoe-testing
