@@ -7,8 +7,9 @@
                                  # commands first; CANOETEST_NO_BROWSER=1 skips that and the
                                  # browser tests)
     python3.11 dev.py test --fast [pytest options]            # the fast tier only (no
-                                 # browser, image, chart, servers, PostgreSQL: see
-                                 # SLOW_FILES in tests/conftest.py)
+                                 # browser, image, chart, servers, PostgreSQL, and each
+                                 # bundle sweep on its representatives only: see
+                                 # tests/conftest.py), printing its wall time
     python3.11 dev.py check                                   # ruff, format, import layers, mypy
     python3.11 dev.py canoe ARGS...                           # any other CLI command
 
@@ -26,6 +27,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import venv
 from pathlib import Path
 
@@ -113,6 +115,10 @@ def _check() -> int:
     return 1 if failed else 0
 
 
+# The fast tier leaves out the two tiers tests/conftest.py marks: `slow` (external servers,
+# browser, image, chart, PostgreSQL) and `sweep` (a bundle sweep beyond its representatives).
+FAST_TIER = "not slow and not sweep"
+
 # The one opt-out of the browser: no system package installed, and the browser tests skip
 # saying so (tests/review/browser.py reads the same name).
 NO_BROWSER = "CANOETEST_NO_BROWSER"
@@ -157,11 +163,16 @@ def main(argv: list[str]) -> int:
     cmd, rest = argv[0], argv[1:]
     if cmd == "test":
         ensure_env("dev")
-        if "--fast" in rest:  # the fast tier: no browser, image, chart, servers or PostgreSQL
-            rest = ["-m", "not slow", *(a for a in rest if a != "--fast")]
+        fast = "--fast" in rest
+        if fast:  # no browser, image, chart, servers or PostgreSQL; sweeps on representatives
+            rest = ["-m", FAST_TIER, *(a for a in rest if a != "--fast")]
         else:
             ensure_browser()
-        return subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT)
+        started = time.monotonic()
+        code = subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT)
+        tier = "the fast tier" if fast else "the tests"
+        print(f"{tier} took {time.monotonic() - started:.0f} s (wall)", file=sys.stderr)
+        return code
     if cmd == "check":
         ensure_env("dev")
         return _check()
