@@ -12,7 +12,7 @@ FROM ${PYTHON_IMAGE}
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PYTHONUNBUFFERED=1 \
     LD_LIBRARY_PATH=/usr/local/lib
 WORKDIR /src
-COPY pyproject.toml setup.py README.md ./
+COPY pyproject.toml README.md ./
 COPY proto/ proto/
 COPY service/ service/
 COPY fhir_mapping/ fhir_mapping/
@@ -22,7 +22,8 @@ COPY client/ client/
 COPY tests/__init__.py /opt/canoe-testing/tests/__init__.py
 COPY tests/support/ /opt/canoe-testing/tests/support/
 ENV PYTHONPATH=/opt/canoe-testing
-RUN pip install ".[triton-server]" \
+# canoe-client is a path dependency of the service: installed from client/ in the same run.
+RUN pip install ./client ".[triton-server]" \
  && groupadd --system --gid 10001 triton \
  && useradd --system --uid 10001 --gid 10001 --create-home --shell /usr/sbin/nologin triton
 # Run the installed package, not the copied sources.
