@@ -1,9 +1,10 @@
 # syntax=docker/dockerfile:1
 # The canoe service image. Two stages on one base: the builder installs the locked dependencies and
-# the project into a virtual environment at /opt/canoe (building the project's wheel runs setup.py's
-# hook, so grpcio-tools generates the protobuf/gRPC code here, in pip's throw-away build
-# environment); the runtime stage gets only that environment: no compiler, no pip, no grpcio-tools,
-# no source tree, a non-root user.
+# the project's two distributions into a virtual environment at /opt/canoe: canoe-client (client/,
+# whose wheel build runs its hook, so grpcio-tools generates the protobuf/gRPC code here, in pip's
+# throw-away build environment) and the service, canoe-careplan, which depends on it; the runtime
+# stage gets only that environment: no compiler, no pip, no grpcio-tools, no source tree, a
+# non-root user.
 #
 # Any base with Debian's layout and python3.11 works, because nothing relies on where a base keeps
 # its pip: the official image (the default) or a Debian bookworm root file system with python3.11,
@@ -31,20 +32,22 @@ RUN --mount=type=secret,id=ca \
     if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca; fi \
  && python3.11 -m venv /opt/canoe \
  && /opt/canoe/bin/pip install --require-hashes --only-binary=:all: -r /src/requirements.lock
-COPY pyproject.toml setup.py README.md /src/
+COPY pyproject.toml README.md /src/
 COPY proto/ /src/proto/
 COPY service/ /src/service/
 COPY fhir_mapping/ /src/fhir_mapping/
 COPY inference/ /src/inference/
 COPY client/ /src/client/
-# The project's own wheel, without dependencies (all of them came from the lock; `pip check` fails
-# the build when the lock no longer satisfies pyproject.toml). Then pip and setuptools leave the
-# environment, and the build fails, not the pod, when code generation or the console script is
-# missing or grpcio-tools slipped into the environment.
+# The project's own wheels, the client's and the service's, without dependencies (all of them
+# came from the lock, and the service's dependency on canoe-client is the client's wheel; `pip
+# check` fails the build when the lock no longer satisfies pyproject.toml). Then pip and
+# setuptools leave the environment, and the build fails, not the pod, when code generation or the
+# console script is missing or grpcio-tools slipped into the environment.
 RUN --mount=type=secret,id=ca \
     if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca; fi \
- && /opt/canoe/bin/pip wheel --no-deps --wheel-dir /tmp/wheels /src \
- && /opt/canoe/bin/pip install --no-deps --no-index /tmp/wheels/canoe_careplan-*.whl \
+ && /opt/canoe/bin/pip wheel --no-deps --wheel-dir /tmp/wheels /src/client /src \
+ && /opt/canoe/bin/pip install --no-deps --no-index \
+      /tmp/wheels/canoe_client-*.whl /tmp/wheels/canoe_careplan-*.whl \
  && /opt/canoe/bin/pip check \
  && /opt/canoe/bin/pip uninstall -y pip setuptools \
  && test -n "$(find /opt/canoe -path '*/canoe_client/v1/*_pb2_grpc.py' -print -quit)" \

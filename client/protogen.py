@@ -1,8 +1,8 @@
 """Generate the canoe.v1 gRPC/protobuf Python code (and .pyi stubs) into ``canoe_client.v1``.
 
-The one code generator of the repository: the client's build hook (``client/setup.py``) and the
-service's (``setup.py``) both call ``generate``, so the two distributions carry the same modules
-under the same name. Generated files are git-ignored and never edited by hand.
+The one code generator of the repository, called by the client's build hook
+(``client/setup.py``): only canoe-client ships ``canoe_client``, and the service depends on it
+for these modules. Generated files are git-ignored and never edited by hand.
 """
 
 from __future__ import annotations

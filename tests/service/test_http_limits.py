@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 import uvicorn
@@ -19,6 +19,7 @@ from starlette.routing import Route
 
 from service.cds_hooks.http import uvicorn_limits
 from service.settings import load_settings
+from tests.support.waiting import until, until_async
 
 HEADER_TIMEOUT_S = 0.6
 KEEP_ALIVE_S = 1.0
@@ -32,7 +33,7 @@ async def _echo(request: Request) -> PlainTextResponse:
 
 
 @pytest.fixture
-async def port() -> AsyncIterator[int]:
+async def server() -> AsyncIterator[uvicorn.Server]:
     settings = load_settings(
         {},
         http_header_timeout_s=HEADER_TIMEOUT_S,
@@ -52,13 +53,26 @@ async def port() -> AsyncIterator[int]:
         )
     )
     task = asyncio.ensure_future(server.serve())
-    while not server.started:
-        await asyncio.sleep(0.01)
+    await until_async(lambda: server.started or task.done(), what="uvicorn to start")
+    if task.done():
+        task.result()  # it failed to start: say why
     try:
-        yield server.servers[0].sockets[0].getsockname()[1]
+        yield server
     finally:
         server.should_exit = True
         await task
+
+
+@pytest.fixture
+def port(server: uvicorn.Server) -> int:
+    port: int = server.servers[0].sockets[0].getsockname()[1]
+    return port
+
+
+@pytest.fixture
+def open_connections(server: uvicorn.Server) -> Callable[[], int]:
+    """How many connections the server holds now (its protocol instances' shared set)."""
+    return lambda: len(server.server_state.connections)
 
 
 def _connect(port: int) -> socket.socket:
@@ -171,24 +185,26 @@ async def test_the_deadline_covers_the_headers_not_the_body(port: int) -> None:
     assert got.startswith(b"HTTP/1.1 200") and got.endswith(b"ok 5")
 
 
-def _over_the_cap(port: int) -> tuple[bytes, bytes]:
+def _over_the_cap(port: int, open_connections: Callable[[], int]) -> tuple[bytes, bytes]:
     held = [_connect(port) for _ in range(CAP)]
     try:
-        time.sleep(0.1)  # accepted, each waiting for its headers
+        until(lambda: open_connections() == CAP, what=f"the server to hold {CAP} connections")
         with _connect(port) as extra:
             refused, _ = _read_until_closed(extra)
     finally:
         for sock in held:
             sock.close()
-    time.sleep(0.2)
+    until(lambda: open_connections() == 0, what="the server to let the held connections go")
     with _connect(port) as sock:
         sock.sendall(REQUEST)
         served = _read_response(sock)
     return refused, served
 
 
-async def test_connections_over_the_cap_are_answered_503_and_closed(port: int) -> None:
-    refused, served = await asyncio.to_thread(_over_the_cap, port)
+async def test_connections_over_the_cap_are_answered_503_and_closed(
+    port: int, open_connections: Callable[[], int]
+) -> None:
+    refused, served = await asyncio.to_thread(_over_the_cap, port, open_connections)
     assert refused.startswith(b"HTTP/1.1 503 Service Unavailable\r\n")
     assert refused.endswith(b"Too many connections; try again shortly.\n")
     assert served.startswith(b"HTTP/1.1 200")  # room again once the others have gone

@@ -41,7 +41,7 @@ def load_tokenizer(prefer: str = "auto") -> Tokenizer:
     try:
         from llama_cpp import Llama
 
-        from inference.llm_server import gemma_gguf_path
+        from tests.support.llm_server import gemma_gguf_path
 
         llm = Llama(model_path=str(gemma_gguf_path()), vocab_only=True, verbose=False)
     except (ImportError, FileNotFoundError, OSError, ValueError) as exc:

@@ -1,6 +1,6 @@
 """The test suite's Triton models: scripted experts and fault modes behind the real server.
 
-``inference.llm_server`` serves the tensor contract; this module registers the behaviours the
+``tests.support.llm_server`` serves the tensor contract; this module registers the behaviours the
 tests (and compose.yaml's CPU Triton) serve through it:
 
 - ``expert``: reads the ``<canoe-input>`` block from the prompt, runs
@@ -17,7 +17,7 @@ tests (and compose.yaml's CPU Triton) serve through it:
 - ``judge``: the evaluation harness's judge, scripted: CANOE's four scores computed from what
   the prompt carries (``judge_answer``), so a test knows what a plan must be scored.
 
-``python -m tests.support.triton_models [--latency S] <inference.llm_server options>`` runs the
+``python -m tests.support.triton_models [--latency S] <tests.support.llm_server options>`` runs the
 server with them (``DEFAULT_MODELS`` unless ``--models``); ``start_server`` does that on free
 loopback ports and waits until it is ready.
 """
@@ -42,10 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from inference import llm_server
 from inference._triton_codec import decode
 from inference._triton_record import CODED, SYSTEM_NAMES, Aliases, record_refs
-from inference.llm_server import LLM_MODEL, Generated, GenerationRequest
 from inference.prompts import parse_input_block
 from inference.protocol import (
     STRENGTH_DIMENSIONS,
@@ -69,6 +67,8 @@ from inference.protocol import (
     Synthesize,
 )
 from service.record.profile import PatientProfile
+from tests.support import llm_server
+from tests.support.llm_server import LLM_MODEL, Generated, GenerationRequest
 
 __all__ = [
     "DEFAULT_MODELS",
@@ -533,7 +533,7 @@ class GarbageScore(Expert):
 
 
 def register(latency_s: float = 0.5) -> None:
-    """Make the test behaviours servable by ``inference.llm_server``."""
+    """Make the test behaviours servable by ``tests.support.llm_server``."""
     llm_server.register_behaviour("expert", Expert)
     llm_server.register_behaviour("expert_plain", ExpertPlain)
     llm_server.register_behaviour("sleepy", lambda: Sleepy(latency_s))
@@ -548,7 +548,8 @@ def register(latency_s: float = 0.5) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """``--latency`` (seconds per call, sleepy models), then ``inference.llm_server``'s options."""
+    """``--latency`` (seconds per call, sleepy models), then the options of
+    ``tests.support.llm_server``."""
     p = argparse.ArgumentParser(add_help=False)
     p.add_argument("--latency", type=float, default=0.5)
     known, rest = p.parse_known_args(argv)

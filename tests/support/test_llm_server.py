@@ -11,20 +11,20 @@ from typing import Any
 
 import pytest
 
-import inference.llm_server as llm_server
+import tests.support.llm_server as llm_server
 from fhir_mapping.ingest import ingest
 from inference import _triton_steps as steps
 from inference.embedded import EmbeddedExperts
-from inference.llm_server import GenerationRequest
 from inference.protocol import AssemblePanel, Assess, CallContext, Consult
 from inference.triton import TritonExperts, TritonSettings
 from tests.conftest import REPO_ROOT, fixture_bundle
 from tests.support import triton_models
+from tests.support.llm_server import GenerationRequest
 from tests.support.triton_models import DEFAULT_MODELS
 
 
 def test_the_runtime_registers_only_the_llm() -> None:
-    code = "import inference.llm_server as m; print(sorted(m.BEHAVIOURS))"
+    code = "import tests.support.llm_server as m; print(sorted(m.BEHAVIOURS))"
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True
     )

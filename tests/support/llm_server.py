@@ -9,8 +9,9 @@ by llama-cpp-python under the step's JSON schema (the ``llm`` extra). Other beha
 registered with ``register_behaviour`` before ``main`` runs: the test suite's scripted experts and
 fault modes live in ``tests/support/triton_models.py``, never in this module.
 
-Run ``python -m inference.llm_server --grpc-port N ...``; never in production: it exists to
-exercise ``inference.triton`` against a real server.
+Run ``python -m tests.support.llm_server --grpc-port N ...``; never in production: it exists to
+exercise ``inference.triton`` against a real server, so it lives with the test harness and no
+distribution ships it (its dependencies are the ``triton-server`` and ``llm`` extras).
 """
 
 from __future__ import annotations
