@@ -15,7 +15,7 @@ change here:
 * the kidney dose bands of the drug table, and every other table of ``data/`` that a check reads
   (levels, interactions, pregnancy, scope and any table added since), harvested by shape: a drug
   spec, a known ingredient name, a LOINC code under a key that names LOINC, or a result group
-  (``LOINC_GROUPS``) under a ``group`` or ``quantity`` key. The files that only word, rank or
+  (``LOINC_GROUPS``) or a condition group under a ``group`` or ``quantity`` key. The files that only word, rank or
   explain (``_NOT_CHECKS``) are skipped;
 * the registered rules of ``rules.py`` (blood pressure, cardiovascular risk, falls, social
   needs), whose reads are listed here (``_RULE_*``).
@@ -115,6 +115,8 @@ _LOINC = re.compile(r"^[0-9]{1,7}-[0-9]$")
 # Keys under which a table names a result by its group (``LOINC_GROUPS``): a reference interval
 # of "potassium".
 _TABLE_QUANTITY_KEYS = frozenset({"group", "groups", "quantity", "quantities"})
+# Keys under which a table names a condition group (``conditions.GROUPS_BY_KEY``) it acts on.
+_TABLE_CONDITION_KEYS = frozenset({"group", "groups", "condition", "conditions"})
 # Trigger keys not read as concepts: what must be absent, where the check stands back, and the
 # tests a check asks for when none is recent (``monitor``, a stay's ``unchecked``): such a check
 # reads a result's date, never its value, so it does not cover the result.
@@ -240,6 +242,8 @@ def _harvest(node: object, out: _Reads, key: str) -> None:
             out.loincs.add(node)
         elif key in _TABLE_QUANTITY_KEYS and node in LOINC_GROUPS:
             out.quantities.add(node)
+        if key in _TABLE_CONDITION_KEYS and node in conditions.GROUPS_BY_KEY:
+            out.groups.add(node)  # a table's rule on a condition group (adrenal insufficiency)
 
 
 _KNOWN_NAMES = frozenset(d.name for d in drugs.DRUGS)

@@ -66,6 +66,9 @@ class _OperationRule(_Strict):
     booking_statuses: tuple[str, ...] = Field(min_length=1)
     booking_text: tuple[str, ...] = Field(min_length=1)
     booking_source: str
+    # A ServiceRequest with no surgical category is an operation by its words as well
+    # (``booking_text``), unless they say it is a referral or an assessment (``not_text``).
+    not_text: tuple[str, ...] = ()
 
 
 class _Medicine(_Strict):
@@ -166,6 +169,7 @@ class PerioperativeFile(_Strict):
             raise ValueError("the last timing row must state no from_days (it matches all)")
         check_patterns([t for e in self.antiplatelet.events for t in e.text], "events: ")
         check_patterns(list(self.operation.booking_text), "operation: ")
+        check_patterns(list(self.operation.not_text), "operation: ")
         check_patterns(list(self.steroids.card_text), "steroids: ")
         return self
 
@@ -225,10 +229,13 @@ def _is_booked_operation(b: Booking, data: PerioperativeFile) -> bool:
 
 def _is_operation(o: Order, data: PerioperativeFile) -> bool:
     rule = data.operation
-    return (
-        o.intent in rule.intents
-        and o.status in rule.statuses
-        and any(c.code in rule.categories for c in o.categories)
+    if o.intent not in rule.intents or o.status not in rule.statuses:
+        return False
+    if any(c.code in rule.categories for c in o.categories):
+        return True
+    text = " ".join([o.text, *(c.display for c in o.codes)]).lower()
+    return any(re.search(t, text) for t in rule.booking_text) and not any(
+        re.search(t, text) for t in rule.not_text
     )
 
 

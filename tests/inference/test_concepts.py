@@ -444,3 +444,10 @@ def test_a_report_older_than_the_net_reads_is_uncovered() -> None:
     p = replace(_profile(reports=(old, new)), received=plan_day)
     found = [(i.ref, i.covered) for i in items(Facts(p))]
     assert found == [("DiagnosticReport/r1", False), ("DiagnosticReport/r2", True)]
+
+
+def test_a_condition_group_a_table_acts_on_is_covered() -> None:
+    """The peri-operative table's steroid cover and emergency card act on adrenal insufficiency
+    (``group: adrenal-insufficiency``): a plan with those lines must not also say no check
+    covers the condition."""
+    assert "adrenal-insufficiency" in concept_index().groups

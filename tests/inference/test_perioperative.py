@@ -101,6 +101,29 @@ def test_no_operation_outside_the_window_or_not_booked(order: dict[str, Any]) ->
     assert lines(p) == []
 
 
+def _uncategorised(name: str) -> dict[str, Any]:
+    order = operation("2026-12-20", name=name)
+    del order["category"]
+    return order
+
+
+@pytest.mark.parametrize(
+    ("name", "booked"),
+    [
+        ("Laparoscopic cholecystectomy (day case, general anaesthetic)", True),
+        ("Surgical removal of lower wisdom teeth under general anaesthetic", True),
+        ("Total knee arthroplasty", True),
+        ("Referral for cholecystectomy", False),  # a referral is not the operation
+        ("Pre-operative assessment clinic", False),
+        ("Stool culture", False),
+    ],
+)
+def test_an_order_with_no_category_is_an_operation_by_its_words(name: str, booked: bool) -> None:
+    """A blind set booked two operations as ServiceRequests with no surgical category; they were
+    not seen, and with them the hydrocortisone cover, the MAOI and the pregnancy lines."""
+    assert (booked_operation(profile(_uncategorised(name))) is not None) is booked
+
+
 def test_the_booked_claim_holds_only_for_the_day_it_names() -> None:
     p = profile(operation("2026-12-20"))
     assert check(Booked("ServiceRequest/op", date(2026, 12, 20)), p, p.plan_day) is None

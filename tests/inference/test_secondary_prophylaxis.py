@@ -30,3 +30,11 @@ def test_lactulose_prescribed_or_cirrhosis_alone_does_not_fire() -> None:
     cirrhosis = Builder(age=61)
     cirrhosis.condition("cirrhosis")
     assert HE not in _fired(cirrhosis)
+
+
+def test_a_resolved_episode_still_calls_for_lactulose() -> None:
+    """Secondary prophylaxis follows an episode: a blind record held the encephalopathy as
+    resolved after its admission, and the omission was not seen (EASL/AASLD 2014)."""
+    b = Builder(age=61)
+    b.resolved("hepatic-encephalopathy")
+    assert HE in _fired(b)
