@@ -15,8 +15,8 @@ change here:
 * the kidney dose bands of the drug table, and every other table of ``data/`` that a check reads
   (levels, interactions, pregnancy, scope and any table added since), harvested by shape: a drug
   spec, a known ingredient name, a LOINC code under a key that names LOINC, or a result group
-  (``LOINC_GROUPS``) or a condition group under a ``group`` or ``quantity`` key. The files that only word, rank or
-  explain (``_NOT_CHECKS``) are skipped;
+  (``LOINC_GROUPS``) or a condition group under a ``group`` or ``quantity`` key. The files
+  that only word, rank or explain (``_NOT_CHECKS``) are skipped;
 * the registered rules of ``rules.py`` (blood pressure, cardiovascular risk, falls, social
   needs), whose reads are listed here (``_RULE_*``).
 
