@@ -460,11 +460,18 @@ def blood_pressure(c: Case, o: Output) -> None:
         on=on,
     )
     then = " now." if b.severe else " after confirming raised readings."
+    # with no blood-pressure medicine taken there is no treatment to review: say so
+    title = (
+        f"Review blood pressure treatment (latest {bp})"
+        if drugs
+        else f"Review blood pressure (latest {bp}): no antihypertensive taken"
+    )
+    act = "adjust antihypertensive treatment" if drugs else "consider starting treatment"
     o.proposals.append(
         _proposal(
             "review-bp-severe" if b.severe else "review-bp",
-            f"Review blood pressure treatment (latest {bp})",
-            f"{count.capitalize()}; adjust antihypertensive treatment{then}",
+            title,
+            f"{count.capitalize()}; {act}{then}",
             refs(facts),
             prob_ids(htn),
             (lead, *_bp_caveats(c, b, bp, facts)),

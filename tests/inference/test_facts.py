@@ -225,6 +225,24 @@ def test_blood_pressure_line_counts_readings_names_every_drug_and_does_not_defer
         assert name in text
 
 
+def test_raised_blood_pressure_with_no_medicine_reviews_no_treatment() -> None:
+    """A blind review found "Review blood pressure treatment" for a man taking none: with no
+    blood-pressure medicine the title says so and the action is to consider starting one."""
+    b = Builder(age=52)
+    b.condition("hypertension")
+    for days in (90, 0):
+        b.lab("systolic_bp", 152.0, AS_OF - timedelta(days=days))
+        b.obs[-1] = replace(b.obs[-1], ref=f"Observation/bp{days}")
+        b.obs.append(replace(b.obs[-1], loinc="8462-4", value=96.0, display="diastolic_bp"))
+    p = analyse(b.build()).proposal("opt-review-bp")
+    assert p is not None
+    assert p.title.endswith("no antihypertensive taken") and "treatment" not in p.title
+    assert "consider starting treatment" in p.description
+    b.med("Amlodipine 5 MG Oral Tablet")
+    on = analyse(b.build()).proposal("opt-review-bp")
+    assert on is not None and on.title.startswith("Review blood pressure treatment")
+
+
 def test_no_inhaler_technique_claim_without_an_inhaler() -> None:
     b = Builder()
     b.condition("copd")

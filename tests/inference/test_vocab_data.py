@@ -626,3 +626,20 @@ def test_the_patients_own_problem_still_reads_as_a_disease() -> None:
     # the code says myocardial infarction, the words say it was the father's: the words win
     fam = _problem("Family history of myocardial infarction", (SNOMED, "22298006"))
     assert conditions.classify(fam) == ("family-history",)
+
+
+@pytest.mark.parametrize(
+    ("text", "cancer"),
+    [
+        ("Lesion of scalp, excised (clinically basal cell carcinoma)", False),
+        ("Non-melanoma skin cancer", False),
+        ("Squamous cell carcinoma of lung", True),
+        ("Breast cancer", True),
+    ],
+)
+def test_a_basal_cell_carcinoma_in_words_is_not_the_cancer_the_checks_mean(
+    text: str, cancer: bool
+) -> None:
+    """A blind review found advance care planning offered for an excised basal cell carcinoma,
+    read as a serious illness through the word "carcinoma"."""
+    assert ("cancer" in conditions.classify(_problem(text))) is cancer
