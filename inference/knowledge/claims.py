@@ -59,6 +59,7 @@ __all__ = [
     "care_service",
     "check",
     "latest_named",
+    "latest_named_is",
     "load_claims",
     "result_by_name",
 ]
@@ -358,6 +359,12 @@ def latest_named(p: PatientProfile, test: str, data: ClaimsFile = CLAIMS) -> Obs
         if o.loinc in codes or any(_named(o.display, t, data) for t in tests)
     ]
     return max(found, key=lambda o: o.effective or date.min) if found else None
+
+
+def latest_named_is(o: Observation, test: str, data: ClaimsFile = CLAIMS) -> bool:
+    """True when the result ``o`` is one of ``test`` (a ``LOINC_GROUPS`` key), by code or by a
+    word of its name, as ``latest_named`` reads results."""
+    return o.loinc in LOINC_GROUPS.get(test, ()) or _named(o.display, test, data)
 
 
 def _named(name: str, test: str, data: ClaimsFile) -> bool:

@@ -36,6 +36,7 @@ __all__ = [
     "ConditionsFile",
     "KnowledgeFileError",
     "classify",
+    "classify_words",
     "expand_icd10",
     "is_sdoh_need",
     "load_conditions",
@@ -264,6 +265,11 @@ def classify(problem: Condition) -> tuple[str, ...]:
     they imply."""
     codes = tuple((c.system, c.code) for c in problem.codes)
     return _classify(codes, problem.text)
+
+
+def classify_words(codes: tuple[tuple[str, str], ...], text: str) -> tuple[str, ...]:
+    """Group keys of codes and words that are not a Condition (a contact's reason)."""
+    return _classify(codes, text)
 
 
 def is_sdoh_need(problem: Condition) -> bool:

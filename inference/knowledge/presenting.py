@@ -15,6 +15,7 @@ plan says what it did not reason about. A problem is for today when it is dated 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
@@ -23,8 +24,9 @@ from typing import Literal
 from service.core.model import CoverageGap
 from service.record.profile import Condition, Encounter, Observation
 
+from . import conditions
 from .analysis import Output, ProblemCase, Proposal, rid
-from .claims import Recent, check
+from .claims import CLAIMS, Recent, check, latest_named_is
 from .criteria.interpret import day_words
 from .emergencies import acute_contact, said
 from .facts import without_tag
@@ -67,7 +69,7 @@ def name_unaddressed(c: Case, o: Output) -> None:
     window = param_int("presenting.window_days")
     addressed = _addressed(o) | {r for m in c.p.active_medications for r in m.reasons}
     for x in _presenting(c, window):
-        if addressed & {*x.refs, x.problem_id}:
+        if addressed & {*x.refs, x.problem_id} or _named_by_a_line(x, c, o, addressed):
             continue
         o.claims_checked += 1
         if check(Recent(x.since, window), c.p, c.p.plan_day) is not None:
@@ -99,6 +101,49 @@ def _addressed(o: Output) -> frozenset[str]:
         for p in o.proposals
         for x in (*p.refs, *p.problem_ids, *(f for pt in p.points for f in pt.facts))
     )
+
+
+def _named_by_a_line(x: _Presenting, c: Case, o: Output, addressed: frozenset[str]) -> bool:
+    """A contact's reason in words that a line answers: it names a medicine a line acts on, or
+    a test whose result of that contact's day a line cites ("INR 6.4, gums bleeding" beside the
+    line on that INR). Only words the reason itself says count, so an unrelated line on the
+    same day answers nothing."""
+    if x.dated != "contact":
+        return _same_group_cited(x, c, addressed)
+    words = x.name.lower()
+    acted = {p.medication_ref for p in o.proposals if p.medication_ref}
+    if any(m.ref in acted and any(_says(words, d) for d in m.drugs) for m in c.meds):
+        return True
+    tests = [t for t, said in CLAIMS.test_words.items() if any(_says(words, w) for w in said)]
+    return any(
+        r.ref in addressed and r.effective == x.since and latest_named_is(r, t)
+        for r in c.p.observations
+        for t in tests
+    )
+
+
+def _same_group_cited(x: _Presenting, c: Case, addressed: frozenset[str]) -> bool:
+    """A recent problem a line answers through another record of the same condition group: a
+    Condition, or a contact whose reason is of that group (a hypoglycaemia Condition beside the
+    line on the hypoglycaemia visit)."""
+    by_ref = {pr.ref: pr for pr in c.p.problems}
+    own = {g for r in x.refs if r in by_ref for g in conditions.classify(by_ref[r])}
+    cited = {
+        g
+        for r in addressed
+        if r in by_ref and r not in x.refs
+        for g in conditions.classify(by_ref[r])
+    }
+    for e in c.p.encounters:
+        if e.ref in addressed:
+            codes = tuple((k.system, k.code) for k in e.reasons)
+            text = " ".join([e.reason_text or "", *(k.display for k in e.reasons)])
+            cited.update(conditions.classify_words(codes, text))
+    return bool(own & cited)
+
+
+def _says(text: str, word: str) -> bool:
+    return re.search(rf"(?<![a-z0-9]){re.escape(word.lower())}(?![a-z0-9])", text) is not None
 
 
 def _recent(c: Case, day: date | None, window: int) -> bool:

@@ -24,6 +24,7 @@ from inference.knowledge.registry import Case
 from inference.knowledge.reports_orders import quote, recommends
 from service.cli import main
 from service.pipeline import knowledge_coverage
+from service.record.profile import PatientProfile
 from tests.conftest import SHARED
 from tests.inference.reports_orders_bundles import (
     SNOMED,
@@ -268,6 +269,68 @@ def test_a_problem_a_line_addresses_is_not_named() -> None:
     addressed = Output(proposals=[line])
     name_unaddressed(c, addressed)
     assert addressed.proposals == [line]
+
+
+def _inr_visit(reason: str) -> tuple[PatientProfile, Case]:
+    visit = {
+        "resourceType": "Encounter",
+        "id": "inr-visit",
+        "status": "finished",
+        "class": {"code": "AMB"},
+        "subject": {"reference": "Patient/p"},
+        "period": {"start": "2026-11-27T09:00:00Z"},
+        "reasonCode": [{"text": reason}],
+    }
+    inr = result("inr", "6301-6", 6.4, "2026-11-27T09:00:00Z")
+    p = profile(visit, inr)
+    c = Case(p)
+    c.base = tuple(x for x in analyse(p).problems if x.kind != "derived")
+    return p, c
+
+
+@pytest.mark.parametrize(
+    ("reason", "answered"),
+    [("Anticoagulation clinic: INR 6.4, gums bleeding", True), ("Sore throat", False)],
+)
+def test_a_contact_whose_words_name_a_result_a_line_acts_on_is_answered(
+    reason: str, answered: bool
+) -> None:
+    """A blind review found "Not addressed by this plan: <INR clinic>" beside the line on that
+    very INR. A contact's reason that names a test whose result of that day a line cites is
+    answered; a reason that names none is still said, whatever the line."""
+    _, c = _inr_visit(reason)
+    line = Proposal(
+        "opt-recheck-inr", "Recheck INR", "monitoring", "", ("Observation/inr",), (), ()
+    )
+    out = Output(proposals=[line])
+    name_unaddressed(c, out)
+    assert (out.proposals == [line]) is answered
+
+
+def test_a_problem_answered_through_a_contact_of_its_group_is_not_named() -> None:
+    """A hypoglycaemia Condition beside the line on the hypoglycaemia visit is answered."""
+    visit = {
+        "resourceType": "Encounter",
+        "id": "hypo-visit",
+        "status": "finished",
+        "class": {"code": "EMER"},
+        "subject": {"reference": "Patient/p"},
+        "period": {"start": "2026-11-21T09:00:00Z"},
+        "reasonCode": [{"text": "Hypoglycaemia"}],
+    }
+    hypo = condition("hy", "Hypoglycaemia with impaired awareness", "302866003", "2026-11-20")
+    p = profile(visit, hypo)
+    c = Case(p)
+    c.base = tuple(x for x in analyse(p).problems if x.kind != "derived")
+    line = Proposal(
+        "opt-reduce-insulin", "Reduce insulin", "medication", "", ("Encounter/hypo-visit",), (), ()
+    )
+    out = Output(proposals=[line])
+    name_unaddressed(c, out)
+    assert out.proposals == [line]
+    alone = Output()
+    name_unaddressed(c, alone)
+    assert any("Hypoglycaemia with impaired awareness" in x.title for x in alone.proposals)
 
 
 # -- output -------------------------------------------------------------------------------------
