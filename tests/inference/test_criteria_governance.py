@@ -118,6 +118,7 @@ _ADDED_SINCE = {
     "equivalence": None,
     "equivalent_daily_min": None,
     "own_monitor_grace": None,
+    "record_bound": False,
     "roles": None,
     "feature_dose": None,
 }

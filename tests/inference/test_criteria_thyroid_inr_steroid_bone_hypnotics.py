@@ -4,6 +4,7 @@ article of an age phrase follows how the number is spoken ("an 85-year-old")."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -65,6 +66,19 @@ def _inr_case(inr: float, *others: str, inr_days: int = 10) -> PatientProfile:
         b.med(name)
     b.lab("inr", inr, AS_OF - timedelta(days=inr_days))
     return b.build()
+
+
+@pytest.mark.parametrize(("inr", "fires"), [(3.4, False), (3.5, False), (3.6, True)])
+def test_the_records_own_target_range_decides(inr: float, fires: bool) -> None:
+    """A mechanical valve's INR target is 2.5-3.5: where the result states that range, it is
+    the bound (a blind review found "above the usual target range (up to 3)" for such a
+    patient); with no range stated, the usual upper bound of 3 stands."""
+    b = Builder(age=60)
+    b.med("warfarin")
+    b.lab("inr", inr, AS_OF - timedelta(days=2))
+    b.obs[-1] = replace(b.obs[-1], range_low=2.5, range_high=3.5, range_unit=b.obs[-1].unit)
+    assert bool(_fired(b.build()) & set(_INR)) is fires
+    assert _fired(_inr_case(3.4)) & set(_INR)  # no range stated: above 3
 
 
 def test_high_inr_with_interacting_drugs_names_them_in_one_safety_recheck() -> None:

@@ -407,7 +407,7 @@ def _bind_conflict(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding
 def _bind_labs(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding | None:
     for lab in t.labs:
         got = _value(f, lab.quantity)
-        if got is None or not _cmp(got[0], lab.op, params[lab.param]):
+        if got is None or not _cmp(got[0], lab.op, _bound(lab, got[1], params[lab.param])):
             return None
         if _disputed(f, lab, params[lab.param]):
             return None
@@ -416,6 +416,15 @@ def _bind_labs(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding | N
         if lab.quantity == "kidney" and f.kidney is not None and not f.kidney.settled:
             b.probable = True
     return b
+
+
+def _bound(lab: LabTest, o: Observation | None, threshold: float) -> float:
+    """``threshold``, or the result's own bound on the compared side (``record_bound``) where it
+    states one in its own unit."""
+    if not lab.record_bound or o is None or (o.range_unit and o.range_unit != o.unit):
+        return threshold
+    own = o.range_high if lab.op in (">", ">=") else o.range_low
+    return threshold if own is None else own
 
 
 def _bind_monitor(t: Trigger, f: Facts, params: _Params, b: Binding) -> Binding | None:

@@ -175,6 +175,9 @@ class LabTest(_Strict):
     quantity: str
     op: Op
     param: str  # name of the criterion param holding the threshold
+    # The result's own range decides where it states one in the result's unit (an INR's target
+    # range: 2.5-3.5 for a mechanical valve): its upper bound for ">"/">=", lower for "<"/"<=".
+    record_bound: bool = False
 
 
 class Count(_Strict):
