@@ -108,18 +108,29 @@ def taken_medicine(s: MedicationStatement, data: AdherenceFile = ADHERENCE) -> M
 
 
 @lru_cache(maxsize=64)
+def _head(text: str) -> str:
+    """The first word of a medicine's name, lower case: how two unknown entries are matched."""
+    return text.lower().split()[0] if text.split() else ""
+
+
 def with_taken(p: PatientProfile) -> PatientProfile:
     """``p`` with the medicines its statements record as taken and nothing prescribes; ``p``
     itself when there is none (so the cache and every later identity check hold)."""
     held = {m.ref for m in p.medications}
     spoken = {n for m in p.active_medications for n in drugs.identify(m)}
+    words = {_head(m.text) for m in p.active_medications}
     added: list[Medication] = []
     for s in reversed(p.statements):  # the latest statement of a medicine speaks for it
         m = taken_medicine(s)
         names = drugs.identify(m)
-        if not names or set(names) <= spoken:
-            continue  # unknown to the table, prescribed, or a later statement spoke for it
+        if names and set(names) <= spoken:
+            continue  # prescribed, or a later statement spoke for it
+        if not names and _head(m.text) in words:
+            continue  # unknown to the table, and named like a medicine already listed
         spoken.update(names)
+        words.add(_head(m.text))
+        # one the table does not know is still a medicine taken: no check reads it, and the
+        # coverage statement names it as such (it must not vanish from the plan)
         if s.ref not in held and s.status in ADHERENCE.taken.statuses.values:
             added.append(m)
     if not added:

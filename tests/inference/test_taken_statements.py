@@ -223,3 +223,18 @@ def test_the_plan_passes_the_shared_validators(tool: str, tmp_path: Path) -> Non
     if out.returncode == 2 and "npm" in out.stderr:
         pytest.skip(f"{tool} could not install its validator")
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_a_taken_medicine_the_table_does_not_know_is_named_as_not_checked() -> None:
+    """A blind review found an over-the-counter nasal decongestant nowhere in the plan: not in
+    a line, the medicines or the coverage statement, as if nothing were taken. One the drug
+    table does not know is still a medicine taken, which the coverage names as not checked."""
+    from inference.knowledge.concepts import items
+    from inference.knowledge.facts import Facts
+
+    spray = ("999999999", "Zorbamazoline 0.05% nasal spray")  # a code the table does not hold
+    p = _taken(statement("s1", spray, note="Bought over the counter"))
+    meds = [i for i in items(Facts(p)) if i.kind == "medicine"]
+    assert [(i.ref, i.covered, i.known) for i in meds] == [("MedicationStatement/s1", False, False)]
+    twice = _taken(request("r1", spray), statement("s1", spray))  # named like a prescription
+    assert [m.ref for m in twice.medications] == ["MedicationRequest/r1"]
