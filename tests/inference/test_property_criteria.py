@@ -272,6 +272,23 @@ def test_within_a_year_of_a_coronary_event_both_antiplatelets_continue(
     assert "dapt-continue-after-coronary-event" not in _fired(one)
 
 
+@pytest.mark.parametrize(("on_ppi", "advised"), [(False, True), (True, False)])
+def test_the_bleeding_stack_suggests_a_ppi_only_to_a_patient_without_one(
+    on_ppi: bool, advised: bool
+) -> None:
+    """A blind review found "consider a PPI" said to a patient on omeprazole."""
+    b = Builder(age=70)
+    b.med("clopidogrel")
+    b.med("citalopram")
+    if on_ppi:
+        b.med("omeprazole")
+    (firing,) = [
+        f for f in evaluate(CRITERIA, Facts(b.build())) if f.criterion.id == "prop-bleeding-stack"
+    ]
+    said = " ".join(pt.text for pt in firing.proposal.points)
+    assert ("proton pump inhibitor" in said) is advised
+
+
 def test_bleeding_stack_speaks_on_two_antiplatelets_without_a_coronary_event() -> None:
     b = Builder(age=70)
     b.med("aspirin")
