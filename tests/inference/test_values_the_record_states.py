@@ -162,6 +162,26 @@ def test_a_qtc_under_a_local_code_is_quoted() -> None:
     assert _lab_text("qtc", Facts(p), Binding(), {}) == "472 ms"
 
 
+def test_a_qtc_stated_in_words_is_quoted_not_called_missing() -> None:
+    """A blind record held its QTc only as text ("QTc 486 ms, sinus rhythm 64/min"): the line
+    said "latest QTc not recorded". It now quotes what the record says."""
+    worded = Observation(
+        "Observation/q",
+        "",
+        "QTc interval (ECG)",
+        None,
+        "",
+        date(2026, 11, 26),
+        recognised=False,
+        value_text="QTc 486 ms, sinus rhythm 64/min",
+    )
+    p = PatientProfile("Patient/p", "female", date(1950, 1, 1), PLAN, observations=(worded,))
+    said = _lab_text("qtc", Facts(p), Binding(), {})
+    assert said == 'recorded in words as "QTc 486 ms, sinus rhythm 64/min" on 2026-11-26'
+    none = PatientProfile("Patient/p", "female", date(1950, 1, 1), PLAN)
+    assert _lab_text("qtc", Facts(none), Binding(), {}) == "not recorded"
+
+
 def test_a_qt_interval_uncorrected_is_no_qtc() -> None:
     p = PatientProfile(
         "Patient/p",

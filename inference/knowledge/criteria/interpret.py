@@ -59,6 +59,7 @@ from ..levels import Level, LevelEntry, Reading, level_entry, level_of
 from ..panels import PANELS
 from ..parameters import param_int
 from ..pk import PkEffect, by_roles, interactions
+from ..reports_orders import quote
 from ..scope import marked
 from ..strength import Factors, tau
 from ..transitions import MedChange, Stay
@@ -1294,7 +1295,13 @@ def _lab_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) 
     if not attr:
         return None
     o = b.labs.get(attr) or f.latest(attr) or _named_value(f, attr)
-    return f"{fmt(o.value)} {unit_words(o.unit)}".strip() if o is not None else "not recorded"
+    if o is not None:
+        return f"{fmt(o.value)} {unit_words(o.unit)}".strip()
+    worded = latest_named(f.p, attr)  # a result the record states in words ("QTc 486 ms")
+    if worded is not None and worded.value_text:
+        day = f" on {worded.effective}" if worded.effective else ""
+        return f'recorded in words as "{quote(worded.value_text)}"{day}'
+    return "not recorded"
 
 
 def _named_value(f: Facts, quantity: str) -> Observation | None:
