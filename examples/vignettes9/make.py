@@ -3426,7 +3426,7 @@ EXPECT: dict[str, dict] = {
                     ["naproxen", "furosemide"],
                     ["naproxen", "stop"],
                 ],
-                "Naproxen with ramipril and furosemide (triple whammy) in heart failure: eGFR 41 -> "
+                "Naproxen with ramipril and furosemide (triple whammy) in heart failure: eGFR 41 -> "  # noqa: E501
                 "32, potassium 5.6; stop naproxen.",
                 "BNF NSAIDs; MHRA",
             ),
@@ -3479,7 +3479,7 @@ EXPECT: dict[str, dict] = {
             E(
                 False,
                 [["omeprazole", "clopidogrel"]],
-                "Omeprazole reduces clopidogrel activation: switch to lansoprazole or pantoprazole.",
+                "Omeprazole reduces clopidogrel activation: switch to lansoprazole or pantoprazole.",  # noqa: E501
                 "MHRA 2010",
             ),
             E(
@@ -3568,7 +3568,7 @@ EXPECT: dict[str, dict] = {
                     ["hypo", "basal"],
                     ["glargine", "reduce"],
                 ],
-                "Morning glucose 2.4-3.1 after glargine raised to 34 units, with impaired awareness "
+                "Morning glucose 2.4-3.1 after glargine raised to 34 units, with impaired awareness "  # noqa: E501
                 "and a severe episode: reduce basal insulin.",
                 "NICE NG17",
             ),
