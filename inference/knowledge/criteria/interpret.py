@@ -42,7 +42,15 @@ from ..claims import (
     latest_named,
 )
 from ..dose_features import FeatureDose, Met, feature_doses
-from ..drugs import RenalLimit, drug, matches, monitor_of, named_in, renal_limit
+from ..drugs import (
+    RenalLimit,
+    drug,
+    matches,
+    monitor_of,
+    named_in,
+    renal_limit,
+    renal_straddle,
+)
 from ..equivalence import Equivalent, equivalent, in_table
 from ..facts import (
     Conflict,
@@ -133,6 +141,8 @@ class Binding:
     stale_event: bool = False  # the event it rests on is not recent on the plan day
     equivalent: Equivalent | None = None  # ``a``'s daily dose as its table's reference drug
     features: FeatureDose | None = None  # a counted-feature dose rule read for ``a``
+    # The kidney band holds at the lower estimate only: eGFR and clearance straddle its edge.
+    straddle: bool = False
 
     def copy(self) -> Binding:
         return Binding(
@@ -164,6 +174,7 @@ class Binding:
             self.stale_event,
             self.equivalent,
             self.features,
+            self.straddle,
         )
 
 
@@ -884,15 +895,17 @@ def _renal_bindings(f: Facts, base: Binding) -> Iterator[Binding]:
     egfr = min(estimates) if estimates else None
     for m in f.distinct_meds:
         for name in m.drugs:
+            straddled = renal_straddle(name, egfr=egfr, crcl=k.crcl)
             limits = [
                 lim
-                for lim in renal_limit(name, egfr=egfr, crcl=k.crcl)
+                for lim in (*renal_limit(name, egfr=egfr, crcl=k.crcl), *straddled)
                 if lim.action in _ACTION_RANK
             ]
             for lim in sorted(limits, key=lambda x: (_ACTION_RANK.index(x.action), -x.urgent)):
                 b = base.copy()
                 b.meds["a"], b.names["a"], b.limit = m, name, lim
-                if not k.settled:
+                b.straddle = lim in straddled
+                if not k.settled or b.straddle:
                     b.probable = True
                 if lim.action == "max-dose" and lim.max_daily_mg is not None:
                     if m.daily_mg is not None and m.daily_mg <= lim.max_daily_mg:
@@ -1329,6 +1342,13 @@ def _kidney_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float
         return ", ".join(parts)
     if attr == "unsteady":
         return _unsteady_phrase(k.unsteady, k.reported)
+    if b.limit is not None and b.straddle:  # both estimates, one each side of the band's edge
+        higher = b.limit.measure  # the band's own measure reads above its edge
+        lower = "crcl" if higher == "egfr" else "egfr"
+        return (
+            f"{_band_value(k, lower)}, with {_band_value(k, higher)} on the other side of this "
+            "band's edge"
+        )
     if b.limit is not None:  # the value the dose band was read against, not another estimate
         return _band_value(k, b.limit.measure) or f"{fmt(k.value)} ({k.basis})"
     return f"{fmt(k.value)} ({k.basis})"
