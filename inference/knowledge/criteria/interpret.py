@@ -330,6 +330,10 @@ def _kidney_discordant(t: Trigger, f: Facts, params: _Params, base: Binding | No
     return not t.kidney_discordant or (f.kidney is not None and f.kidney.discordant)
 
 
+def _kidney_acute(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    return not t.kidney_acute or f.aki is not None
+
+
 def _kidney_unsteady(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
     return not t.kidney_unsteady or (f.kidney is not None and bool(f.kidney.unsteady))
 
@@ -391,6 +395,7 @@ _GUARDS: tuple[_Guard, ...] = (
     _ever_conditions,
     _kidney_discordant,
     _kidney_unsteady,
+    _kidney_acute,
     _lab_ckd,
     _bp_severe,
     _smoking,
@@ -899,7 +904,7 @@ def _renal_bindings(f: Facts, base: Binding) -> Iterator[Binding]:
             limits = [
                 lim
                 for lim in (*renal_limit(name, egfr=egfr, crcl=k.crcl), *straddled)
-                if lim.action in _ACTION_RANK
+                if lim.action in _ACTION_RANK and not _withheld(f, name, lim)
             ]
             for lim in sorted(limits, key=lambda x: (_ACTION_RANK.index(x.action), -x.urgent)):
                 b = base.copy()
@@ -914,6 +919,16 @@ def _renal_bindings(f: Facts, base: Binding) -> Iterator[Binding]:
                         b.uncertain = True
                 yield b
                 break
+
+
+_DOSE_CHANGES = ("max-dose", "reduce")
+_AKI_WITHHOLD = "flag:aki-withhold"  # drugs.yaml: the medicines a source withholds in AKI
+
+
+def _withheld(f: Facts, name: str, lim: RenalLimit) -> bool:
+    """In acute kidney injury a medicine the injury withholds is not dosed down: the dose a
+    band reads from an unsteady creatinine is not reliable, and the withhold line acts on it."""
+    return f.aki is not None and lim.action in _DOSE_CHANGES and matches(name, _AKI_WITHHOLD)
 
 
 def _feature_bindings(
@@ -1354,6 +1369,18 @@ def _kidney_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float
     return f"{fmt(k.value)} ({k.basis})"
 
 
+def _aki_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    """The creatinine rise that meets the acute kidney injury criteria, as the record has it."""
+    a = f.aki
+    if a is None:
+        return "?"
+    first, last = a.baseline, a.latest
+    was = f"{fmt(first.value)} {unit_words(first.unit)}".strip()
+    now = f"{fmt(last.value)} {unit_words(last.unit)}".strip()
+    span = "the same day" if a.days == 0 else f"{a.days} day{'s' if a.days != 1 else ''} later"
+    return f"creatinine {was} on {first.effective} rose to {now} {span}"
+
+
 def _band_value(k: Kidney, measure: str) -> str | None:
     """The kidney function a dose band of ``measure`` reads (``renal_limit``: the lower eGFR
     estimate, or the Cockcroft-Gault clearance), with its basis; None when it is not known."""
@@ -1547,6 +1574,7 @@ _PLACEHOLDERS: dict[str, _Placeholder] = {
     "lab": _lab_text,
     "lab_on": _lab_on_text,
     "kidney": _kidney_text,
+    "aki": _aki_text,
     "count": _count_text,
     "limit": _limit_text,
     "features": _features_text,
@@ -1846,6 +1874,7 @@ _CITED_PARTS: dict[str, Callable[[Binding, Facts], Sequence[str]]] = {
     "cond": lambda b, f: b.cond.refs if b.cond is not None else (),
     "count": lambda b, f: [m.ref for m in b.count],
     "kidney": lambda b, f: f.kidney.refs if f.kidney is not None else (),
+    "aki": lambda b, f: (f.aki.baseline.ref, f.aki.latest.ref) if f.aki is not None else (),
     "monitor": lambda b, f: [b.monitor_last.ref] if b.monitor_last is not None else [],
     "conflict": lambda b, f: b.conflict.refs if b.conflict is not None else (),
     "bp": lambda b, f: f.bp.refs if f.bp is not None else (),
