@@ -956,6 +956,8 @@ class Facts:
             vals += [self.kidney.value, self.kidney.computed, self.kidney.crcl]
             for u in self.kidney.unsteady:
                 vals += [u.implied_egfr, float(u.days)]
+        if self.aki is not None:
+            vals += [float(self.aki.days)]
         if self.bp is not None:
             vals += [float(self.bp.readings), float(self.bp.raised)]
         vals += [float(len(self.meds))]
