@@ -564,3 +564,20 @@ def renal_limit(
         if value is not None and r.applies(value):
             out.append(r)
     return tuple(out)
+
+
+def renal_straddle(
+    name: str, *, egfr: float | None = None, crcl: float | None = None
+) -> tuple[RenalLimit, ...]:
+    """The limits ``renal_limit`` leaves out because the estimates fall either side of a band's
+    edge: the band holds at the other, lower estimate but not at the one its source reads (a
+    clearance of 35 and an eGFR of 28 against a band below a clearance of 30). Such a band is
+    read from the lower estimate, as a probable finding until a repeat settles it."""
+    if egfr is None or crcl is None:
+        return ()
+    out: list[RenalLimit] = []
+    for r in renal_limits(name):
+        own, other = (egfr, crcl) if r.measure == "egfr" else (crcl, egfr)
+        if other < own and r.applies(other) and not r.applies(own):
+            out.append(r)
+    return tuple(out)

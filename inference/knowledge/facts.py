@@ -50,6 +50,7 @@ from .units import (
 )
 
 __all__ = [
+    "AcuteKidneyInjury",
     "BloodPressure",
     "Conflict",
     "Event",
@@ -220,6 +221,18 @@ class Unsteady:
     creatinine: Observation
     implied_egfr: float
     later: Observation | None
+    days: int
+
+
+@dataclass(frozen=True, slots=True)
+class AcuteKidneyInjury:
+    """A creatinine rise that meets the KDIGO 2012 definition: ``latest`` against ``baseline``,
+    ``rise_umol_l`` apart (µmol/L, whatever units the results carry) over ``days`` days."""
+
+    baseline: Observation
+    latest: Observation
+    rise_umol_l: float
+    ratio: float
     days: int
 
 
@@ -422,6 +435,7 @@ class Facts:
             (pr, classify(pr)) for pr in profile.problems
         )
         self.kidney = self._kidney()
+        self.aki = self._aki()
         self.lab_ckd = self._lab_ckd()
         self.bp = self._bp()
         self.stroke = self._stroke_score()
@@ -753,6 +767,39 @@ class Facts:
             unsteady,
         )
 
+    def _aki(self) -> AcuteKidneyInjury | None:
+        """Acute kidney injury by the KDIGO 2012 creatinine criteria, read at the latest result
+        (when it is recent): a rise of ``kidney.aki_rise_umol_l`` or more over a result at most
+        ``kidney.aki_rise_window_days`` earlier, or ``kidney.aki_ratio`` times the lowest result
+        of the ``kidney.aki_baseline_window_days`` before it. The largest rise is the one said."""
+        series = [
+            (o, mg * CREATININE_UMOL_L_PER_MG_DL)
+            for o in self.p.series(LOINC_GROUPS["creatinine"])
+            if o.effective is not None
+            for mg in (_creatinine_mg_dl(o),)
+            if mg is not None and mg > 0
+        ]
+        if not series:
+            return None
+        latest, now = series[-1]
+        assert latest.effective is not None
+        age = self.days_since(latest.effective)
+        if age is None or age > param_int("kidney.aki_current_within_days"):
+            return None
+        found: list[AcuteKidneyInjury] = []
+        for o, umol in series[:-1]:
+            assert o.effective is not None
+            days = (latest.effective - o.effective).days
+            quick = days <= param_int("kidney.aki_rise_window_days")
+            rise = now - umol
+            met = (quick and rise >= param("kidney.aki_rise_umol_l")) or (
+                days <= param_int("kidney.aki_baseline_window_days")
+                and now >= param("kidney.aki_ratio") * umol
+            )
+            if met and days >= 0:
+                found.append(AcuteKidneyInjury(o, latest, rise, now / umol, days))
+        return max(found, key=lambda a: a.rise_umol_l) if found else None
+
     def _kidney_unsteady(self, reported: Observation | None) -> tuple[Unsteady, ...]:
         """Why the latest estimates cannot be trusted for dosing although they agree: a
         creatinine on the reported eGFR's own day that implies a very different eGFR (the
@@ -909,6 +956,8 @@ class Facts:
             vals += [self.kidney.value, self.kidney.computed, self.kidney.crcl]
             for u in self.kidney.unsteady:
                 vals += [u.implied_egfr, float(u.days)]
+        if self.aki is not None:
+            vals += [float(self.aki.days)]
         if self.bp is not None:
             vals += [float(self.bp.readings), float(self.bp.raised)]
         vals += [float(len(self.meds))]

@@ -349,6 +349,9 @@ def _count_burden(b: Builder, t: Trigger, params: dict[str, float], taken: set[s
 
 def _record_flags(b: Builder, t: Trigger, params: dict[str, float], taken: set[str]) -> None:
     """The readings and medicines a trigger's yes/no parts ask for."""
+    if t.kidney_acute:  # creatinine 1.0 two days ago, 2.4 today
+        b.lab("creatinine", 1.0, AS_OF - timedelta(days=2))
+        b.lab("creatinine", 2.4)
     if t.kidney_discordant:
         b.lab("egfr", 85.0)
         b.lab("creatinine", 3.0)

@@ -121,6 +121,7 @@ _ADDED_SINCE = {
     "record_bound": False,
     "roles": None,
     "feature_dose": None,
+    "kidney_acute": False,
 }
 
 

@@ -42,7 +42,15 @@ from ..claims import (
     latest_named,
 )
 from ..dose_features import FeatureDose, Met, feature_doses
-from ..drugs import RenalLimit, drug, matches, monitor_of, named_in, renal_limit
+from ..drugs import (
+    RenalLimit,
+    drug,
+    matches,
+    monitor_of,
+    named_in,
+    renal_limit,
+    renal_straddle,
+)
 from ..equivalence import Equivalent, equivalent, in_table
 from ..facts import (
     Conflict,
@@ -134,6 +142,8 @@ class Binding:
     stale_event: bool = False  # the event it rests on is not recent on the plan day
     equivalent: Equivalent | None = None  # ``a``'s daily dose as its table's reference drug
     features: FeatureDose | None = None  # a counted-feature dose rule read for ``a``
+    # The kidney band holds at the lower estimate only: eGFR and clearance straddle its edge.
+    straddle: bool = False
 
     def copy(self) -> Binding:
         return Binding(
@@ -165,6 +175,7 @@ class Binding:
             self.stale_event,
             self.equivalent,
             self.features,
+            self.straddle,
         )
 
 
@@ -320,6 +331,10 @@ def _kidney_discordant(t: Trigger, f: Facts, params: _Params, base: Binding | No
     return not t.kidney_discordant or (f.kidney is not None and f.kidney.discordant)
 
 
+def _kidney_acute(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
+    return not t.kidney_acute or f.aki is not None
+
+
 def _kidney_unsteady(t: Trigger, f: Facts, params: _Params, base: Binding | None) -> bool:
     return not t.kidney_unsteady or (f.kidney is not None and bool(f.kidney.unsteady))
 
@@ -381,6 +396,7 @@ _GUARDS: tuple[_Guard, ...] = (
     _ever_conditions,
     _kidney_discordant,
     _kidney_unsteady,
+    _kidney_acute,
     _lab_ckd,
     _bp_severe,
     _smoking,
@@ -885,15 +901,17 @@ def _renal_bindings(f: Facts, base: Binding) -> Iterator[Binding]:
     egfr = min(estimates) if estimates else None
     for m in f.distinct_meds:
         for name in m.drugs:
+            straddled = renal_straddle(name, egfr=egfr, crcl=k.crcl)
             limits = [
                 lim
-                for lim in renal_limit(name, egfr=egfr, crcl=k.crcl)
-                if lim.action in _ACTION_RANK
+                for lim in (*renal_limit(name, egfr=egfr, crcl=k.crcl), *straddled)
+                if lim.action in _ACTION_RANK and not _withheld(f, name, lim)
             ]
             for lim in sorted(limits, key=lambda x: (_ACTION_RANK.index(x.action), -x.urgent)):
                 b = base.copy()
                 b.meds["a"], b.names["a"], b.limit = m, name, lim
-                if not k.settled:
+                b.straddle = lim in straddled
+                if not k.settled or b.straddle:
                     b.probable = True
                 if lim.action == "max-dose" and lim.max_daily_mg is not None:
                     if m.daily_mg is not None and m.daily_mg <= lim.max_daily_mg:
@@ -902,6 +920,16 @@ def _renal_bindings(f: Facts, base: Binding) -> Iterator[Binding]:
                         b.uncertain = True
                 yield b
                 break
+
+
+_DOSE_CHANGES = ("max-dose", "reduce")
+_AKI_WITHHOLD = "flag:aki-withhold"  # drugs.yaml: the medicines a source withholds in AKI
+
+
+def _withheld(f: Facts, name: str, lim: RenalLimit) -> bool:
+    """In acute kidney injury a medicine the injury withholds is not dosed down: the dose a
+    band reads from an unsteady creatinine is not reliable, and the withhold line acts on it."""
+    return f.aki is not None and lim.action in _DOSE_CHANGES and matches(name, _AKI_WITHHOLD)
 
 
 def _feature_bindings(
@@ -1336,9 +1364,28 @@ def _kidney_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float
         return ", ".join(parts)
     if attr == "unsteady":
         return _unsteady_phrase(k.unsteady, k.reported)
+    if b.limit is not None and b.straddle:  # both estimates, one each side of the band's edge
+        higher = b.limit.measure  # the band's own measure reads above its edge
+        lower = "crcl" if higher == "egfr" else "egfr"
+        return (
+            f"{_band_value(k, lower)}, with {_band_value(k, higher)} on the other side of this "
+            "band's edge"
+        )
     if b.limit is not None:  # the value the dose band was read against, not another estimate
         return _band_value(k, b.limit.measure) or f"{fmt(k.value)} ({k.basis})"
     return f"{fmt(k.value)} ({k.basis})"
+
+
+def _aki_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str:
+    """The creatinine rise that meets the acute kidney injury criteria, as the record has it."""
+    a = f.aki
+    if a is None:
+        return "?"
+    first, last = a.baseline, a.latest
+    was = f"{fmt(first.value)} {unit_words(first.unit)}".strip()
+    now = f"{fmt(last.value)} {unit_words(last.unit)}".strip()
+    span = "the same day" if a.days == 0 else f"{a.days} day{'s' if a.days != 1 else ''} later"
+    return f"creatinine {was} on {first.effective} rose to {now} {span}"
 
 
 def _band_value(k: Kidney, measure: str) -> str | None:
@@ -1534,6 +1581,7 @@ _PLACEHOLDERS: dict[str, _Placeholder] = {
     "lab": _lab_text,
     "lab_on": _lab_on_text,
     "kidney": _kidney_text,
+    "aki": _aki_text,
     "count": _count_text,
     "limit": _limit_text,
     "features": _features_text,
@@ -1833,6 +1881,7 @@ _CITED_PARTS: dict[str, Callable[[Binding, Facts], Sequence[str]]] = {
     "cond": lambda b, f: b.cond.refs if b.cond is not None else (),
     "count": lambda b, f: [m.ref for m in b.count],
     "kidney": lambda b, f: f.kidney.refs if f.kidney is not None else (),
+    "aki": lambda b, f: (f.aki.baseline.ref, f.aki.latest.ref) if f.aki is not None else (),
     "monitor": lambda b, f: [b.monitor_last.ref] if b.monitor_last is not None else [],
     "conflict": lambda b, f: b.conflict.refs if b.conflict is not None else (),
     "bp": lambda b, f: f.bp.refs if f.bp is not None else (),

@@ -436,6 +436,9 @@ class Trigger(_Strict):
     # The kidney function is not settled: a creatinine contradicting the reported eGFR of its
     # day, or creatinine results far apart within weeks (``Facts.kidney.unsteady``).
     kidney_unsteady: bool = False
+    # Acute kidney injury by the KDIGO creatinine criteria at a recent latest result
+    # (``Facts.aki``); a placeholder ``{aki}`` names the rise.
+    kidney_acute: bool = False
     lab_ckd: bool = False  # CKD proven by labs (two low eGFRs 90 days apart, or UACR)
     bp_severe: bool = False
     # The latest recorded tobacco smoking status is one of these (``Facts.smoking``: the latest
