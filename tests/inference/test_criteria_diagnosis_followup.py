@@ -4,7 +4,7 @@ harmful or dependent drinking; each with a firing case and the neighbour that do
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 from inference.knowledge.criteria.interpret import evaluate
 from inference.knowledge.facts import Facts
@@ -62,3 +62,47 @@ def test_a_recorded_diagnosis_below_sixty_is_not_this_referral() -> None:
     b = Builder(age=59)
     b.condition("iron-deficiency-anaemia")
     assert _fired(b.build(), IDA_DX) == []
+
+
+FH = "refer-familial-hypercholesterolaemia"
+THIAMINE = "start-thiamine-alcohol"
+
+
+def test_familial_hypercholesterolaemia_is_referred_with_family_testing() -> None:
+    b = Builder(age=45)
+    b.condition("familial-hypercholesterolaemia")
+    (text,) = _fired(b.build(), FH)
+    assert "specialist lipid" in text and "cascade testing" in text
+
+
+def test_a_plain_hyperlipidaemia_is_not_familial() -> None:
+    b = Builder(age=45)
+    b.condition("hyperlipidemia")
+    assert _fired(b.build(), FH) == []
+
+
+def _withdrawal(days_ago: int, *, thiamine: bool = False, audit: float | None = None) -> Builder:
+    b = Builder(age=52, sex="male")
+    if audit is None:
+        b.condition("alcohol-use")
+    else:
+        b.lab("audit", audit)
+    b.encounter("alcohol-use", "IMP", date(2024, 6, 1) - timedelta(days=days_ago))
+    if thiamine:
+        b.med("thiamine")
+    return b
+
+
+def test_a_recent_alcohol_withdrawal_without_thiamine_starts_it() -> None:
+    (text,) = _fired(_withdrawal(90).build(), THIAMINE)
+    assert "thiamine" in text and "before a planned assisted withdrawal" in text
+
+
+def test_thiamine_already_prescribed_or_an_old_withdrawal_is_quiet() -> None:
+    assert _fired(_withdrawal(10, thiamine=True).build(), THIAMINE) == []
+    assert _fired(_withdrawal(91).build(), THIAMINE) == []
+
+
+def test_an_audit_score_in_the_dependence_zone_counts_as_the_diagnosis() -> None:
+    assert _fired(_withdrawal(10, audit=20).build(), THIAMINE)
+    assert _fired(_withdrawal(10, audit=19).build(), THIAMINE) == []
