@@ -32,7 +32,12 @@ def _anaemic(age: int, sex: str = "female", hb: float = 10.5, ferritin: float = 
 
 def test_iron_deficiency_from_sixty_goes_to_the_suspected_cancer_pathway() -> None:
     (text,) = _fired(_anaemic(60).build(), IDA)
-    assert "10.5" in text and "ferritin 8" in text and "2024-05-20" in text and "faecal immunochemical test" in text
+    assert (
+        "10.5" in text
+        and "ferritin 8" in text
+        and "2024-05-20" in text
+        and "faecal immunochemical test" in text
+    )
 
 
 def test_iron_deficiency_below_sixty_is_not_this_referral() -> None:
