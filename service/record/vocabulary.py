@@ -74,6 +74,10 @@ LOINC_GROUPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "magnesium": ("19123-9", "2601-3"),
         # heart rate (a vital sign, beats per minute)
         "heart_rate": ("8867-4",),
+        # serum or plasma ferritin, by mass concentration
+        "ferritin": ("2276-4",),
+        # AUDIT, the ten-question alcohol use disorders identification test, total score
+        "audit": ("75624-7",),
     }
 )
 
@@ -108,6 +112,8 @@ LOINC_SHORT_NAMES: Mapping[str, str] = MappingProxyType(
         "qtc": "QTc",
         "eosinophils": "Eosinophils",
         "magnesium": "Magnesium",
+        "ferritin": "Ferritin",
+        "audit": "AUDIT",
         "heart_rate": "Heart rate",
     }
 )
