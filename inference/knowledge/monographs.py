@@ -4,7 +4,7 @@ The file lists, for the most prescribed medicines and the high-alert ones, what 
 each drug: its QT risk category, its labelled use in liver impairment, risk properties
 (serotonergic, CNS-depressant, bleeding, hyperkalaemia, nephrotoxic, hypoglycaemia, constipation,
 myelosuppression, a level that rises when smoking stops, absorption that needs stomach acid, liver
-or muscle injury, raised intracranial pressure, slowing the bowel), its clearance-pathway roles
+or muscle injury, raised intracranial pressure, slowing the bowel, raising blood pressure), its clearance-pathway roles
 (xanthine oxidase among them), the tests it needs and how often, and its usual adult daily maximum.
 This module validates the file's shape and answers which flags each drug gains; ``drugs.py`` checks
 the names against the drug table and merges the flags, and ``drug_properties.py`` shows the whole
@@ -54,6 +54,7 @@ Property = Literal[
     "sodium-lowering",
     "raises-icp",
     "antimotility",
+    "raises-bp",
 ]
 Pathway = Literal[
     "cyp1a2", "cyp2c9", "cyp2c19", "cyp2d6", "cyp3a", "p-gp", "oatp1b1", "xanthine-oxidase"

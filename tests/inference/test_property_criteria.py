@@ -488,3 +488,31 @@ def test_raised_pressure_drugs_with_a_headache_are_urgent_and_said_once() -> Non
     n.med("minocycline")
     n.condition("raised-icp-symptom")
     assert "prop-raised-icp-stack-symptoms" not in _fired(n)
+
+
+@pytest.mark.parametrize(
+    ("systolic", "diastolic", "fires"),
+    [
+        (140.0, 80.0, True),  # at the clinic threshold: raised (>=)
+        (139.0, 89.0, False),  # one below each threshold
+        (130.0, 90.0, True),  # the diastolic alone at its threshold
+    ],
+)
+def test_decongestant_with_raised_blood_pressure(
+    systolic: float, diastolic: float, fires: bool
+) -> None:
+    b = Builder()
+    b.med("pseudoephedrine", dose_mg=240.0)
+    b.condition("hypertension")
+    b.lab("systolic_bp", systolic)
+    b.lab("diastolic_bp", diastolic)
+    assert ("prop-decongestant-raised-bp" in _fired(b)) is fires
+
+
+def test_decongestant_needs_hypertension_on_record() -> None:
+    b = Builder()
+    b.med("phenylephrine", dose_mg=40.0)
+    b.lab("systolic_bp", 160.0)
+    assert "prop-decongestant-raised-bp" not in _fired(b)
+    b.condition("hypertension")
+    assert "prop-decongestant-raised-bp" in _fired(b)
