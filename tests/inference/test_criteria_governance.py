@@ -121,6 +121,7 @@ _ADDED_SINCE = {
     "record_bound": False,
     "roles": None,
     "feature_dose": None,
+    "above_weight_max": None,
 }
 
 

@@ -5,7 +5,7 @@ so no line is said twice on any fixture or vignette."""
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -516,3 +516,48 @@ def test_decongestant_needs_hypertension_on_record() -> None:
     assert "prop-decongestant-raised-bp" not in _fired(b)
     b.condition("hypertension")
     assert "prop-decongestant-raised-bp" in _fired(b)
+
+
+def _weight_now(kg: float) -> Observation:
+    return Observation("Observation/w", LOINC_GROUPS["weight"][0], "Body weight", kg, "kg", AS_OF)
+
+
+@pytest.mark.parametrize(
+    ("daily_mg", "kg", "fires"),
+    [
+        (400.0, 52.0, True),  # 7.7 mg/kg a day
+        (260.0, 52.0, False),  # exactly 5 mg/kg a day: at the maximum
+        (261.0, 52.0, True),  # one mg above it
+        (400.0, 80.0, False),  # 5 mg/kg a day at 80 kg
+    ],
+)
+def test_hydroxychloroquine_above_its_maximum_per_kg(
+    daily_mg: float, kg: float, fires: bool
+) -> None:
+    b = Builder()
+    b.med("hydroxychloroquine", dose_mg=daily_mg)
+    b.obs.append(_weight_now(kg))
+    firings = [
+        x
+        for x in evaluate(CRITERIA, Facts(b.build()))
+        if x.criterion.id == "prop-dose-above-weight-maximum"
+    ]
+    assert bool(firings) is fires
+    if fires:
+        text = firings[0].proposal.description
+        assert f"{kg:g} kg on" in text and "5 mg/kg a day" in text
+
+
+def _weight(kg: float, when: date = AS_OF) -> Observation:
+    return Observation("Observation/w", LOINC_GROUPS["weight"][0], "Body weight", kg, "kg", when)
+
+
+def test_no_recent_weight_says_nothing_about_the_maximum_per_kg() -> None:
+    b = Builder()
+    b.med("hydroxychloroquine", dose_mg=400.0)
+    b.obs.append(_weight(52.0, AS_OF - timedelta(days=400)))
+    assert "prop-dose-above-weight-maximum" not in _fired(b)
+    n = Builder()
+    n.med("hydroxychloroquine")  # no dose stated
+    n.obs.append(_weight(52.0))
+    assert "prop-dose-above-weight-maximum" not in _fired(n)
