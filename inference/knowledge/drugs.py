@@ -25,7 +25,7 @@ from service.record.profile import Medication
 from service.record.vocabulary import RXNORM
 
 from ._datafile import DATA_DIR, KnowledgeFileError, load_file, problems_message
-from .monographs import MONOGRAPHS_FILE, derived_flags, load_monographs
+from .monographs import MONOGRAPHS_FILE, Monograph, derived_flags, load_monographs
 from .parameters import param_int
 
 __all__ = [
@@ -55,6 +55,7 @@ __all__ = [
     "renal_limit",
     "renal_limits",
     "strength_mg",
+    "weight_max_of",
 ]
 
 DRUGS_FILE = DATA_DIR / "drugs.yaml"
@@ -278,6 +279,9 @@ class Drug:
     max_daily_mg: float | None = None
     # The tests its monograph names, each with its interval in days once the dose is stable.
     monitor: tuple[tuple[str, int], ...] = ()
+    # Its monograph's daily maximum per kg of actual body weight: (mg/kg a day, the weight in kg
+    # below which it applies or None for every weight).
+    weight_max: tuple[float, float | None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,8 +335,9 @@ def _with_monographs(drugs: list[Drug], flag_ids: set[str], path: Path) -> list[
     mf = load_monographs(path)
     by_name = {d.name: d for d in drugs}
     out = dict(by_name)
-    if mf.flags.max_mg not in flag_ids:
-        raise KnowledgeFileError(path, "flags.max_mg", f"unknown flag {mf.flags.max_mg!r}")
+    for key, flag in (("max_mg", mf.flags.max_mg), ("weight_max", mf.flags.weight_max)):
+        if flag not in flag_ids:
+            raise KnowledgeFileError(path, f"flags.{key}", f"unknown flag {flag!r}")
     for m in mf.monographs:
         d = by_name.get(m.drug)
         if d is None:
@@ -351,11 +356,21 @@ def _with_monographs(drugs: list[Drug], flag_ids: set[str], path: Path) -> list[
             flags=tuple(dict.fromkeys((*d.flags, *flags))),
             max_daily_mg=top if top is not None else (m.max_mg.mg if m.max_mg else None),
             monitor=tuple((x.test, x.days) for x in m.monitor),
+            weight_max=_per_kg(m),
         )
-    return [
-        replace(d, flags=(*d.flags, mf.flags.max_mg)) if d.max_daily_mg is not None else d
-        for d in (out[d.name] for d in drugs)
-    ]
+    return [_max_flags(out[d.name], mf.flags.max_mg, mf.flags.weight_max) for d in drugs]
+
+
+def _per_kg(m: Monograph) -> tuple[float, float | None] | None:
+    w = m.weight_max
+    return None if w is None else (w.mg_per_kg_day, w.below_kg)
+
+
+def _max_flags(d: Drug, max_flag: str, weight_flag: str) -> Drug:
+    """The drug with the flags of the maximums it has (a daily one, one per kg)."""
+    extra: tuple[str, ...] = (max_flag,) if d.max_daily_mg is not None else ()
+    extra += (weight_flag,) if d.weight_max is not None else ()
+    return replace(d, flags=(*d.flags, *extra)) if extra else d
 
 
 def load_drugs(
@@ -527,6 +542,12 @@ def max_daily_mg(name: str) -> float | None:
     """Usual adult daily maximum in mg, where the table holds one."""
     d = _BY_NAME.get(name)
     return d.max_daily_mg if d is not None else None
+
+
+def weight_max_of(name: str) -> tuple[float, float | None] | None:
+    """The daily maximum per kg of actual body weight and the weight it applies below."""
+    d = _BY_NAME.get(name)
+    return d.weight_max if d is not None else None
 
 
 def monitor_of(name: str) -> tuple[tuple[str, int], ...]:

@@ -4,11 +4,12 @@ The file lists, for the most prescribed medicines and the high-alert ones, what 
 each drug: its QT risk category, its labelled use in liver impairment, risk properties
 (serotonergic, CNS-depressant, bleeding, hyperkalaemia, nephrotoxic, hypoglycaemia, constipation,
 myelosuppression, a level that rises when smoking stops, absorption that needs stomach acid, liver
-or muscle injury, raised intracranial pressure, slowing the bowel), its clearance-pathway roles
-(xanthine oxidase among them), the tests it needs and how often, and its usual adult daily maximum.
-This module validates the file's shape and answers which flags each drug gains; ``drugs.py`` checks
-the names against the drug table and merges the flags, and ``drug_properties.py`` shows the whole
-monograph. No I/O after import.
+or muscle injury, raised intracranial pressure, slowing the bowel, raising blood pressure), its
+clearance-pathway roles (xanthine oxidase among them), the tests it needs and how often, its usual
+adult daily maximum and its daily maximum per kg of body weight. This module validates the
+file's shape and answers which flags each drug gains; ``drugs.py`` checks the names against the
+drug table and merges the flags, and ``drug_properties.py`` shows the whole monograph. No I/O
+after import.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = [
     "Monograph",
     "MonographsFile",
     "QtRisk",
+    "WeightMax",
     "derived_flags",
     "load_monographs",
 ]
@@ -54,6 +56,7 @@ Property = Literal[
     "sodium-lowering",
     "raises-icp",
     "antimotility",
+    "raises-bp",
 ]
 Pathway = Literal[
     "cyp1a2", "cyp2c9", "cyp2c19", "cyp2d6", "cyp3a", "p-gp", "oatp1b1", "xanthine-oxidase"
@@ -104,6 +107,15 @@ class MaxDose(_Strict):
     source: _Id
 
 
+class WeightMax(_Strict):
+    """A daily maximum per kilogram of actual body weight (the only basis a source gave us so
+    far), optionally only for a patient lighter than ``below_kg``."""
+
+    mg_per_kg_day: Annotated[float, Field(gt=0, le=200)]
+    below_kg: Annotated[float, Field(gt=0, le=300)] | None = None
+    source: _Id
+
+
 class Monograph(_Strict):
     drug: _Name
     lists: tuple[ListId, ...] = ()
@@ -113,12 +125,15 @@ class Monograph(_Strict):
     cyp: tuple[CypRole, ...] = ()
     monitor: tuple[Monitor, ...] = ()
     max_mg: MaxDose | None = None
+    weight_max: WeightMax | None = None
 
     def sources(self) -> tuple[str, ...]:
         """Every source id a value of this monograph names."""
         out = [*self.props.values(), *(c.source for c in self.cyp)]
         out += [m.source for m in self.monitor]
-        out += [x.source for x in (self.qt, self.hepatic, self.max_mg) if x is not None]
+        out += [
+            x.source for x in (self.qt, self.hepatic, self.max_mg, self.weight_max) if x is not None
+        ]
         return tuple(out)
 
 
@@ -127,6 +142,7 @@ class FlagMap(_Strict):
     hepatic: dict[Literal["avoid", "reduce", "caution"], _Id]
     props: dict[Property, _Id]
     max_mg: _Id  # the flag of every drug with a usual adult daily maximum
+    weight_max: _Id  # the flag of every drug with a daily maximum per kg of body weight
 
 
 class MonographsFile(_Strict):

@@ -288,6 +288,8 @@ def _first_drug_order(t: Trigger, params: dict[str, float]) -> tuple[date, float
         dose = params[t.daily_mg_above] * 2
     if t.above_max_daily:  # twice the drug's usual daily maximum
         dose = 2 * (max_daily_mg(drug_for(t.drugs[0])) or 1.0)
+    if t.above_weight_max is not None:  # hydroxychloroquine 400 mg a day: 7.7 mg/kg at 52 kg
+        dose = WEIGHT_MAX_DOSE_MG
     if t.weight_dose is not None:  # twice the ceiling per kg at CHILD_KG
         w = t.weight_dose
         dose = 2 * CHILD_KG * params[w.per_dose or w.per_day or ""]
@@ -375,6 +377,8 @@ def _record_flags(b: Builder, t: Trigger, params: dict[str, float], taken: set[s
         b.lab("egfr", 25.0)
     if t.feature_dose is not None:
         _feature_dose(b, t.feature_dose)
+    if t.above_weight_max is not None:
+        b.obs.append(_weight(LIGHT_KG))
     if t.own_monitor_grace is not None:  # tests its monograph names, none in the record
         b.med("leflunomide")
     if t.pk_table is not None:  # a perpetrator no pair criterion names, then its substrate
@@ -385,6 +389,17 @@ def _record_flags(b: Builder, t: Trigger, params: dict[str, float], taken: set[s
     if t.conflict:
         b.lab("potassium", 4.0)
         b.lab("potassium", 6.1)
+
+
+# A daily dose above hydroxychloroquine's 5 mg/kg at a light weight, and a weight at which the
+# same dose is within it (400 mg at 80 kg is exactly 5 mg/kg).
+WEIGHT_MAX_DOSE_MG = 400.0
+LIGHT_KG = 52.0
+HEAVY_KG = 80.0
+
+
+def _weight(kg: float) -> Observation:
+    return Observation("Observation/wt", LOINC_GROUPS["weight"][0], "weight", kg, "kg", AS_OF)
 
 
 def _feature_dose(b: Builder, direction: str) -> None:
@@ -734,6 +749,10 @@ def _undo_kidney_or_conflict(b: Builder, c: Criterion, taken: set[str]) -> Negat
         for test, _days in monitor_of("leflunomide"):
             b.lab(test, 1.0)
         return b.build(), "every test of the drug's own interval done today"
+    if trigger.above_weight_max is not None:
+        b.obs = [o for o in b.obs if o.ref != "Observation/wt"]
+        b.obs.append(_weight(HEAVY_KG))
+        return b.build(), "the same dose within the maximum at a heavier weight"
     if trigger.feature_dose == "above":
         b.age = 70
         return b.build(), "no feature of the dose rule met"

@@ -122,6 +122,7 @@ _ADDED_SINCE = {
     "roles": None,
     "feature_dose": None,
     "kidney_acute": False,
+    "above_weight_max": None,
 }
 
 

@@ -5,7 +5,7 @@ so no line is said twice on any fixture or vignette."""
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -488,3 +488,81 @@ def test_raised_pressure_drugs_with_a_headache_are_urgent_and_said_once() -> Non
     n.med("minocycline")
     n.condition("raised-icp-symptom")
     assert "prop-raised-icp-stack-symptoms" not in _fired(n)
+
+
+@pytest.mark.parametrize(
+    ("systolic", "diastolic", "fires"),
+    [
+        (140.0, 80.0, True),  # at the clinic threshold: raised (>=)
+        (139.0, 89.0, False),  # one below each threshold
+        (130.0, 90.0, True),  # the diastolic alone at its threshold
+    ],
+)
+def test_decongestant_with_raised_blood_pressure(
+    systolic: float, diastolic: float, fires: bool
+) -> None:
+    b = Builder()
+    b.med("pseudoephedrine", dose_mg=240.0)
+    b.condition("hypertension")
+    b.lab("systolic_bp", systolic)
+    b.lab("diastolic_bp", diastolic)
+    assert ("prop-decongestant-raised-bp" in _fired(b)) is fires
+
+
+def test_decongestant_needs_hypertension_on_record() -> None:
+    b = Builder()
+    b.med("pseudoephedrine", dose_mg=240.0)
+    b.lab("systolic_bp", 160.0)
+    assert "prop-decongestant-raised-bp" not in _fired(b)
+    b.condition("hypertension")
+    assert "prop-decongestant-raised-bp" in _fired(b)
+    drops = Builder()  # phenylephrine: eye drops share its name, and the record states no route
+    drops.med("phenylephrine", dose_mg=40.0)
+    drops.condition("hypertension")
+    drops.lab("systolic_bp", 160.0)
+    assert "prop-decongestant-raised-bp" not in _fired(drops)
+
+
+def _weight_now(kg: float) -> Observation:
+    return Observation("Observation/w", LOINC_GROUPS["weight"][0], "Body weight", kg, "kg", AS_OF)
+
+
+@pytest.mark.parametrize(
+    ("daily_mg", "kg", "fires"),
+    [
+        (400.0, 52.0, True),  # 7.7 mg/kg a day
+        (260.0, 52.0, False),  # exactly 5 mg/kg a day: at the maximum
+        (261.0, 52.0, True),  # one mg above it
+        (400.0, 80.0, False),  # 5 mg/kg a day at 80 kg
+    ],
+)
+def test_hydroxychloroquine_above_its_maximum_per_kg(
+    daily_mg: float, kg: float, fires: bool
+) -> None:
+    b = Builder()
+    b.med("hydroxychloroquine", dose_mg=daily_mg)
+    b.obs.append(_weight_now(kg))
+    firings = [
+        x
+        for x in evaluate(CRITERIA, Facts(b.build()))
+        if x.criterion.id == "prop-dose-above-weight-maximum"
+    ]
+    assert bool(firings) is fires
+    if fires:
+        text = firings[0].proposal.description
+        assert f"{kg:g} kg on" in text and "5 mg/kg a day" in text
+
+
+def _weight(kg: float, when: date = AS_OF) -> Observation:
+    return Observation("Observation/w", LOINC_GROUPS["weight"][0], "Body weight", kg, "kg", when)
+
+
+def test_no_recent_weight_says_nothing_about_the_maximum_per_kg() -> None:
+    b = Builder()
+    b.med("hydroxychloroquine", dose_mg=400.0)
+    b.obs.append(_weight(52.0, AS_OF - timedelta(days=400)))
+    assert "prop-dose-above-weight-maximum" not in _fired(b)
+    n = Builder()
+    n.med("hydroxychloroquine")  # no dose stated
+    n.obs.append(_weight(52.0))
+    assert "prop-dose-above-weight-maximum" not in _fired(n)

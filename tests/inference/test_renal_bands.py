@@ -150,3 +150,30 @@ def test_every_beers_band_cites_table_6() -> None:
     beers = [b for b in BANDS if b.source == "beers-2023"]
     assert beers and all(b.ref.startswith("table 6") for b in beers)
     assert all(b.measure == "crcl" or b.spec == "drug:baclofen" for b in beers)
+
+
+# ------------------------------------------------------------- oral antivirals by clearance
+
+
+@pytest.mark.parametrize(
+    ("name", "egfr", "daily_mg", "fires"),
+    [
+        # aciclovir 800 mg five times a day (shingles) with clearance 10-25: at most 2400 mg
+        ("acyclovir", 20.0, 4000.0, True),
+        ("acyclovir", 20.0, 2400.0, False),  # exactly the band's ceiling
+        ("acyclovir", 25.0, 4000.0, True),  # the label's band "10-25" holds 25
+        ("acyclovir", 25.5, 4000.0, False),
+        # valaciclovir 1 g three times a day with clearance 30-49: at most 2 g a day
+        ("valacyclovir", 40.0, 3000.0, True),
+        ("valacyclovir", 40.0, 2000.0, False),
+        ("valacyclovir", 50.0, 3000.0, False),
+    ],
+)
+def test_oral_antiviral_ceiling_by_clearance(
+    name: str, egfr: float, daily_mg: float, fires: bool
+) -> None:
+    fired = _renal(name, egfr, dose_mg=daily_mg)
+    assert bool(fired) is fires, (name, egfr, daily_mg)
+    if fires:
+        lim = fired[0].binding.limit
+        assert lim is not None and lim.source == "label" and lim.action == "max-dose"

@@ -50,6 +50,7 @@ from ..drugs import (
     named_in,
     renal_limit,
     renal_straddle,
+    weight_max_of,
 )
 from ..equivalence import Equivalent, equivalent, in_table
 from ..facts import (
@@ -770,6 +771,29 @@ def _weight_dose(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
     return True
 
 
+def _weight_max(t: Trigger, f: Facts, params: _Params, b: Binding) -> bool:
+    """``a``'s ingredient a day per kg of a recent weight is above the drug's own maximum."""
+    test = t.above_weight_max
+    if test is None:
+        return True
+    a = b.meds.get("a")
+    name = b.names.get("a")
+    top = weight_max_of(name) if name is not None else None
+    if a is None or name is None or top is None:
+        return False
+    dosed = per_kg(f, a, name, params[test.weight_days])
+    day, kg = dosed.per_kg_day, dosed.kg
+    if day is None or kg is None or not dosed.complete:
+        return False
+    per_kg_max, below_kg = top
+    if below_kg is not None and not kg < below_kg:
+        return False
+    if not _cmp(day, test.op, per_kg_max):
+        return False
+    b.per_kg = dosed
+    return True
+
+
 _COMBO_CHECKS: tuple[_ComboCheck, ...] = (
     above_max_daily,
     _on_drug,
@@ -779,6 +803,7 @@ _COMBO_CHECKS: tuple[_ComboCheck, ...] = (
     _daily_mg_above,
     _equivalent_dose,
     _weight_dose,
+    _weight_max,
 )
 
 
@@ -1501,7 +1526,28 @@ def _vaccines_text(attr: str | None, f: Facts, b: Binding, params: dict[str, flo
 
 
 def _perkg_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
+    if attr == "max":
+        return _weight_max_phrase(b)
     return _per_kg_phrase(b.per_kg, attr) if b.per_kg is not None else None
+
+
+def _weight_max_amounts(b: Binding) -> tuple[float, float] | None:
+    """The drug's maximum in mg/kg a day and in mg a day at the weight read."""
+    name = b.names.get("a")
+    top = weight_max_of(name) if name is not None else None
+    w = b.per_kg
+    if top is None or w is None or w.kg is None:
+        return None
+    return top[0], top[0] * w.kg
+
+
+def _weight_max_phrase(b: Binding) -> str | None:
+    """``{perkg.max}``: the drug's daily maximum per kg and what it comes to at this weight."""
+    got = _weight_max_amounts(b)
+    if got is None:
+        return None
+    per_kg_max, day_max = got
+    return f"{fmt(per_kg_max)} mg/kg a day ({fmt(day_max)} mg a day at this weight)"
 
 
 def _event_text(attr: str | None, f: Facts, b: Binding, params: dict[str, float]) -> str | None:
@@ -1815,7 +1861,8 @@ def _dose_numbers(b: Binding) -> set[str]:
         w = b.per_kg
         out |= {fmt(v) for v in (w.kg, w.dose_mg, w.day_mg, w.per_kg_dose, w.per_kg_day) if v}
         if w.weight is not None and w.weight.effective is not None:  # the weight's date
-            out.add(str(w.weight.effective.year))
+            out |= set(re.findall(r"\d+", w.weight.effective.isoformat()))
+        out |= {fmt(v) for v in _weight_max_amounts(b) or ()}
     if b.level is not None:
         lv = b.level
         if lv.range is not None:
@@ -2144,6 +2191,11 @@ def claims_of(c: Criterion, f: Facts, b: Binding) -> tuple[Claim, ...]:
         limit = c.params[t.equivalent_daily_min]
         op = t.ops["equivalent_daily_min"]
         out.append(AboveLimit(a.ref, b.equivalent.reference_daily_mg, op, limit))
+    if t.above_weight_max is not None and a is not None:
+        got = _weight_max_amounts(b)
+        day = b.per_kg.day_mg if b.per_kg is not None else None
+        if got is not None:
+            out.append(AboveLimit(a.ref, day, t.above_weight_max.op, got[1]))
     if c.kind in ("drug-drug", "duplicate-class") and "b" in b.meds and not _held_meds(f, b):
         out.append(TakenTogether(tuple(m.ref for m in b.meds.values())))
     if b.features is not None and a is not None:

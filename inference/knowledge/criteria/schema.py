@@ -276,6 +276,17 @@ class WeightCeiling(_Strict):
         return self
 
 
+class WeightMaxTest(_Strict):
+    """Drug ``a``'s ingredient a day, over every active product holding it, per kg of the
+    latest body weight within ``weight_days`` (a param), compared by ``op`` with the drug's own
+    daily maximum per kg (data/monographs.yaml ``weight_max``; a maximum that applies only
+    below a weight holds only for a lighter patient). No recent weight, or a daily amount not
+    known: it does not hold (nothing is said)."""
+
+    weight_days: str
+    op: Op  # the daily mg/kg against the maximum, as the source states it
+
+
 class StrokeRisk(_Strict):
     """CHA2DS2-VASc at or above a sex-specific threshold (param names)."""
 
@@ -467,6 +478,7 @@ class Trigger(_Strict):
     stay: StayTest | None = None
     change: ChangeTest | None = None
     weight_dose: WeightCeiling | None = None
+    above_weight_max: WeightMaxTest | None = None
     # Pregnant now (True) or not (False), from ``Facts.pregnancy``; binds ``pregnancy``. The
     # gestational-age bounds (param names, whole weeks) hold when the age is not recorded.
     pregnant: bool | None = None
@@ -723,6 +735,8 @@ def _trigger_params(t: Trigger) -> list[str]:
     if t.weight_dose is not None:
         w = t.weight_dose
         used += [x for x in (w.per_dose, w.per_day, w.rounding, w.weight_days) if x]
+    if t.above_weight_max is not None:
+        used.append(t.above_weight_max.weight_days)
     if t.stroke_risk is not None:
         used += [t.stroke_risk.min_male, t.stroke_risk.min_female]
     if t.recent_event is not None:
