@@ -376,7 +376,7 @@ def _test_problems(t: LabTest, sources: dict[str, str]) -> list[str]:
         out.append(f"{where}: units must map the test's own unit {t.unit!r} to 'same'")
     cited = [*(i.source for i in t.intervals), *(c.source for c in t.critical)]
     cited += [b.source for b in t.score_bands]
-    cited += [b.source for b in (*t.bands, *t.withhold)]
+    cited += [b.source for b in t.bands] + [w.source for w in t.withhold]
     starts = [b.at_least for b in t.score_bands]
     if starts != sorted(set(starts)):
         out.append(f"{where}: score_bands must rise, each from its own score")

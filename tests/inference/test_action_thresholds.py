@@ -30,7 +30,9 @@ WARFARIN = _med("warfarin sodium 3 MG Oral Tablet", "11289")
 AMLODIPINE = _med("amlodipine 5 MG Oral Tablet", "17767")
 
 
-def _profile(loinc: str, value: float, unit: str, *meds: Medication, days: int = 1) -> PatientProfile:
+def _profile(
+    loinc: str, value: float, unit: str, *meds: Medication, days: int = 1
+) -> PatientProfile:
     o = Observation("Observation/r", loinc, loinc, value, unit, AS_OF - timedelta(days=days))
     return PatientProfile(
         "Patient/p1", "female", date(1950, 1, 1), AS_OF, medications=meds,
