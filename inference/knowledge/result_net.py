@@ -18,7 +18,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 from typing import Literal
@@ -73,6 +73,9 @@ __all__ = [
     "LabTest",
     "ResultsFile",
     "ScoreBand",
+    "ValueBand",
+    "Withheld",
+    "Withhold",
     "abnormal_results",
     "below_best",
     "best_line",
@@ -88,6 +91,9 @@ __all__ = [
     "test_of",
     "tied_medicines",
     "unaddressed",
+    "withheld",
+    "withhold_line",
+    "withhold_net",
 ]
 # The lines' criterion ids (timeframes.yaml): a result short of a critical value is reviewed
 # this week when its test is ``acute``, else in routine time; a critical value makes every line
@@ -96,6 +102,8 @@ RESULT_NET = "net-review-result"
 RESULT_NET_ACUTE = "net-review-result-acute"
 # a severity band of the file (a result far below the patient's best) makes its line today
 RESULT_NET_NOW = "net-review-result-now"
+# a result at which a monitored medicine is withheld until the specialist team is consulted
+RESULT_WITHHOLD = "net-withhold-monitored"
 
 RESULTS_FILE = DATA_DIR / "reference_intervals.yaml"
 _OPS: dict[str, Callable[[float, float], bool]] = {
@@ -181,6 +189,28 @@ class TimesUpper(_Strict):
     source: str
 
 
+class ValueBand(_Strict):
+    """A result beyond ``value`` (by ``op``, in the test's unit) is reviewed as ``criterion``
+    says (timeframes.yaml), sooner than the test's own timing, on any medicine."""
+
+    op: Literal[">=", ">", "<=", "<"]
+    value: float
+    criterion: Literal["net-review-result-now", "net-review-result-72h"]
+    source: str
+
+
+class Withhold(_Strict):
+    """A result beyond ``value`` (by ``op``, in the test's unit) on a medicine whose monograph
+    monitors ``monitored`` (a LOINC group) under the monograph source ``under``: the medicine is
+    withheld and the specialist team consulted, as ``source`` says."""
+
+    op: Literal[">=", ">", "<=", "<"]
+    value: float
+    monitored: str
+    under: str
+    source: str
+
+
 class Medicines(_Strict):
     """The medicines an abnormal result of a test is tied to: those of ``harmed_by`` (drug
     specs: ``flag:``, ``class:``, ``drug:``) and those whose monograph monitors the test."""
@@ -228,6 +258,10 @@ class LabTest(_Strict):
     medicines: Medicines = Medicines()
     # A scored questionnaire: its line says the band the score is in, not the interval
     score_bands: tuple[ScoreBand, ...] = ()
+    # Severity bands of the value itself, on any medicine: the first the result is beyond
+    bands: tuple[ValueBand, ...] = ()
+    # Values at which a monitored medicine is withheld (``withhold_net``)
+    withhold: tuple[Withhold, ...] = ()
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -283,6 +317,8 @@ class ResultsFile(_Strict):
     adult_from_years: int = Field(gt=0)
     tests: tuple[LabTest, ...] = Field(min_length=1)
     personal_best: BestLine
+    # the line for a result at which a monitored medicine is withheld (``withhold_net``)
+    withhold_line: Line
 
     @model_validator(mode="after")
     def _references(self) -> ResultsFile:
@@ -340,6 +376,7 @@ def _test_problems(t: LabTest, sources: dict[str, str]) -> list[str]:
         out.append(f"{where}: units must map the test's own unit {t.unit!r} to 'same'")
     cited = [*(i.source for i in t.intervals), *(c.source for c in t.critical)]
     cited += [b.source for b in t.score_bands]
+    cited += [b.source for b in t.bands] + [w.source for w in t.withhold]
     starts = [b.at_least for b in t.score_bands]
     if starts != sorted(set(starts)):
         out.append(f"{where}: score_bands must rise, each from its own score")
@@ -356,7 +393,17 @@ def _test_problems(t: LabTest, sources: dict[str, str]) -> list[str]:
         if b.source not in sources
     ]
     out += [f"{where}: unknown drug spec {s!r}" for s in specs if not members(s)]
-    return out
+    return out + _withhold_problems(t)
+
+
+def _withhold_problems(t: LabTest) -> list[str]:
+    """A withhold value names a monitored test no monograph monitors under its source."""
+    monitored = {(x.test, x.source) for m in load_monographs().monographs for x in m.monitor}
+    return [
+        f"tests[{t.id}]: no monograph monitors {w.monitored!r} under {w.under!r}"
+        for w in t.withhold
+        if (w.monitored, w.under) not in monitored
+    ]
 
 
 def load_results(path: Path = RESULTS_FILE) -> ResultsFile:
@@ -367,6 +414,10 @@ def load_results(path: Path = RESULTS_FILE) -> ResultsFile:
 RESULTS = load_results()
 # drug -> the tests (LOINC groups) its monograph monitors
 _MONITORED = {m.drug: {x.test for x in m.monitor} for m in load_monographs().monographs}
+# drug -> (test, source) of each monitoring its monograph states
+_MONITORED_UNDER = {
+    m.drug: {(x.test, x.source) for x in m.monitor} for m in load_monographs().monographs
+}
 _BY_CODE = {code: t for t in RESULTS.tests for code in t.codes}
 
 
@@ -631,7 +682,9 @@ def _cited(proposals: Iterable[Proposal]) -> set[str]:
 
 def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
     """Add a line for each abnormal recent result of a test no line of ``o`` cites a result
-    of (a criterion or rule that read the test explains it; the net does not repeat it)."""
+    of (a criterion or rule that read the test explains it; the net does not repeat it), after
+    the lines that withhold a monitored medicine (``withhold_net``)."""
+    withhold_net(f, o, data)
     spec = data.line
     for a in unaddressed(f, o.proposals, data):
         tied = tied_medicines(a, f)
@@ -647,6 +700,9 @@ def result_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
         band = _band(a, tied)
         criterion = RESULT_NET_ACUTE if a.test.acute else RESULT_NET
         criterion = band.criterion if band is not None else criterion
+        criterion = next(
+            (b.criterion for b in a.test.bands if _beyond(a, b.op, b.value)), criterion
+        )
         o.proposals.append(_proposal(spec, a.test.id, (net_line(a, tied), why), point, criterion))
     best_net(f, o, data)
 
@@ -828,3 +884,70 @@ def critical_result(
         if _OPS[c.op](value, c.value) and not groups & set(c.unless):
             return t.id, c.first_step, data.sources[c.source]
     return None
+
+
+def _beyond(a: Abnormal, op: str, value: float) -> bool:
+    """The result of ``a``, in its test's unit, is beyond ``value`` by ``op``."""
+    v = _value(a.test, a.obs)
+    return v is not None and _OPS[op](v, value)
+
+
+@dataclass(frozen=True, slots=True)
+class Withheld:
+    """A recent result of ``test`` beyond a withhold value, and the monitored medicines."""
+
+    test: LabTest
+    obs: Observation
+    at: Withhold
+    medicines: tuple[MedFact, ...]
+
+
+def withheld(f: Facts, data: ResultsFile = RESULTS) -> tuple[Withheld, ...]:
+    """For each test with withhold values, its latest result dated within the window's
+    ``critical_days`` of the plan day, when it is beyond the first value whose monitored test
+    an active medicine's monograph monitors under that value's source."""
+    out: list[Withheld] = []
+    for a in abnormal_results(f, data):
+        if a.obs.effective is None:
+            continue
+        if not 0 <= (f.p.plan_day - a.obs.effective).days <= data.window.critical_days:
+            continue
+        for w in a.test.withhold:
+            meds = tuple(
+                m
+                for m in f.meds
+                if any((w.monitored, w.under) in _MONITORED_UNDER.get(d, ()) for d in m.drugs)
+            )
+            if meds and _beyond(a, w.op, w.value):
+                out.append(Withheld(a.test, a.obs, w, meds))
+                break
+    return tuple(out)
+
+
+_OP_WORDS = {"<": "under {}", "<=": "{} or less", ">": "over {}", ">=": "{} or more"}
+
+
+def withhold_line(w: Withheld) -> str:
+    """ "Withhold azathioprine and discuss with the specialist team: Neutrophils 0.8 10*9/L
+    (under 1.6 10*9/L) on <date>"."""
+    names = " and ".join(dict.fromkeys(m.name for m in w.medicines))
+    bound = _in_record_unit(w.test, w.at.value, w.obs.unit)
+    threshold = _OP_WORDS[w.at.op].format(f"{fmt(bound)} {unit_words(w.obs.unit)}".strip())
+    return (
+        f"Withhold {names} and discuss with the specialist team: {w.test.name} {_said(w.obs)} "
+        f"({threshold}) on {_day(w.obs)}"
+    )
+
+
+def withhold_net(f: Facts, o: Output, data: ResultsFile = RESULTS) -> None:
+    """Add a line for today for each recent result at which a monitored medicine is withheld
+    until the specialist team is consulted (``withheld``), whatever other line cites it."""
+    spec = data.withhold_line
+    for w in withheld(f, data):
+        facts = (w.obs.ref, *(m.ref for m in w.medicines))
+        names = " and ".join(dict.fromkeys(m.name for m in w.medicines))
+        source = data.sources[w.at.source]
+        point = point_of(spec.point, facts, test=w.test.name, value=_said(w.obs), drugs=names)
+        why = f"{withhold_line(w)}. Source: {source}."
+        proposal = _proposal(spec, w.test.id, (withhold_line(w), why), point, RESULT_WITHHOLD)
+        o.proposals.append(replace(proposal, action="hold"))

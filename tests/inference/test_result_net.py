@@ -617,19 +617,28 @@ def _med(name: str, rxcui: str) -> Medication:
 
 
 LEFLUNOMIDE = _med("leflunomide 20 MG Oral Tablet", "27169")
+NITROFURANTOIN = _med("nitrofurantoin 100 MG Oral Capsule", "7454")
 
 
 @pytest.mark.parametrize(("alt", "timeframe"), [(120.0, "4w"), (121.0, "72h")])
-def test_an_alt_on_a_medicine_it_monitors_names_it_and_is_sooner_above_three_times(
+def test_an_alt_on_a_medicine_that_harms_the_liver_names_it_and_is_sooner_above_three_times(
     alt: float, timeframe: str
 ) -> None:
-    """Leflunomide's monograph monitors ALT: the line names it and cites it; above three times
-    the upper limit (40) the line is within 72 hours, at three times routine."""
-    p = profile(obs("a", "1742-6", alt, "U/L"), meds=(LEFLUNOMIDE,))
+    """Nitrofurantoin's label warns of liver injury: the line names it and cites it; above three
+    times the upper limit (40) the line is within 72 hours, at three times routine. (On a DMARD
+    monitored under BSR 2017 an ALT over 100 withholds it instead: test_action_thresholds.)"""
+    p = profile(obs("a", "1742-6", alt, "U/L"), meds=(NITROFURANTOIN,))
     line = net_lines(p)[f"{NET}alt"]
-    assert line.endswith(", on leflunomide: not addressed by any check")
-    assert LEFLUNOMIDE.ref in analyse(p).proposal(f"{NET}alt").refs  # type: ignore[union-attr]
+    assert line.endswith(", on nitrofurantoin: not addressed by any check")
+    assert NITROFURANTOIN.ref in analyse(p).proposal(f"{NET}alt").refs  # type: ignore[union-attr]
     assert known_options(p)[f"{NET}alt"].timeframe == timeframe
+
+
+def test_an_alt_on_a_medicine_it_monitors_names_it() -> None:
+    """Leflunomide's monograph monitors ALT: the line names it and cites it."""
+    p = profile(obs("a", "1742-6", 90.0, "U/L"), meds=(LEFLUNOMIDE,))
+    assert net_lines(p)[f"{NET}alt"].endswith(", on leflunomide: not addressed by any check")
+    assert LEFLUNOMIDE.ref in analyse(p).proposal(f"{NET}alt").refs  # type: ignore[union-attr]
 
 
 def test_without_the_medicine_the_alt_line_names_none_and_keeps_routine_time() -> None:
@@ -641,14 +650,13 @@ def test_without_the_medicine_the_alt_line_names_none_and_keeps_routine_time() -
 def test_a_medicine_that_harms_the_test_is_named_only_on_its_side() -> None:
     """A myelosuppressive medicine explains a low count, not a high one."""
     assert "flag:myelosuppressive" in BY_ID["neutrophils"].medicines.harmed_by
-    low = net_lines(profile(obs("n", "751-8", 1.2, "10*9/L"), meds=(LEFLUNOMIDE,)))
+    low = net_lines(profile(obs("n", "751-8", 1.7, "10*9/L"), meds=(LEFLUNOMIDE,)))
     assert low[f"{NET}neutrophils"].endswith(", on leflunomide: not addressed by any check")
     high = net_lines(profile(obs("n", "751-8", 9.0, "10*9/L"), meds=(LEFLUNOMIDE,)))
     assert "leflunomide" not in high[f"{NET}neutrophils"]
 
 
 SIMVASTATIN = _med("simvastatin 40 MG Oral Tablet", "36567")
-NITROFURANTOIN = _med("nitrofurantoin 100 MG Oral Capsule", "7454")
 AMLODIPINE = _med("amlodipine 5 MG Oral Tablet", "17767")
 
 
