@@ -194,8 +194,9 @@ class _Run:
             self.progress(Progress(stage, state, self.done, self.total, detail))
 
     def call(self, coro: Coroutine[Any, Any, T]) -> Coroutine[Any, Any, T]:
-        self._handed.append(coro)
-        return self._call(coro)
+        wrapped = self._call(coro)
+        self._handed += (coro, wrapped)
+        return wrapped
 
     async def _call(self, coro: Coroutine[Any, Any, T]) -> T:
         try:
@@ -212,8 +213,9 @@ class _Run:
 
     def optional(self, what: str, coro: Coroutine[Any, Any, T]) -> Coroutine[Any, Any, T | None]:
         """A contribution the plan can go on without: failure is recorded, not raised."""
-        self._handed.append(coro)
-        return self._optional(what, coro)
+        wrapped = self._optional(what, coro)
+        self._handed += (coro, wrapped)
+        return wrapped
 
     async def _optional(self, what: str, coro: Coroutine[Any, Any, T]) -> T | None:
         try:
@@ -229,9 +231,11 @@ class _Run:
             checkpoint()
         except BaseException:
             # the work was stopped before this stage: its coroutine is closed, never left
-            # un-awaited (a warning the interpreter prints at collection)
+            # un-awaited (a warning the interpreter prints at collection), and so are the calls
+            # already handed to it as arguments, which no stage will run now
             if inspect.iscoroutine(work):
                 work.close()
+            self.close_unstarted()
             raise
         self.emit(name, "started")
         t0 = time.perf_counter()

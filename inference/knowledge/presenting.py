@@ -21,10 +21,13 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from service.core.model import CoverageGap
 from service.record.profile import Condition, Encounter, Observation
 
 from . import conditions
+from ._datafile import DATA_DIR, load_yaml
 from .analysis import Output, ProblemCase, Proposal, rid
 from .claims import CLAIMS, Recent, check, latest_named_is
 from .criteria.interpret import day_words
@@ -37,6 +40,25 @@ from .rule_points import make_point, rule_option
 __all__ = ["PRESENTING", "PRESENTING_PREFIX", "PRESENTING_TODAY", "gaps", "name_unaddressed"]
 
 PRESENTING = "net-presenting-problem"  # the lines' criterion id (timeframes.yaml)
+PROBLEM_RESULTS_FILE = DATA_DIR / "problem_results.yaml"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ProblemResult(_Strict):
+    problem: tuple[str, ...] = Field(min_length=1)
+    results: tuple[str, ...] = Field(min_length=1)
+
+
+class ProblemResultsFile(_Strict):
+    version: str
+    source: str = Field(min_length=1)
+    problems: tuple[ProblemResult, ...] = Field(min_length=1)
+
+
+PROBLEM_RESULTS = load_yaml(PROBLEM_RESULTS_FILE, ProblemResultsFile)
 # ... of a problem the patient is seen for now (``presenting.today_days``): for today
 PRESENTING_TODAY = "net-presenting-problem-today"
 PRESENTING_PREFIX = "opt-presenting-problem-"
@@ -109,7 +131,7 @@ def _named_by_a_line(x: _Presenting, c: Case, o: Output, addressed: frozenset[st
     line on that INR). Only words the reason itself says count, so an unrelated line on the
     same day answers nothing."""
     if x.dated != "contact":
-        return _same_group_cited(x, c, addressed)
+        return _same_group_cited(x, c, addressed) or _result_cited(x, c, addressed)
     words = x.name.lower()
     acted = {p.medication_ref for p in o.proposals if p.medication_ref}
     if any(m.ref in acted and any(_says(words, d) for d in m.drugs) for m in c.meds):
@@ -140,6 +162,24 @@ def _same_group_cited(x: _Presenting, c: Case, addressed: frozenset[str]) -> boo
             text = " ".join([e.reason_text or "", *(k.display for k in e.reasons)])
             cited.update(conditions.classify_words(codes, text))
     return bool(own & cited)
+
+
+def _result_cited(x: _Presenting, c: Case, addressed: frozenset[str]) -> bool:
+    """A problem recorded as the name of an abnormal result ("Neutropenia") answered by a line
+    that cites a result of that test (``data/problem_results.yaml``)."""
+    name = x.name.lower()
+    tests = [
+        p.results for p in PROBLEM_RESULTS.problems if any(_starts(name, w) for w in p.problem)
+    ]
+    if not tests:
+        return False
+    cited = [o.display.lower() for o in c.p.observations if o.ref in addressed]
+    return any(_starts(d, w) for words in tests for w in words for d in cited)
+
+
+def _starts(text: str, stem: str) -> bool:
+    """``stem`` at the start of a word of ``text``."""
+    return re.search(rf"(?<![a-z0-9]){re.escape(stem)}", text) is not None
 
 
 def _says(text: str, word: str) -> bool:

@@ -119,3 +119,13 @@ def test_a_bad_template_stops_start_up_naming_it(tmp_path: Path, text: str, prob
         load_wordings(bad)
     assert "opt-stop-{a}" in str(err.value) or "activities" in str(err.value)
     assert problem.split()[-1] in str(err.value)
+
+
+def test_lines_said_whatever_the_record_assume_nothing_it_may_not_hold() -> None:
+    """The final blind review found two patient lines untrue of their records: "check your
+    blood pressure medicines" to a man taking none (the line serves treated and untreated
+    patients alike), and "give you your glucagon" where glucagon was only being offered."""
+    bp = next(w for w in WORDINGS.activities if w.id == "opt-review-bp")
+    assert "medicine" not in bp.text
+    hypo = WORDINGS.advice["hypoglycaemia"]
+    assert all("your glucagon" not in line for line in hypo.glucagon)

@@ -10,6 +10,7 @@ import io
 import json
 import shutil
 import subprocess
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from inference.knowledge.registry import Case
 from inference.knowledge.reports_orders import quote, recommends
 from service.cli import main
 from service.pipeline import knowledge_coverage
-from service.record.profile import PatientProfile
+from service.record.profile import Observation, PatientProfile
 from tests.conftest import SHARED
 from tests.inference.reports_orders_bundles import (
     SNOMED,
@@ -331,6 +332,30 @@ def test_a_problem_answered_through_a_contact_of_its_group_is_not_named() -> Non
     alone = Output()
     name_unaddressed(c, alone)
     assert any("Hypoglycaemia with impaired awareness" in x.title for x in alone.proposals)
+
+
+@pytest.mark.parametrize(
+    ("problem", "display", "answered"),
+    [
+        ("Neutropenia", "Neutrophils [#/volume] in Blood", True),
+        ("Hypokalemia", "Potassium [Moles/volume] in Serum or Plasma", True),
+        ("Neutropenia", "Potassium [Moles/volume] in Serum or Plasma", False),
+    ],
+)
+def test_a_problem_named_after_a_result_is_answered_by_a_line_on_that_result(
+    problem: str, display: str, answered: bool
+) -> None:
+    """A blind review found "problem no line addresses: Neutropenia" beside the line withholding
+    azathioprine for neutrophils 0.8 (``data/problem_results.yaml``)."""
+    p = profile(condition("np", problem, "165517008", "2026-11-28"))
+    c = Case(p)
+    c.base = tuple(x for x in analyse(p).problems if x.kind != "derived")
+    obs = Observation("Observation/r", "", display, 0.8, "10*9/L", date(2026, 11, 28))
+    c.p = replace(p, observations=(*p.observations, obs))
+    line = Proposal("opt-withhold", "Withhold it", "medication", "", ("Observation/r",), (), ())
+    out = Output(proposals=[line])
+    name_unaddressed(c, out)
+    assert (out.proposals == [line]) is answered
 
 
 # -- output -------------------------------------------------------------------------------------

@@ -48,3 +48,25 @@ async def test_a_call_handed_but_never_run_is_closed_when_its_stage_ends() -> No
         await run.stage("scoring", stopped())
     assert inspect.getcoroutinestate(inner) == inspect.CORO_CLOSED
     outer.close()
+
+
+async def test_calls_handed_to_a_stage_the_client_stopped_before_it_began_are_closed() -> None:
+    """The client cancels between stages: the next stage stops at its checkpoint before its
+    work starts, and the calls already handed to that work as arguments never run. They are
+    closed there (an intermittent "coroutine never awaited" after a cancelled request)."""
+    from service.work import Work, working
+
+    run = _Run(cap=4, deadline_s=10.0, progress=None)
+
+    async def waits() -> str:
+        await asyncio.sleep(10)
+        return "late"
+
+    work = Work()
+    with working(work):
+        inner = [waits(), waits()]
+        handed = [run.optional(f"call {k}", c) for k, c in enumerate(inner)]
+        work.cancel()
+        with pytest.raises(BaseException):  # noqa: B017 - whatever the stop raises
+            await run.stage("scoring", _all(iter(handed)))
+    assert [inspect.getcoroutinestate(c) for c in (*inner, *handed)] == [inspect.CORO_CLOSED] * 4
