@@ -122,6 +122,9 @@ def _check() -> int:
 # The fast tier leaves out the two tiers tests/conftest.py marks: `slow` (external servers,
 # browser, image, chart, PostgreSQL) and `sweep` (a bundle sweep beyond its representatives).
 FAST_TIER = "not slow and not sweep"
+# It runs on two pytest-xdist workers, each test file whole on one worker (its module fixtures
+# made once); `-n N` (`-n 0`: in this one process) or `--dist` chooses otherwise.
+FAST_WORKERS = ("-n", "2", "--dist", "loadfile")
 
 # The one opt-out of the browser: no system package installed, and the browser tests skip
 # saying so (tests/review/browser.py reads the same name).
@@ -160,6 +163,11 @@ def ensure_browser() -> None:
                 return
 
 
+def _names_workers(arg: str) -> bool:
+    """Whether a pytest argument chooses the number of xdist workers itself."""
+    return arg.startswith(("-n", "--numprocesses", "--dist"))
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in ("plan", "test", "check", "canoe"):
         print(__doc__, file=sys.stderr)
@@ -169,7 +177,9 @@ def main(argv: list[str]) -> int:
         ensure_env("dev")
         fast = "--fast" in rest
         if fast:  # no browser, image, chart, servers or PostgreSQL; sweeps on representatives
-            rest = ["-m", FAST_TIER, *(a for a in rest if a != "--fast")]
+            rest = [a for a in rest if a != "--fast"]
+            workers = () if any(_names_workers(a) for a in rest) else FAST_WORKERS
+            rest = ["-m", FAST_TIER, *workers, *rest]
         else:
             ensure_browser()
         started = time.monotonic()

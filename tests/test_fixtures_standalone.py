@@ -57,15 +57,15 @@ def test_every_eval_bundle_is_inside_the_repository(folder: Path) -> None:
             assert bundle.is_file(), f"{folder.name}/{name}: {case['bundle']}"
 
 
-def test_the_suite_collects_with_no_shared_folder(tmp_path: Path) -> None:
-    """What the issue saw in a bare clone (14 collection errors) cannot come back: the whole
-    suite is collected with the shared folder pointed at a path that does not exist."""
+def _collects_with_no_shared_folder(tmp_path: Path, *paths: str) -> None:
+    """Collect (the whole suite, or the paths given) with the shared folder pointed at a path
+    that does not exist: no collection error."""
     import os
     import sys
 
     env = {**os.environ, "CANOE_SHARED_DIR": str(tmp_path / "no-shared-here")}
     out = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *paths],
         cwd=REPO_ROOT,
         env=env,
         capture_output=True,
@@ -75,3 +75,23 @@ def test_the_suite_collects_with_no_shared_folder(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     assert " error" not in out.stdout.splitlines()[-1], out.stdout.splitlines()[-1]
+
+
+# Corpus-wide (a collection of every test, about 20 s): the slow tier. The fast tier keeps the
+# representative below, the test files that reach the shared folder.
+@pytest.mark.slow
+def test_the_suite_collects_with_no_shared_folder(tmp_path: Path) -> None:
+    """What the issue saw in a bare clone (14 collection errors) cannot come back: the whole
+    suite is collected with the shared folder pointed at a path that does not exist."""
+    _collects_with_no_shared_folder(tmp_path)
+
+
+def test_the_files_that_reach_the_shared_folder_collect_without_it(tmp_path: Path) -> None:
+    """The representative in the fast tier: the test files that name the shared folder."""
+    reaching = sorted(
+        p.relative_to(REPO_ROOT).as_posix()
+        for p in (REPO_ROOT / "tests").rglob("test_*.py")
+        if "shared_tool(" in (text := p.read_text(encoding="utf-8")) or "SHARED" in text
+    )
+    assert len(reaching) >= 3, reaching
+    _collects_with_no_shared_folder(tmp_path, *reaching)

@@ -100,12 +100,31 @@ def test_cases_naming_bundles_sweep_only_when_declared() -> None:
     assert _swept(plain) == [False] * 5
 
 
-def test_the_fast_tier_leaves_out_the_slow_and_the_sweep_tiers() -> None:
+def _dev() -> Any:
     spec = importlib.util.spec_from_file_location("dev", REPO_ROOT / "dev.py")
     assert spec is not None and spec.loader is not None
     dev = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(dev)
+    return dev
+
+
+def test_the_fast_tier_leaves_out_the_slow_and_the_sweep_tiers() -> None:
+    dev = _dev()
     assert dev.FAST_TIER == "not slow and not sweep"
     pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     markers = {m.split(":")[0] for m in pyproject["tool"]["pytest"]["ini_options"]["markers"]}
     assert {"slow", "sweep", "bundle_sweep"} <= markers
+
+
+def test_the_fast_tier_runs_on_workers_a_file_to_each_unless_told_otherwise() -> None:
+    """Two xdist workers, each test file whole on one, unless the command line says how many
+    workers (`-n 0`: none) or how to share the tests out; the plugin is a dev dependency."""
+    dev = _dev()
+    assert dev.FAST_WORKERS == ("-n", "2", "--dist", "loadfile")
+    for chooses in ("-n", "-n0", "-n=4", "--numprocesses=3", "--dist=load"):
+        assert dev._names_workers(chooses), chooses
+    for other in ("-x", "--durations=30", "--no-header", "-k", "tests/test_tiers.py"):
+        assert not dev._names_workers(other), other
+    pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    dev_extra = pyproject["project"]["optional-dependencies"]["dev"]
+    assert any(r.startswith("pytest-xdist") for r in dev_extra)

@@ -18,7 +18,6 @@ import logging
 import socket
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -352,7 +351,12 @@ def test_unusable_json_is_400_never_500(hardened: Servers, body: bytes) -> None:
         assert r.json()["resourceType"] == "OperationOutcome"
 
 
-@pytest.mark.parametrize("instance", ["x", "not-a-uuid", "u" * 100_000, str(uuid.uuid4())[:-1]])
+# Fixed values: every xdist worker must collect the same ids (a UUID short of its last digit).
+@pytest.mark.parametrize(
+    "instance",
+    ["x", "not-a-uuid", "u" * 100_000, "0b1d9c52-6f3e-4a7d-9c2e-5d8f1a2b3c4"],
+    ids=["one-letter", "words", "100k", "uuid-short-a-digit"],
+)
 def test_hook_instance_must_be_a_uuid(hardened: Servers, instance: str) -> None:
     body = cds_fixture("requests", "patient-view_trey_berge.json") | {"hookInstance": instance}
     r = hardened.post(PV, body)
