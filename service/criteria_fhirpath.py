@@ -46,6 +46,7 @@ _WRITTEN: Final = frozenset(
 )
 _REGEX_SPECIAL: Final = frozenset(".^$*+?()[]{}|\\/")
 _ACTIVE_MED: Final = "('active' | 'on-hold' | 'draft')"
+_TAKEN_STATEMENT: Final = "('active' | 'intended')"
 # Conditions whose group the interpreter reads beyond the record's problems (CKD is also
 # proven by laboratory results): their presence is not a matter of Condition resources alone.
 _BEYOND_PROBLEMS: Final = frozenset({"ckd"})
@@ -91,9 +92,12 @@ def _medicines(spec: str) -> str | None:
             f"and code.exists() and {_one_of(codes)}).exists()",
         )
     # No text: the interpreter reads the first display instead, which the display test covers.
+    # A medicine the patient is recorded as taking (a MedicationStatement, active or intended)
+    # counts as the interpreter counts it (inference.knowledge.taken).
     return (
-        f"entry.resource.ofType(MedicationRequest).where(status in {_ACTIVE_MED} and "
-        f"({' or '.join(tests)}))"
+        f"(entry.resource.ofType(MedicationRequest).where(status in {_ACTIVE_MED} and "
+        f"({' or '.join(tests)})) | entry.resource.ofType(MedicationStatement).where("
+        f"status in {_TAKEN_STATEMENT} and ({' or '.join(tests)})))"
     )
 
 

@@ -136,9 +136,17 @@ def trigger_words(t: Trigger) -> set[str]:
     return words
 
 
+def _spelling(text: str) -> str:
+    """British and American spellings read alike, in the text and the words sought."""
+    return text.lower().replace("anaemia", "anemia").replace("oesophag", "esophag")
+
+
 def mentions(words: set[str], text: str) -> bool:
-    text = text.lower().replace("anaemia", "anemia").replace("oesophag", "esophag")
-    return any(re.search(rf"(?<![a-z0-9]){re.escape(w)}(?:s|es)?(?![a-z0-9])", text) for w in words)
+    text = _spelling(text)
+    return any(
+        re.search(rf"(?<![a-z0-9]){re.escape(_spelling(w))}(?:s|es)?(?![a-z0-9])", text)
+        for w in words
+    )
 
 
 def doc_text(doc_id: str) -> str:

@@ -176,7 +176,7 @@ def test_the_patient_is_told_to_stop_what_they_bought_only_where_the_record_says
     p = _taken(request("warf", WARFARIN), statement("ibu", IBUPROFEN), inr(6.4))
     (stop,) = [x for x in analyse(p).proposals if x.medication_ref == "MedicationStatement/ibu"]
     (said,) = _patient_lines(p, stop)
-    assert said.startswith("Stop taking the ibuprofen you bought.")
+    assert said.startswith("Stop taking the ibuprofen you bought, from today.")
 
 
 def _plan(tmp_path: Path) -> dict[str, Any]:
