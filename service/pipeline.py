@@ -270,9 +270,15 @@ def knowledge_coverage(profile: PatientProfile) -> Coverage:
 
     said = analyse(profile)  # cached per profile: the backend's own analysis
     cov = assess(profile)
+    # a suspected diagnosis that a line of the knowledge acts on (a referral to confirm it) is
+    # reasoned about: the statement does not list it as read by no check
+    acted = {r for p in said.proposals for r in p.refs}
+    kept = tuple(
+        g for g in cov.gaps if not (g.key == "suspected-condition" and set(g.refs) <= acted)
+    )
     return replace(
         cov,
-        gaps=(*cov.gaps, *gaps(said.proposals)),
+        gaps=(*kept, *gaps(said.proposals)),
         claims_checked=said.claims_checked,
         withheld=said.withheld,
     )

@@ -619,7 +619,9 @@ def _risk_factors(c: Case) -> tuple[list[str], list[str], float | None, Observat
 
 def _cv_risk_applies(c: Case) -> bool:
     """An adult in the assessed ages with no cardiovascular disease, statin, diabetes, kidney
-    disease or limited life expectancy."""
+    disease, familial hypercholesterolaemia or limited life expectancy. NICE CG181 (1.1.14, kept
+    in NG238) does not use a risk tool in familial hypercholesterolaemia, which the tools
+    underestimate: its own line refers it (refer-familial-hypercholesterolaemia)."""
     if not (
         _at_least(c.age, "cvr.assess_from_age_years")
         and c.age is not None
@@ -629,6 +631,8 @@ def _cv_risk_applies(c: Case) -> bool:
     if any(c.ever(g) for g in _CVD) or c.with_spec("class:statin"):
         return False
     if c.active("diabetes") or c.active("ckd") or c.lab_ckd:
+        return False
+    if c.ever("familial-hypercholesterolaemia"):  # suspected or confirmed
         return False
     return not c.active("limited-life-expectancy")
 

@@ -722,6 +722,9 @@ def _undo_drugs_or_condition(b: Builder, c: Criterion, taken: set[str]) -> Negat
     if trigger.any_conditions:
         b.problems.pop(0)
         return b.build(), "the condition is absent"
+    if trigger.ever_conditions and not trigger.any_conditions:
+        b.problems.pop(0)
+        return b.build(), "the condition was never recorded"
     if trigger.count is not None and trigger.count.by == "medicines":
         b.meds.pop()
         return b.build(), "one drug of the count missing"

@@ -111,3 +111,21 @@ def test_thiamine_already_prescribed_or_an_old_withdrawal_is_quiet() -> None:
 def test_an_audit_score_in_the_dependence_zone_counts_as_the_diagnosis() -> None:
     assert _fired(_withdrawal(10, audit=20).build(), THIAMINE)
     assert _fired(_withdrawal(10, audit=19).build(), THIAMINE) == []
+
+
+def test_a_probable_fh_is_referred_and_no_risk_score_is_asked() -> None:
+    """Probable FH (Simon Broome) recorded as provisional: the referral confirms it, and no
+    QRISK-style score is offered, which NICE CG181 does not use in FH (a blind review found a
+    plan scoring risk for a man with tendon xanthomata and LDL 6.1)."""
+    from dataclasses import replace
+
+    from inference.knowledge.rules import analyse
+
+    b = Builder(age=42)
+    b.condition("familial-hypercholesterolaemia")
+    b.problems[-1] = replace(b.problems[-1], verification="provisional")
+    b.smoking("current")
+    p = b.build()
+    assert _fired(p, FH)
+    ids = {x.id for x in analyse(p).proposals}
+    assert not {"opt-assess-cv-risk", "opt-assess-cv-risk-older"} & ids
