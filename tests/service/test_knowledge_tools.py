@@ -112,7 +112,9 @@ def test_definitions_publish_the_knowledge(
     condition = action["condition"][0]["expression"]
     assert condition["language"] == "text/fhirpath"
     assert "NSAID" in condition["description"] and "heart failure" in condition["description"]
-    assert condition["expression"].startswith("entry.resource.ofType(")
+    # the medicines a condition names: prescribed, or recorded as taken (a union of both)
+    assert condition["expression"].startswith("(entry.resource.ofType(MedicationRequest)")
+    assert "ofType(MedicationStatement)" in condition["expression"]
     vs = json.loads((pkg / "ValueSet-condition-heart-failure.json").read_text())
     systems = {inc["system"] for inc in vs["compose"]["include"]}
     assert systems == {"http://snomed.info/sct", "http://hl7.org/fhir/sid/icd-10-cm"}
