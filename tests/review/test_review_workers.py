@@ -126,19 +126,25 @@ async def test_launches_pages_and_replays_across_two_workers_without_a_configure
                     page = await http.get(path)
                     assert page.status_code == 200, page.text
 
-        # The kernel really spread these clients over both workers: hold 16 connections open
-        # at once and see which process owns each.
+        # The kernel really spread these clients over both workers: hold connections open at
+        # once and see which process owns each (batches of 16, at most eight: on a loaded
+        # machine one batch can all land on one worker).
         pids = workers_of(c.srv)
         assert len(pids) == 2
-        held = [
-            httpx.AsyncClient(base_url=c.base, cookies=sessions[i % LAUNCHES], timeout=30)
-            for i in range(16)
-        ]
+        port = urlsplit(c.base).port
+        assert port is not None
+        held: list[httpx.AsyncClient] = []
         try:
-            pages = await asyncio.gather(*(h.get(f"/review/plans/{c.plan_id}") for h in held))
-            assert all(p.status_code == 200 for p in pages)
-            port = urlsplit(c.base).port
-            assert port is not None
+            for _ in range(8):
+                batch = [
+                    httpx.AsyncClient(base_url=c.base, cookies=sessions[i % LAUNCHES], timeout=30)
+                    for i in range(16)
+                ]
+                held += batch
+                pages = await asyncio.gather(*(h.get(f"/review/plans/{c.plan_id}") for h in batch))
+                assert all(p.status_code == 200 for p in pages)
+                if set(established_owners(port, pids)) == set(pids):
+                    break
             assert set(established_owners(port, pids)) == set(pids)
         finally:
             await asyncio.gather(*(h.aclose() for h in held))
