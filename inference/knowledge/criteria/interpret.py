@@ -918,12 +918,17 @@ def _pregnancy_holds(t: Trigger, f: Facts, params: dict[str, float]) -> bool:
 _ACTION_RANK = ("avoid", "switch", "max-dose", "reduce", "review", "monitor")
 
 
+def _lower_egfr(k: Kidney) -> float | None:
+    """The lower of the reported and the computed eGFR, which the kidney bands read."""
+    estimates = [v for v in (k.reported.value if k.reported else None, k.computed) if v]
+    return min(estimates) if estimates else None
+
+
 def _renal_bindings(f: Facts, base: Binding) -> Iterator[Binding]:
     k = f.kidney
     if k is None:
         return
-    estimates = [v for v in (k.reported.value if k.reported else None, k.computed) if v]
-    egfr = min(estimates) if estimates else None
+    egfr = _lower_egfr(k)
     for m in f.distinct_meds:
         for name in m.drugs:
             straddled = renal_straddle(name, egfr=egfr, crcl=k.crcl)
@@ -978,8 +983,7 @@ def _kidney_rules_out(f: Facts, name: str) -> bool:
     k = f.kidney
     if k is None:
         return False
-    estimates = [v for v in (k.reported.value if k.reported else None, k.computed) if v]
-    egfr = min(estimates) if estimates else None
+    egfr = _lower_egfr(k)
     return any(lim.action in _RULES_OUT for lim in renal_limit(name, egfr=egfr, crcl=k.crcl))
 
 
