@@ -132,6 +132,8 @@ def _named_by_a_line(x: _Presenting, c: Case, o: Output, addressed: frozenset[st
     same day answers nothing."""
     if x.dated != "contact":
         return _same_group_cited(x, c, addressed) or _result_cited(x, c, addressed)
+    if _contact_groups(x, c) & _cited_groups(c, addressed):
+        return True  # the contact names conditions ("review (COPD, diabetes)") lines act on
     words = x.name.lower()
     acted = {p.medication_ref for p in o.proposals if p.medication_ref}
     if any(m.ref in acted and any(_says(words, d) for d in m.drugs) for m in c.meds):
@@ -142,6 +144,21 @@ def _named_by_a_line(x: _Presenting, c: Case, o: Output, addressed: frozenset[st
         for r in c.p.observations
         for t in tests
     )
+
+
+def _contact_groups(x: _Presenting, c: Case) -> set[str]:
+    """The condition groups a contact's reason and type name, in codes or words."""
+    out: set[str] = set()
+    for e in c.p.encounters:
+        if e.ref in x.refs:
+            codes = tuple((k.system, k.code) for k in (*e.reasons, *e.types))
+            out.update(conditions.classify_words(codes, f"{e.reason_text} {e.kind}"))
+    return out
+
+
+def _cited_groups(c: Case, addressed: frozenset[str]) -> set[str]:
+    """The condition groups of the Conditions the plan's lines cite."""
+    return {g for pr in c.p.problems if pr.ref in addressed for g in conditions.classify(pr)}
 
 
 def _same_group_cited(x: _Presenting, c: Case, addressed: frozenset[str]) -> bool:

@@ -358,6 +358,34 @@ def test_a_problem_named_after_a_result_is_answered_by_a_line_on_that_result(
     assert (out.proposals == [line]) is answered
 
 
+@pytest.mark.parametrize(
+    ("kind", "answered"),
+    [("Annual chronic disease review (COPD, diabetes)", True), ("Annual review", False)],
+)
+def test_a_contact_naming_conditions_lines_act_on_is_answered(kind: str, answered: bool) -> None:
+    """A review of two named conditions was "Not addressed by this plan" at the top of a CDS
+    card beside the lines on those conditions: a contact whose type or reason names a condition
+    a line cites is answered; one that names none is still said."""
+    visit = {
+        "resourceType": "Encounter",
+        "id": "review",
+        "status": "finished",
+        "class": {"code": "AMB"},
+        "type": [{"text": kind}],
+        "subject": {"reference": "Patient/p"},
+        "period": {"start": "2026-11-27T09:00:00Z"},
+        "reasonCode": [{"text": "Annual review"}],
+    }
+    copd = condition("copd", "Chronic obstructive lung disease", "13645005", "2016-04-12")
+    p = profile(visit, copd)
+    c = Case(p)
+    c.base = tuple(x for x in analyse(p).problems if x.kind != "derived")
+    line = Proposal("opt-copd", "Inhaler review", "follow-up", "", ("Condition/copd",), (), ())
+    out = Output(proposals=[line])
+    name_unaddressed(c, out)
+    assert (out.proposals == [line]) is answered
+
+
 # -- output -------------------------------------------------------------------------------------
 
 
